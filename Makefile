@@ -12,7 +12,7 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/kubepact/kubepact/cmd/kubepact/app.version=$(VERSION)
+LDFLAGS := -X main.version=$(VERSION)
 
 GO_TEST_FLAGS ?= -race -count=1
 # Fuzz targets run by `make fuzz`; FUZZTIME bounds each one.

@@ -1,0 +1,205 @@
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/kubepact/kubepact/bundle/archive"
+	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/oci"
+)
+
+// Bundle is a loaded Pacto bundle. It is never mutated after Load returns.
+type Bundle struct {
+	// Contract is the parsed pacto.yaml. It is nil when the contract did not
+	// parse; ParseErr says why, and Raw still holds the bytes, so that a
+	// checker can report on a broken bundle instead of refusing to load it.
+	Contract *contract.Contract
+	ParseErr error
+	// Raw is pacto.yaml as written.
+	Raw []byte
+	// FS holds exactly the bundle's packaged files: for a directory, the
+	// files left after .pactoignore, read through the same extractor and
+	// limits a pulled bundle goes through.
+	FS *archive.FS
+	// Identity is the OCI manifest digest of the bundle: the digest a
+	// registry reports for it once pushed (or reported, for a pulled one).
+	Identity digest.Digest
+	// Source says where the bundle came from.
+	Source Source
+
+	image *oci.Image
+}
+
+// Source is where a bundle was loaded from.
+type Source struct {
+	// Dir is the absolute directory of a local bundle; empty for OCI.
+	Dir string
+	// Ref is the oci:// reference as requested; empty for a directory.
+	Ref string
+}
+
+// String names the source for messages: the directory or the reference.
+func (s Source) String() string {
+	if s.Dir != "" {
+		return s.Dir
+	}
+	return s.Ref
+}
+
+// LoadOptions configures Load. The zero value loads directories with the
+// default archive limits and OCI references with a default client.
+type LoadOptions struct {
+	// Client pulls oci:// references. Nil creates one with default options
+	// (Docker config credentials, HTTPS only, no cache) on first use.
+	Client *oci.Client
+	// Limits bound a bundle's files, local or pulled. Zero fields take the
+	// archive defaults (10 MiB a file, 50 MiB in all, 10,000 entries).
+	Limits archive.Limits
+}
+
+// OCIScheme prefixes references that name a bundle in an OCI registry.
+const OCIScheme = "oci://"
+
+// IsOCIRef reports whether ref names a registry bundle rather than a directory.
+func IsOCIRef(ref string) bool { return strings.HasPrefix(ref, OCIScheme) }
+
+// Load loads the bundle a reference names: an oci:// reference, a file://
+// URL or a directory path.
+func Load(ctx context.Context, ref string, opts *LoadOptions) (*Bundle, error) {
+	if opts == nil {
+		opts = &LoadOptions{}
+	}
+	if IsOCIRef(ref) {
+		return loadOCI(ctx, ref, opts)
+	}
+	return LoadDir(strings.TrimPrefix(ref, "file://"), opts)
+}
+
+// LoadDir loads the bundle in a directory. The directory's files go through
+// .pactoignore, the reproducible packer and the hostile-archive extractor,
+// so a local bundle is byte for byte what it would be once pushed, and is
+// held to the same limits.
+func LoadDir(dir string, opts *LoadOptions) (*Bundle, error) {
+	if opts == nil {
+		opts = &LoadOptions{}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("bundle directory %q: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("bundle directory %s does not exist", abs)
+		}
+		return nil, fmt.Errorf("bundle directory %s: %w", abs, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory: a local bundle is a directory holding %s", abs, contract.FileName)
+	}
+	dirFS := os.DirFS(abs)
+	if _, err := fs.Stat(dirFS, contract.FileName); err != nil {
+		return nil, fmt.Errorf("%s has no %s: a bundle directory must hold one", abs, contract.FileName)
+	}
+	files, err := Files(dirFS)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", abs, err)
+	}
+	var layer bytes.Buffer
+	if err := archive.Pack(&layer, dirFS, files); err != nil {
+		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
+	}
+	b, err := fromLayer(layer.Bytes(), opts.Limits)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", abs, err)
+	}
+	b.Source = Source{Dir: abs}
+	return b, nil
+}
+
+// fromLayer builds a Bundle from a packed layer: it extracts it under the
+// limits, parses the contract and computes the identity.
+func fromLayer(layer []byte, lim archive.Limits) (*Bundle, error) {
+	afs, err := archive.Extract(bytes.NewReader(layer), lim)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fromFS(afs)
+	if err != nil {
+		return nil, err
+	}
+	img, err := oci.NewImage(layer, b.labels())
+	if err != nil {
+		return nil, err
+	}
+	b.image = img
+	b.Identity = img.Digest
+	return b, nil
+}
+
+func fromFS(afs *archive.FS) (*Bundle, error) {
+	raw, err := afs.ReadFile(contract.FileName)
+	if err != nil {
+		return nil, fmt.Errorf("bundle has no %s", contract.FileName)
+	}
+	b := &Bundle{Raw: raw, FS: afs}
+	b.Contract, b.ParseErr = contract.Parse(raw)
+	return b, nil
+}
+
+func loadOCI(ctx context.Context, ref string, opts *LoadOptions) (*Bundle, error) {
+	r, err := oci.ParseReference(ref)
+	if err != nil {
+		return nil, err
+	}
+	c := opts.Client
+	if c == nil {
+		c, err = oci.NewClient(&oci.ClientOptions{Limits: opts.Limits})
+		if err != nil {
+			return nil, err
+		}
+	}
+	p, err := c.Pull(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fromFS(p.FS)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", ref, err)
+	}
+	b.Identity = p.Digest
+	b.Source = Source{Ref: ref}
+	return b, nil
+}
+
+// labels are the config labels Pacto writes: the service name and version
+// and the contract format version. A contract that did not parse has none.
+func (b *Bundle) labels() oci.Labels {
+	if b.Contract == nil {
+		return oci.Labels{}
+	}
+	return oci.Labels{
+		Name:         b.Contract.Service.Name,
+		Version:      b.Contract.Service.Version,
+		PactoVersion: b.Contract.PactoVersion,
+	}
+}
+
+// Image returns the OCI image of a local bundle, ready to push: the packed
+// layer, the config with Pacto's labels, and the manifest whose digest is
+// the bundle's Identity. A pulled bundle has none (it is already pushed).
+func (b *Bundle) Image() (*oci.Image, error) {
+	if b.image == nil {
+		return nil, fmt.Errorf("bundle %s was pulled from a registry: it has no local image to push", b.Source)
+	}
+	return b.image, nil
+}

@@ -1,0 +1,126 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/kubepact/kubepact/bundle/contract"
+)
+
+// IgnoreFile is the name of a bundle's ignore file, in gitignore syntax.
+const IgnoreFile = ".pactoignore"
+
+// defaultIgnores are always in force, before the bundle's own .pactoignore,
+// which may re-include them with a "!" pattern.
+var defaultIgnores = []string{".git/", IgnoreFile, ".DS_Store"}
+
+// maxIgnoreFileBytes bounds the .pactoignore read: it is bundle content and
+// therefore untrusted.
+const maxIgnoreFileBytes = 64 << 10
+
+// Files lists the slash paths of the regular files in fsys that belong to the
+// bundle: everything but what the default ignores and the bundle's
+// .pactoignore exclude. pacto.yaml always belongs, whatever the patterns say.
+// The result is sorted. Symlinks and other non-regular files are refused with
+// an error, since a packed bundle could not carry them.
+func Files(fsys fs.FS) ([]string, error) {
+	patterns, err := ignorePatterns(fsys)
+	if err != nil {
+		return nil, err
+	}
+	m := gitignore.NewMatcher(patterns)
+
+	var files []string
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", p, err)
+		}
+		if p == "." {
+			return nil
+		}
+		parts := strings.Split(p, "/")
+		if p != contract.FileName && m.Match(parts, d.IsDir()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case d.IsDir():
+			return nil
+		case d.Type().IsRegular():
+			files = append(files, p)
+			return nil
+		default:
+			return fmt.Errorf("%s is a %s: a bundle holds only regular files and directories (ignore it in %s)", p, typeName(d.Type()), IgnoreFile)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+func ignorePatterns(fsys fs.FS) ([]gitignore.Pattern, error) {
+	var ps []gitignore.Pattern
+	for _, line := range defaultIgnores {
+		ps = append(ps, gitignore.ParsePattern(line, nil))
+	}
+	f, err := fsys.Open(IgnoreFile)
+	if err != nil {
+		if errorsIsNotExist(err) {
+			return ps, nil
+		}
+		return nil, fmt.Errorf("reading %s: %w", IgnoreFile, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", IgnoreFile, err)
+	}
+	if st.Size() > maxIgnoreFileBytes {
+		return nil, fmt.Errorf("%s is %d bytes; at most %d are accepted", IgnoreFile, st.Size(), maxIgnoreFileBytes)
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", IgnoreFile, err)
+	}
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), " \t\r")
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, nil))
+	}
+	return ps, sc.Err()
+}
+
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	default:
+		return "non-regular file"
+	}
+}
+
+// cleanBundlePath reports whether p is a clean, relative slash path that
+// stays inside the bundle.
+func cleanBundlePath(p string) bool {
+	return p != "" && fs.ValidPath(p) && path.Clean(p) == p
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/validate"
+)
+
+func newCheckCommand() *cobra.Command {
+	reg := &registryOptions{}
+	var output string
+	cmd := &cobra.Command{
+		Use:   "check [PATH|oci://REF]",
+		Short: "Validate a bundle: schema, cross-field rules and policies",
+		Long: `check loads a bundle from a directory (default ".") or an oci:// reference
+and validates it in three layers: structural (the pacto.yaml JSON Schema),
+cross-field (names, versions, references, the bundle's real files) and
+policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return &exitError{code: 2, msg: fmt.Sprintf("-o %q is not accepted; use text or json", output)}
+			}
+			ref := "."
+			if len(args) == 1 {
+				ref = args[0]
+			}
+			client, err := reg.client()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			ctx := cmd.Context()
+			b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client})
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			res := validate.Validate(ctx, b.FS, &validate.Options{Resolver: bundle.ResolverFor(b, client)})
+			rep := newCheckReport(b, res)
+			if output == "json" {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				err = enc.Encode(rep)
+			} else {
+				err = rep.writeText(cmd.OutOrStdout())
+			}
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			if !rep.Valid {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	reg.BindFlags(cmd.Flags())
+	return cmd
+}
+
+// checkReport is what check prints; its JSON form is the findings shape of
+// pacto_check ({path, code, message}, split into errors and warnings).
+type checkReport struct {
+	Valid    bool               `json:"valid"`
+	Source   string             `json:"source"`
+	Identity string             `json:"identity,omitempty"`
+	Service  string             `json:"service,omitempty"`
+	Version  string             `json:"version,omitempty"`
+	Errors   []validate.Finding `json:"errors"`
+	Warnings []validate.Finding `json:"warnings"`
+}
+
+func newCheckReport(b *bundle.Bundle, res validate.Result) checkReport {
+	rep := checkReport{
+		Valid:    res.Valid(),
+		Source:   b.Source.String(),
+		Identity: b.Identity.String(),
+		Errors:   res.Errors,
+		Warnings: res.Warnings,
+	}
+	if rep.Errors == nil {
+		rep.Errors = []validate.Finding{}
+	}
+	if rep.Warnings == nil {
+		rep.Warnings = []validate.Finding{}
+	}
+	if b.Contract != nil {
+		rep.Service, rep.Version = b.Contract.Service.Name, b.Contract.Service.Version
+	}
+	return rep
+}
+
+func (r checkReport) writeText(w io.Writer) error {
+	name := r.Source
+	if r.Service != "" {
+		name = fmt.Sprintf("%s %s (%s)", r.Service, r.Version, r.Source)
+	}
+	verdict := "valid"
+	if !r.Valid {
+		verdict = "INVALID"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s — %s, %s\n", name, verdict, plural(len(r.Errors), "error"), plural(len(r.Warnings), "warning"))
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, f := range r.Errors {
+		fmt.Fprintf(tw, "  error\t%s\t%s\t%s\n", f.Code, orRoot(f.Path), f.Message)
+	}
+	for _, f := range r.Warnings {
+		fmt.Fprintf(tw, "  warning\t%s\t%s\t%s\n", f.Code, orRoot(f.Path), f.Message)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Identity != "" {
+		fmt.Fprintf(&b, "identity: %s\n", r.Identity)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "(root)"
+	}
+	return p
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

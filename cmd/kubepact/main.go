@@ -1,0 +1,43 @@
+// Command kubepact is the one binary of kubepact: the MCP server for Pacto
+// service contracts (kubepact mcp), the per-pod sidecar, the operator, and
+// the bundle commands (check, pack, push, version).
+//
+// This package only wires: each subcommand binds its option groups' flags
+// and hands them to the packages that do the work.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := newRootCommand().ExecuteContext(ctx)
+	if err == nil {
+		return
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(os.Stderr, "kubepact:", ee.msg)
+		}
+		os.Exit(ee.code)
+	}
+	fmt.Fprintln(os.Stderr, "kubepact:", err)
+	os.Exit(2)
+}
+
+// exitError ends the process with a chosen code; msg may be empty when the
+// command has already said everything.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }

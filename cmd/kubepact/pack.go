@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubepact/kubepact/bundle"
+)
+
+func newPackCommand() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "pack DIR -o FILE",
+		Short: "Pack a bundle directory into its reproducible layer (tar+gzip)",
+		Long: `pack writes the bundle's layer — the .pactoignore-filtered files, with
+normalized headers, so the same files always give the same bytes — and
+prints the identity (manifest digest) the bundle will have once pushed.
+The file is written atomically: it is either complete or absent.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return &exitError{code: 2, msg: "pack needs -o FILE: where to write the layer"}
+			}
+			b, err := bundle.LoadDir(args[0], nil)
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			img, err := b.Image()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			if err := writeFileAtomic(out, img.Layer); err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b.Identity)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the layer to (required)")
+	return cmd
+}
+
+// writeFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it into place, so path never holds a partial file.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

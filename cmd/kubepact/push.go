@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/bundle/validate"
+)
+
+func newPushCommand() *cobra.Command {
+	reg := &registryOptions{}
+	cmd := &cobra.Command{
+		Use:   "push DIR oci://REF",
+		Short: "Validate a bundle directory and push it to an OCI registry",
+		Long: `push validates the bundle (an invalid bundle is never pushed), packs it
+reproducibly and pushes it as a single-layer OCI image in Pacto's format.
+It prints the manifest digest: the bundle's identity, the same digest
+"kubepact pack" and "kubepact check" report for the directory.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !bundle.IsOCIRef(args[1]) {
+				return &exitError{code: 2, msg: fmt.Sprintf("%q is not a registry reference: give oci://REGISTRY/REPOSITORY[:TAG]", args[1])}
+			}
+			ref, err := oci.ParseReference(args[1])
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			client, err := reg.client()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			ctx := cmd.Context()
+			b, err := bundle.LoadDir(args[0], nil)
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			res := validate.Validate(ctx, b.FS, &validate.Options{Resolver: bundle.ResolverFor(b, client)})
+			if !res.Valid() {
+				var lines []string
+				for _, f := range res.Errors {
+					lines = append(lines, fmt.Sprintf("  %s %s: %s", f.Code, orRoot(f.Path), f.Message))
+				}
+				return &exitError{code: 1, msg: fmt.Sprintf("not pushing %s: it is invalid\n%s", b.Source, strings.Join(lines, "\n"))}
+			}
+			img, err := b.Image()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			dgst, err := client.Push(ctx, ref, img)
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", dgst)
+			return err
+		},
+	}
+	reg.BindFlags(cmd.Flags())
+	return cmd
+}
