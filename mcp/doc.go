@@ -1,0 +1,37 @@
+// Package mcp is kubepact's MCP server: it assembles tool families on a
+// go-sdk server, decodes every tool's arguments strictly, wraps results and
+// errors in one envelope, writes the instructions text, and serves the
+// result over stdio or hardened Streamable HTTP.
+//
+// # Map
+//
+//   - options.go: [Options], the flag group `kubepact mcp` binds, and defaults.
+//   - server.go: [New] and [Server]; families are chosen by Options and
+//     registered explicitly on one SDK server instance.
+//   - family.go, tool.go: what a family and a tool are; the envelope every
+//     tool answers with (structuredContent plus a short text, or an isError
+//     result carrying {error:{code,message,...}}).
+//   - args.go: strict argument decoding: unknown names, wrong types and
+//     missing required arguments are errors that list the accepted names and
+//     suggest the nearest one.
+//   - authoring.go: the four pacto_* authoring tools over bundle/authoring.
+//   - info.go: the instructions text and the read-only pacto_server_info tool.
+//   - observe.go: the audit line and Prometheus metrics per tool call.
+//   - http.go: Streamable HTTP at /mcp serving both protocol eras (sessions
+//     for 2025-11-25 clients, stateless for 2026-07-28 ones), Host/Origin
+//     checks, bearer authentication, limits and graceful shutdown.
+//
+// # Safety
+//
+// Every tool carries all four MCP annotations, set by code. A tool that can
+// write anything is marked as such and is not registered at all on a
+// read-only server. The HTTP transport binds to loopback unless told
+// otherwise and refuses to listen beyond loopback without authentication
+// unless that is explicitly allowed.
+//
+// # Imports
+//
+// This package may import bundle/... and, later, fleetgraph. It must never
+// import Kubernetes packages: the operator mounts [Server.Handler] itself.
+// The SDK is imported as sdk "github.com/modelcontextprotocol/go-sdk/mcp".
+package mcp

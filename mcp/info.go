@@ -1,0 +1,173 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// familySummaries describe each family in one sentence for the instructions.
+var familySummaries = map[Family]string{
+	FamilyAuthoring: "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a live system",
+}
+
+// instructions is the text sent in the initialize (or discover) result: what
+// this server is, which families are on, what can write, and the limits.
+func (s *Server) instructions() string {
+	var b strings.Builder
+	b.WriteString("kubepact serves Pacto service contracts (pacto.yaml bundles: a service's interfaces, configuration, dependencies, runtime state and policies) to agents.\n\n")
+	b.WriteString("Tool families on this server:\n")
+	for _, f := range s.families {
+		if f.enabled {
+			fmt.Fprintf(&b, "- %s.\n", familySummaries[f.name])
+		}
+	}
+	if off := s.disabledFamilies(); len(off) > 0 {
+		fmt.Fprintf(&b, "Families switched off here: %s.\n", strings.Join(off, ", "))
+	}
+	b.WriteString("\nWrites: ")
+	switch writes := s.writeTools(); {
+	case s.opts.ReadOnly:
+		b.WriteString("none. This server is read-only: no registered tool can change anything")
+		if len(s.withheld) > 0 {
+			fmt.Fprintf(&b, " (%s are not offered)", strings.Join(s.withheld, ", "))
+		}
+		b.WriteString(".\n")
+	case len(writes) == 0:
+		b.WriteString("no registered tool writes anything.\n")
+	default:
+		fmt.Fprintf(&b, "only %s write, and only contract files below the workspace %s. pacto_create never replaces an existing pacto.yaml unless overwrite is true; both accept dry_run to preview the result and diff without writing.\n",
+			strings.Join(writes, " and "), s.opts.Workspace)
+	}
+	b.WriteString("\nBoundaries: every tool carries readOnlyHint/destructiveHint/idempotentHint/openWorldHint annotations. Arguments are checked strictly: an unknown or mistyped argument is an error (structuredContent.error with code, field, the accepted names and a did-you-mean), never silently ignored. A call that would change nothing says so in a warning. Results carry structuredContent; tool errors are isError results with a stable error.code. Paths outside the workspace are refused. ")
+	b.WriteString("Call pacto_schema for the contract schema (or with path to explain one field), and pacto_server_info for this server's configuration.")
+	return b.String()
+}
+
+func (s *Server) disabledFamilies() []string {
+	var off []string
+	for _, f := range s.families {
+		if !f.enabled {
+			off = append(off, string(f.name))
+		}
+	}
+	return off
+}
+
+// writeTools are the registered tools that can change something.
+func (s *Server) writeTools() []string {
+	var w []string
+	for _, name := range s.ToolNames() {
+		if s.tools[name].writes() {
+			w = append(w, name)
+		}
+	}
+	return w
+}
+
+// ServerInfo is pacto_server_info's answer.
+type ServerInfo struct {
+	Name        string        `json:"name" jsonschema:"server implementation name"`
+	Version     string        `json:"version" jsonschema:"server version"`
+	Mode        string        `json:"mode" jsonschema:"read-write, or read-only when no tool can write anything"`
+	Families    []FamilyInfo  `json:"families" jsonschema:"every tool family kubepact knows and whether it is on here"`
+	WritePolicy WritePolicy   `json:"writePolicy" jsonschema:"what can write and where"`
+	Workspace   string        `json:"workspace" jsonschema:"the directory authoring tools read and write below"`
+	Transport   TransportInfo `json:"transport" jsonschema:"how this server is reached"`
+	Tools       []string      `json:"tools" jsonschema:"every registered tool"`
+}
+
+// FamilyInfo is one family in [ServerInfo].
+type FamilyInfo struct {
+	Name    string   `json:"name"`
+	Enabled bool     `json:"enabled"`
+	Tools   []string `json:"tools" jsonschema:"the family's tools registered here (empty when off)"`
+}
+
+// WritePolicy says what can write in [ServerInfo].
+type WritePolicy struct {
+	ReadOnly   bool     `json:"readOnly" jsonschema:"true when the server registers no tool that can write"`
+	WriteTools []string `json:"writeTools" jsonschema:"registered tools that can write"`
+	Withheld   []string `json:"withheld" jsonschema:"write tools left out because the server is read-only"`
+	Confined   string   `json:"confinedTo" jsonschema:"the directory every write stays below"`
+}
+
+// TransportInfo describes the transport in [ServerInfo].
+type TransportInfo struct {
+	Kind             string   `json:"kind" jsonschema:"stdio or http"`
+	URL              string   `json:"url,omitempty" jsonschema:"the Streamable HTTP endpoint (http only)"`
+	Authentication   string   `json:"authentication" jsonschema:"none or bearer"`
+	ProtocolVersions []string `json:"protocolVersions" jsonschema:"protocol versions the endpoint negotiates"`
+}
+
+type serverInfoArgs struct{}
+
+func (s *Server) serverInfoTool() (*tool, error) {
+	return newTool(toolSpec{
+		name:        "pacto_server_info",
+		title:       "Describe this kubepact server",
+		description: "Describe this running server: version, which tool families are on, which tools can write and where (workspace), whether it is read-only, and how it is reached. Takes no arguments; changes nothing.",
+		hints:       hints{readOnly: true, idempotent: true},
+	}, func(context.Context, serverInfoArgs) (ServerInfo, string, error) {
+		info := s.info()
+		return info, fmt.Sprintf("kubepact %s, %s, families: %s; writes: %s.", info.Version, info.Mode, strings.Join(enabledNames(info.Families), ", "), orNone(info.WritePolicy.WriteTools)), nil
+	})
+}
+
+func (s *Server) info() ServerInfo {
+	mode := "read-write"
+	if s.opts.ReadOnly {
+		mode = "read-only"
+	}
+	fams := make([]FamilyInfo, 0, len(s.families))
+	for _, f := range s.families {
+		fams = append(fams, FamilyInfo{Name: string(f.name), Enabled: f.enabled, Tools: append([]string{}, f.tools...)})
+	}
+	tr := TransportInfo{Kind: s.opts.Transport, Authentication: "none", ProtocolVersions: protocolEras()}
+	if s.opts.Transport == TransportHTTP {
+		tr.URL = "http://" + net.JoinHostPort(s.opts.Listen, strconv.Itoa(s.opts.Port)) + Endpoint
+		if s.tokenSum != nil {
+			tr.Authentication = "bearer"
+		}
+	} else {
+		tr.ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
+	}
+	return ServerInfo{
+		Name:     ServerName,
+		Version:  s.opts.Version,
+		Mode:     mode,
+		Families: fams,
+		WritePolicy: WritePolicy{
+			ReadOnly:   s.opts.ReadOnly,
+			WriteTools: append([]string{}, s.writeTools()...),
+			Withheld:   append([]string{}, s.withheld...),
+			Confined:   s.opts.Workspace,
+		},
+		Workspace: s.opts.Workspace,
+		Transport: tr,
+		Tools:     s.ToolNames(),
+	}
+}
+
+func enabledNames(fs []FamilyInfo) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Enabled {
+			out = append(out, f.Name)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"none"}
+	}
+	return out
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(slices.Clone(names), ", ")
+}

@@ -1,0 +1,176 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Outcomes recorded per tool call, in the audit line and the metrics.
+const (
+	outcomeOK            = "ok"             // a result that is not an error
+	outcomeToolError     = "tool_error"     // an isError result; the code is logged
+	outcomeProtocolError = "protocol_error" // a JSON-RPC error, e.g. an unknown tool
+)
+
+// unknownTool is the metric label of calls naming no registered tool, so a
+// client cannot grow the label set without bound.
+const unknownTool = "_unknown"
+
+// metrics are the per-tool Prometheus collectors.
+type metrics struct {
+	calls    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "kubepact",
+			Subsystem: "mcp",
+			Name:      "tool_calls_total",
+			Help:      "MCP tool calls by tool and outcome (ok, tool_error, protocol_error).",
+		}, []string{"tool", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "kubepact",
+			Subsystem: "mcp",
+			Name:      "tool_call_duration_seconds",
+			Help:      "Latency of MCP tool calls by tool, from request to result.",
+			Buckets:   []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"tool"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	var err error
+	if m.calls, err = register(reg, m.calls); err != nil {
+		return nil, err
+	}
+	if m.duration, err = register(reg, m.duration); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// register registers c, or returns the equal collector already registered
+// (several servers may share one registry, e.g. in the operator's tests).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
+}
+
+// observe returns receiving middleware that, for every tools/call, writes
+// one audit line (tool, argument shape, outcome, duration) and updates the
+// metrics. The argument shape has names and JSON types, never values.
+func (s *Server) observe() sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			call, ok := req.(*sdk.CallToolRequest)
+			if method != "tools/call" || !ok {
+				return next(ctx, method, req)
+			}
+			start := time.Now()
+			res, err := next(ctx, method, req)
+			elapsed := time.Since(start)
+
+			name := call.Params.Name
+			label := name
+			if _, known := s.tools[name]; !known {
+				label = unknownTool
+			}
+			outcome, code := outcomeOf(res, err)
+			s.metrics.calls.WithLabelValues(label, outcome).Inc()
+			s.metrics.duration.WithLabelValues(label).Observe(elapsed.Seconds())
+
+			kv := []any{
+				"tool", name,
+				"args", argShape(call.Params.Arguments),
+				"outcome", outcome,
+				"durationMs", float64(elapsed.Microseconds()) / 1000,
+			}
+			if code != "" {
+				kv = append(kv, "code", code)
+			}
+			if id := call.Session.ID(); id != "" {
+				kv = append(kv, "session", id)
+			}
+			// Every call is logged at V(0): the audit trail is the point.
+			s.audit.Info("Tool call", kv...)
+			return res, err
+		}
+	}
+}
+
+// outcomeOf classifies a tools/call answer, with the error code if any.
+func outcomeOf(res sdk.Result, err error) (outcome, code string) {
+	if err != nil {
+		return outcomeProtocolError, ""
+	}
+	r, ok := res.(*sdk.CallToolResult)
+	if !ok || r == nil || !r.IsError {
+		return outcomeOK, ""
+	}
+	if env, ok := r.StructuredContent.(errorEnvelope); ok && env.Error != nil {
+		return outcomeToolError, env.Error.Code
+	}
+	return outcomeToolError, ""
+}
+
+// argShape describes arguments by name and JSON type only: {"name":"string",
+// "dry_run":"boolean"}. Anything that is not an object is described by its
+// type alone.
+func argShape(raw json.RawMessage) any {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return map[string]string{}
+	}
+	var obj map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return jsonType(raw)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	shape := make(map[string]string, len(obj))
+	for _, k := range keys {
+		shape[k] = jsonType(bytes.TrimSpace(obj[k]))
+	}
+	return shape
+}
+
+func jsonType(v []byte) string {
+	if len(v) == 0 {
+		return "invalid"
+	}
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	default:
+		if v[0] == '-' || (v[0] >= '0' && v[0] <= '9') {
+			return "number"
+		}
+		return "invalid"
+	}
+}

@@ -1,0 +1,197 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-logr/logr"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServerName is the implementation name sent in serverInfo.
+const ServerName = "kubepact"
+
+// reservedPrefix marks kubepact's own tools. The whole prefix is reserved:
+// no generated tool may carry it.
+const reservedPrefix = "pacto_"
+
+// knownFamilies lists every family in the order instructions describe them.
+var knownFamilies = []Family{FamilyAuthoring}
+
+// Server is one assembled MCP server: its tools, instructions and
+// transports. It is safe for concurrent use; every session shares it.
+type Server struct {
+	opts    Options
+	log     logr.Logger
+	audit   logr.Logger
+	sdk     *sdk.Server
+	metrics *metrics
+
+	tools    map[string]*tool // registered tools by name
+	families []familyState    // every known family and what it contributed
+	withheld []string         // write tools left out because of ReadOnly
+
+	tokenSum    []byte // sha256 of the bearer token; nil without authentication
+	httpHandler http.Handler
+}
+
+// familyState records what a family contributed, for the instructions and
+// pacto_server_info.
+type familyState struct {
+	name    Family
+	enabled bool
+	tools   []string // registered tool names, sorted
+}
+
+// New assembles a server from opts (nil means defaults): it builds the
+// selected tool families, leaves out every tool that can write when
+// ReadOnly is set, and registers the rest explicitly on one SDK server.
+func New(opts *Options) (*Server, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	s := &Server{opts: *opts, tools: map[string]*tool{}}
+	s.opts.Families = slices.Clone(opts.Families)
+	s.opts.setDefaults()
+	if err := s.opts.validate(); err != nil {
+		return nil, err
+	}
+	s.log = s.opts.Logger
+	if s.log.GetSink() == nil {
+		s.log = logr.Discard()
+	}
+	s.audit = s.log.WithName("audit")
+
+	if s.opts.AuthTokenFile != "" {
+		tok, err := readToken(s.opts.AuthTokenFile)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(tok)
+		s.tokenSum = sum[:]
+	}
+	var err error
+	if s.metrics, err = newMetrics(s.opts.Registerer); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+
+	var all []*tool
+	for _, f := range knownFamilies {
+		st := familyState{name: f, enabled: slices.Contains(s.opts.Families, f)}
+		if st.enabled {
+			ts, err := s.buildFamily(f)
+			if err != nil {
+				return nil, fmt.Errorf("family %s: %w", f, err)
+			}
+			for _, t := range ts {
+				if t.writes() && s.opts.ReadOnly {
+					s.withheld = append(s.withheld, t.name)
+					continue
+				}
+				st.tools = append(st.tools, t.name)
+				all = append(all, t)
+			}
+			slices.Sort(st.tools)
+		}
+		s.families = append(s.families, st)
+	}
+	info, err := s.serverInfoTool()
+	if err != nil {
+		return nil, err
+	}
+	all = append(all, info)
+
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "kubepact", Version: s.opts.Version}, &sdk.ServerOptions{
+		Instructions: s.instructions(),
+		Logger:       slog.New(logr.ToSlogHandler(s.log.WithName("sdk"))),
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	for _, t := range all {
+		if _, dup := s.tools[t.name]; dup {
+			return nil, fmt.Errorf("tool %s registered twice", t.name)
+		}
+		if !strings.HasPrefix(t.name, reservedPrefix) {
+			return nil, fmt.Errorf("tool %s: kubepact's own tools carry the %s prefix", t.name, reservedPrefix)
+		}
+		s.tools[t.name] = t
+		s.sdk.AddTool(t.sdkTool(), s.handler(t))
+	}
+	s.sdk.AddReceivingMiddleware(s.observe())
+	s.httpHandler = s.newHTTPHandler()
+	return s, nil
+}
+
+// buildFamily returns the tools of one family. Each family is a method, so
+// adding one is a new case here and a new constant, nothing global.
+func (s *Server) buildFamily(f Family) ([]*tool, error) {
+	switch f {
+	case FamilyAuthoring:
+		return s.authoringTools()
+	default:
+		return nil, fmt.Errorf("unknown family %q", f)
+	}
+}
+
+// ToolNames returns the names of the registered tools, sorted.
+func (s *Server) ToolNames() []string {
+	names := make([]string, 0, len(s.tools))
+	for n := range s.tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// SDK returns the underlying go-sdk server, to connect further transports
+// (e.g. in-memory ones in tests).
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Run serves the transport Options chose until ctx is done or, on stdio,
+// the client goes away. A cancelled ctx is a clean stop, not an error.
+func (s *Server) Run(ctx context.Context) error {
+	switch s.opts.Transport {
+	case TransportHTTP:
+		addr := net.JoinHostPort(s.opts.Listen, strconv.Itoa(s.opts.Port))
+		var lc net.ListenConfig
+		ln, err := lc.Listen(ctx, "tcp", addr)
+		if err != nil {
+			return fmt.Errorf("listening for MCP over HTTP: %w", err)
+		}
+		return s.Serve(ctx, ln)
+	default:
+		s.log.Info("Serving MCP on stdio", "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly, "workspace", s.opts.Workspace)
+		t := &sdk.IOTransport{Reader: io.NopCloser(s.opts.Stdin), Writer: nopWriteCloser{s.opts.Stdout}}
+		err := s.sdk.Run(ctx, t)
+		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+			return nil
+		}
+		return fmt.Errorf("serving MCP on stdio: %w", err)
+	}
+}
+
+// readToken reads the bearer token file: one non-empty line.
+func readToken(path string) ([]byte, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--auth-token-file: %w", err)
+	}
+	tok := strings.TrimSpace(string(raw))
+	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+		return nil, fmt.Errorf("--auth-token-file %s: want one non-empty token without whitespace", path)
+	}
+	return []byte(tok), nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
