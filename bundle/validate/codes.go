@@ -1,0 +1,55 @@
+package validate
+
+// Finding codes. The names and meanings are Pacto's (its validation
+// reference), except CodeConfigRefNotResolved, which is kubepact's.
+const (
+	// Structural layer.
+	CodeYAMLParseError          = "YAML_PARSE_ERROR"
+	CodeUnsupportedPactoVersion = "UNSUPPORTED_PACTO_VERSION"
+	CodeSchemaViolation         = "SCHEMA_VIOLATION"
+	CodeSchemaError             = "SCHEMA_ERROR"
+
+	// Cross-field layer.
+	CodeInvalidSemver                = "INVALID_SEMVER"
+	CodeDuplicateInterfaceName       = "DUPLICATE_INTERFACE_NAME"
+	CodeDuplicateConfigurationName   = "DUPLICATE_CONFIGURATION_NAME"
+	CodeDuplicatePolicyName          = "DUPLICATE_POLICY_NAME"
+	CodeDuplicateDependencyName      = "DUPLICATE_DEPENDENCY_NAME"
+	CodeInvalidInterfaceType         = "INVALID_INTERFACE_TYPE"
+	CodeInterfaceRefRequired         = "INTERFACE_REF_REQUIRED"
+	CodeFileNotFound                 = "FILE_NOT_FOUND"
+	CodeInvalidInterfaceSpec         = "INVALID_INTERFACE_SPEC"
+	CodeInvalidCapabilityType        = "INVALID_CAPABILITY_TYPE"
+	CodeCapabilityRefRequired        = "CAPABILITY_REF_REQUIRED"
+	CodeCapabilityRefInvalid         = "CAPABILITY_REF_INVALID"
+	CodeDuplicateCapability          = "DUPLICATE_CAPABILITY"
+	CodeCapabilityInterfaceUnknown   = "CAPABILITY_INTERFACE_UNKNOWN"
+	CodeCapabilityPathInvalid        = "CAPABILITY_PATH_INVALID"
+	CodeInvalidOCIRef                = "INVALID_OCI_REF"
+	CodeInvalidCompatibility         = "INVALID_COMPATIBILITY"
+	CodeEmptyCompatibility           = "EMPTY_COMPATIBILITY"
+	CodeTagNotDigest                 = "TAG_NOT_DIGEST" // warning
+	CodeInvalidConfigRef             = "INVALID_CONFIG_REF"
+	CodeConfigRefNotResolved         = "CONFIG_REF_NOT_RESOLVED" // warning; kubepact's own code
+	CodeValuesWithoutSchema          = "VALUES_WITHOUT_SCHEMA"
+	CodeInvalidConfigJSON            = "INVALID_CONFIG_JSON"
+	CodeInvalidConfigSchema          = "INVALID_CONFIG_SCHEMA"
+	CodeConfigValuesValidationFailed = "CONFIG_VALUES_VALIDATION_FAILED"
+	CodeInvalidPolicyJSON            = "INVALID_POLICY_JSON"
+	CodeInvalidPolicySchema          = "INVALID_POLICY_SCHEMA"
+	CodeInvalidPolicyRef             = "INVALID_POLICY_REF"
+	CodeUnsupportedPolicyTarget      = "UNSUPPORTED_POLICY_TARGET"
+	CodeDuplicateReadinessID         = "DUPLICATE_READINESS_ID"
+	CodeEmptyReadinessEvidence       = "EMPTY_READINESS_EVIDENCE"
+	CodeEmptyReadinessDescription    = "EMPTY_READINESS_DESCRIPTION"
+	CodeInvalidReadinessExpires      = "INVALID_READINESS_EXPIRES"
+	CodeInvalidReadinessRevision     = "INVALID_READINESS_REVISION"
+	CodeStatelessPersistentConflict  = "STATELESS_PERSISTENT_CONFLICT"
+
+	// Policy layer.
+	CodePolicyRefUnresolved    = "POLICY_REF_UNRESOLVED"
+	CodePolicyRefCycle         = "POLICY_REF_CYCLE"
+	CodePolicyViolation        = "POLICY_VIOLATION"
+	CodePolicyEnforcementError = "POLICY_ENFORCEMENT_ERROR"
+	CodePolicyRefNotEnforced   = "POLICY_REF_NOT_ENFORCED" // warning; in Pacto's catalogue, not emitted here
+)

@@ -1,0 +1,33 @@
+// Package validate checks a Pacto v2.0 bundle the way Pacto does and reports
+// findings with Pacto's codes, as {path, code, message} split into errors and
+// warnings.
+//
+// Validation runs in three layers; each one runs only if the layer before it
+// found no errors (warnings do not stop it):
+//
+//  1. structural: the document parses (YAML_PARSE_ERROR), declares
+//     pactoVersion "2.0" (UNSUPPORTED_PACTO_VERSION) and satisfies the
+//     embedded JSON Schema (SCHEMA_VIOLATION);
+//  2. cross-field: semver, unique names, files that exist in the bundle and
+//     parse as what they claim, configuration values against their schema,
+//     OCI reference grammar, capabilities, readiness dates and claims;
+//  3. policy: every policy schema, local or referenced, is enforced against
+//     the contract itself.
+//
+// References to other bundles (configuration and policy refs) are resolved
+// through the Resolver the caller supplies. Without one, or when resolving
+// fails: a policy ref fails closed (POLICY_REF_UNRESOLVED, an error); a
+// configuration ref is an error (INVALID_CONFIG_REF) when a resolver was
+// given and failed, and a warning (CONFIG_REF_NOT_RESOLVED, kubepact's own
+// code) when no resolver was given at all, because its schema could not be
+// checked. Reference chains are followed at most MaxRefDepth deep, with
+// cycle detection.
+//
+// Every input is treated as hostile: files are read with size limits, YAML
+// aliases are bounded, schemas may not load anything outside the bundle, and
+// no input makes Validate panic.
+//
+// This package imports bundle/contract and third-party parsers only; it must
+// not import bundle loading, OCI, MCP, fleetgraph or Kubernetes packages.
+// Callers that can fetch bundles wire that in through Resolver.
+package validate
