@@ -132,7 +132,11 @@ func parseRoot(data []byte, maxBytes int) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &ParseError{Message: "document is empty; expected a YAML mapping with pactoVersion and service"}
 		}
-		return nil, yamlError(err)
+		pe := yamlError(err)
+		if strings.Contains(pe.Message, "cannot start any token") && bytes.ContainsRune(data, '\t') {
+			pe.Message += " (YAML does not allow tabs for indentation; use spaces)"
+		}
+		return nil, pe
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
