@@ -1,0 +1,258 @@
+package authoring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/validate"
+)
+
+// Options configures an [Authoring]. A nil *Options means defaults.
+type Options struct {
+	// Workspace is the directory all reads and writes are confined to;
+	// "" means the current directory.
+	Workspace string
+	// Resolver resolves refs (policies, config refs) during validation; nil
+	// means refs cannot be resolved.
+	Resolver validate.Resolver
+}
+
+// Authoring performs the authoring operations inside one workspace. It is
+// safe for concurrent use; concurrent edits of the same file are not
+// serialised (the last rename wins, and neither leaves a torn file).
+type Authoring struct {
+	ws       *Workspace
+	resolver validate.Resolver
+
+	// wrapWriter, when set (tests only), wraps the writer of each temporary
+	// file, so a test can fail a write part-way.
+	wrapWriter func(rel string, w io.Writer) io.Writer
+}
+
+// New returns an Authoring for the workspace in opts.
+func New(opts *Options) (*Authoring, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	ws, err := NewWorkspace(opts.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	return &Authoring{ws: ws, resolver: opts.Resolver}, nil
+}
+
+// Workspace returns the workspace this Authoring is confined to.
+func (a *Authoring) Workspace() Workspace { return *a.ws }
+
+func (a *Authoring) openRoot() (*os.Root, error) {
+	root, err := os.OpenRoot(a.ws.Root)
+	if err != nil {
+		return nil, internalError("opening the workspace", err)
+	}
+	return root, nil
+}
+
+func (a *Authoring) validateOptions() *validate.Options {
+	return &validate.Options{Resolver: a.resolver}
+}
+
+// validateResult validates a pacto.yaml as it will be written, against the
+// bundle directory overlaid with every file the call would write.
+func (a *Authoring) validateResult(ctx context.Context, root *os.Root, dir string, changes []fileChange) validate.Result {
+	files := map[string][]byte{}
+	var manifest []byte
+	for _, c := range changes {
+		name := strings.TrimPrefix(c.rel, dir+"/")
+		if dir == "." {
+			name = c.rel
+		}
+		files[name] = c.data
+		if name == contract.FileName {
+			manifest = c.data
+		}
+	}
+	base, err := fs.Sub(root.FS(), dir)
+	if err != nil {
+		base = root.FS()
+	}
+	return validate.ValidateBytes(ctx, manifest, &overlayFS{base: base, files: files}, a.validateOptions())
+}
+
+// readIfExists returns a file's content, or nil when it does not exist.
+func readIfExists(root *os.Root, rel string) ([]byte, error) {
+	data, err := root.ReadFile(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internalError("reading "+rel, err)
+	}
+	return data, nil
+}
+
+func exists(root *os.Root, rel string) bool {
+	_, err := root.Lstat(rel)
+	return err == nil
+}
+
+// oneOf checks an enumerated string argument; "" is allowed (absent).
+func oneOf(field, value string, accepted ...string) error {
+	if value == "" || slices.Contains(accepted, value) {
+		return nil
+	}
+	e := argError(field, fmt.Sprintf("%q must be one of %s, got %q", field, strings.Join(accepted, ", "), value))
+	e.Accepted = accepted
+	e.DidYouMean = didYouMean(value, accepted)
+	return e
+}
+
+var interfaceShape = shape{list: true, what: "objects {name, type (openapi|asyncapi|grpc), visibility? (public|internal)}"}
+var dependencyShape = shape{list: true, what: "objects {ref, name?, required?, compatibility?}"}
+var configShape = shape{list: true, what: "objects {name, type? (string|integer|number|boolean|object|array), required?, description?}"}
+var namesShape = shape{list: true, what: "strings"}
+var metadataShape = shape{what: "metadata keys and values"}
+
+// decodeInterfaces decodes and checks interfaces/add_interfaces.
+func decodeInterfaces(field string, raw []byte) ([]InterfaceSpec, bool, error) {
+	items, ok, err := decodeItems[InterfaceSpec](field, raw, interfaceShape)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	seen := map[string]bool{}
+	for i, it := range items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if it.Name == "" {
+			return nil, false, argError(f+".name", f+".name is required")
+		}
+		if !safeName.MatchString(it.Name) || strings.Contains(it.Name, "..") {
+			return nil, false, argError(f+".name", fmt.Sprintf(
+				"%s.name %q must be letters, digits, '.', '_' or '-' (it becomes the spec file name)", f, it.Name))
+		}
+		if seen[it.Name] {
+			return nil, false, argError(f+".name", fmt.Sprintf("interface %q is given twice", it.Name))
+		}
+		seen[it.Name] = true
+		if it.Type == "" {
+			e := argError(f+".type", f+".type is required (openapi, asyncapi or grpc)")
+			e.Accepted = []string{"openapi", "asyncapi", "grpc"}
+			return nil, false, e
+		}
+		if err := oneOf(f+".type", it.Type, "openapi", "asyncapi", "grpc"); err != nil {
+			return nil, false, err
+		}
+		if err := oneOf(f+".visibility", it.Visibility, "public", "internal"); err != nil {
+			return nil, false, err
+		}
+	}
+	return items, true, nil
+}
+
+// decodeDependencies decodes dependencies/add_dependencies and fills in
+// derived names and defaults.
+func decodeDependencies(field string, raw []byte) ([]DependencySpec, bool, error) {
+	items, ok, err := decodeItems[DependencySpec](field, raw, dependencyShape)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	seen := map[string]bool{}
+	for i := range items {
+		it := &items[i]
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if strings.TrimSpace(it.Ref) == "" {
+			return nil, false, argError(f+".ref", f+".ref is required (e.g. oci://ghcr.io/acme/payments-pacto:1.2.0)")
+		}
+		if it.Name == "" {
+			it.Name = dependencyName(it.Ref)
+			if it.Name == "" {
+				return nil, false, argError(f+".name", fmt.Sprintf("cannot derive a name from ref %q; give %s.name", it.Ref, f))
+			}
+		}
+		if seen[it.Name] {
+			return nil, false, argError(f+".name", fmt.Sprintf("dependency %q is given twice", it.Name))
+		}
+		seen[it.Name] = true
+		if it.Compatibility == "" {
+			it.Compatibility = "^1.0.0"
+		}
+		if it.Required == nil {
+			t := true
+			it.Required = &t
+		}
+	}
+	return items, true, nil
+}
+
+// dependencyName derives a name from a ref: the last path segment without
+// scheme, tag or digest ("oci://ghcr.io/acme/payments-pacto:1.2.0" gives
+// "payments-pacto").
+func dependencyName(ref string) string {
+	s := ref
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		s = rest
+	}
+	s, _, _ = strings.Cut(s, "@")
+	s = strings.TrimRight(s, "/")
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		s = s[i+1:]
+	}
+	if i := strings.LastIndex(s, ":"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+var configTypes = []string{"string", "integer", "number", "boolean", "object", "array"}
+
+func decodeConfigProperties(field string, raw []byte) ([]ConfigProperty, bool, error) {
+	items, ok, err := decodeItems[ConfigProperty](field, raw, configShape)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	seen := map[string]bool{}
+	for i, it := range items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if strings.TrimSpace(it.Name) == "" {
+			return nil, false, argError(f+".name", f+".name is required")
+		}
+		if seen[it.Name] {
+			return nil, false, argError(f+".name", fmt.Sprintf("config property %q is given twice", it.Name))
+		}
+		seen[it.Name] = true
+		if err := oneOf(f+".type", it.Type, configTypes...); err != nil {
+			return nil, false, err
+		}
+	}
+	return items, true, nil
+}
+
+func invalidContract(msg string, r validate.Result) *Error {
+	var b strings.Builder
+	b.WriteString(msg)
+	for i, f := range r.Errors {
+		if i == 5 {
+			fmt.Fprintf(&b, "; and %d more", len(r.Errors)-5)
+			break
+		}
+		sep := "; "
+		if i == 0 {
+			sep = ": "
+		}
+		fmt.Fprintf(&b, "%s%s %s: %s", sep, f.Code, f.Path, f.Message)
+	}
+	return &Error{Code: CodeInvalidContract, Message: b.String(), Findings: slices.Clone(r.Errors)}
+}
+
+func diffAll(changes []fileChange) string {
+	var b strings.Builder
+	for _, c := range changes {
+		b.WriteString(unifiedDiff(c.rel, c.old, c.data))
+	}
+	return b.String()
+}

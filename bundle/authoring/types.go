@@ -1,0 +1,141 @@
+package authoring
+
+import (
+	"encoding/json"
+
+	"github.com/kubepact/kubepact/bundle/validate"
+)
+
+// CreateRequest holds pacto_create's arguments. Structured arguments are raw
+// JSON: a native array/object or the same JSON encoded in a string.
+type CreateRequest struct {
+	Name                      string          `json:"name" jsonschema:"service name (lowercase DNS label); required"`
+	Description               string          `json:"description,omitempty" jsonschema:"what the service does, in prose; interfaces, state and workload are inferred from it unless given explicitly"`
+	Path                      string          `json:"path,omitempty" jsonschema:"directory for the bundle, inside the workspace; default: the service name"`
+	Version                   string          `json:"version,omitempty" jsonschema:"semantic version; default 0.1.0"`
+	Owner                     string          `json:"owner,omitempty" jsonschema:"owning team, written as service.owner.team"`
+	Interfaces                json.RawMessage `json:"interfaces,omitempty" jsonschema:"array of {name, type (openapi|asyncapi|grpc), visibility? (public|internal)}, or that array JSON-encoded in a string; a stub spec is scaffolded for each"`
+	Dependencies              json.RawMessage `json:"dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default ^1.0.0)}, or that array JSON-encoded in a string"`
+	Workload                  string          `json:"workload,omitempty" jsonschema:"service, job or scheduled; default service"`
+	StoresData                *bool           `json:"stores_data,omitempty" jsonschema:"the service keeps data (state.type stateful)"`
+	DataSurvivesRestart       *bool           `json:"data_survives_restart,omitempty" jsonschema:"with stores_data: the data is persistent"`
+	DataSharedAcrossInstances *bool           `json:"data_shared_across_instances,omitempty" jsonschema:"with stores_data: the data is shared across instances"`
+	DataLossImpact            string          `json:"data_loss_impact,omitempty" jsonschema:"low, medium or high: state.dataCriticality"`
+	ConfigProperties          json.RawMessage `json:"config_properties,omitempty" jsonschema:"array of {name, type? (default string), required?, description?}, or that array JSON-encoded in a string; written into configuration/schema.json"`
+	Metadata                  json.RawMessage `json:"metadata,omitempty" jsonschema:"object of free-form metadata, or that object JSON-encoded in a string"`
+	DryRun                    bool            `json:"dry_run,omitempty" jsonschema:"validate and return the result and a diff without writing anything"`
+	Overwrite                 bool            `json:"overwrite,omitempty" jsonschema:"replace an existing pacto.yaml at path; without it an existing contract is never overwritten"`
+}
+
+// EditRequest holds pacto_edit's arguments.
+type EditRequest struct {
+	Path                      string          `json:"path,omitempty" jsonschema:"bundle directory containing pacto.yaml, inside the workspace; default ."`
+	Name                      string          `json:"name,omitempty" jsonschema:"new service name"`
+	Version                   string          `json:"version,omitempty" jsonschema:"new service version"`
+	Owner                     string          `json:"owner,omitempty" jsonschema:"new owning team (service.owner.team)"`
+	AddInterfaces             json.RawMessage `json:"add_interfaces,omitempty" jsonschema:"array of {name, type (openapi|asyncapi|grpc), visibility?}, or that array JSON-encoded in a string; a stub spec is scaffolded for each unless the file exists"`
+	RemoveInterfaces          json.RawMessage `json:"remove_interfaces,omitempty" jsonschema:"array of interface names, or that array JSON-encoded in a string; an unknown name is an error"`
+	AddDependencies           json.RawMessage `json:"add_dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default ^1.0.0)}, or that array JSON-encoded in a string"`
+	RemoveDependencies        json.RawMessage `json:"remove_dependencies,omitempty" jsonschema:"array of dependency refs (or names), or that array JSON-encoded in a string; an unknown one is an error"`
+	Workload                  string          `json:"workload,omitempty" jsonschema:"service, job or scheduled"`
+	StoresData                *bool           `json:"stores_data,omitempty" jsonschema:"the service keeps data (state.type stateful)"`
+	DataSurvivesRestart       *bool           `json:"data_survives_restart,omitempty" jsonschema:"with stores_data: the data is persistent"`
+	DataSharedAcrossInstances *bool           `json:"data_shared_across_instances,omitempty" jsonschema:"with stores_data: the data is shared across instances"`
+	DataLossImpact            string          `json:"data_loss_impact,omitempty" jsonschema:"low, medium or high: state.dataCriticality"`
+	AddConfigProperties       json.RawMessage `json:"add_config_properties,omitempty" jsonschema:"array of {name, type? (default string), required?, description?}, or that array JSON-encoded in a string; written into the configuration schema file"`
+	SetMetadata               json.RawMessage `json:"set_metadata,omitempty" jsonschema:"object of metadata keys to set, or that object JSON-encoded in a string"`
+	RemoveMetadata            json.RawMessage `json:"remove_metadata,omitempty" jsonschema:"array of metadata keys to remove, or that array JSON-encoded in a string; an unknown key is an error"`
+	DryRun                    bool            `json:"dry_run,omitempty" jsonschema:"validate and return the result and a diff without writing anything"`
+}
+
+// CheckRequest holds pacto_check's arguments.
+type CheckRequest struct {
+	Path string `json:"path,omitempty" jsonschema:"bundle directory containing pacto.yaml, inside the workspace; default ."`
+}
+
+// InterfaceSpec is one item of interfaces / add_interfaces.
+type InterfaceSpec struct {
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	Visibility string `json:"visibility,omitempty"`
+}
+
+// DependencySpec is one item of dependencies / add_dependencies.
+type DependencySpec struct {
+	Name          string `json:"name,omitempty"`
+	Ref           string `json:"ref"`
+	Required      *bool  `json:"required,omitempty"`
+	Compatibility string `json:"compatibility,omitempty"`
+}
+
+// ConfigProperty is one item of config_properties / add_config_properties.
+type ConfigProperty struct {
+	Name        string `json:"name"`
+	Type        string `json:"type,omitempty"`
+	Required    *bool  `json:"required,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Summary is a short overview of a contract.
+type Summary struct {
+	Name         string   `json:"name"`
+	Version      string   `json:"version"`
+	Owner        string   `json:"owner,omitempty"`
+	Interfaces   []string `json:"interfaces"`   // "name (type)"
+	Dependencies []string `json:"dependencies"` // refs
+	Workload     string   `json:"workload,omitempty"`
+	StateType    string   `json:"stateType,omitempty"`
+	// Sections maps every top-level section to "present" or "absent".
+	Sections map[string]string `json:"sections"`
+}
+
+// CreateResult is pacto_create's output.
+type CreateResult struct {
+	// Path is the bundle directory, relative to the workspace.
+	Path    string  `json:"path"`
+	Summary Summary `json:"summary"`
+	// Derived lists what was inferred or defaulted, and why.
+	Derived []string `json:"derived"`
+	// FileCount is len(Files).
+	FileCount int          `json:"fileCount"`
+	Files     []FileChange `json:"files"`
+	DryRun    bool         `json:"dryRun"`
+	// Diff is a unified diff of every file, with dry_run only.
+	Diff     string   `json:"diff,omitempty"`
+	Warnings []string `json:"warnings"`
+}
+
+// EditResult is pacto_edit's output.
+type EditResult struct {
+	Path    string  `json:"path"`
+	Summary Summary `json:"summary"`
+	// Changes lists each effective change; [] when nothing changed.
+	Changes  []string     `json:"changes"`
+	Files    []FileChange `json:"files"`
+	DryRun   bool         `json:"dryRun"`
+	Diff     string       `json:"diff,omitempty"`
+	Warnings []string     `json:"warnings"`
+}
+
+// CheckResult is pacto_check's output.
+type CheckResult struct {
+	Valid       bool               `json:"valid"`
+	Summary     *Summary           `json:"summary,omitempty"`
+	Errors      []validate.Finding `json:"errors"`
+	Warnings    []validate.Finding `json:"warnings"`
+	Suggestions []Suggestion       `json:"suggestions"`
+}
+
+// Suggestion is an improvement for a valid contract.
+type Suggestion struct {
+	Message string `json:"message"`
+	// ToolCall, when set, is a pacto_edit call that applies the suggestion;
+	// its params are valid pacto_edit arguments as they stand.
+	ToolCall *ToolCall `json:"toolCall,omitempty"`
+}
+
+// ToolCall names a tool and the arguments to call it with.
+type ToolCall struct {
+	Tool   string         `json:"tool"`
+	Params map[string]any `json:"params"`
+}
