@@ -36,15 +36,21 @@ type argDecoder struct {
 	unmarshal func(json.RawMessage, any) error
 }
 
-func newArgDecoder(s *jsonschema.Schema) (*argDecoder, error) {
+// newArgDecoder checks arguments against s. With unmarshal set, values are
+// checked only at the top level (type and enum): unmarshal, which knows the
+// shape of structured values, checks inside them with better messages.
+func newArgDecoder(s *jsonschema.Schema, unmarshal func(json.RawMessage, any) error) (*argDecoder, error) {
 	if s == nil || s.Type != "object" {
 		return nil, fmt.Errorf("input schema must have type object")
 	}
 	if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
 		return nil, fmt.Errorf("input schema must set additionalProperties: false")
 	}
-	d := &argDecoder{required: s.Required, props: map[string]*jsonschema.Resolved{}}
+	d := &argDecoder{required: s.Required, props: map[string]*jsonschema.Resolved{}, unmarshal: unmarshal}
 	for name, ps := range s.Properties {
+		if unmarshal != nil {
+			ps = &jsonschema.Schema{Type: ps.Type, Types: ps.Types, Enum: ps.Enum}
+		}
 		r, err := ps.Resolve(nil)
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", name, err)

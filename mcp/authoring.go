@@ -1,12 +1,249 @@
 package mcp
 
-// authoringTools builds the authoring family. (Filled in once
-// bundle/authoring lands.)
-func (s *Server) authoringTools() ([]*tool, error) { return nil, nil }
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/kubepact/kubepact/bundle/authoring"
+	"github.com/kubepact/kubepact/bundle/contract"
+)
+
+// Structured authoring arguments: a native JSON array (or object) or the
+// same JSON encoded in a string. bundle/authoring decodes both and reports
+// item-level faults with their path (add_interfaces[1].type).
+var (
+	arrayArgs = map[string]*jsonschema.Schema{
+		"interfaces":            itemSchema[authoring.InterfaceSpec](interfaceEnums),
+		"add_interfaces":        itemSchema[authoring.InterfaceSpec](interfaceEnums),
+		"dependencies":          itemSchema[authoring.DependencySpec](nil),
+		"add_dependencies":      itemSchema[authoring.DependencySpec](nil),
+		"config_properties":     itemSchema[authoring.ConfigProperty](configEnums),
+		"add_config_properties": itemSchema[authoring.ConfigProperty](configEnums),
+		"remove_interfaces":     {Type: "string"},
+		"remove_dependencies":   {Type: "string"},
+		"remove_metadata":       {Type: "string"},
+	}
+	objectArgs = []string{"metadata", "set_metadata"}
+
+	interfaceEnums = map[string][]any{"type": {"openapi", "asyncapi", "grpc"}, "visibility": {"public", "internal"}}
+	configEnums    = map[string][]any{"type": {"string", "integer", "number", "boolean"}}
+	scalarEnums    = map[string][]any{"workload": {"service", "job", "scheduled"}, "data_loss_impact": {"low", "medium", "high"}}
+)
+
+// itemSchema infers the schema of one structured item and adds enums.
+func itemSchema[T any](enums map[string][]any) *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err) // static types: fails in every test run or never
+	}
+	for name, values := range enums {
+		if p := s.Properties[name]; p != nil {
+			p.Enum = values
+		}
+	}
+	return s
+}
+
+// authoringInput infers the input schema of an authoring request type and
+// narrows what inference cannot know: which raw fields take arrays and
+// which objects (each also as a JSON-encoded string), and the enums.
+func authoringInput[T any]() (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: rawTypeSchemas})
+	if err != nil {
+		return nil, err
+	}
+	for name, p := range s.Properties {
+		if items, ok := arrayArgs[name]; ok {
+			p.Types = []string{"array", "string"}
+			p.Items = items
+		}
+		for _, o := range objectArgs {
+			if name == o {
+				p.Types = []string{"object", "string"}
+			}
+		}
+		if values, ok := scalarEnums[name]; ok {
+			p.Enum = values
+		}
+	}
+	return s, nil
+}
+
+// SchemaArgs are pacto_schema's arguments.
+type SchemaArgs struct {
+	Path string `json:"path,omitempty" jsonschema:"dotted field path to explain, e.g. state.persistence.durability or interfaces.type; omit for the whole schema"`
+}
+
+// SchemaResult is pacto_schema's answer: the whole schema, or one field.
+type SchemaResult struct {
+	Description string               `json:"description" jsonschema:"what a Pacto contract is"`
+	Docs        string               `json:"docs" jsonschema:"where the format is documented"`
+	Version     string               `json:"pactoVersion" jsonschema:"the contract format version the schema describes"`
+	JSONSchema  json.RawMessage      `json:"jsonSchema,omitempty" jsonschema:"the embedded JSON Schema (draft 2020-12) of pacto.yaml, without path"`
+	Field       *authoring.FieldHelp `json:"field,omitempty" jsonschema:"the explained field, with path"`
+}
+
+const pactoDescription = "A Pacto contract (pacto.yaml at the root of a bundle) describes a service operationally: identity and owner, interfaces (openapi, asyncapi, grpc specs inside the bundle), configuration schemas, policies, dependencies on other contracts, runtime state semantics, workload kind, capabilities and readiness."
+
+// authoringTools builds pacto_create, pacto_edit, pacto_check and
+// pacto_schema over one bundle/authoring instance confined to the workspace.
+func (s *Server) authoringTools() ([]*tool, error) {
+	a, err := authoring.New(&authoring.Options{Workspace: s.opts.Workspace})
+	if err != nil {
+		return nil, err
+	}
+	createIn, err := authoringInput[authoring.CreateRequest]()
+	if err != nil {
+		return nil, err
+	}
+	editIn, err := authoringInput[authoring.EditRequest]()
+	if err != nil {
+		return nil, err
+	}
+	create, err := newTool(toolSpec{
+		name:  "pacto_create",
+		title: "Create a Pacto contract",
+		description: "Create a new Pacto contract bundle from intent-level inputs: name (required), a prose description " +
+			"(interfaces, state and workload are inferred from it unless given), interfaces, dependencies, configuration properties, " +
+			"runtime-state flags and metadata. Writes pacto.yaml plus stub specs for every interface and the configuration schema below " +
+			"the workspace, atomically, after validating the real result; refuses to replace an existing pacto.yaml unless overwrite is true. " +
+			"dry_run returns the result and a diff without writing. Structured arguments take a JSON array/object or the same JSON as a string.",
+		hints:     hints{destructive: true, idempotent: true}, // overwrite:true replaces a contract
+		input:     createIn,
+		unmarshal: authoring.DecodeArgs,
+	}, func(ctx context.Context, in authoring.CreateRequest) (*authoring.CreateResult, string, error) {
+		res, err := a.Create(ctx, in)
+		if err != nil {
+			return nil, "", err
+		}
+		verb := "Created"
+		if res.DryRun {
+			verb = "Dry run: would create"
+		}
+		return res, fmt.Sprintf("%s contract %s %s at %s (%d files).%s", verb, res.Summary.Name, res.Summary.Version, res.Path, res.FileCount, warnings(res.Warnings)), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	edit, err := newTool(toolSpec{
+		name:  "pacto_edit",
+		title: "Edit a Pacto contract",
+		description: "Edit an existing pacto.yaml below the workspace: rename, version, owner, add/remove interfaces and dependencies, " +
+			"workload, runtime-state flags, configuration properties and metadata. Keeps comments, key order and scalar text; scaffolds stub specs " +
+			"for added interfaces; validates the real result and writes atomically. Lists every change (changes is [] with a warning when " +
+			"nothing changed). dry_run returns the result and a diff without writing. Structured arguments take a JSON array/object or the same JSON as a string.",
+		hints:     hints{destructive: true}, // removes interfaces, dependencies, metadata
+		input:     editIn,
+		unmarshal: authoring.DecodeArgs,
+	}, func(ctx context.Context, in authoring.EditRequest) (*authoring.EditResult, string, error) {
+		res, err := a.Edit(ctx, in)
+		if err != nil {
+			return nil, "", err
+		}
+		verb := "Edited"
+		if res.DryRun {
+			verb = "Dry run: would edit"
+		}
+		return res, fmt.Sprintf("%s %s: %d change(s)%s.%s", verb, res.Path, len(res.Changes), listed(res.Changes), warnings(res.Warnings)), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	check, err := newTool(toolSpec{
+		name:  "pacto_check",
+		title: "Validate a Pacto contract",
+		description: "Validate the pacto.yaml in a bundle directory below the workspace (structure, cross-field rules and referenced files) " +
+			"and return errors, warnings, a summary and suggestions. A suggestion's toolCall holds pacto_edit arguments that can be sent as they are.",
+		hints:     hints{readOnly: true, idempotent: true},
+		unmarshal: authoring.DecodeArgs,
+	}, func(ctx context.Context, in authoring.CheckRequest) (*authoring.CheckResult, string, error) {
+		res, err := a.Check(ctx, in)
+		if err != nil {
+			return nil, "", err
+		}
+		verdict := "valid"
+		if !res.Valid {
+			verdict = "invalid"
+		}
+		return res, fmt.Sprintf("Contract is %s: %d error(s), %d warning(s), %d suggestion(s).", verdict, len(res.Errors), len(res.Warnings), len(res.Suggestions)), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	schema, err := newTool(toolSpec{
+		name:  "pacto_schema",
+		title: "Explain the Pacto contract schema",
+		description: "Return the Pacto v" + contract.Version + " contract format and its full JSON Schema; with path (e.g. state.persistence.durability) " +
+			"explain just that field: type, allowed values, meaning and an example. Call it before writing a contract by hand.",
+		hints:     hints{readOnly: true, idempotent: true},
+		unmarshal: authoring.DecodeArgs,
+	}, func(_ context.Context, in SchemaArgs) (*SchemaResult, string, error) {
+		res := &SchemaResult{Description: pactoDescription, Docs: "https://pacto.run", Version: contract.Version}
+		if in.Path == "" {
+			res.JSONSchema = json.RawMessage(contract.Schema)
+			return res, "The Pacto v" + contract.Version + " contract schema (JSON Schema 2020-12) is in structuredContent.jsonSchema; pass path to explain one field.", nil
+		}
+		help, err := authoring.ExplainField(in.Path)
+		if err != nil {
+			return nil, "", err
+		}
+		res.Field = help
+		return res, fieldSummary(help), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return []*tool{create, edit, check, schema}, nil
+}
+
+func fieldSummary(h *authoring.FieldHelp) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", h.Path, h.Type)
+	if len(h.AllowedValues) > 0 {
+		vals := make([]string, len(h.AllowedValues))
+		for i, v := range h.AllowedValues {
+			vals[i] = fmt.Sprint(v)
+		}
+		fmt.Fprintf(&b, ", one of %s", strings.Join(vals, ", "))
+	}
+	if h.Required {
+		b.WriteString(", required")
+	}
+	if h.Description != "" {
+		fmt.Fprintf(&b, ". %s", h.Description)
+	}
+	return b.String()
+}
+
+func listed(items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	const most = 5
+	if len(items) > most {
+		return ": " + strings.Join(items[:most], "; ") + fmt.Sprintf("; and %d more", len(items)-most)
+	}
+	return ": " + strings.Join(items, "; ")
+}
+
+func warnings(ws []string) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	return " Warnings: " + strings.Join(ws, "; ")
+}
 
 // familyError maps the coded errors of the families' packages onto the
 // envelope; nil when err is none of them.
 func familyError(err error) *ToolError {
-	_ = err
+	var ae *authoring.Error
+	if errors.As(err, &ae) {
+		return &ToolError{Code: ae.Code, Message: ae.Message, Field: ae.Field, Accepted: ae.Accepted, DidYouMean: ae.DidYouMean, Findings: ae.Findings}
+	}
 	return nil
 }

@@ -35,15 +35,20 @@ func (s *Server) Handler() http.Handler { return s.httpHandler }
 func (s *Server) newHTTPHandler() http.Handler {
 	getServer := func(*http.Request) *sdk.Server { return s.sdk }
 	sdkLog := slog.New(logr.ToSlogHandler(s.log.WithName("http")))
+	// The SDK's own localhost protection is off because guard does the same
+	// check and more: it also honours AllowedHosts, and it also applies when
+	// the listener is not on loopback.
 	stateful := sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
-		SessionTimeout:      s.opts.SessionTimeout,
-		MaxRequestBodyBytes: s.opts.MaxRequestBytes,
-		Logger:              sdkLog,
+		SessionTimeout:             s.opts.SessionTimeout,
+		MaxRequestBodyBytes:        s.opts.MaxRequestBytes,
+		Logger:                     sdkLog,
+		DisableLocalhostProtection: true,
 	})
 	stateless := sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
-		Stateless:           true,
-		MaxRequestBodyBytes: s.opts.MaxRequestBytes,
-		Logger:              sdkLog,
+		Stateless:                  true,
+		MaxRequestBodyBytes:        s.opts.MaxRequestBytes,
+		Logger:                     sdkLog,
+		DisableLocalhostProtection: true,
 	})
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= statelessEra {

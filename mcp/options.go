@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -138,9 +139,12 @@ func (o *Options) setDefaults() {
 		o.Port = DefaultPort
 	}
 	if o.Workspace == "" {
-		if wd, err := os.Getwd(); err == nil {
-			o.Workspace = wd
-		}
+		o.Workspace = "."
+	}
+	if abs, err := filepath.Abs(o.Workspace); err == nil {
+		o.Workspace = abs
+	} else {
+		o.Workspace = ""
 	}
 	if o.Families == nil {
 		o.Families = slices.Clone(DefaultFamilies)

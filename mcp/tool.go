@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/bundle/validate"
 )
 
 // Error codes of the tool-error envelope that this package produces itself.
@@ -36,6 +38,8 @@ type ToolError struct {
 	Accepted []string `json:"accepted,omitempty" jsonschema:"the argument names this tool accepts"`
 	// DidYouMean is the accepted name nearest to an unknown one.
 	DidYouMean string `json:"didYouMean,omitempty" jsonschema:"the accepted name nearest to the unknown one"`
+	// Findings are the validation findings behind an INVALID_CONTRACT error.
+	Findings []validate.Finding `json:"findings,omitempty" jsonschema:"validation findings behind an INVALID_CONTRACT error"`
 }
 
 func (e *ToolError) Error() string {
@@ -94,6 +98,8 @@ type toolSpec struct {
 	// additionalProperties false.
 	input *jsonschema.Schema
 	// unmarshal decodes the schema-checked arguments; nil is encoding/json.
+	// A family's own decoder also checks inside structured values (and
+	// reports item paths), so the schema check then stops at the top level.
 	unmarshal func(json.RawMessage, any) error
 }
 
@@ -109,11 +115,10 @@ func newTool[In, Out any](spec toolSpec, run func(context.Context, In) (Out, str
 			return nil, fmt.Errorf("tool %s: input schema: %w", spec.name, err)
 		}
 	}
-	dec, err := newArgDecoder(input)
+	dec, err := newArgDecoder(input, spec.unmarshal)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %w", spec.name, err)
 	}
-	dec.unmarshal = spec.unmarshal
 	output, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: rawTypeSchemas})
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: output schema: %w", spec.name, err)
@@ -214,6 +219,7 @@ var errorSchema = func() *jsonschema.Schema {
 // branch.
 func withErrorAlternative(out *jsonschema.Schema) *jsonschema.Schema {
 	s := out.CloneSchemas()
+	s.Type, s.Types = "object", nil // a pointer result infers ["null","object"]; a result is never null
 	if s.Properties == nil {
 		s.Properties = map[string]*jsonschema.Schema{}
 	}
