@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kubepact/kubepact/bundle/contract"
 )
@@ -14,8 +15,23 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("pactoVersion: '2.0'\nservice: {name: a, version: 1.0.0}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := contract.Parse(data)
-		tree, gerr := contract.DecodeGeneric(data)
+		var (
+			c         *contract.Contract
+			tree      any
+			err, gerr error
+			done      = make(chan struct{})
+		)
+		// Every input must be decided quickly; a slow one is a finding.
+		go func() {
+			defer close(done)
+			c, err = contract.Parse(data)
+			tree, gerr = contract.DecodeGeneric(data)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Parse and DecodeGeneric took over 10s on a %d-byte input", len(data))
+		}
 		if err != nil {
 			var pe *contract.ParseError
 			if !errors.As(err, &pe) {

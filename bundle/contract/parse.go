@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -417,7 +418,12 @@ type fieldSet struct {
 	names  []string
 }
 
+var fieldCache sync.Map // reflect.Type → fieldSet
+
 func structFields(t reflect.Type) fieldSet {
+	if cached, ok := fieldCache.Load(t); ok {
+		return cached.(fieldSet)
+	}
 	fs := fieldSet{byName: make(map[string]reflect.StructField, t.NumField())}
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -429,5 +435,6 @@ func structFields(t reflect.Type) fieldSet {
 		fs.names = append(fs.names, name)
 	}
 	slices.Sort(fs.names)
+	fieldCache.Store(t, fs)
 	return fs
 }

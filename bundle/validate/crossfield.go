@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -112,10 +113,8 @@ func (v *validator) checkConfigSchema(p, name string, values map[string]any) {
 
 // schemaFileFinding reports why a schema file could not be used.
 func (v *validator) schemaFileFinding(path, what, name string, err error, jsonCode, schemaCode string) {
-	var sfe *schemaFileError
 	stage := "schema"
-	if e, ok := err.(*schemaFileError); ok { //nolint:errorlint // compileBundleSchema returns it unwrapped
-		sfe = e
+	if sfe, ok := errors.AsType[*schemaFileError](err); ok {
 		stage = sfe.stage
 	}
 	switch stage {

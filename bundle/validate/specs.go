@@ -80,10 +80,10 @@ func checkOpenAPI(ctx context.Context, data []byte) error {
 		}
 		var t openapi2.T
 		if err := json.Unmarshal(raw, &t); err != nil {
-			return fmt.Errorf("Swagger 2.0 document does not decode: %w", err)
+			return fmt.Errorf("the Swagger 2.0 document does not decode: %w", err)
 		}
 		if t.Info.Title == "" || t.Info.Version == "" {
-			return errors.New("Swagger 2.0 document needs info.title and info.version")
+			return errors.New("a Swagger 2.0 document needs info.title and info.version")
 		}
 		return nil
 	}
@@ -204,9 +204,10 @@ func stripProto(src string) (string, error) {
 			b.WriteByte(c)
 			j := i + 1
 			for ; j < len(src) && src[j] != c; j++ {
-				if src[j] == '\\' {
+				switch src[j] {
+				case '\\':
 					j++
-				} else if src[j] == '\n' {
+				case '\n':
 					return "", fmt.Errorf("line %d: string never closed", line)
 				}
 			}

@@ -75,7 +75,11 @@ func Validate(ctx context.Context, fsys fs.FS, opts *Options) Result {
 	raw, err := readFile(fsys, contract.FileName, contract.MaxBytes)
 	if err != nil {
 		r := newResult()
-		r.addError("", CodeFileNotFound, fmt.Sprintf("cannot read %s at the bundle root: %v", contract.FileName, err))
+		if isNotFound(err) {
+			r.addError("", CodeFileNotFound, fmt.Sprintf("%s is missing at the bundle root; every bundle needs one", contract.FileName))
+		} else {
+			r.addError("", CodeYAMLParseError, fmt.Sprintf("cannot read %s: %v", contract.FileName, err))
+		}
 		return r.Result
 	}
 	return ValidateBytes(ctx, raw, fsys, opts)
