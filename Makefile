@@ -49,6 +49,14 @@ lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.
 test: ## Run the unit and integration tests (real OCI registry on loopback, real MCP transports).
 	go test $(GO_TEST_FLAGS) ./...
 
+# The MCP conformance suite and Node 22 are installed by npm ci into
+# CONFORMANCE_DIR from hack/conformance/package-lock.json (needs only npm).
+CONFORMANCE_DIR ?= $(CURDIR)/.cache/conformance
+
+.PHONY: test-conformance
+test-conformance: build ## Run the official MCP conformance suite against `kubepact mcp -t http`.
+	CONFORMANCE_DIR=$(CONFORMANCE_DIR) KUBEPACT=$(LOCALBIN)/kubepact hack/conformance/run.sh
+
 .PHONY: bench
 bench: ## Run the benchmarks once with memory statistics.
 	go test -run '^$$' -bench . -benchmem ./...
