@@ -386,16 +386,17 @@ func didYouMean(name string, accepted []string) string {
 	if bestDist >= 0 && bestDist <= limit {
 		return best
 	}
-	// A whole-word fragment of an accepted name ("interfaces" for
-	// "add_interfaces") is a likelier intent than nothing.
+	// A fragment of an accepted name ("interfaces" for "add_interfaces") is
+	// a likelier intent than nothing; the closest such name wins.
+	best, bestDist = "", -1
 	if len(n) >= 4 {
 		for _, a := range accepted {
-			if strings.Contains(norm(a), n) {
-				return a
+			if d := levenshtein(n, norm(a)); strings.Contains(norm(a), n) && (bestDist < 0 || d < bestDist) {
+				best, bestDist = a, d
 			}
 		}
 	}
-	return ""
+	return best
 }
 
 // levenshtein is the edit distance between a and b, over runes.

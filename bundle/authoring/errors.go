@@ -1,6 +1,10 @@
 package authoring
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -49,6 +53,14 @@ func argError(field, msg string) *Error {
 	return &Error{Code: CodeInvalidArgument, Field: field, Message: msg}
 }
 
+// internalError wraps an I/O failure. os.Root refusing a symlink that leads
+// out of the workspace is reported as PATH_OUTSIDE_WORKSPACE: the os package
+// has no exported sentinel for it, so its fixed message is matched.
 func internalError(msg string, err error) *Error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+		return &Error{Code: CodePathOutsideWorkspace, Message: fmt.Sprintf(
+			"%s: %s leads outside the workspace through a symlink", msg, pe.Path), err: err}
+	}
 	return &Error{Code: CodeInternal, Message: msg + ": " + err.Error(), err: err}
 }
