@@ -75,7 +75,7 @@ func (a *Authoring) Edit(ctx context.Context, req EditRequest) (*EditResult, err
 	changes := slices.Concat(e.files, []fileChange{{rel: manifest, data: data, old: old}})
 	after := a.validateResult(ctx, root, dir, changes)
 	if !after.Valid() {
-		before := a.validateResult(ctx, root, dir, nil)
+		before := a.validateResult(ctx, root, dir, []fileChange{{rel: manifest, data: old}})
 		if introduced := newErrors(before, after); len(introduced.Errors) > 0 {
 			return nil, invalidContract("the edit would make the contract invalid, so nothing was written", introduced)
 		}

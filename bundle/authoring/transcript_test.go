@@ -26,6 +26,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/t
 //
 //	ws/<path>        the workspace before the call
 //	symlinks         optional lines "ws/<path> -> <target>" ($OUTSIDE = a directory outside the workspace)
+//	allow-invalid    optional: the bundle was invalid before and may stay so
 //	call.json        {"tool": "pacto_create|pacto_edit|pacto_check", "args": {...}}
 //	want/result.json the result, or want/error.json the error
 //	want/files       every file in the workspace after the call
@@ -59,6 +60,7 @@ func runTranscript(t *testing.T, file string) {
 	outside := t.TempDir()
 	initial := map[string][]byte{}
 	var c call
+	allowInvalid := false
 	for _, f := range ar.Files {
 		switch {
 		case strings.HasPrefix(f.Name, "ws/"):
@@ -82,6 +84,8 @@ func runTranscript(t *testing.T, file string) {
 					t.Fatal(err)
 				}
 			}
+		case f.Name == "allow-invalid":
+			allowInvalid = true
 		case f.Name == "call.json":
 			data := bytes.ReplaceAll(f.Data, []byte("$OUTSIDE"), []byte(outside))
 			if err := json.Unmarshal(data, &c); err != nil {
@@ -146,7 +150,7 @@ func runTranscript(t *testing.T, file string) {
 	}
 	got["want/files"] = []byte(strings.Join(all, "\n") + "\n")
 
-	if callErr == nil && c.Tool != "pacto_check" {
+	if callErr == nil && c.Tool != "pacto_check" && !allowInvalid {
 		var dry struct {
 			Path   string `json:"path"`
 			DryRun bool   `json:"dryRun"`
