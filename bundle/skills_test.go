@@ -1,0 +1,62 @@
+package bundle
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSkills(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"pacto.yaml":         "x",
+		"skills/refund.md":   "# Refund\n",
+		"skills/states.md":   "# States\n",
+		"skills/notes.txt":   "not a skill",
+		"skills/sub/deep.md": "not listed",
+		"secret.md":          "outside",
+	})
+	fsys := os.DirFS(dir)
+
+	got, err := ListSkills(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"refund", "states"}, got); diff != "" {
+		t.Errorf("ListSkills (-want +got):\n%s", diff)
+	}
+
+	for _, name := range []string{"refund", "refund.md"} {
+		md, err := ReadSkill(fsys, name)
+		if err != nil || md != "# Refund\n" {
+			t.Errorf("ReadSkill(%q) = %q, %v; want the Markdown", name, md, err)
+		}
+	}
+
+	bad := []struct{ name, want string }{
+		{"../secret", "not accepted"},
+		{"sub/deep", "not accepted"},
+		{`..\secret`, "not accepted"},
+		{".hidden", "not accepted"},
+		{"", "not accepted"},
+		{"missing", "the bundle has: refund, states"},
+	}
+	for _, b := range bad {
+		_, err := ReadSkill(fsys, b.name)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("ReadSkill(%q): got %v, want an error containing %q", b.name, err, b.want)
+		}
+	}
+}
+
+func TestSkillsNone(t *testing.T) {
+	fsys := os.DirFS(writeTree(t, map[string]string{"pacto.yaml": "x"}))
+	got, err := ListSkills(fsys)
+	if err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("ListSkills without a skills folder = %#v, %v; want an empty, non-nil list", got, err)
+	}
+	if _, err := ReadSkill(fsys, "any"); err == nil || !strings.Contains(err.Error(), "no skills") {
+		t.Fatalf("ReadSkill without skills: got %v", err)
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// kubepactBin is the binary built once for every test in this package: the
+// commands are tested as users run them, as a process with flags and exit
+// codes.
+var kubepactBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kubepact-bin-")
+	if err != nil {
+		panic(err)
+	}
+	kubepactBin = filepath.Join(dir, "kubepact")
+	build := exec.Command("go", "build", "-o", kubepactBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building kubepact: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs the binary and returns stdout, stderr and the exit code.
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), kubepactBin, args...)
+	cmd.Env = append(os.Environ(), "KUBEPACT_CACHE_DIR="+t.TempDir(), "HOME="+t.TempDir())
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("running kubepact %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := run(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "kubepact ") {
+		t.Fatalf("version: code %d, output %q", code, out)
+	}
+}
+
+func TestCheckExamples(t *testing.T) {
+	examples, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "bundles", "*"))
+	if err != nil || len(examples) < 3 {
+		t.Fatalf("expected at least 3 example bundles, got %v (%v)", examples, err)
+	}
+	for _, dir := range examples {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			out, stderr, code := run(t, "check", dir, "-o", "json")
+			if code != 0 {
+				t.Fatalf("check %s: exit %d\nstdout: %s\nstderr: %s", dir, code, out, stderr)
+			}
+			var rep checkReport
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("check -o json output is not the report: %v\n%s", err, out)
+			}
+			if !rep.Valid || rep.Service != filepath.Base(dir) || !strings.HasPrefix(rep.Identity, "sha256:") {
+				t.Errorf("report = %+v; want valid, service %q and a sha256 identity", rep, filepath.Base(dir))
+			}
+		})
+	}
+}
+
+func TestCheckInvalid(t *testing.T) {
+	dir := t.TempDir()
+	contract := "pactoVersion: \"2.0\"\nservice:\n  name: broken\n  version: 1.0.0\ninterfaces:\n  - name: api\n    type: openapi\n    ref: interfaces/missing.yaml\n"
+	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte(contract), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _, code := run(t, "check", dir, "-o", "json")
+	if code != 1 {
+		t.Fatalf("check of an invalid bundle: exit %d, want 1\n%s", code, out)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	errs, _ := raw["errors"].([]any)
+	if len(errs) == 0 {
+		t.Fatalf("no errors reported: %s", out)
+	}
+	first, _ := errs[0].(map[string]any)
+	if first["code"] != "FILE_NOT_FOUND" || first["path"] != "interfaces[0].ref" || first["message"] == "" {
+		t.Errorf("first finding = %v; want FILE_NOT_FOUND at interfaces[0].ref with a message", first)
+	}
+	if _, ok := raw["warnings"].([]any); !ok {
+		t.Errorf("warnings must be a list, even when empty: %s", out)
+	}
+
+	text, _, code := run(t, "check", dir)
+	if code != 1 || !strings.Contains(text, "INVALID") || !strings.Contains(text, "FILE_NOT_FOUND") {
+		t.Errorf("text check: exit %d, output %q", code, text)
+	}
+}
+
+func TestCheckCannotCheck(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", filepath.Join(t.TempDir(), "nope")}, "does not exist"},
+		{[]string{"check", t.TempDir()}, "has no pacto.yaml"},
+		{[]string{"check", ".", "-o", "yaml"}, `-o "yaml" is not accepted`},
+		{[]string{"check", "oci://"}, ""},
+	}
+	for _, tt := range tests {
+		_, stderr, code := run(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("kubepact %v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+func TestPackReproducible(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "examples", "bundles", "payments")
+	out1 := filepath.Join(t.TempDir(), "a.tar.gz")
+	out2 := filepath.Join(t.TempDir(), "b.tar.gz")
+
+	d1, stderr, code := run(t, "pack", dir, "-o", out1)
+	if code != 0 {
+		t.Fatalf("pack: exit %d: %s", code, stderr)
+	}
+	d2, _, _ := run(t, "pack", dir, "-o", out2)
+	b1, _ := os.ReadFile(out1)
+	b2, _ := os.ReadFile(out2)
+	if d1 != d2 || !bytes.Equal(b1, b2) || len(b1) == 0 {
+		t.Fatalf("pack is not reproducible: digests %q vs %q, %d vs %d bytes", d1, d2, len(b1), len(b2))
+	}
+
+	checkOut, _, _ := run(t, "check", dir, "-o", "json")
+	var rep checkReport
+	if err := json.Unmarshal([]byte(checkOut), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Identity != strings.TrimSpace(d1) {
+		t.Errorf("check reports identity %s, pack %s: one bundle, one identity", rep.Identity, d1)
+	}
+
+	if _, stderr, code := run(t, "pack", dir); code != 2 || !strings.Contains(stderr, "-o FILE") {
+		t.Errorf("pack without -o: exit %d, %q", code, stderr)
+	}
+}
