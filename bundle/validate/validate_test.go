@@ -74,6 +74,7 @@ func TestValidateTable(t *testing.T) {
 		"interfaces/openapi.yaml":     {Data: []byte(openAPISpec)},
 		"interfaces/events.json":      {Data: []byte(asyncAPISpec)},
 		"interfaces/auth.proto":       {Data: []byte(protoSpec)},
+		"interfaces/v31.yaml":         {Data: []byte("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {type: [string, 'null']}\n")},
 		"interfaces/broken.yaml":      {Data: []byte("openapi: 3.0.3\ninfo: {title: x}\n")},
 		"interfaces/swagger.json":     {Data: []byte(`{"swagger": "2.0", "info": {"title": "s", "version": "1"}, "paths": {}}`)},
 		"interfaces/notapi.yaml":      {Data: []byte("hello: world\n")},
@@ -115,6 +116,7 @@ func TestValidateTable(t *testing.T) {
 		{name: "every interface kind", valid: true, src: head + `interfaces:
   - {name: http, type: openapi, ref: ./interfaces/openapi.yaml}
   - {name: legacy, type: openapi, ref: interfaces/swagger.json}
+  - {name: modern, type: openapi, ref: interfaces/v31.yaml}
   - {name: events, type: asyncapi, ref: interfaces/events.json}
   - {name: rpc, type: grpc, ref: interfaces/auth.proto}
 capabilities:
