@@ -1,0 +1,77 @@
+package oci
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/opencontainers/go-digest"
+)
+
+// cache keeps content by digest under dir/blobs/<algorithm>/<encoded>, the
+// layout of an OCI image layout's blobs. Entries are written atomically and
+// verified on every read, so a torn or tampered entry is never served.
+type cache struct {
+	dir string
+}
+
+func newCache(dir string) (*cache, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o755); err != nil {
+		return nil, fmt.Errorf("oci: cache: %w", err)
+	}
+	return &cache{dir: dir}, nil
+}
+
+func (c *cache) path(d digest.Digest) string {
+	return filepath.Join(c.dir, "blobs", d.Algorithm().String(), d.Encoded())
+}
+
+// get returns the entry for d if it exists, is at most max bytes and
+// matches d. A mismatching entry is removed, so it is fetched again.
+func (c *cache) get(d digest.Digest, max int64) ([]byte, bool) {
+	if d.Validate() != nil {
+		return nil, false
+	}
+	f, err := os.Open(c.path(d))
+	if err != nil {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	_ = f.Close()
+	if err != nil {
+		return nil, false
+	}
+	if int64(len(data)) > max || d.Algorithm().FromBytes(data) != d {
+		_ = os.Remove(c.path(d))
+		return nil, false
+	}
+	return data, true
+}
+
+// put stores data, already verified to match d: written to a temporary file
+// in the same directory, then renamed over the entry.
+func (c *cache) put(d digest.Digest, data []byte) error {
+	target := c.path(d)
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("oci: cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-"+d.Encoded()[:12]+"-*")
+	if err != nil {
+		return fmt.Errorf("oci: cache: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), target)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("oci: cache %s: %w", d, werr)
+	}
+	return nil
+}

@@ -1,0 +1,418 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/kubepact/kubepact/bundle/archive"
+)
+
+// Caps on metadata read from a registry, before it is parsed.
+const (
+	maxManifestBytes = 4 << 20
+	maxConfigBytes   = 1 << 20
+)
+
+// Errors wrapped by Client methods, for errors.Is.
+var (
+	// ErrAuthFailed: the registry refused the credentials (or their absence).
+	ErrAuthFailed = errors.New("authentication failed")
+	// ErrNotFound: the registry has no such tag, digest or repository.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalidArtifact: what the registry holds is not a Pacto bundle in
+	// the expected format, or does not match its digest.
+	ErrInvalidArtifact = errors.New("not a valid Pacto bundle artifact")
+)
+
+// ClientOptions configure a Client. The zero value (or nil) means: HTTPS,
+// credentials from the standard Docker config file, no cache, default
+// archive limits.
+type ClientOptions struct {
+	// PlainHTTP talks HTTP instead of HTTPS to every registry. Only for
+	// local or test registries; it is never switched on implicitly.
+	PlainHTTP bool
+	// DockerConfigPath is a Docker config.json to read credentials from
+	// (credential helpers included). Empty means the standard location
+	// ($DOCKER_CONFIG/config.json or ~/.docker/config.json), if any.
+	DockerConfigPath string
+	// DockerConfigJSON is the content of a .dockerconfigjson, what a
+	// Kubernetes image pull Secret holds. When set it is the only source of
+	// credentials: no file is read.
+	DockerConfigJSON []byte
+	// CacheDir is where fetched content is kept by digest; empty means no
+	// cache.
+	CacheDir string
+	// Limits bound extraction of pulled layers (zero fields: defaults).
+	Limits archive.Limits
+	// HTTPClient carries the requests; nil means oras' retrying client.
+	HTTPClient *http.Client
+}
+
+// Client pushes and pulls bundles. It is safe for concurrent use.
+type Client struct {
+	plainHTTP bool
+	client    *auth.Client
+	cache     *cache // nil: no cache
+	limits    archive.Limits
+}
+
+// NewClient returns a Client configured by opts (nil means defaults).
+func NewClient(opts *ClientOptions) (*Client, error) {
+	if opts == nil {
+		opts = &ClientOptions{}
+	}
+	store, err := credentialStore(opts)
+	if err != nil {
+		return nil, err
+	}
+	httpClient := opts.HTTPClient
+	if httpClient == nil {
+		httpClient = retry.DefaultClient
+	}
+	c := &Client{
+		plainHTTP: opts.PlainHTTP,
+		client: &auth.Client{
+			Client:     httpClient,
+			Cache:      auth.NewCache(),
+			Credential: credentials.Credential(store),
+			Header:     http.Header{"User-Agent": {"kubepact"}},
+		},
+		limits: opts.Limits.WithDefaults(),
+	}
+	if opts.CacheDir != "" {
+		if c.cache, err = newCache(opts.CacheDir); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func credentialStore(opts *ClientOptions) (credentials.Store, error) {
+	switch {
+	case opts.DockerConfigJSON != nil:
+		store, err := credentials.NewMemoryStoreFromDockerConfig(opts.DockerConfigJSON)
+		if err != nil {
+			return nil, fmt.Errorf("oci: reading .dockerconfigjson: %w", err)
+		}
+		return store, nil
+	case opts.DockerConfigPath != "":
+		store, err := credentials.NewStore(opts.DockerConfigPath, credentials.StoreOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("oci: reading Docker config %s: %w", opts.DockerConfigPath, err)
+		}
+		return store, nil
+	}
+	store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})
+	if err != nil {
+		// The standard location is a default, not a request: with no home
+		// directory there is simply no file to read.
+		return credentials.NewMemoryStore(), nil
+	}
+	return store, nil
+}
+
+func (c *Client) repository(ref Reference) (*remote.Repository, error) {
+	if err := ref.validate(); err != nil {
+		return nil, err
+	}
+	repo, err := remote.NewRepository(ref.Registry + "/" + ref.Repository)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrInvalidReference, ref.String(), err)
+	}
+	repo.Client = c.client
+	repo.PlainHTTP = c.plainHTTP
+	repo.MaxMetadataBytes = maxManifestBytes
+	return repo, nil
+}
+
+// Resolve returns the manifest digest ref names: its digest if it has one
+// (nothing is fetched), else what the registry resolves its tag to.
+func (c *Client) Resolve(ctx context.Context, ref Reference) (digest.Digest, error) {
+	if ref.Digest != "" {
+		if err := ref.validate(); err != nil {
+			return "", err
+		}
+		return digest.Digest(ref.Digest), nil
+	}
+	repo, err := c.repository(ref)
+	if err != nil {
+		return "", err
+	}
+	desc, err := c.resolveTag(ctx, repo, ref)
+	if err != nil {
+		return "", err
+	}
+	return desc.Digest, nil
+}
+
+func (c *Client) resolveTag(ctx context.Context, repo *remote.Repository, ref Reference) (ocispec.Descriptor, error) {
+	if ref.Tag == "" {
+		return ocispec.Descriptor{}, fmt.Errorf("%w %q: neither a tag nor a digest", ErrInvalidReference, ref.String())
+	}
+	desc, err := repo.Resolve(ctx, ref.Tag)
+	if err != nil {
+		return ocispec.Descriptor{}, registryError(ref, err)
+	}
+	if desc.MediaType != ManifestMediaType {
+		return ocispec.Descriptor{}, fmt.Errorf("oci: %s: %w: manifest media type %q, want %q",
+			ref, ErrInvalidArtifact, desc.MediaType, ManifestMediaType)
+	}
+	return desc, nil
+}
+
+// Push uploads img to ref's repository, tagging it with ref's tag if there
+// is one, and returns its digest. A ref with a digest must name img.Digest.
+func (c *Client) Push(ctx context.Context, ref Reference, img *Image) (digest.Digest, error) {
+	if img == nil {
+		return "", errors.New("oci: push: nil image")
+	}
+	if ref.Digest != "" && ref.Digest != img.Digest.String() {
+		return "", fmt.Errorf("oci: push %s: reference digest does not match the image digest %s", ref, img.Digest)
+	}
+	if err := checkManifestDigest(img.Manifest, img.Digest); err != nil {
+		return "", fmt.Errorf("oci: push %s: %w", ref, err)
+	}
+	repo, err := c.repository(ref)
+	if err != nil {
+		return "", err
+	}
+	m, err := parseManifest(img.Manifest, c.limits)
+	if err != nil {
+		return "", fmt.Errorf("oci: push %s: %w", ref, err)
+	}
+	for _, blob := range []struct {
+		desc ocispec.Descriptor
+		data []byte
+	}{{m.Config, img.Config}, {m.Layers[0], img.Layer}} {
+		if err := checkBlob(blob.data, blob.desc); err != nil {
+			return "", fmt.Errorf("oci: push %s: %w", ref, err)
+		}
+		exists, err := repo.Exists(ctx, blob.desc)
+		if err != nil {
+			return "", registryError(ref, err)
+		}
+		if exists {
+			continue
+		}
+		if err := repo.Push(ctx, blob.desc, bytes.NewReader(blob.data)); err != nil {
+			return "", registryError(ref, err)
+		}
+	}
+	mdesc := ocispec.Descriptor{MediaType: ManifestMediaType, Digest: img.Digest, Size: int64(len(img.Manifest))}
+	if ref.Tag != "" {
+		err = repo.PushReference(ctx, mdesc, bytes.NewReader(img.Manifest), ref.Tag)
+	} else {
+		err = repo.Push(ctx, mdesc, bytes.NewReader(img.Manifest))
+	}
+	if err != nil {
+		return "", registryError(ref, err)
+	}
+	return img.Digest, nil
+}
+
+// Pulled is a bundle fetched from a registry.
+type Pulled struct {
+	// Reference is the reference as requested, pinned to Digest.
+	Reference Reference
+	// Digest is the manifest digest: the bundle's identity.
+	Digest digest.Digest
+	// FS holds the extracted bundle files.
+	FS *archive.FS
+	// Labels are read from the image configuration.
+	Labels Labels
+}
+
+// Pull fetches and extracts the bundle ref names. A tag is resolved to a
+// digest first (one request); everything else is fetched by digest,
+// verified, and served from the cache when the client has one.
+func (c *Client) Pull(ctx context.Context, ref Reference) (*Pulled, error) {
+	repo, err := c.repository(ref)
+	if err != nil {
+		return nil, err
+	}
+	var mdesc ocispec.Descriptor
+	if ref.Digest != "" {
+		mdesc = ocispec.Descriptor{MediaType: ManifestMediaType, Digest: digest.Digest(ref.Digest), Size: -1}
+	} else if mdesc, err = c.resolveTag(ctx, repo, ref); err != nil {
+		return nil, err
+	}
+	ref = ref.WithDigest(mdesc.Digest)
+
+	raw, err := c.fetch(ctx, repo, ref, mdesc, maxManifestBytes, true)
+	if err != nil {
+		return nil, err
+	}
+	m, err := parseManifest(raw, c.limits)
+	if err != nil {
+		return nil, fmt.Errorf("oci: %s: %w", ref, err)
+	}
+	config, err := c.fetch(ctx, repo, ref, m.Config, maxConfigBytes, false)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := parseLabels(config)
+	if err != nil {
+		return nil, fmt.Errorf("oci: %s: %w", ref, err)
+	}
+	layer, err := c.fetch(ctx, repo, ref, m.Layers[0], c.limits.StreamBytes(), false)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := archive.Extract(bytes.NewReader(layer), c.limits)
+	if err != nil {
+		return nil, fmt.Errorf("oci: %s: layer %s: %w", ref, m.Layers[0].Digest, err)
+	}
+	return &Pulled{Reference: ref, Digest: mdesc.Digest, FS: fsys, Labels: labels}, nil
+}
+
+// fetch returns the verified content desc names, from the cache if it is
+// there, else from the registry (then caching it). A desc.Size of -1 means
+// unknown (a manifest pinned by digest). At most max bytes are read.
+func (c *Client) fetch(ctx context.Context, repo *remote.Repository, ref Reference, desc ocispec.Descriptor, max int64, isManifest bool) ([]byte, error) {
+	if desc.Size > max {
+		return nil, fmt.Errorf("oci: %s: %w: %s is %d bytes, over the %d-byte limit", ref, ErrInvalidArtifact, desc.Digest, desc.Size, max)
+	}
+	if c.cache != nil {
+		if data, ok := c.cache.get(desc.Digest, max); ok {
+			return data, nil
+		}
+	}
+	var rc io.ReadCloser
+	var err error
+	switch {
+	case isManifest && desc.Size < 0:
+		var got ocispec.Descriptor
+		got, rc, err = repo.Manifests().FetchReference(ctx, desc.Digest.String())
+		if err == nil && got.MediaType != ManifestMediaType {
+			_ = rc.Close()
+			return nil, fmt.Errorf("oci: %s: %w: manifest media type %q, want %q", ref, ErrInvalidArtifact, got.MediaType, ManifestMediaType)
+		}
+	case isManifest:
+		rc, err = repo.Manifests().Fetch(ctx, desc)
+	default:
+		rc, err = repo.Blobs().Fetch(ctx, desc)
+	}
+	if err != nil {
+		return nil, registryError(ref, err)
+	}
+	defer func() { _ = rc.Close() }()
+	data, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, registryError(ref, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("oci: %s: %w: %s is over the %d-byte limit", ref, ErrInvalidArtifact, desc.Digest, max)
+	}
+	if desc.Size >= 0 {
+		if err := checkBlob(data, desc); err != nil {
+			return nil, fmt.Errorf("oci: %s: %w", ref, err)
+		}
+	} else if err := checkManifestDigest(data, desc.Digest); err != nil {
+		return nil, fmt.Errorf("oci: %s: %w", ref, err)
+	}
+	if c.cache != nil {
+		if err := c.cache.put(desc.Digest, data); err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
+}
+
+func checkManifestDigest(data []byte, want digest.Digest) error {
+	if err := want.Validate(); err != nil {
+		return fmt.Errorf("%w: digest %q: %w", ErrInvalidArtifact, want, err)
+	}
+	if got := want.Algorithm().FromBytes(data); got != want {
+		return fmt.Errorf("%w: content has digest %s, want %s", ErrInvalidArtifact, got, want)
+	}
+	return nil
+}
+
+func checkBlob(data []byte, desc ocispec.Descriptor) error {
+	if int64(len(data)) != desc.Size {
+		return fmt.Errorf("%w: %s has %d bytes, descriptor says %d", ErrInvalidArtifact, desc.Digest, len(data), desc.Size)
+	}
+	return checkManifestDigest(data, desc.Digest)
+}
+
+// parseManifest checks that raw is a Pacto bundle manifest: an OCI image
+// manifest with one layer of LayerMediaType and sizes within the limits.
+func parseManifest(raw []byte, lim archive.Limits) (*ocispec.Manifest, error) {
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%w: manifest: %w", ErrInvalidArtifact, err)
+	}
+	switch {
+	case m.SchemaVersion != 2:
+		return nil, fmt.Errorf("%w: manifest schemaVersion %d, want 2", ErrInvalidArtifact, m.SchemaVersion)
+	case m.MediaType != "" && m.MediaType != ManifestMediaType:
+		return nil, fmt.Errorf("%w: manifest media type %q, want %q", ErrInvalidArtifact, m.MediaType, ManifestMediaType)
+	case len(m.Layers) != 1:
+		return nil, fmt.Errorf("%w: expected 1 layer, got %d", ErrInvalidArtifact, len(m.Layers))
+	case m.Layers[0].MediaType != LayerMediaType:
+		return nil, fmt.Errorf("%w: layer media type %q, want %q", ErrInvalidArtifact, m.Layers[0].MediaType, LayerMediaType)
+	case !slices.Contains([]string{ConfigMediaType, dockerConfigMediaType}, m.Config.MediaType):
+		return nil, fmt.Errorf("%w: config media type %q, want %q", ErrInvalidArtifact, m.Config.MediaType, ConfigMediaType)
+	case m.Config.Size < 0 || m.Config.Size > maxConfigBytes:
+		return nil, fmt.Errorf("%w: config is %d bytes, limit %d", ErrInvalidArtifact, m.Config.Size, maxConfigBytes)
+	case m.Layers[0].Size < 0 || m.Layers[0].Size > lim.StreamBytes():
+		return nil, fmt.Errorf("%w: layer is %d bytes, limit %d", ErrInvalidArtifact, m.Layers[0].Size, lim.StreamBytes())
+	}
+	for _, d := range []digest.Digest{m.Config.Digest, m.Layers[0].Digest} {
+		if err := d.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: digest %q: %w", ErrInvalidArtifact, d, err)
+		}
+	}
+	return &m, nil
+}
+
+func parseLabels(config []byte) (Labels, error) {
+	var cfg struct {
+		Config struct {
+			Labels map[string]string `json:"Labels"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(config, &cfg); err != nil {
+		return Labels{}, fmt.Errorf("%w: image configuration: %w", ErrInvalidArtifact, err)
+	}
+	l := cfg.Config.Labels
+	return Labels{Name: l[LabelName], Version: l[LabelVersion], PactoVersion: l[LabelPactoVersion]}, nil
+}
+
+// registryError gives a registry failure its meaning: authentication, not
+// found, or anything else, always naming the registry or reference.
+func registryError(ref Reference, err error) error {
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) {
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			return fmt.Errorf("oci: %w for registry %s: %w", ErrAuthFailed, ref.Registry, err)
+		case http.StatusForbidden:
+			return fmt.Errorf("oci: %w for registry %s (access to %s denied): %w", ErrAuthFailed, ref.Registry, ref.Repository, err)
+		case http.StatusNotFound:
+			return fmt.Errorf("oci: %s %w: %w", ref, ErrNotFound, err)
+		}
+	}
+	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		return fmt.Errorf("oci: %w for registry %s (no credentials for it): %w", ErrAuthFailed, ref.Registry, err)
+	}
+	if errors.Is(err, errdef.ErrNotFound) {
+		return fmt.Errorf("oci: %s %w: %w", ref, ErrNotFound, err)
+	}
+	return fmt.Errorf("oci: %s: %w", ref, err)
+}

@@ -1,0 +1,23 @@
+// Package oci stores and fetches Pacto bundles as OCI artifacts, in exactly
+// Pacto's format, so a bundle pushed by Pacto loads here and ours loads in
+// Pacto.
+//
+// The format: an OCI image manifest with exactly one layer of media type
+// LayerMediaType (the gzip'd tar written by package archive) and an image
+// configuration carrying the labels io.pacto.name, io.pacto.version and
+// io.pacto.pactoVersion. NewImage builds manifest and configuration
+// deterministically and without the network, so the manifest digest, a
+// bundle's identity, is known whether or not the bundle is ever pushed.
+//
+// A Client pushes and pulls through oras-go: references are validated,
+// tags are resolved to digests and everything after that is fetched and
+// verified by digest, registry credentials come from a Docker config file or
+// a .dockerconfigjson blob (what a Kubernetes pull Secret holds), plain HTTP
+// is used only when asked, and an optional on-disk content cache keyed by
+// digest means one digest is fetched once. Registry content is untrusted:
+// manifest, configuration and layer reads are capped, and layers are
+// extracted by archive.Extract under the client's limits.
+//
+// This package may import package archive, oras-go and the OCI spec types;
+// it must not import the rest of kubepact, MCP or Kubernetes.
+package oci

@@ -1,0 +1,145 @@
+package testregistry
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/distribution/distribution/v3/configuration"
+	"github.com/distribution/distribution/v3/registry/handlers"
+	"github.com/sirupsen/logrus"
+	"golang.org/x/crypto/bcrypt"
+
+	// Registered by init: the htpasswd access controller and the in-memory
+	// storage driver the configuration below names.
+	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd"
+	_ "github.com/distribution/distribution/v3/registry/storage/driver/inmemory"
+)
+
+// Options configure a registry. A nil *Options means no authentication.
+type Options struct {
+	// Username and Password, when Username is set, turn on HTTP basic
+	// authentication: every request must carry them.
+	Username, Password string
+}
+
+// Registry is a running registry. It stops when the test that started it
+// ends.
+type Registry struct {
+	// Host is "127.0.0.1:port", the registry part of a reference.
+	Host string
+	// URL is "http://127.0.0.1:port".
+	URL string
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Request is one HTTP request the registry received.
+type Request struct {
+	Method string
+	Path   string
+}
+
+func (r Request) String() string { return r.Method + " " + r.Path }
+
+var quietLogs sync.Once
+
+// New starts a registry on 127.0.0.1 and registers its shutdown with
+// tb.Cleanup. It speaks plain HTTP.
+func New(tb testing.TB, opts *Options) *Registry {
+	tb.Helper()
+	if opts == nil {
+		opts = &Options{}
+	}
+	// The registry logs every request at info level through logrus'
+	// standard logger and ignores its own log configuration.
+	quietLogs.Do(func() {
+		logrus.SetOutput(io.Discard)
+		logrus.SetLevel(logrus.PanicLevel)
+	})
+
+	cfg := &configuration.Configuration{}
+	cfg.Storage = configuration.Storage{
+		"inmemory": configuration.Parameters{},
+		"delete":   configuration.Parameters{"enabled": true},
+		"maintenance": configuration.Parameters{
+			"uploadpurging": map[any]any{"enabled": false},
+		},
+	}
+	cfg.HTTP.Secret = "kubepact-testregistry"
+	if opts.Username != "" {
+		cfg.Auth = configuration.Auth{"htpasswd": configuration.Parameters{
+			"realm": "kubepact-test",
+			"path":  htpasswdFile(tb, opts.Username, opts.Password),
+		}}
+	}
+
+	ctx, cancel := context.WithCancel(context.WithoutCancel(tb.Context()))
+	app := handlers.NewApp(ctx, cfg)
+	r := &Registry{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path})
+		r.mu.Unlock()
+		app.ServeHTTP(w, req)
+	}))
+	r.URL = srv.URL
+	r.Host = strings.TrimPrefix(srv.URL, "http://")
+	tb.Cleanup(func() {
+		srv.Close()
+		_ = app.Shutdown()
+		cancel()
+	})
+	return r
+}
+
+// Requests returns the requests received since the start or the last
+// ResetRequests, oldest first.
+func (r *Registry) Requests() []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.requests)
+}
+
+// ResetRequests forgets the requests received so far.
+func (r *Registry) ResetRequests() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.requests = nil
+}
+
+// BlobFetches counts the GET requests for blobs (not manifests) received
+// since the start or the last ResetRequests.
+func (r *Registry) BlobFetches() int {
+	n := 0
+	for _, req := range r.Requests() {
+		if req.Method == http.MethodGet && strings.Contains(req.Path, "/blobs/") {
+			n++
+		}
+	}
+	return n
+}
+
+// htpasswdFile writes a one-user htpasswd file at bcrypt's minimum cost: the
+// registry checks it on every request.
+func htpasswdFile(tb testing.TB, user, password string) string {
+	tb.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err != nil {
+		tb.Fatalf("testregistry: hashing password: %v", err)
+	}
+	path := filepath.Join(tb.TempDir(), "htpasswd")
+	if err := os.WriteFile(path, fmt.Appendf(nil, "%s:%s\n", user, hash), 0o600); err != nil {
+		tb.Fatalf("testregistry: %v", err)
+	}
+	return path
+}
