@@ -34,7 +34,7 @@ func (s *Server) Handler() http.Handler { return s.httpHandler }
 
 func (s *Server) newHTTPHandler() http.Handler {
 	getServer := func(*http.Request) *sdk.Server { return s.sdk }
-	sdkLog := slog.New(logr.ToSlogHandler(s.log.WithName("http")))
+	sdkLog := sdkLogger(s.log.WithName("http"))
 	// The SDK's own localhost protection is off because guard does the same
 	// check and more: it also honours AllowedHosts, and it also applies when
 	// the listener is not on loopback.
@@ -150,6 +150,7 @@ func isLoopbackHost(host string) bool {
 // ShutdownTimeout to finish, and whatever remains is cut off.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	url := "http://" + ln.Addr().String() + Endpoint
+	s.servedURL.Store(&url)
 	host := hostname(ln.Addr().String())
 	if !isLoopbackHost(host) && s.tokenSum == nil {
 		s.log.Info("WARNING: serving MCP beyond loopback without authentication; anyone who can reach this address can call every tool", "url", url)

@@ -97,8 +97,8 @@ func TestHTTPBothProtocolEras(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("CallTool: err=%v result=%v", err, res)
 			}
-			if got := structured(t, res)["name"]; got != "kubepact" {
-				t.Errorf("server name = %v", got)
+			if got := structured(t, res)["transport"].(map[string]any)["url"]; got != url {
+				t.Errorf("pacto_server_info transport.url = %v, want %v", got, url)
 			}
 		})
 	}

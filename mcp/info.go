@@ -42,8 +42,11 @@ func (s *Server) instructions() string {
 		fmt.Fprintf(&b, "only %s write, and only contract files below the workspace %s. pacto_create never replaces an existing pacto.yaml unless overwrite is true; both accept dry_run to preview the result and diff without writing.\n",
 			strings.Join(writes, " and "), s.opts.Workspace)
 	}
-	b.WriteString("\nBoundaries: every tool carries readOnlyHint/destructiveHint/idempotentHint/openWorldHint annotations. Arguments are checked strictly: an unknown or mistyped argument is an error (structuredContent.error with code, field, the accepted names and a did-you-mean), never silently ignored. A call that would change nothing says so in a warning. Results carry structuredContent; tool errors are isError results with a stable error.code. Paths outside the workspace are refused. ")
-	b.WriteString("Call pacto_schema for the contract schema (or with path to explain one field), and pacto_server_info for this server's configuration.")
+	b.WriteString("\nBoundaries: every tool carries readOnlyHint/destructiveHint/idempotentHint/openWorldHint annotations. Arguments are checked strictly: an unknown or mistyped argument is an error (structuredContent.error with code, field, the accepted names and a did-you-mean), never silently ignored. Results carry structuredContent and a short text; tool errors are isError results with a stable error.code. ")
+	if _, ok := s.tools["pacto_schema"]; ok {
+		fmt.Fprintf(&b, "Authoring tools read and write only below the workspace %s; a path outside it is refused, and an edit that would change nothing says so in a warning. Call pacto_schema for the contract schema (or with path to explain one field). ", s.opts.Workspace)
+	}
+	b.WriteString("Call pacto_server_info for this server's configuration.")
 	return b.String()
 }
 
@@ -127,8 +130,12 @@ func (s *Server) info() ServerInfo {
 		fams = append(fams, FamilyInfo{Name: string(f.name), Enabled: f.enabled, Tools: append([]string{}, f.tools...)})
 	}
 	tr := TransportInfo{Kind: s.opts.Transport, Authentication: "none", ProtocolVersions: protocolEras()}
-	if s.opts.Transport == TransportHTTP {
+	if u := s.servedURL.Load(); u != nil {
+		tr.Kind, tr.URL = TransportHTTP, *u
+	} else if s.opts.Transport == TransportHTTP {
 		tr.URL = "http://" + net.JoinHostPort(s.opts.Listen, strconv.Itoa(s.opts.Port)) + Endpoint
+	}
+	if tr.Kind == TransportHTTP {
 		if s.tokenSum != nil {
 			tr.Authentication = "bearer"
 		}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +42,8 @@ type Server struct {
 	families []familyState    // every known family and what it contributed
 	withheld []string         // write tools left out because of ReadOnly
 
-	tokenSum    []byte // sha256 of the bearer token; nil without authentication
+	tokenSum    []byte                 // sha256 of the bearer token; nil without authentication
+	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
 	httpHandler http.Handler
 }
 
@@ -111,11 +113,6 @@ func New(opts *Options) (*Server, error) {
 	}
 	all = append(all, info)
 
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "kubepact", Version: s.opts.Version}, &sdk.ServerOptions{
-		Instructions: s.instructions(),
-		Logger:       slog.New(logr.ToSlogHandler(s.log.WithName("sdk"))),
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
-	})
 	for _, t := range all {
 		if _, dup := s.tools[t.name]; dup {
 			return nil, fmt.Errorf("tool %s registered twice", t.name)
@@ -124,6 +121,15 @@ func New(opts *Options) (*Server, error) {
 			return nil, fmt.Errorf("tool %s: kubepact's own tools carry the %s prefix", t.name, reservedPrefix)
 		}
 		s.tools[t.name] = t
+	}
+	// The instructions describe the final tool set, so they are written
+	// after s.tools is complete.
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "kubepact", Version: s.opts.Version}, &sdk.ServerOptions{
+		Instructions: s.instructions(),
+		Logger:       sdkLogger(s.log.WithName("sdk")),
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	for _, t := range all {
 		s.sdk.AddTool(t.sdkTool(), s.handler(t))
 	}
 	s.sdk.AddReceivingMiddleware(s.observe())
@@ -195,3 +201,31 @@ func readToken(path string) ([]byte, error) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// sdkLogger bridges the SDK's slog output to l, one verbosity level down
+// for everything below a warning: the SDK narrates every connection at
+// Info, which would drown the audit lines.
+func sdkLogger(l logr.Logger) *slog.Logger {
+	return slog.New(quieter{logr.ToSlogHandler(l)})
+}
+
+type quieter struct{ slog.Handler }
+
+func demote(l slog.Level) slog.Level {
+	if l < slog.LevelWarn {
+		return l - 1
+	}
+	return l
+}
+
+func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
+	return q.Handler.Enabled(ctx, demote(l))
+}
+
+func (q quieter) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = demote(r.Level)
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quieter) WithAttrs(as []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(as)} }
+func (q quieter) WithGroup(name string) slog.Handler    { return quieter{q.Handler.WithGroup(name)} }

@@ -94,13 +94,14 @@ func TestEveryToolIsDescribed(t *testing.T) {
 
 func TestReadOnlyRegistersNoWriter(t *testing.T) {
 	tests := []struct {
-		name string
-		opts *Options
-		want []string
+		name       string
+		opts       *Options
+		want       []string
+		wantWrites string // in the instructions
 	}{
-		{"default", &Options{}, []string{"pacto_check", "pacto_create", "pacto_edit", "pacto_schema", "pacto_server_info"}},
-		{"read-only", &Options{ReadOnly: true}, []string{"pacto_check", "pacto_schema", "pacto_server_info"}},
-		{"no families", &Options{Families: []Family{}}, []string{"pacto_server_info"}},
+		{"default", &Options{}, []string{"pacto_check", "pacto_create", "pacto_edit", "pacto_schema", "pacto_server_info"}, "Writes: only pacto_create and pacto_edit write"},
+		{"read-only", &Options{ReadOnly: true}, []string{"pacto_check", "pacto_schema", "pacto_server_info"}, "Writes: none. This server is read-only"},
+		{"no families", &Options{Families: []Family{}}, []string{"pacto_server_info"}, "Writes: no registered tool writes anything"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +115,9 @@ func TestReadOnlyRegistersNoWriter(t *testing.T) {
 			}
 			if diff := cmp.Diff(got, tc.want); diff != "" {
 				t.Errorf("tools (-got +want):\n%s", diff)
+			}
+			if instr := s.instructions(); !strings.Contains(instr, tc.wantWrites) {
+				t.Errorf("instructions lack %q:\n%s", tc.wantWrites, instr)
 			}
 		})
 	}
