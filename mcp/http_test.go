@@ -216,3 +216,23 @@ func TestHTTPSessionTimeout(t *testing.T) {
 		t.Error("call on an idle-expired session succeeded")
 	}
 }
+
+func TestServeBeyondLoopbackWarns(t *testing.T) {
+	logs := &logSink{}
+	s := newTestServer(t, &Options{Transport: TransportHTTP, Listen: "0.0.0.0", AllowUnauthenticatedRemote: true, Logger: logs.logger()})
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.Context(), "tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Skipf("cannot listen beyond loopback here: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if got := logs.matching("without authentication"); len(got) != 1 {
+		t.Errorf("warning lines = %q, want one", got)
+	}
+}
