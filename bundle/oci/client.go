@@ -311,7 +311,7 @@ func (c *Client) fetch(ctx context.Context, repo *remote.Repository, ref Referen
 		return nil, registryError(ref, err)
 	}
 	defer func() { _ = rc.Close() }()
-	data, err := io.ReadAll(io.LimitReader(rc, max+1))
+	data, err := readCapped(rc, desc.Size, max)
 	if err != nil {
 		return nil, registryError(ref, err)
 	}
@@ -331,6 +331,18 @@ func (c *Client) fetch(ctx context.Context, repo *remote.Repository, ref Referen
 		}
 	}
 	return data, nil
+}
+
+// readCapped reads r to the end, or to max+1 bytes. With a known size
+// (>= 0, already checked against max) it reads into one exact allocation.
+func readCapped(r io.Reader, size, max int64) ([]byte, error) {
+	if size < 0 {
+		return io.ReadAll(io.LimitReader(r, max+1))
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	_, err := buf.ReadFrom(io.LimitReader(r, max+1))
+	return buf.Bytes(), err
 }
 
 func checkManifestDigest(data []byte, want digest.Digest) error {
