@@ -65,6 +65,9 @@ bench: ## Run the benchmarks once with memory statistics.
 fuzz: ## Run every fuzz target for FUZZTIME each.
 	go test ./bundle/contract -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./bundle/archive -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME)
+	go test ./bundle/validate -run '^$$' -fuzz '^FuzzValidateBytes$$' -fuzztime $(FUZZTIME)
+	go test ./bundle/authoring -run '^$$' -fuzz '^FuzzDecodeArgs$$' -fuzztime $(FUZZTIME)
+	go test ./mcp -run '^$$' -fuzz '^FuzzDecodeArgs$$' -fuzztime $(FUZZTIME)
 
 .PHONY: verify
 verify: fmt vet ## Fail when formatting or go.mod tidiness would change the tree.
