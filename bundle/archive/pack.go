@@ -50,7 +50,10 @@ func Pack(w io.Writer, fsys fs.FS, files []string) error {
 			return err
 		}
 		if e.dir {
-			if err := tw.WriteHeader(normalizedHeader(e.name+"/", tar.TypeDir, 0o755, 0)); err != nil {
+			// No trailing slash on directory names, as Pacto writes them:
+			// Pacto extracts into an fstest.MapFS keyed by entry name, where
+			// a "dir/" key makes fs.WalkDir revisit "dir" forever.
+			if err := tw.WriteHeader(normalizedHeader(e.name, tar.TypeDir, 0o755, 0)); err != nil {
 				return fmt.Errorf("archive: pack %s: %w", e.name, err)
 			}
 			continue

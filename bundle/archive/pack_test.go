@@ -1,9 +1,14 @@
 package archive_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -144,7 +149,7 @@ func TestPackGolden(t *testing.T) {
 	}), nil)
 	sum := sha256.Sum256(packed)
 	got := "sha256:" + hex.EncodeToString(sum[:])
-	const want = "sha256:0856a8e5e7a2ad6f08b52d8949c51f45be1a399b6a1650d7f149eede2f802e6e"
+	const want = "sha256:112720dbd75d930c7445086ab322b2aee8c81d900db4124a22856d78d8a15d1d"
 	if got != want {
 		t.Errorf("packed layer digest = %s; want %s", got, want)
 	}
@@ -200,5 +205,40 @@ func TestPackRefusesSymlinksOnDisk(t *testing.T) {
 		if err == nil {
 			t.Errorf("Pack(%q) through a symlink: got nil error", files)
 		}
+	}
+}
+
+// TestPackHeaders checks the raw headers: what Pacto's extractor sees.
+func TestPackHeaders(t *testing.T) {
+	packed := pack(t, mapFS(map[string]string{"a/b/c.txt": "c", "pacto.yaml": "p"}), nil)
+	zr, err := gzip.NewReader(bytes.NewReader(packed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr.Name != "" || !zr.ModTime.IsZero() {
+		t.Errorf("gzip header name %q, mtime %v; want neither", zr.Name, zr.ModTime)
+	}
+	tr := tar.NewReader(zr)
+	var got []string
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%c %s %o %d uid=%d gid=%d %q %q mtime=%d atime=%v ctime=%v",
+			hdr.Typeflag, hdr.Name, hdr.Mode, hdr.Size, hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname,
+			hdr.ModTime.Unix(), hdr.AccessTime.IsZero(), hdr.ChangeTime.IsZero()))
+	}
+	want := []string{
+		`5 a 755 0 uid=0 gid=0 "" "" mtime=0 atime=true ctime=true`,
+		`5 a/b 755 0 uid=0 gid=0 "" "" mtime=0 atime=true ctime=true`,
+		`0 a/b/c.txt 644 1 uid=0 gid=0 "" "" mtime=0 atime=true ctime=true`,
+		`0 pacto.yaml 644 1 uid=0 gid=0 "" "" mtime=0 atime=true ctime=true`,
+	}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("tar headers (-got +want):\n%s", diff)
 	}
 }
