@@ -11,13 +11,14 @@ import (
 
 // cache keeps content by digest under dir/blobs/<algorithm>/<encoded>, the
 // layout of an OCI image layout's blobs. Entries are written atomically and
-// verified on every read, so a torn or tampered entry is never served.
+// verified on every read, so a torn or tampered entry is never served. The
+// content may come from private registries, so only the owner may read it.
 type cache struct {
 	dir string
 }
 
 func newCache(dir string) (*cache, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
 		return nil, fmt.Errorf("oci: cache: %w", err)
 	}
 	return &cache{dir: dir}, nil
@@ -54,7 +55,7 @@ func (c *cache) get(d digest.Digest, max int64) ([]byte, bool) {
 func (c *cache) put(d digest.Digest, data []byte) error {
 	target := c.path(d)
 	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("oci: cache: %w", err)
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-"+d.Encoded()[:12]+"-*")

@@ -177,6 +177,9 @@ func (c *Client) resolveTag(ctx context.Context, repo *remote.Repository, ref Re
 
 // Push uploads img to ref's repository, tagging it with ref's tag if there
 // is one, and returns its digest. A ref with a digest must name img.Digest.
+// img is checked first: its bytes must match its manifest, and an image the
+// client's own limits could not pull back is refused. Blobs the registry
+// already has are not uploaded again.
 func (c *Client) Push(ctx context.Context, ref Reference, img *Image) (digest.Digest, error) {
 	if img == nil {
 		return "", errors.New("oci: push: nil image")

@@ -79,7 +79,9 @@ type descriptor struct {
 
 // NewImage builds the OCI form of a bundle from its packed layer (as
 // archive.Pack writes it) and its labels. It is pure: no network, no clock,
-// and the same inputs always give the same bytes and digest.
+// and the same inputs always give the same bytes and digest. It streams the
+// decompressed layer once to record its diff ID in the configuration, so its
+// cost grows with the unpacked size, in constant memory.
 func NewImage(layer []byte, labels Labels) (*Image, error) {
 	diffID, err := uncompressedDigest(layer)
 	if err != nil {

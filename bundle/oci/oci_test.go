@@ -1,7 +1,9 @@
 package oci_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
@@ -363,7 +366,7 @@ func TestCache(t *testing.T) {
 
 // pushRaw pushes a manifest built by hand with oras, the way another tool
 // could have, and tags it.
-func pushRaw(t *testing.T, host, repoName, tag string, config []byte, layers map[string][]byte) {
+func pushRaw(t *testing.T, host, repoName, tag, configMediaType string, config []byte, layers map[string][]byte) {
 	t.Helper()
 	repo, err := remote.NewRepository(host + "/" + repoName)
 	if err != nil {
@@ -372,7 +375,7 @@ func pushRaw(t *testing.T, host, repoName, tag string, config []byte, layers map
 	repo.PlainHTTP = true
 	repo.Client = &auth.Client{}
 	ctx := t.Context()
-	configDesc, err := oras.PushBytes(ctx, repo, oci.ConfigMediaType, config)
+	configDesc, err := oras.PushBytes(ctx, repo, configMediaType, config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +423,7 @@ func TestPullRejectsForeignArtifacts(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tag := fmt.Sprintf("case%d", i)
-			pushRaw(t, reg.Host, "acme/foreign", tag, img.Config, tt.layers)
+			pushRaw(t, reg.Host, "acme/foreign", tag, oci.ConfigMediaType, img.Config, tt.layers)
 			_, err := c.Pull(t.Context(), mustRef(t, reg.Host+"/acme/foreign:"+tag))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Pull() error = %v; want it to contain %q", err, tt.want)
@@ -472,5 +475,84 @@ func TestPullExtractionLimits(t *testing.T) {
 	_, err := c.Pull(t.Context(), ref)
 	if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), `entry "pacto.yaml"`) {
 		t.Errorf("Pull() error = %v; want archive.ErrLimit naming pacto.yaml", err)
+	}
+}
+
+// TestPullPactoShapedArtifact pulls an artifact shaped like the ones Pacto
+// pushes with go-containerregistry: Docker configuration media type, a
+// configuration with created and history fields, and a tar whose headers
+// come from tar.FileInfoHeader with directory names lacking a slash.
+func TestPullPactoShapedArtifact(t *testing.T) {
+	reg := testregistry.New(t, nil)
+	c := newClient(t, nil)
+
+	var tarBuf bytes.Buffer
+	tw := tar.NewWriter(&tarBuf)
+	for _, e := range []struct {
+		name string
+		body string
+		dir  bool
+	}{{name: "interfaces", dir: true}, {name: "interfaces/openapi.yaml", body: ordersFiles["interfaces/openapi.yaml"]},
+		{name: "pacto.yaml", body: ordersFiles["pacto.yaml"]}, {name: "skills", dir: true},
+		{name: "skills/operations.md", body: ordersFiles["skills/operations.md"]}} {
+		hdr := &tar.Header{Name: e.name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(e.body)), ModTime: time.Unix(0, 0)}
+		if e.dir {
+			hdr.Typeflag, hdr.Mode = tar.TypeDir, 0o755
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var layer bytes.Buffer
+	zw := gzip.NewWriter(&layer)
+	if _, err := zw.Write(tarBuf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Appendf(nil, `{"architecture":"","created":"0001-01-01T00:00:00Z","history":[{"created":"0001-01-01T00:00:00Z"}],`+
+		`"os":"","rootfs":{"type":"layers","diff_ids":[%q]},"config":{"Labels":{"io.pacto.name":"orders",`+
+		`"io.pacto.pactoVersion":"2.0","io.pacto.version":"1.2.0"}}}`, digest.FromBytes(tarBuf.Bytes()))
+	pushRaw(t, reg.Host, "acme/orders", "1.2.0", "application/vnd.docker.container.image.v1+json", config,
+		map[string][]byte{oci.LayerMediaType: layer.Bytes()})
+
+	got, err := c.Pull(t.Context(), mustRef(t, "oci://"+reg.Host+"/acme/orders:1.2.0"))
+	if err != nil {
+		t.Fatalf("Pull() error = %v", err)
+	}
+	if diff := cmp.Diff(got.Labels, ordersLabels); diff != "" {
+		t.Errorf("Labels (-got +want):\n%s", diff)
+	}
+	if diff := cmp.Diff(filesOf(t, got.FS), ordersFiles); diff != "" {
+		t.Errorf("files (-got +want):\n%s", diff)
+	}
+}
+
+func TestConcurrentPullsShareTheCache(t *testing.T) {
+	reg := testregistry.New(t, nil)
+	c := newClient(t, &oci.ClientOptions{CacheDir: t.TempDir()})
+	img := newImage(t, ordersFiles, ordersLabels)
+	ref := mustRef(t, reg.Host+"/acme/orders:1.2.0")
+	if _, err := c.Push(t.Context(), ref, img); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() {
+			_, err := c.Pull(t.Context(), ref)
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent Pull() error = %v", err)
+		}
 	}
 }
