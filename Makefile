@@ -81,9 +81,8 @@ build: ## Build bin/kubepact.
 	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubepact ./cmd/kubepact
 
 .PHONY: demo
-demo: build ## Run kubepact on the embedded example bundles (no cluster needed).
-	@echo "The MCP demo is coming with the MCP server issue; meanwhile, checking the example bundles:"
-	@for b in examples/bundles/*/; do $(LOCALBIN)/kubepact check "$$b" || exit 1; done
+demo: build ## Serve the MCP tools on the example bundles over HTTP (no cluster needed; Ctrl-C stops).
+	KUBEPACT=$(LOCALBIN)/kubepact hack/demo.sh
 
 ##@ Tools
 
