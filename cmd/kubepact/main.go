@@ -16,21 +16,26 @@ import (
 )
 
 func main() {
+	os.Exit(run())
+}
+
+// run executes the command line and returns the process exit code.
+func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := newRootCommand().ExecuteContext(ctx)
 	if err == nil {
-		return
+		return 0
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
 			fmt.Fprintln(os.Stderr, "kubepact:", ee.msg)
 		}
-		os.Exit(ee.code)
+		return ee.code
 	}
 	fmt.Fprintln(os.Stderr, "kubepact:", err)
-	os.Exit(2)
+	return 2
 }
 
 // exitError ends the process with a chosen code; msg may be empty when the

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 // run runs the binary and returns stdout, stderr and the exit code.
-func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func runKubepact(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), kubepactBin, args...)
 	cmd.Env = append(os.Environ(), "KUBEPACT_CACHE_DIR="+t.TempDir(), "HOME="+t.TempDir())
@@ -59,7 +59,7 @@ func repoRoot(t *testing.T) string {
 }
 
 func TestVersion(t *testing.T) {
-	out, _, code := run(t, "version")
+	out, _, code := runKubepact(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "kubepact ") {
 		t.Fatalf("version: code %d, output %q", code, out)
 	}
@@ -72,7 +72,7 @@ func TestCheckExamples(t *testing.T) {
 	}
 	for _, dir := range examples {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			out, stderr, code := run(t, "check", dir, "-o", "json")
+			out, stderr, code := runKubepact(t, "check", dir, "-o", "json")
 			if code != 0 {
 				t.Fatalf("check %s: exit %d\nstdout: %s\nstderr: %s", dir, code, out, stderr)
 			}
@@ -94,7 +94,7 @@ func TestCheckInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, _, code := run(t, "check", dir, "-o", "json")
+	out, _, code := runKubepact(t, "check", dir, "-o", "json")
 	if code != 1 {
 		t.Fatalf("check of an invalid bundle: exit %d, want 1\n%s", code, out)
 	}
@@ -114,7 +114,7 @@ func TestCheckInvalid(t *testing.T) {
 		t.Errorf("warnings must be a list, even when empty: %s", out)
 	}
 
-	text, _, code := run(t, "check", dir)
+	text, _, code := runKubepact(t, "check", dir)
 	if code != 1 || !strings.Contains(text, "INVALID") || !strings.Contains(text, "FILE_NOT_FOUND") {
 		t.Errorf("text check: exit %d, output %q", code, text)
 	}
@@ -131,7 +131,7 @@ func TestCheckCannotCheck(t *testing.T) {
 		{[]string{"check", "oci://"}, ""},
 	}
 	for _, tt := range tests {
-		_, stderr, code := run(t, tt.args...)
+		_, stderr, code := runKubepact(t, tt.args...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("kubepact %v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr, tt.want)
 		}
@@ -143,18 +143,18 @@ func TestPackReproducible(t *testing.T) {
 	out1 := filepath.Join(t.TempDir(), "a.tar.gz")
 	out2 := filepath.Join(t.TempDir(), "b.tar.gz")
 
-	d1, stderr, code := run(t, "pack", dir, "-o", out1)
+	d1, stderr, code := runKubepact(t, "pack", dir, "-o", out1)
 	if code != 0 {
 		t.Fatalf("pack: exit %d: %s", code, stderr)
 	}
-	d2, _, _ := run(t, "pack", dir, "-o", out2)
+	d2, _, _ := runKubepact(t, "pack", dir, "-o", out2)
 	b1, _ := os.ReadFile(out1)
 	b2, _ := os.ReadFile(out2)
 	if d1 != d2 || !bytes.Equal(b1, b2) || len(b1) == 0 {
 		t.Fatalf("pack is not reproducible: digests %q vs %q, %d vs %d bytes", d1, d2, len(b1), len(b2))
 	}
 
-	checkOut, _, _ := run(t, "check", dir, "-o", "json")
+	checkOut, _, _ := runKubepact(t, "check", dir, "-o", "json")
 	var rep checkReport
 	if err := json.Unmarshal([]byte(checkOut), &rep); err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestPackReproducible(t *testing.T) {
 		t.Errorf("check reports identity %s, pack %s: one bundle, one identity", rep.Identity, d1)
 	}
 
-	if _, stderr, code := run(t, "pack", dir); code != 2 || !strings.Contains(stderr, "-o FILE") {
+	if _, stderr, code := runKubepact(t, "pack", dir); code != 2 || !strings.Contains(stderr, "-o FILE") {
 		t.Errorf("pack without -o: exit %d, %q", code, stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,12 +29,12 @@ func TestPushAndCheckRemote(t *testing.T) {
 	dir := filepath.Join(repoRoot(t), "examples", "bundles", "payments")
 	ref := "oci://" + reg.Host + "/examples/payments:3.0.2"
 
-	packed, _, code := run(t, "pack", dir, "-o", filepath.Join(t.TempDir(), "layer.tgz"))
+	packed, _, code := runKubepact(t, "pack", dir, "-o", filepath.Join(t.TempDir(), "layer.tgz"))
 	if code != 0 {
 		t.Fatalf("pack: exit %d", code)
 	}
 
-	out, stderr, code := run(t, "push", dir, ref, "--plain-http", "--registry-secret-file", secret("s3cret"))
+	out, stderr, code := runKubepact(t, "push", dir, ref, "--plain-http", "--registry-secret-file", secret("s3cret"))
 	if code != 0 {
 		t.Fatalf("push: exit %d: %s", code, stderr)
 	}
@@ -41,7 +42,7 @@ func TestPushAndCheckRemote(t *testing.T) {
 		t.Errorf("push printed %q, pack %q: a directory and its pushed copy have one identity", out, packed)
 	}
 
-	checkOut, stderr, code := run(t, "check", ref, "-o", "json", "--plain-http", "--registry-secret-file", secret("s3cret"))
+	checkOut, stderr, code := runKubepact(t, "check", ref, "-o", "json", "--plain-http", "--registry-secret-file", secret("s3cret"))
 	if code != 0 {
 		t.Fatalf("check %s: exit %d: %s\n%s", ref, code, stderr, checkOut)
 	}
@@ -53,11 +54,11 @@ func TestPushAndCheckRemote(t *testing.T) {
 		t.Errorf("remote check = %+v; want valid, identity %s, source %s", rep, out, ref)
 	}
 
-	_, stderr, code = run(t, "push", dir, ref, "--plain-http", "--registry-secret-file", secret("wrong"))
+	_, stderr, code = runKubepact(t, "push", dir, ref, "--plain-http", "--registry-secret-file", secret("wrong"))
 	if code != 2 || !strings.Contains(strings.ToLower(stderr), "auth") || !strings.Contains(stderr, reg.Host) {
 		t.Errorf("push with a wrong password: exit %d, stderr %q; want exit 2 saying authentication failed for %s", code, stderr, reg.Host)
 	}
-	_, stderr, code = run(t, "check", ref, "--plain-http")
+	_, stderr, code = runKubepact(t, "check", ref, "--plain-http")
 	if code != 2 || !strings.Contains(strings.ToLower(stderr), "auth") {
 		t.Errorf("check without credentials: exit %d, stderr %q; want an authentication error", code, stderr)
 	}
@@ -69,16 +70,16 @@ func TestPushRefusesInvalidBundles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte("pactoVersion: \"2.0\"\nservice:\n  name: Bad_Name\n  version: 1.0.0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := run(t, "push", dir, "oci://"+reg.Host+"/bad:1.0.0", "--plain-http")
+	_, stderr, code := runKubepact(t, "push", dir, "oci://"+reg.Host+"/bad:1.0.0", "--plain-http")
 	if code != 1 || !strings.Contains(stderr, "not pushing") || !strings.Contains(stderr, "SCHEMA_VIOLATION") {
 		t.Errorf("push of an invalid bundle: exit %d, stderr %q", code, stderr)
 	}
 	for _, r := range reg.Requests() {
-		if r.Method == "PUT" {
+		if r.Method == http.MethodPut {
 			t.Errorf("an invalid bundle reached the registry: %s", r)
 		}
 	}
-	_, stderr, code = run(t, "push", dir, reg.Host+"/bad:1.0.0")
+	_, stderr, code = runKubepact(t, "push", dir, reg.Host+"/bad:1.0.0")
 	if code != 2 || !strings.Contains(stderr, "not a registry reference") {
 		t.Errorf("push to a bare reference: exit %d, stderr %q", code, stderr)
 	}
