@@ -1,0 +1,109 @@
+package capability
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// securityScheme is what applying a credential needs from a declared
+// scheme.
+type securityScheme struct {
+	typ    string // apiKey, http, oauth2, openIdConnect, mutualTLS
+	scheme string // for http: bearer, basic, …
+	in     string // for apiKey: header, query, cookie
+	name   string // for apiKey: the header, query or cookie name
+}
+
+func (d *document) securitySchemes() map[string]securityScheme {
+	comps, _ := d.root["components"].(map[string]any)
+	raw, _ := comps["securitySchemes"].(map[string]any)
+	out := map[string]securityScheme{}
+	for name, v := range raw {
+		n, _ := d.deref(d.file, v)
+		m, _ := n.(map[string]any)
+		if m == nil {
+			continue
+		}
+		out[name] = securityScheme{typ: str(m, "type"), scheme: strings.ToLower(str(m, "scheme")), in: str(m, "in"), name: str(m, "name")}
+	}
+	return out
+}
+
+// effectiveSecurity returns the operation's security requirements (its own
+// when it declares them, else the document's) and every scheme they name.
+func effectiveSecurity(d *document, opNode map[string]any) ([]map[string][]string, map[string]bool) {
+	raw, ok := opNode["security"]
+	if !ok {
+		raw = d.root["security"]
+	}
+	list, _ := raw.([]any)
+	schemes := map[string]bool{}
+	var reqs []map[string][]string
+	for _, r := range list {
+		rm, _ := r.(map[string]any)
+		req := map[string][]string{}
+		for name := range rm {
+			req[name] = nil
+			schemes[name] = true
+		}
+		reqs = append(reqs, req)
+	}
+	for name := range d.securitySchemes() {
+		schemes[name] = true
+	}
+	return reqs, schemes
+}
+
+// applyCredentials adds the credentials of the first security requirement
+// that the given credentials satisfy completely. A requirement naming no
+// scheme ({}: anonymous access) is satisfied by nothing sent. Nothing is
+// sent when no requirement is satisfied: the service answers for itself.
+func (op *operation) applyCredentials(req *http.Request, creds map[string]string) {
+	if len(creds) == 0 {
+		return
+	}
+	for _, r := range op.security {
+		ok := true
+		for name := range r {
+			_, known := op.iface.schemes[name]
+			if creds[name] == "" || !known {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		for _, name := range sortedKeys(r) {
+			apply(req, op.iface.schemes[name], creds[name])
+		}
+		return
+	}
+}
+
+// apply sends one credential as its scheme declares: an apiKey in its
+// header, query parameter or cookie; http basic as Authorization: Basic
+// with the value as given (pre-encoded user:pass); http bearer, oauth2 and
+// openIdConnect as Authorization: Bearer.
+func apply(req *http.Request, s securityScheme, value string) {
+	switch s.typ {
+	case "apiKey":
+		switch s.in {
+		case "query":
+			req.URL.RawQuery = strings.TrimPrefix(req.URL.RawQuery+"&"+url.QueryEscape(s.name)+"="+url.QueryEscape(value), "&")
+		case "cookie":
+			req.AddCookie(&http.Cookie{Name: s.name, Value: value})
+		default:
+			req.Header.Set(s.name, value)
+		}
+	case "http":
+		if s.scheme == "basic" {
+			req.Header.Set("Authorization", "Basic "+value)
+		} else {
+			req.Header.Set("Authorization", "Bearer "+value)
+		}
+	case "oauth2", "openIdConnect":
+		req.Header.Set("Authorization", "Bearer "+value)
+	}
+}

@@ -1,0 +1,48 @@
+// Package capability projects the OpenAPI interfaces of a Pacto bundle into
+// tool specifications — one per operation — and calls the live service
+// when a tool is invoked.
+//
+// # Map
+//
+//   - project.go: [Project] reads every `openapi` interface of a bundle
+//     (OpenAPI 3.0, 3.1, or Swagger 2.0 converted with kin-openapi) and
+//     returns a [Capability]: the exposed [Tool]s, every withheld operation
+//     with its reason, and the warning lines a command prints on stderr.
+//   - naming.go: tool names. A name is the operationId, else
+//     `<method>_<path>` with every run of other characters than letters and
+//     digits collapsed to `_` (GET /health → get_health). When a bundle has
+//     several openapi interfaces every name is prefixed `<interface>_`.
+//     Collisions get `_2`, `_3`… counted over all operations in document
+//     order, before any exposure filter, so a name never depends on
+//     --allow-writes or the allow/deny lists. Names longer than the MCP limit
+//     (128) are cut and end in `_` plus 8 hex digits of a hash of the full
+//     name. Characters MCP does not allow in names become `_`.
+//   - schema.go: input schemas in JSON Schema 2020-12 (what the MCP SDK and
+//     github.com/google/jsonschema-go validate with): parameters by name,
+//     the request body as `body`, every $ref moved into $defs (cycles stay
+//     references), OpenAPI 3.0 dialect converted.
+//   - policy.go: exposure. Only GET and HEAD are exposed unless writes are
+//     allowed; allow and deny lists by tool name; names starting with
+//     `pacto_` are reserved for kubepact's own tools, so such an operation is
+//     skipped, never renamed.
+//   - invoke.go, serialize.go, auth.go: the HTTP call — arguments checked
+//     against the schema and then by kin-openapi's request validator before
+//     anything is sent; OpenAPI parameter serialization; credentials per
+//     security scheme; no redirect ever followed; a timeout and a response
+//     byte cap.
+//   - options.go: [Options] and the flags the `mcp` and `sidecar` commands
+//     share.
+//
+// # Trust
+//
+// Bundle content (operationIds, servers, schemas) is untrusted input:
+// projection must not panic on any document, names are sanitized, the
+// reserved prefix is enforced on the final name, and credentials are only
+// ever sent to an explicitly configured base URL.
+//
+// # Imports
+//
+// This package must not import MCP or Kubernetes packages: the MCP layer
+// (package mcp) wraps it, and the sidecar links it without a Kubernetes
+// client.
+package capability

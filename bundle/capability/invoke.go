@@ -1,0 +1,398 @@
+package capability
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// Result is the outcome of one call to the service. It is the whole
+// answer whether the call succeeded, failed with a status ≥ 400, or did
+// not complete.
+type Result struct {
+	// Status is the HTTP status; 0 when no response arrived.
+	Status int `json:"status" jsonschema:"HTTP status code; 0 when no response arrived"`
+	// Headers are the response headers, every value kept.
+	Headers map[string][]string `json:"headers" jsonschema:"response headers, all values"`
+	// Body is the response body: parsed when it is JSON, else text, else
+	// base64 (BodyEncoding says so); null when empty.
+	Body any `json:"body" jsonschema:"response body: parsed JSON when the response is JSON, else text (base64 when bodyEncoding says so); null when empty"`
+	// BodyEncoding is "base64" for a body that is not UTF-8 text.
+	BodyEncoding string `json:"bodyEncoding,omitempty" jsonschema:"base64 when the body is binary"`
+	// Truncated is true when the body was longer than the byte cap and was cut.
+	Truncated bool `json:"truncated" jsonschema:"true when the body exceeded the response byte cap and was cut"`
+	// TimedOut is true when the call ran out of time.
+	TimedOut bool `json:"timedOut" jsonschema:"true when the call hit its time limit"`
+	// DurationMs is how long the call took, in milliseconds.
+	DurationMs float64 `json:"durationMs" jsonschema:"call duration in milliseconds"`
+	// Failure says why the call did not complete; empty when it did.
+	Failure string `json:"failure,omitempty" jsonschema:"why the call did not complete"`
+}
+
+// IsError reports whether the result is a failure: a status of 400 or
+// more, or no complete response.
+func (r *Result) IsError() bool { return r.Status >= 400 || r.Status == 0 || r.TimedOut }
+
+// Diagnostic codes of an [ArgumentError].
+const (
+	DiagNotAnObject    = "NOT_AN_OBJECT"    // the arguments are not one JSON object
+	DiagUnknown        = "UNKNOWN_ARGUMENT" // a name the tool does not accept
+	DiagRequired       = "REQUIRED"         // a required argument is missing
+	DiagInvalidValue   = "INVALID_VALUE"    // a value does not match its schema
+	DiagRequestInvalid = "REQUEST_INVALID"  // the OpenAPI request validator rejected the request
+)
+
+// Diagnostic is one fault in a tool's arguments.
+type Diagnostic struct {
+	Field    string `json:"field" jsonschema:"the argument at fault (empty for the arguments as a whole)"`
+	Code     string `json:"code" jsonschema:"NOT_AN_OBJECT, UNKNOWN_ARGUMENT, REQUIRED, INVALID_VALUE or REQUEST_INVALID"`
+	Expected string `json:"expected,omitempty" jsonschema:"what the argument accepts"`
+	Message  string `json:"message"`
+}
+
+// ArgumentError is returned by [Tool.Call] when the arguments are wrong.
+// Nothing was sent to the service.
+type ArgumentError struct {
+	Tool        string
+	Accepted    []string
+	Diagnostics []Diagnostic
+}
+
+func (e *ArgumentError) Error() string {
+	var msgs []string
+	for _, d := range e.Diagnostics {
+		if d.Field != "" {
+			msgs = append(msgs, d.Field+": "+d.Message)
+		} else {
+			msgs = append(msgs, d.Message)
+		}
+	}
+	return fmt.Sprintf("%s was not called: %s", e.Tool, strings.Join(msgs, "; "))
+}
+
+// Accepted returns the tool's argument names, sorted.
+func (t *Tool) Accepted() []string { return slices.Clone(t.op.validator.names) }
+
+// Call checks args (a JSON object) and, when they are right, calls the
+// service. It returns an *ArgumentError, and sends nothing, when they are
+// not. Every other outcome — any status, a timeout, a refused connection —
+// is a Result.
+func (t *Tool) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
+	op := t.op
+	values, typed, diags := op.decodeArgs(args)
+	if len(diags) == 0 {
+		diags = op.validator.check(values)
+	}
+	if len(diags) > 0 {
+		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
+	}
+	r, err := op.serialize(typed)
+	if err != nil {
+		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: []Diagnostic{{Field: "body", Code: DiagInvalidValue, Message: err.Error()}}}
+	}
+	if diags := r.checkHeaders(op); len(diags) > 0 {
+		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
+	}
+	callCtx, cancel := context.WithTimeout(ctx, op.opts.Timeout)
+	defer cancel()
+	req, err := op.newRequest(callCtx, r)
+	if err != nil {
+		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: []Diagnostic{{Code: DiagInvalidValue, Message: "the request cannot be built: " + err.Error()}}}
+	}
+	if diags := op.kinValidate(callCtx, req, r); len(diags) > 0 {
+		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
+	}
+	creds, err := op.opts.credentials()
+	if err != nil {
+		return nil, err
+	}
+	op.applyCredentials(req, creds)
+	return op.send(ctx, callCtx, req), nil
+}
+
+// decodeArgs decodes the arguments twice: as plain JSON values for schema
+// validation and with exact numbers for serialization. Null values count
+// as absent.
+func (op *operation) decodeArgs(raw json.RawMessage) (map[string]any, map[string]any, []Diagnostic) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return map[string]any{}, map[string]any{}, nil
+	}
+	var values map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var typed map[string]any
+	if raw[0] != '{' || json.Unmarshal(raw, &values) != nil || dec.Decode(&typed) != nil {
+		return nil, nil, []Diagnostic{{Code: DiagNotAnObject, Expected: "a JSON object of named arguments", Message: "arguments must be one JSON object"}}
+	}
+	for k, v := range values {
+		if v == nil {
+			delete(values, k)
+			delete(typed, k)
+		}
+	}
+	return values, typed, nil
+}
+
+// check validates the arguments against the input schema, one property at
+// a time: unknown names, then missing required ones, then each value.
+func (v *argValidator) check(args map[string]any) []Diagnostic {
+	var diags []Diagnostic
+	for _, name := range sortedKeys(args) {
+		if _, ok := v.props[name]; !ok {
+			diags = append(diags, Diagnostic{Field: name, Code: DiagUnknown, Expected: "one of: " + orNone(v.names), Message: fmt.Sprintf("unknown argument %q", name)})
+		}
+	}
+	for _, name := range v.required {
+		if _, ok := args[name]; !ok {
+			diags = append(diags, Diagnostic{Field: name, Code: DiagRequired, Expected: v.expected[name], Message: fmt.Sprintf("argument %q is required", name)})
+		}
+	}
+	for _, name := range sortedKeys(args) {
+		r, ok := v.props[name]
+		if !ok {
+			continue
+		}
+		if err := r.Validate(args[name]); err != nil {
+			diags = append(diags, Diagnostic{Field: name, Code: DiagInvalidValue, Expected: v.expected[name], Message: cleanValidation(err)})
+		}
+	}
+	return diags
+}
+
+func cleanValidation(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"validating root: ", "validating /: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	msg = strings.ReplaceAll(msg, "/allOf/0", "")
+	return msg
+}
+
+// checkHeaders refuses header and cookie values that would split the
+// request.
+func (r *request) checkHeaders(op *operation) []Diagnostic {
+	var diags []Diagnostic
+	bad := func(s string) bool { return strings.ContainsAny(s, "\r\n\x00") }
+	for _, pr := range op.params {
+		if pr.in == "header" && bad(r.header[pr.name]) {
+			diags = append(diags, Diagnostic{Field: pr.arg, Code: DiagInvalidValue, Expected: "a value without line breaks", Message: "a header value cannot contain CR, LF or NUL"})
+		}
+	}
+	for _, c := range r.cookies {
+		if bad(c) {
+			diags = append(diags, Diagnostic{Code: DiagInvalidValue, Expected: "a value without line breaks", Message: "a cookie value cannot contain CR, LF or NUL"})
+			break
+		}
+	}
+	return diags
+}
+
+// newRequest assembles the HTTP request (without credentials).
+func (op *operation) newRequest(ctx context.Context, r *request) (*http.Request, error) {
+	u := op.iface.baseURL + r.path
+	if len(r.query) > 0 {
+		u += "?" + strings.Join(r.query, "&")
+	}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, op.method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", op.accept)
+	req.Header.Set("User-Agent", "kubepact")
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	for _, pr := range op.params {
+		if v, ok := r.header[pr.name]; ok {
+			req.Header.Set(pr.name, v)
+		}
+	}
+	if len(r.cookies) > 0 {
+		req.Header.Set("Cookie", strings.Join(r.cookies, "; "))
+	}
+	return req, nil
+}
+
+// kinValidate runs kin-openapi's request validator on a copy of the
+// request: parameters as serialized and the encoded body.
+func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *request) (diags []Diagnostic) {
+	if op.kinRoute == nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			diags = nil // a validator crash must not block a call the schema accepted
+		}
+	}()
+	vreq := req.Clone(ctx)
+	if r.body != nil {
+		vreq.Body = io.NopCloser(bytes.NewReader(r.body))
+	}
+	opts := &openapi3filter.Options{
+		MultiError:          true,
+		AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
+		SkipSettingDefaults: true,
+	}
+	opts.WithCustomSchemaErrorFunc(func(e *openapi3.SchemaError) string { return e.Reason })
+	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
+		Request:    vreq,
+		PathParams: r.pathParams,
+		Route: &routers.Route{
+			Spec:      op.kinRoute.doc,
+			Path:      op.path,
+			PathItem:  op.kinRoute.pathItem,
+			Method:    op.method,
+			Operation: op.kinRoute.op,
+		},
+		Options: opts,
+	})
+	if err == nil {
+		return nil
+	}
+	for _, e := range flatten(err) {
+		diags = append(diags, op.kinDiagnostic(e))
+	}
+	return diags
+}
+
+func flatten(err error) []error {
+	var me openapi3.MultiError
+	if errors.As(err, &me) {
+		var out []error
+		for _, e := range me {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+func (op *operation) kinDiagnostic(err error) Diagnostic {
+	d := Diagnostic{Code: DiagRequestInvalid, Message: err.Error()}
+	var re *openapi3filter.RequestError
+	if !errors.As(err, &re) {
+		return d
+	}
+	switch {
+	case re.Parameter != nil:
+		for _, pr := range op.params {
+			if pr.in == re.Parameter.In && strings.EqualFold(pr.name, re.Parameter.Name) {
+				d.Field = pr.arg
+				d.Expected = op.validator.expected[pr.arg]
+			}
+		}
+	case re.RequestBody != nil:
+		d.Field = "body"
+		d.Expected = op.validator.expected["body"]
+	}
+	msg := re.Reason
+	var se *openapi3.SchemaError
+	if errors.As(re.Err, &se) {
+		msg = strings.TrimSpace(msg + ": " + se.Reason)
+		if ptr := se.JSONPointer(); len(ptr) > 0 {
+			msg += " at /" + strings.Join(ptr, "/")
+		}
+	} else if re.Err != nil {
+		msg = strings.TrimSpace(msg + ": " + re.Err.Error())
+	}
+	d.Message = strings.TrimPrefix(msg, ": ")
+	return d
+}
+
+// send performs the request and reads the response under the caps.
+func (op *operation) send(parent, ctx context.Context, req *http.Request) *Result {
+	start := time.Now()
+	res := &Result{Headers: map[string][]string{}}
+	defer func() { res.DurationMs = float64(time.Since(start).Microseconds()) / 1000 }()
+	resp, err := op.client.Do(req)
+	if err != nil {
+		res.TimedOut, res.Failure = failure(parent, ctx, err)
+		return res
+	}
+	defer func() { _ = resp.Body.Close() }()
+	res.Status = resp.StatusCode
+	for k, v := range resp.Header {
+		res.Headers[k] = slices.Clone(v)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, op.opts.MaxResponseBytes+1))
+	if int64(len(data)) > op.opts.MaxResponseBytes {
+		data, res.Truncated = data[:op.opts.MaxResponseBytes], true
+	}
+	if err != nil {
+		res.TimedOut, res.Failure = failure(parent, ctx, err)
+		res.Failure = "reading the response: " + res.Failure
+	}
+	res.Body, res.BodyEncoding = decodeBody(data, resp.Header.Get("Content-Type"), res.Truncated || err != nil)
+	return res
+}
+
+// failure explains an incomplete call and tells a timeout apart.
+func failure(parent, ctx context.Context, err error) (bool, string) {
+	switch {
+	case parent.Err() != nil:
+		return false, "the call was cancelled"
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return true, "the call timed out"
+	}
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) {
+		if inner := ue.Unwrap(); inner != nil {
+			return false, inner.Error()
+		}
+	}
+	return false, err.Error()
+}
+
+// decodeBody parses JSON (unless cut short), else returns text, else
+// base64.
+func decodeBody(data []byte, contentType string, partial bool) (any, string) {
+	if len(data) == 0 {
+		return nil, ""
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if !partial && encodingOf(mt) == "json" && mt != "*/*" {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) == nil && !dec.More() {
+			return v, ""
+		}
+	}
+	if utf8.Valid(data) {
+		return string(data), ""
+	}
+	return base64.StdEncoding.EncodeToString(data), "base64"
+}
+
+func newHTTPClient(rt http.RoundTripper) *http.Client {
+	if rt == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 64
+		rt = t
+	}
+	return &http.Client{
+		Transport: rt,
+		// No redirect is ever followed, same origin included: a 3xx is the
+		// result, and credentials never reach another host.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}

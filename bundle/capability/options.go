@@ -1,0 +1,125 @@
+package capability
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Defaults applied to zero fields of [Options].
+const (
+	DefaultTimeout          = 30 * time.Second
+	DefaultMaxResponseBytes = 1 << 20
+)
+
+// Options configures projection and invocation. The zero value (and a nil
+// *Options) means: read-only (GET and HEAD), base URL from the spec, no
+// credentials, 30 s per call, 1 MiB per response.
+type Options struct {
+	// BaseURL is the service's base URL. Empty means the first server URL
+	// of each spec, with its variables' defaults applied.
+	BaseURL string
+	// Auth holds credentials as name=value, one per security scheme name.
+	Auth []string
+	// AuthFiles holds credentials as name=PATH: the trimmed content of the
+	// file (e.g. a mounted Secret) is the credential.
+	AuthFiles []string
+	// AllowWrites exposes every method, not only GET and HEAD.
+	AllowWrites bool
+	// AllowOperations, when not empty, exposes only the named tools.
+	AllowOperations []string
+	// DenyOperations withholds the named tools; it wins over AllowOperations.
+	DenyOperations []string
+	// Timeout bounds one call, response body included (default 30 s).
+	Timeout time.Duration
+	// MaxResponseBytes caps the response body kept (default 1 MiB); a longer
+	// body is cut and the result says truncated.
+	MaxResponseBytes int64
+	// Transport sends the requests; nil means a default transport. Redirects
+	// are never followed whatever the transport.
+	Transport http.RoundTripper
+}
+
+// BindFlags binds the flags `kubepact mcp` and `kubepact sidecar` share:
+// credentials, the exposure policy and the per-call limits. The base URL is
+// bound by each command (mcp: --base-url; sidecar: --upstream).
+func (o *Options) BindFlags(fs *pflag.FlagSet) {
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxResponseBytes == 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	fs.StringArrayVar(&o.Auth, "auth", o.Auth, "service credential for an OpenAPI security scheme, as name=value (repeatable; needs an explicit base URL)")
+	fs.StringArrayVar(&o.AuthFiles, "auth-file", o.AuthFiles, "service credential read from a file (e.g. a mounted Secret), as name=PATH (repeatable; needs an explicit base URL)")
+	fs.BoolVar(&o.AllowWrites, "allow-writes", o.AllowWrites, "expose every operation, not only GET and HEAD")
+	fs.StringSliceVar(&o.AllowOperations, "allow-operations", o.AllowOperations, "expose only these generated tools, by name (comma-separated, repeatable)")
+	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (comma-separated, repeatable)")
+	fs.DurationVar(&o.Timeout, "call-timeout", o.Timeout, "time limit of one call to the service, response included")
+	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "response body bytes kept per call; the rest is cut and the result says truncated")
+}
+
+func (o *Options) withDefaults() Options {
+	out := Options{}
+	if o != nil {
+		out = *o
+	}
+	if out.Timeout <= 0 {
+		out.Timeout = DefaultTimeout
+	}
+	if out.MaxResponseBytes <= 0 {
+		out.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	return out
+}
+
+// credentials parses Auth and AuthFiles into scheme name → value.
+func (o *Options) credentials() (map[string]string, error) {
+	creds := map[string]string{}
+	add := func(flag, kv string, fromFile bool) error {
+		name, val, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || val == "" {
+			return fmt.Errorf("--%s %q: want name=%s", flag, redact(kv), map[bool]string{false: "value", true: "PATH"}[fromFile])
+		}
+		if fromFile {
+			raw, err := os.ReadFile(val)
+			if err != nil {
+				return fmt.Errorf("--%s %s: %w", flag, name, err)
+			}
+			if val = strings.TrimSpace(string(raw)); val == "" {
+				return fmt.Errorf("--%s %s: the file is empty", flag, name)
+			}
+		}
+		if _, dup := creds[name]; dup {
+			return fmt.Errorf("--%s: security scheme %q is given twice", flag, name)
+		}
+		creds[name] = val
+		return nil
+	}
+	for _, kv := range o.Auth {
+		if err := add("auth", kv, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range o.AuthFiles {
+		if err := add("auth-file", kv, true); err != nil {
+			return nil, err
+		}
+	}
+	return creds, nil
+}
+
+// redact keeps the scheme name of a malformed credential flag and hides the
+// rest, so an error message never repeats a secret.
+func redact(kv string) string {
+	name, _, _ := strings.Cut(kv, "=")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return name + "=…"
+}

@@ -1,0 +1,61 @@
+package capability
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubepact/kubepact/bundle"
+)
+
+func loadExample(t *testing.T, name string) *bundle.Bundle {
+	t.Helper()
+	b, err := bundle.LoadDir("../../examples/bundles/"+name, nil)
+	if err != nil {
+		t.Fatalf("loading example %s: %v", name, err)
+	}
+	return b
+}
+
+func TestProjectExamples(t *testing.T) {
+	for _, tc := range []struct {
+		bundle      string
+		allowWrites bool
+		tools       []string
+		withheld    []string
+	}{
+		{bundle: "catalog", tools: []string{"getHealth", "listProducts", "getProduct"}, withheld: []string{"createProduct", "replaceProduct", "deleteProduct", "adjustStock"}},
+		{bundle: "catalog", allowWrites: true, tools: []string{"getHealth", "listProducts", "createProduct", "getProduct", "replaceProduct", "deleteProduct", "adjustStock"}},
+		{bundle: "payments", tools: []string{"getPayment"}, withheld: []string{"refundPayment"}},
+		{bundle: "orders"},
+	} {
+		t.Run(tc.bundle, func(t *testing.T) {
+			c, err := Project(t.Context(), loadExample(t, tc.bundle), &Options{AllowWrites: tc.allowWrites})
+			if err != nil {
+				t.Fatalf("Project: %v", err)
+			}
+			var got, gotWithheld []string
+			for _, tl := range c.Tools {
+				got = append(got, tl.Name)
+				var s map[string]any
+				if err := json.Unmarshal(tl.InputSchema, &s); err != nil {
+					t.Errorf("%s: input schema is not JSON: %v", tl.Name, err)
+				}
+			}
+			for _, w := range c.Withheld {
+				gotWithheld = append(gotWithheld, w.Name)
+			}
+			if diff := cmp.Diff(got, tc.tools); diff != "" {
+				t.Errorf("tools (-got +want):\n%s", diff)
+			}
+			if diff := cmp.Diff(gotWithheld, tc.withheld); diff != "" {
+				t.Errorf("withheld (-got +want):\n%s", diff)
+			}
+			t.Logf("warnings: %q", c.Warnings)
+			for _, tl := range c.Tools {
+				t.Logf("%s %s", tl.Name, tl.InputSchema)
+			}
+		})
+	}
+}

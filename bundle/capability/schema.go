@@ -1,0 +1,217 @@
+package capability
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// maxSchemaDepth bounds the nesting of inline schemas; references do not
+// count (they become $defs entries).
+const maxSchemaDepth = 64
+
+// Keywords whose value is one schema, a map of schemas, or a list of
+// schemas. Everything else is copied as a value.
+var (
+	schemaKeywords = []string{
+		"items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
+		"additionalProperties", "unevaluatedProperties", "unevaluatedItems", "contentSchema",
+	}
+	schemaMapKeywords  = []string{"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
+	schemaListKeywords = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	// dropped: OpenAPI-only keywords, and identifiers that would change how
+	// references resolve once the schema is moved.
+	droppedKeywords = []string{"discriminator", "xml", "externalDocs", "$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary"}
+)
+
+// converter turns OpenAPI schemas into JSON Schema 2020-12. References are
+// moved into one $defs map shared by a tool's whole input schema; a
+// reference met again (a cycle included) reuses its entry.
+type converter struct {
+	doc  *document
+	defs map[string]any    // $defs key → converted schema
+	keys map[string]string // file#fragment → $defs key
+	err  error             // the first unresolvable reference
+}
+
+func newConverter(d *document) *converter {
+	return &converter{doc: d, defs: map[string]any{}, keys: map[string]string{}}
+}
+
+// schema converts the schema node written in file.
+func (c *converter) schema(node any, file string, depth int) any {
+	switch n := node.(type) {
+	case bool:
+		return n
+	case map[string]any:
+		if depth > maxSchemaDepth {
+			c.fail(fmt.Errorf("schema nesting is deeper than %d levels", maxSchemaDepth))
+			return map[string]any{}
+		}
+		if ref, ok := n["$ref"].(string); ok {
+			return c.ref(n, ref, file, depth)
+		}
+		return c.object(n, file, depth)
+	default:
+		return map[string]any{}
+	}
+}
+
+// ref converts a $ref into a reference to its $defs entry, converting the
+// target the first time it is met.
+func (c *converter) ref(n map[string]any, ref, file string, depth int) any {
+	target, tfile, err := c.doc.resolve(file, ref)
+	if err != nil {
+		c.fail(err)
+		return map[string]any{}
+	}
+	_, frag, _ := strings.Cut(ref, "#")
+	id := tfile + "#" + frag
+	key, seen := c.keys[id]
+	if !seen {
+		key = c.defKey(frag)
+		c.keys[id] = key
+		c.defs[key] = map[string]any{} // placeholder: a cycle back here ends at the reference
+		c.defs[key] = c.schema(target, tfile, depth+1)
+	}
+	local := "#/$defs/" + escapePointer(key)
+	if c.doc.v30 || len(n) == 1 {
+		return map[string]any{"$ref": local} // 3.0 ignores keywords next to $ref
+	}
+	// 3.1: keywords next to $ref apply too.
+	out := c.object(withoutKey(n, "$ref"), file, depth)
+	out["$ref"] = local
+	return out
+}
+
+var defKeyUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// defKey picks a readable, unique $defs key: the last segment of the
+// reference (Product for #/components/schemas/Product), numbered on clash.
+func (c *converter) defKey(frag string) string {
+	segs := strings.Split(frag, "/")
+	base := defKeyUnsafe.ReplaceAllString(segs[len(segs)-1], "_")
+	if base == "" || base == "_" {
+		base = "schema"
+	}
+	key := base
+	for i := 2; ; i++ {
+		if _, used := c.defs[key]; !used {
+			return key
+		}
+		key = fmt.Sprintf("%s_%d", base, i)
+	}
+}
+
+// object converts one schema object that is not a bare reference.
+func (c *converter) object(n map[string]any, file string, depth int) map[string]any {
+	out := make(map[string]any, len(n))
+	for k, v := range n {
+		switch {
+		case strings.HasPrefix(k, "x-"), slices.Contains(droppedKeywords, k):
+		case slices.Contains(schemaKeywords, k):
+			out[k] = c.schema(v, file, depth+1)
+		case slices.Contains(schemaMapKeywords, k):
+			if m, ok := v.(map[string]any); ok {
+				cm := make(map[string]any, len(m))
+				for _, name := range sortedKeys(m) {
+					if k == "properties" && isReadOnly(m[name]) {
+						continue // readOnly properties are never sent
+					}
+					cm[name] = c.schema(m[name], file, depth+1)
+				}
+				out[k] = cm
+			}
+		case slices.Contains(schemaListKeywords, k):
+			if l, ok := v.([]any); ok {
+				cl := make([]any, len(l))
+				for i, s := range l {
+					cl[i] = c.schema(s, file, depth+1)
+				}
+				out[k] = cl
+			}
+		default:
+			out[k] = v
+		}
+	}
+	if props, ok := n["properties"].(map[string]any); ok {
+		if req, ok := out["required"].([]any); ok {
+			kept := req[:0:0]
+			for _, r := range req {
+				if name, ok := r.(string); !ok || !isReadOnly(props[name]) {
+					kept = append(kept, r)
+				}
+			}
+			out["required"] = kept
+		}
+	}
+	if c.doc.v30 {
+		convert30(out)
+	}
+	if ex, ok := out["example"]; ok {
+		if _, has := out["examples"]; !has {
+			out["examples"] = []any{ex}
+		}
+		delete(out, "example")
+	}
+	return out
+}
+
+// convert30 rewrites the OpenAPI 3.0 keywords whose meaning differs in
+// 2020-12: nullable, and boolean exclusive bounds.
+func convert30(s map[string]any) {
+	if nullable, _ := s["nullable"].(bool); nullable {
+		switch t := s["type"].(type) {
+		case string:
+			s["type"] = []any{t, "null"}
+		case []any:
+			if !slices.Contains(t, any("null")) {
+				s["type"] = append(slices.Clone(t), "null")
+			}
+		}
+		if enum, ok := s["enum"].([]any); ok && !slices.Contains(enum, nil) {
+			s["enum"] = append(slices.Clone(enum), nil)
+		}
+	}
+	delete(s, "nullable")
+	for _, b := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+		ex, ok := s[b[0]].(bool)
+		if !ok {
+			continue
+		}
+		delete(s, b[0])
+		if bound, has := s[b[1]]; ex && has {
+			s[b[0]] = bound
+			delete(s, b[1])
+		}
+	}
+}
+
+func isReadOnly(node any) bool {
+	m, _ := node.(map[string]any)
+	ro, _ := m["readOnly"].(bool)
+	return ro
+}
+
+func (c *converter) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+func withoutKey(m map[string]any, key string) map[string]any {
+	out := maps.Clone(m)
+	delete(out, key)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// escapePointer escapes one JSON pointer segment.
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
