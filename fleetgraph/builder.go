@@ -1,0 +1,529 @@
+package fleetgraph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Builder defaults.
+const (
+	DefaultDebounce  = 100 * time.Millisecond
+	DefaultMaxBatch  = 4096
+	DefaultRetention = 10 * time.Minute
+	defaultHistory   = 64
+)
+
+// BuilderOptions configure a Builder; nil or zero fields mean defaults.
+type BuilderOptions struct {
+	// Clock stamps each snapshot's asOf (default time.Now).
+	Clock func() time.Time
+	// Debounce is how long Run waits after a change for more before it
+	// publishes (default 100ms).
+	Debounce time.Duration
+	// MaxBatch publishes at once when this many changes are pending
+	// (default 4096).
+	MaxBatch int
+	// Freshness marks target evidence older than this stale; zero never.
+	Freshness time.Duration
+	// Retention is how long a replaced snapshot stays reachable through
+	// Lookup, for pinned readers (default 10m; at most 64 are kept).
+	Retention time.Duration
+}
+
+type changeKind int
+
+const (
+	upsertRevision changeKind = iota
+	deleteRevision
+	upsertTarget
+	deleteTarget
+)
+
+type change struct {
+	kind changeKind
+	rev  *Revision
+	tgt  *Target
+}
+
+// Builder turns a stream of changes — the upserts and deletes an informer
+// or a source produces — into published snapshots. Changes are coalesced
+// per record (the last one wins) and applied in one batch; the result is
+// published by swapping an atomic pointer, so readers never wait and never
+// see a half-built snapshot. It is safe for concurrent use.
+type Builder struct {
+	opts BuilderOptions
+	cur  atomic.Pointer[Snapshot]
+
+	mu      sync.Mutex
+	pending map[string]change // "r"/"t" + record key -> last change
+	sources map[string]SourceState
+	srcLims map[string][]Limitation
+	srcDone bool // sources changed since the last publish
+	counts  map[string][2]int
+	seq     uint64
+	history []retained
+
+	kick chan struct{}
+}
+
+type retained struct {
+	snap       *Snapshot
+	replacedAt time.Time
+}
+
+// NewBuilder returns a Builder that has published an empty snapshot.
+func NewBuilder(opts *BuilderOptions) *Builder {
+	b := &Builder{pending: map[string]change{}, sources: map[string]SourceState{}, srcLims: map[string][]Limitation{}, counts: map[string][2]int{}, kick: make(chan struct{}, 1)}
+	if opts != nil {
+		b.opts = *opts
+	}
+	if b.opts.Clock == nil {
+		b.opts.Clock = time.Now
+	}
+	if b.opts.Debounce <= 0 {
+		b.opts.Debounce = DefaultDebounce
+	}
+	if b.opts.MaxBatch <= 0 {
+		b.opts.MaxBatch = DefaultMaxBatch
+	}
+	if b.opts.Retention <= 0 {
+		b.opts.Retention = DefaultRetention
+	}
+	empty := &Snapshot{freshness: b.opts.Freshness, asOf: b.opts.Clock().UTC()}
+	empty.completeness, empty.limitations = sourceLimitations(nil, 0)
+	empty.id = snapshotID(empty.acc, nil, empty.limitations, b.opts.Freshness)
+	b.cur.Store(empty)
+	return b
+}
+
+// Current returns the latest published snapshot.
+func (b *Builder) Current() *Snapshot { return b.cur.Load() }
+
+// Lookup returns the current snapshot or a recently replaced one by id.
+func (b *Builder) Lookup(id string) (*Snapshot, bool) {
+	if s := b.cur.Load(); s.id == id {
+		return s, true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.expire()
+	for i := len(b.history) - 1; i >= 0; i-- {
+		if b.history[i].snap.id == id {
+			return b.history[i].snap, true
+		}
+	}
+	return nil, false
+}
+
+// ErrInvalidRecord is wrapped by upserts of a record without identity.
+var ErrInvalidRecord = errors.New("invalid fleet record")
+
+// UpsertRevision queues a revision to add or replace.
+func (b *Builder) UpsertRevision(r *Revision) error {
+	if r == nil || r.Name == "" || r.Digest == "" {
+		return fmt.Errorf("%w: a revision needs a service name and a digest (%s)", ErrInvalidRecord, LimitIdentityUnresolved)
+	}
+	r = r.clone()
+	b.queue("r"+r.Key(), change{kind: upsertRevision, rev: r})
+	return nil
+}
+
+// DeleteRevision queues the removal of a revision by key.
+func (b *Builder) DeleteRevision(key string) {
+	b.queue("r"+key, change{kind: deleteRevision, rev: &Revision{Digest: key}})
+}
+
+// UpsertTarget queues a target to add or replace.
+func (b *Builder) UpsertTarget(t *Target) error {
+	if t == nil || t.Name == "" || t.Service == "" {
+		return fmt.Errorf("%w: a target needs a name and a service", ErrInvalidRecord)
+	}
+	if t.Compliance != "" && !t.Compliance.Valid() {
+		return fmt.Errorf("%w: compliance %q is not one of %v", ErrInvalidRecord, t.Compliance, Statuses())
+	}
+	t = t.clone()
+	b.queue("t"+t.Key(), change{kind: upsertTarget, tgt: t})
+	return nil
+}
+
+// DeleteTarget queues the removal of a target by key.
+func (b *Builder) DeleteTarget(key string) {
+	b.queue("t"+key, change{kind: deleteTarget, tgt: &Target{Name: key}})
+}
+
+// SetSource records a source's state and the limitations it reported
+// (they replace earlier ones); its counts are the Builder's own.
+func (b *Builder) SetSource(st SourceState, lims ...Limitation) {
+	b.mu.Lock()
+	b.sources[st.ID] = st
+	b.srcLims[st.ID] = slices.Clone(lims)
+	b.srcDone = true
+	b.mu.Unlock()
+	b.signal()
+}
+
+func (b *Builder) queue(key string, c change) {
+	b.mu.Lock()
+	b.pending[key] = c
+	b.mu.Unlock()
+	b.signal()
+}
+
+func (b *Builder) signal() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Pending returns how many coalesced changes wait for the next publish.
+func (b *Builder) Pending() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.pending)
+}
+
+// Run publishes queued changes until ctx is done: after a change it waits
+// Debounce for more (publishing at once when MaxBatch are pending), then
+// applies them all as one snapshot.
+func (b *Builder) Run(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			b.Flush()
+			return nil
+		case <-b.kick:
+		}
+		timer := time.NewTimer(b.opts.Debounce)
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				b.Flush()
+				return nil
+			case <-timer.C:
+				break wait
+			case <-b.kick:
+				if b.Pending() >= b.opts.MaxBatch {
+					timer.Stop()
+					break wait
+				}
+			}
+		}
+		b.Flush()
+	}
+}
+
+// Flush applies every pending change now and returns the published
+// snapshot. When nothing changed the current snapshot stays.
+func (b *Builder) Flush() *Snapshot {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	prev := b.cur.Load()
+	if len(b.pending) == 0 && !b.srcDone {
+		return prev
+	}
+	batch := b.pending
+	b.pending = map[string]change{}
+	b.srcDone = false
+	next := b.apply(prev, batch)
+	if next.id == prev.id {
+		return prev
+	}
+	now := b.opts.Clock().UTC()
+	b.history = append(b.history, retained{snap: prev, replacedAt: now})
+	b.expire()
+	b.cur.Store(next)
+	return next
+}
+
+// expire drops replaced snapshots past their retention. Caller holds mu.
+func (b *Builder) expire() {
+	now := b.opts.Clock()
+	drop := 0
+	for drop < len(b.history) && (now.Sub(b.history[drop].replacedAt) > b.opts.Retention || len(b.history)-drop > defaultHistory) {
+		drop++
+	}
+	if drop > 0 {
+		b.history = slices.Delete(b.history, 0, drop)
+	}
+}
+
+// apply builds the next snapshot from prev and a batch. Untouched shards,
+// chunks, records and index entries are shared with prev. Caller holds mu.
+func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
+	a := applier{
+		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(),
+		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
+		order: prev.order, acc: prev.acc, dirty: map[string]*service{}, counts: b.counts,
+	}
+	keys := make([]string, 0, len(batch))
+	for k := range batch {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the result does not depend on it; logs and tests like a stable order
+	for _, k := range keys {
+		c := batch[k]
+		switch c.kind {
+		case upsertRevision:
+			a.removeRevision(c.rev.Key())
+			a.addRevision(c.rev)
+		case deleteRevision:
+			a.removeRevision(c.rev.Digest)
+		case upsertTarget:
+			a.removeTarget(c.tgt.Key())
+			a.addTarget(c.tgt)
+		case deleteTarget:
+			a.removeTarget(c.tgt.Name)
+		}
+	}
+	a.finishServices()
+
+	b.seq++
+	next := &Snapshot{
+		asOf:      b.opts.Clock().UTC(),
+		seq:       b.seq,
+		freshness: b.opts.Freshness,
+		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order,
+		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
+		acc: a.acc,
+	}
+	next.sources = b.sourceStates(next.asOf)
+	next.completeness, next.limitations = sourceLimitations(next.sources, next.revisions.len()+next.targets.len())
+	for _, st := range next.sources {
+		next.limitations = append(next.limitations, b.srcLims[st.ID]...)
+	}
+	next.id = snapshotID(next.acc, next.sources, next.limitations, b.opts.Freshness)
+	return next
+}
+
+// sourceStates lists the sources with the Builder's counts, marking one
+// stale when it has not synced within the freshness window.
+func (b *Builder) sourceStates(now time.Time) []SourceState {
+	out := make([]SourceState, 0, len(b.sources))
+	for id, st := range b.sources {
+		c := b.counts[id]
+		st.RevisionCount, st.TargetCount = c[0], c[1]
+		if b.opts.Freshness > 0 && st.Status == SourceAvailable && !st.LastSuccessfulSync.IsZero() && now.Sub(st.LastSuccessfulSync) > b.opts.Freshness {
+			st.Status = SourceStale
+		}
+		out = append(out, st)
+	}
+	slices.SortFunc(out, func(x, y SourceState) int { return strings.Compare(x.ID, y.ID) })
+	return out
+}
+
+// snapshotID hashes the record accumulator, the sources' identities and
+// states (not their timestamps) and the freshness window.
+func snapshotID(acc [32]byte, sources []SourceState, lims []Limitation, freshness time.Duration) string {
+	h := sha256.New()
+	h.Write(acc[:])
+	for _, st := range sources {
+		code := ""
+		if st.Error != nil {
+			code = st.Error.Code
+		}
+		fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s", st.ID, st.Kind, st.Status, code)
+	}
+	for _, l := range lims {
+		fmt.Fprintf(h, "\x01%s\x00%s\x00%s\x00%s", l.Code, l.Source, l.Subject, l.Message)
+	}
+	fmt.Fprintf(h, "\x00%d", freshness)
+	return "snap-" + hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// applier holds the transactions of one batch.
+type applier struct {
+	revs     *pmapTx[*revEntry]
+	tgts     *pmapTx[*tgtEntry]
+	svcs     *pmapTx[*service]
+	byName   *pmapTx[[]string]
+	byDigest *pmapTx[[]string]
+	deps     *pmapTx[[]string]
+	tByName  *pmapTx[[]string]
+	order    sortedKeys
+	acc      [32]byte
+	dirty    map[string]*service // services touched by this batch: private copies
+	counts   map[string][2]int
+}
+
+func xor(acc *[32]byte, h [32]byte) {
+	for i := range acc {
+		acc[i] ^= h[i]
+	}
+}
+
+// svc returns the batch's private copy of a service, creating it.
+func (a *applier) svc(key, domain, name string) *service {
+	if s, ok := a.dirty[key]; ok {
+		return s
+	}
+	s := &service{key: key, domain: domain, name: name}
+	if old, ok := a.svcs.get(key); ok {
+		c := *old
+		s = &c
+	}
+	a.dirty[key] = s
+	return s
+}
+
+func (a *applier) addRevision(r *Revision) {
+	key := r.Key()
+	e := &revEntry{Revision: r, hash: contentHash("revision", r)}
+	a.revs.set(key, e)
+	xor(&a.acc, e.hash)
+	s := a.svc(r.ServiceKey(), r.Domain, r.Name)
+	s.revisions = withKey(s.revisions, key)
+	add(a.byDigest, r.Digest, key)
+	for _, n := range edgeNames(r) {
+		add(a.deps, n, key)
+	}
+	c := a.counts[r.Source]
+	c[0]++
+	a.counts[r.Source] = c
+}
+
+func (a *applier) removeRevision(key string) {
+	e, ok := a.revs.get(key)
+	if !ok {
+		return
+	}
+	a.revs.del(key)
+	xor(&a.acc, e.hash)
+	s := a.svc(e.ServiceKey(), e.Domain, e.Name)
+	s.revisions = withoutKey(s.revisions, key)
+	remove(a.byDigest, e.Digest, key)
+	for _, n := range edgeNames(e.Revision) {
+		remove(a.deps, n, key)
+	}
+	c := a.counts[e.Source]
+	c[0]--
+	a.counts[e.Source] = c
+}
+
+func (a *applier) addTarget(t *Target) {
+	key := t.Key()
+	e := &tgtEntry{Target: t, hash: contentHash("target", t)}
+	a.tgts.set(key, e)
+	xor(&a.acc, e.hash)
+	sk := t.ServiceKey()
+	s := a.svc(sk, domainOfKey(sk, t.Service), t.Service)
+	s.targets = withKey(s.targets, key)
+	add(a.tByName, t.Name, key)
+	c := a.counts[t.Source]
+	c[1]++
+	a.counts[t.Source] = c
+}
+
+func (a *applier) removeTarget(key string) {
+	e, ok := a.tgts.get(key)
+	if !ok {
+		return
+	}
+	a.tgts.del(key)
+	xor(&a.acc, e.hash)
+	sk := e.ServiceKey()
+	s := a.svc(sk, domainOfKey(sk, e.Service), e.Service)
+	s.targets = withoutKey(s.targets, key)
+	remove(a.tByName, e.Name, key)
+	c := a.counts[e.Source]
+	c[1]--
+	a.counts[e.Source] = c
+}
+
+// finishServices recomputes each touched service from its records, drops
+// the empty ones, and updates the name index and the key order.
+func (a *applier) finishServices() {
+	for key, s := range a.dirty {
+		_, existed := a.svcs.get(key)
+		if len(s.revisions) == 0 && len(s.targets) == 0 {
+			if existed {
+				a.svcs.del(key)
+				a.order = a.order.remove(key)
+				remove(a.byName, s.name, key)
+			}
+			continue
+		}
+		a.derive(s)
+		a.svcs.set(key, s)
+		if !existed {
+			a.order = a.order.insert(key)
+			add(a.byName, s.name, key)
+		}
+	}
+}
+
+// derive computes a service's owners, status and sources from its records.
+func (a *applier) derive(s *service) {
+	owners, sources := []string{}, []string{}
+	for _, k := range s.revisions {
+		if e, ok := a.revs.get(k); ok {
+			if e.Owner != "" {
+				owners = append(owners, e.Owner)
+			}
+			sources = append(sources, e.Source)
+		}
+	}
+	status := StatusNotEvaluated
+	worst := len(Statuses())
+	for _, k := range s.targets {
+		if e, ok := a.tgts.get(k); ok {
+			sources = append(sources, e.Source)
+			if sev := e.compliance().severity(); sev < worst {
+				worst, status = sev, e.compliance()
+			}
+		}
+	}
+	slices.Sort(owners)
+	slices.Sort(sources)
+	s.owners = slices.Compact(owners)
+	s.sources = slices.Compact(sources)
+	s.status = status
+}
+
+// domainOfKey recovers a service's domain from its key, for a target that
+// creates its service.
+func domainOfKey(key, name string) string {
+	esc := escapeKey(name)
+	if key == esc {
+		return ""
+	}
+	d := strings.TrimSuffix(key, "/"+esc)
+	d = strings.ReplaceAll(d, "%2F", "/")
+	return strings.ReplaceAll(d, "%25", "%")
+}
+
+// edgeNames are the distinct names a revision's edges point at.
+func edgeNames(r *Revision) []string {
+	var names []string
+	for _, e := range r.Edges {
+		_, n, _ := e.target()
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+func add(tx *pmapTx[[]string], k, v string) {
+	old, _ := tx.get(k)
+	tx.set(k, withKey(old, v))
+}
+
+func remove(tx *pmapTx[[]string], k, v string) {
+	old, _ := tx.get(k)
+	if n := withoutKey(old, v); len(n) == 0 {
+		tx.del(k)
+	} else {
+		tx.set(k, n)
+	}
+}

@@ -1,0 +1,40 @@
+// Package fleetgraph is kubepact's fleet read model: the operational graph of
+// services, contract revisions, targets (where a revision runs) and the
+// relationships between them, published as immutable, versioned snapshots.
+//
+// # Map
+//
+//   - keys.go: Pacto's three identities (service, revision, target keys) and
+//     their escaping; reference parsing (domain, repository, tag, digest).
+//   - model.go: the records a source or an informer feeds in ([Revision],
+//     [Target]), statuses and attention categories.
+//   - envelope.go: the completeness envelope every answer carries ([Meta]):
+//     sources, limitations and sanitised error codes.
+//   - pmap.go: the persistent (copy-on-write, sharded) maps and the chunked
+//     sorted key list that let one change publish a new snapshot without
+//     copying the fleet.
+//   - builder.go, snapshot.go: [Builder] takes incremental upserts and
+//     deletes, coalesces bursts and publishes a [Snapshot] through an
+//     atomic pointer.
+//   - sources.go: laptop and CI sources: a bounded local directory scan,
+//     OCI references, Pacto's pacto.dev/fleet-targets/v1 fixture.
+//   - query.go, graph.go, status.go: pure, deterministic queries over one
+//     snapshot (search with cursors, get, graph, status, explain).
+//   - impact.go, diff.go: the semantic diff of two contract revisions
+//     projected onto a snapshot's dependents.
+//
+// # Memory
+//
+// A snapshot stores derived data, not bundles: a revision keeps its
+// identity, the fields queries filter on and its declared edges, never the
+// parsed contract or its files. Relationships are stored as declared (the
+// reference as written) and resolved against the snapshot when read, so a
+// service arriving later resolves earlier edges without rewriting them.
+//
+// # Imports
+//
+// The package imports github.com/kubepact/kubepact/bundle and its
+// sub-packages and a few general libraries (semver); never Kubernetes and
+// never MCP (import_test.go enforces it). A Kubernetes feed lives in its own
+// sub-package and drives a [Builder] through its upsert/delete methods.
+package fleetgraph

@@ -1,0 +1,172 @@
+package fleetgraph
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"time"
+)
+
+// SchemaVersion is the fleet answers' schema, Pacto's.
+const SchemaVersion = "pacto.dev/fleet/v1"
+
+// Completeness of a snapshot.
+const (
+	CompletenessComplete = "complete" // every source available and current
+	CompletenessPartial  = "partial"  // some source is degraded or none is configured
+	CompletenessEmpty    = "empty"    // every source available, and no records
+)
+
+// Source statuses.
+const (
+	SourceAvailable   = "available"
+	SourcePartial     = "partial"
+	SourceStale       = "stale"
+	SourceUnavailable = "unavailable"
+)
+
+// Sanitised source error codes: the only codes an answer shows; the full
+// error stays in the server log.
+const (
+	ErrAuthFailed  = "AUTH_FAILED"
+	ErrNotFound    = "NOT_FOUND"
+	ErrUnavailable = "UNAVAILABLE"
+	ErrCancelled   = "CANCELLED"
+	ErrInvalid     = "INVALID" // a source file that does not parse; its message says where
+)
+
+// Limitation codes.
+const (
+	LimitNoSources          = "NO_SOURCES_CONFIGURED"
+	LimitSourceUnavailable  = "SOURCE_UNAVAILABLE"
+	LimitSourceStale        = "SOURCE_STALE"
+	LimitSourcePartial      = "SOURCE_PARTIAL"
+	LimitUnresolvedDep      = "UNRESOLVED_DEPENDENCY"
+	LimitEvidenceMissing    = "EVIDENCE_MISSING"
+	LimitRecordInvalid      = "SOURCE_RECORD_INVALID"
+	LimitIdentityUnresolved = "REVISION_IDENTITY_UNRESOLVED"
+	LimitLinkAmbiguous      = "REVISION_LINK_AMBIGUOUS"
+	LimitTargetRefConflict  = "TARGET_REFERENCE_CONFLICT"
+	LimitServiceNotInFleet  = "SERVICE_NOT_IN_FLEET"
+	LimitResultTruncated    = "RESULT_TRUNCATED"
+)
+
+// Caps on the envelope's lists.
+const (
+	maxLimitations = 100
+	maxSources     = 50
+)
+
+// SourceError is a source failure as answers show it: a sanitised code
+// and a message that names no credential.
+type SourceError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// SourceState is what a source last reported.
+type SourceState struct {
+	ID                 string       `json:"id"`
+	Kind               string       `json:"kind"`
+	Status             string       `json:"status"`
+	LastSuccessfulSync time.Time    `json:"lastSuccessfulSync,omitzero"`
+	ObservedAt         time.Time    `json:"observedAt,omitzero"`
+	Error              *SourceError `json:"error,omitempty"`
+	RevisionCount      int          `json:"revisionCount"`
+	TargetCount        int          `json:"targetCount"`
+}
+
+// Limitation says why an answer may be incomplete.
+type Limitation struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Source  string `json:"source,omitempty"`
+	Subject string `json:"subject,omitempty"`
+}
+
+// Meta is the completeness envelope on every fleet answer.
+type Meta struct {
+	SchemaVersion        string        `json:"schemaVersion"`
+	SnapshotID           string        `json:"snapshotId"`
+	AsOf                 time.Time     `json:"asOf"`
+	Completeness         string        `json:"completeness"`
+	Limitations          []Limitation  `json:"limitations"`
+	LimitationsTruncated bool          `json:"limitationsTruncated,omitempty"`
+	Sources              []SourceState `json:"sources"`
+	SourcesTruncated     bool          `json:"sourcesTruncated,omitempty"`
+}
+
+// meta builds the envelope of an answer: the snapshot's source-level
+// limitations first, then the answer's own, capped.
+func (s *Snapshot) meta(extra []Limitation) Meta {
+	m := Meta{
+		SchemaVersion: SchemaVersion,
+		SnapshotID:    s.id,
+		AsOf:          s.asOf,
+		Completeness:  s.completeness,
+		Limitations:   make([]Limitation, 0, len(s.limitations)+len(extra)),
+		Sources:       append([]SourceState{}, s.sources...),
+	}
+	m.Limitations = append(append(m.Limitations, s.limitations...), extra...)
+	if len(m.Limitations) > maxLimitations {
+		m.Limitations, m.LimitationsTruncated = m.Limitations[:maxLimitations], true
+	}
+	if len(m.Sources) > maxSources {
+		m.Sources, m.SourcesTruncated = m.Sources[:maxSources], true
+	}
+	return m
+}
+
+// SanitizeError maps a source failure to a code answers may show.
+func SanitizeError(err error) *SourceError {
+	if err == nil {
+		return nil
+	}
+	msg := strings.ToLower(err.Error())
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return &SourceError{Code: ErrCancelled, Message: "the source did not answer in time"}
+	case errors.Is(err, fs.ErrNotExist) || strings.Contains(msg, "not found") || strings.Contains(msg, "does not exist"):
+		return &SourceError{Code: ErrNotFound, Message: "the source names something that does not exist"}
+	case errors.Is(err, fs.ErrPermission) || strings.Contains(msg, "unauthorized") || strings.Contains(msg, "denied") || strings.Contains(msg, "forbidden"):
+		return &SourceError{Code: ErrAuthFailed, Message: "the source refused access"}
+	default:
+		return &SourceError{Code: ErrUnavailable, Message: "the source could not be read"}
+	}
+}
+
+// sourceLimitations turns degraded sources into limitations and decides the
+// completeness.
+func sourceLimitations(sources []SourceState, records int) (string, []Limitation) {
+	if len(sources) == 0 {
+		return CompletenessPartial, []Limitation{{Code: LimitNoSources, Message: "no fleet source is configured: absence of a record proves nothing"}}
+	}
+	var lims []Limitation
+	for _, st := range sources {
+		switch st.Status {
+		case SourceUnavailable:
+			msg := "source " + st.ID + " is unavailable: its records are missing, not absent"
+			if st.Error != nil {
+				msg += " (" + st.Error.Code + ": " + st.Error.Message + ")"
+			}
+			lims = append(lims, Limitation{Code: LimitSourceUnavailable, Message: msg, Source: st.ID})
+		case SourceStale:
+			lims = append(lims, Limitation{Code: LimitSourceStale, Message: "source " + st.ID + " has not synced within the freshness window", Source: st.ID})
+		case SourcePartial:
+			msg := "source " + st.ID + " returned part of its records"
+			if st.Error != nil {
+				msg += " (" + st.Error.Code + ": " + st.Error.Message + ")"
+			}
+			lims = append(lims, Limitation{Code: LimitSourcePartial, Message: msg, Source: st.ID})
+		}
+	}
+	switch {
+	case len(lims) > 0:
+		return CompletenessPartial, lims
+	case records == 0:
+		return CompletenessEmpty, nil
+	default:
+		return CompletenessComplete, nil
+	}
+}

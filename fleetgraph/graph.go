@@ -1,0 +1,232 @@
+package fleetgraph
+
+import (
+	"slices"
+	"strings"
+)
+
+// Graph directions.
+const (
+	DirectionDependencies = "dependencies"
+	DirectionDependents   = "dependents"
+)
+
+// Graph node caps.
+const (
+	DefaultMaxNodes = 500
+	MaxMaxNodes     = 5000
+)
+
+// GraphQuery roots a traversal at a service (all its revisions), a
+// revision (exactly its edges) or a target (its linked revision).
+type GraphQuery struct {
+	Service    string `json:"service,omitempty"`
+	Revision   string `json:"revision,omitempty"`
+	Target     string `json:"target,omitempty"`
+	Direction  string `json:"direction,omitempty"`
+	Transitive bool   `json:"transitive,omitempty"`
+	MaxDepth   int    `json:"max_depth,omitempty"`
+	MaxNodes   int    `json:"max_nodes,omitempty"`
+}
+
+// GraphNode is a service reached by the traversal.
+type GraphNode struct {
+	Key   string   `json:"key"`
+	Name  string   `json:"name"`
+	Depth int      `json:"depth"`
+	Path  []string `json:"path"`
+}
+
+// GraphResult is pacto_fleet_graph's answer.
+type GraphResult struct {
+	Meta Meta `json:"meta"`
+	Miss
+	Root       string         `json:"root"`
+	Revision   string         `json:"revision,omitempty"`
+	Aggregated bool           `json:"aggregated"`
+	Direction  string         `json:"direction"`
+	Nodes      []GraphNode    `json:"nodes"`
+	Edges      []Relationship `json:"edges"`
+	Cycles     [][]string     `json:"cycles"`
+	Unresolved []Relationship `json:"unresolved"`
+	Truncated  bool           `json:"truncated"`
+}
+
+// Graph walks dependencies or dependents breadth first, so each node's depth
+// and path are its shortest; an edge back to a node on its own path is a
+// cycle. It stops at MaxDepth (0: unlimited; 1 unless Transitive) and at
+// MaxNodes, saying so with truncated.
+func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
+	roots := 0
+	for _, v := range []string{q.Service, q.Revision, q.Target} {
+		if v != "" {
+			roots++
+		}
+	}
+	if roots != 1 {
+		return nil, invalid("service", "provide exactly one of 'service', 'revision' or 'target'")
+	}
+	dir := q.Direction
+	if dir == "" {
+		dir = DirectionDependencies
+	}
+	if dir != DirectionDependencies && dir != DirectionDependents {
+		return nil, invalid("direction", "direction %q: want %s or %s", q.Direction, DirectionDependencies, DirectionDependents)
+	}
+	if q.MaxDepth < 0 {
+		return nil, invalid("max_depth", "max_depth %d: want 0 (unlimited) or more", q.MaxDepth)
+	}
+	if q.MaxNodes < 0 || q.MaxNodes > MaxMaxNodes {
+		return nil, invalid("max_nodes", "max_nodes %d: want 1..%d", q.MaxNodes, MaxMaxNodes)
+	}
+	maxNodes := q.MaxNodes
+	if maxNodes == 0 {
+		maxNodes = DefaultMaxNodes
+	}
+	maxDepth := q.MaxDepth
+	if !q.Transitive {
+		maxDepth = 1
+	}
+	res := &GraphResult{Direction: dir, Nodes: []GraphNode{}, Edges: []Relationship{}, Cycles: [][]string{}, Unresolved: []Relationship{}}
+
+	// Find the root service and the revisions whose edges start the walk.
+	var root *service
+	var rootRevs []string
+	switch {
+	case q.Service != "":
+		sv, miss := s.findService(q.Service)
+		if sv == nil {
+			res.Miss, res.Root, res.Meta = miss, q.Service, s.meta(nil)
+			return res, nil
+		}
+		root, rootRevs = sv, sv.revisions
+		res.Aggregated = len(sv.revisions) > 1
+	case q.Revision != "":
+		r := s.revision(q.Revision)
+		if r == nil {
+			res.Root, res.Meta = q.Revision, s.meta(nil)
+			res.Miss = Miss{Reason: "revision " + q.Revision + " is not in the fleet snapshot", Candidates: s.suggestRevisions(q.Revision)}
+			return res, nil
+		}
+		root, rootRevs, res.Revision = s.service(r.ServiceKey()), []string{q.Revision}, q.Revision
+	default:
+		t, miss := s.findTarget(q.Target)
+		if t == nil {
+			res.Miss, res.Root, res.Meta = miss, q.Target, s.meta(nil)
+			return res, nil
+		}
+		rev, _, _ := s.link(t)
+		root, res.Revision = s.service(t.ServiceKey()), rev
+		if rev != "" {
+			rootRevs = []string{rev}
+		}
+		if root == nil {
+			res.Found, res.Root = true, t.ServiceKey()
+			res.Meta = s.meta([]Limitation{linkLimitation(s.targetView(t))})
+			return res, nil
+		}
+	}
+	res.Found, res.Root = true, root.key
+
+	type item struct {
+		sv   *service
+		revs []string // nil: every revision of sv
+		node int
+	}
+	index := map[string]int{root.key: 0}
+	res.Nodes = append(res.Nodes, GraphNode{Key: root.key, Name: root.name, Depth: 0, Path: []string{root.key}})
+	queue := []item{{sv: root, revs: rootRevs, node: 0}}
+	seenCycle := map[string]bool{}
+	var lims []Limitation
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		node := res.Nodes[it.node]
+		if maxDepth > 0 && node.Depth >= maxDepth {
+			continue
+		}
+		var rels []Relationship
+		if dir == DirectionDependencies {
+			revs := it.revs
+			if revs == nil {
+				revs = it.sv.revisions
+			}
+			for _, k := range revs {
+				if r := s.revision(k); r != nil {
+					for _, e := range r.Edges {
+						rels = append(rels, s.resolve(r, e))
+					}
+				}
+			}
+		} else {
+			for _, rel := range s.inbound(it.sv) {
+				if it.node == 0 && q.Service == "" && rel.ResolvedRevision != "" && !slices.Contains(it.revs, rel.ResolvedRevision) {
+					continue // pinned to another revision of the root
+				}
+				rels = append(rels, rel)
+			}
+		}
+		for _, rel := range rels {
+			if !rel.Resolved {
+				res.Unresolved = append(res.Unresolved, rel)
+				lims = append(lims, Limitation{Code: LimitUnresolvedDep, Message: rel.FromRevision + " → " + rel.To + ": " + rel.Reason, Subject: rel.FromRevision})
+				continue
+			}
+			res.Edges = append(res.Edges, rel)
+			next := rel.ToService
+			if dir == DirectionDependents {
+				next = rel.FromService
+			}
+			if i := slices.Index(node.Path, next); i >= 0 {
+				cyc := append(slices.Clone(node.Path[i:]), next)
+				if id := canonicalCycle(cyc); !seenCycle[id] {
+					seenCycle[id] = true
+					res.Cycles = append(res.Cycles, cyc)
+				}
+				continue
+			}
+			if _, seen := index[next]; seen {
+				continue
+			}
+			if len(res.Nodes) >= maxNodes {
+				res.Truncated = true
+				continue
+			}
+			sv := s.service(next)
+			if sv == nil {
+				continue
+			}
+			index[next] = len(res.Nodes)
+			res.Nodes = append(res.Nodes, GraphNode{Key: next, Name: sv.name, Depth: node.Depth + 1, Path: append(slices.Clone(node.Path), next)})
+			queue = append(queue, item{sv: sv, node: len(res.Nodes) - 1})
+		}
+	}
+	if res.Truncated {
+		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the graph reached max_nodes; raise it or lower max_depth"})
+	}
+	res.Meta = s.meta(lims)
+	return res, nil
+}
+
+// canonicalCycle identifies a cycle regardless of where it was entered.
+func canonicalCycle(c []string) string {
+	ring := c[:len(c)-1]
+	best := 0
+	for i := range ring {
+		if ring[i] < ring[best] {
+			best = i
+		}
+	}
+	rot := append(slices.Clone(ring[best:]), ring[:best]...)
+	return strings.Join(rot, "\x00")
+}
+
+func (s *Snapshot) suggestRevisions(q string) []string {
+	return pick(q, func(yield func(string, string) bool) {
+		for k := range s.revisions.all() {
+			if !yield(k, k) {
+				return
+			}
+		}
+	})
+}

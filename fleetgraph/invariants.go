@@ -1,0 +1,75 @@
+package fleetgraph
+
+import (
+	"fmt"
+	"slices"
+)
+
+// checkInvariants walks the whole snapshot and reports the first place an
+// index disagrees with the records. A half-applied batch would break one.
+func (s *Snapshot) checkInvariants() error {
+	if s.services.len() != s.order.len() {
+		return fmt.Errorf("%d services but %d ordered keys", s.services.len(), s.order.len())
+	}
+	prev := ""
+	n := 0
+	for k := range s.order.after("") {
+		if k <= prev && n > 0 {
+			return fmt.Errorf("order not sorted at %q", k)
+		}
+		prev = k
+		n++
+		if s.service(k) == nil {
+			return fmt.Errorf("ordered key %q has no service", k)
+		}
+	}
+	var acc [32]byte
+	revs, tgts := 0, 0
+	for k, sv := range s.services.all() {
+		if len(sv.revisions)+len(sv.targets) == 0 {
+			return fmt.Errorf("service %q is empty", k)
+		}
+		if keys, _ := s.byName.get(sv.name); !slices.Contains(keys, k) {
+			return fmt.Errorf("service %q missing from the name index", k)
+		}
+		for _, rk := range sv.revisions {
+			r := s.revision(rk)
+			if r == nil || r.ServiceKey() != k {
+				return fmt.Errorf("service %q lists revision %q it does not own", k, rk)
+			}
+		}
+		for _, tk := range sv.targets {
+			t := s.target(tk)
+			if t == nil || t.ServiceKey() != k {
+				return fmt.Errorf("service %q lists target %q it does not own", k, tk)
+			}
+		}
+		revs += len(sv.revisions)
+		tgts += len(sv.targets)
+	}
+	if revs != s.revisions.len() || tgts != s.targets.len() {
+		return fmt.Errorf("services list %d revisions and %d targets, the snapshot holds %d and %d", revs, tgts, s.revisions.len(), s.targets.len())
+	}
+	for k, e := range s.revisions.all() {
+		if e.Key() != k {
+			return fmt.Errorf("revision stored under %q has key %q", k, e.Key())
+		}
+		if keys, _ := s.byDigest.get(e.Digest); !slices.Contains(keys, k) {
+			return fmt.Errorf("revision %q missing from the digest index", k)
+		}
+		xor(&acc, e.hash)
+	}
+	for k, e := range s.targets.all() {
+		if e.Key() != k {
+			return fmt.Errorf("target stored under %q has key %q", k, e.Key())
+		}
+		xor(&acc, e.hash)
+	}
+	if acc != s.acc {
+		return fmt.Errorf("record hashes do not add up to the snapshot's")
+	}
+	if id := snapshotID(acc, s.sources, s.limitations, s.freshness); id != s.id {
+		return fmt.Errorf("snapshot id %s does not match its content (%s)", s.id, id)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package fleetgraph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/validate"
+)
+
+// maxFindings bounds the validation findings a revision keeps.
+const maxFindings = 20
+
+// RevisionOptions configure NewRevision.
+type RevisionOptions struct {
+	// Source is the id of the contributing source.
+	Source string
+	// Domain is the registry and organisation path; empty for a local
+	// bundle. NewRevision derives it from an OCI bundle's reference when
+	// empty.
+	Domain string
+	// Validate runs bundle/validate offline (references to other bundles
+	// are not followed) and records the verdict.
+	Validate bool
+}
+
+// ErrNoContract is returned for a bundle whose pacto.yaml did not parse:
+// it has no service name, so no identity in the fleet.
+var ErrNoContract = errors.New("the bundle's pacto.yaml did not parse, so it has no service identity")
+
+// NewRevision derives a fleet revision from a loaded bundle: identity,
+// the fields queries use and the declared edges. The bundle itself is not
+// kept.
+func NewRevision(ctx context.Context, b *bundle.Bundle, opts *RevisionOptions) (*Revision, error) {
+	if opts == nil {
+		opts = &RevisionOptions{}
+	}
+	if b.Contract == nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoContract, b.ParseErr)
+	}
+	c := b.Contract
+	r := &Revision{
+		Domain:       opts.Domain,
+		Name:         c.Service.Name,
+		Version:      c.Service.Version,
+		PactoVersion: c.PactoVersion,
+		Digest:       b.Identity.String(),
+		Workload:     c.Workload,
+		Source:       opts.Source,
+	}
+	if b.Source.Ref != "" {
+		ref := parseRef(b.Source.Ref)
+		if r.Domain == "" {
+			r.Domain = ref.domain
+		}
+		r.RequestedRef = b.Source.Ref
+		r.ResolvedRef = "oci://" + ref.domain + "/" + ref.repo + "@" + r.Digest
+	}
+	if c.Service.Owner != nil {
+		r.Owner = c.Service.Owner.Team
+	}
+	for _, i := range c.Interfaces {
+		r.Interfaces = append(r.Interfaces, i.Name+":"+i.Type+":"+i.Visibility)
+	}
+	for _, cp := range c.Capabilities {
+		r.Capabilities = append(r.Capabilities, cp.Type)
+	}
+	r.Edges = contractEdges(c)
+	r.Readiness = readinessOf(c.Readiness)
+	if opts.Validate {
+		res := validate.Validate(ctx, b.FS, nil)
+		ok := res.Valid()
+		r.Valid = &ok
+		for _, f := range res.Errors {
+			if len(r.Findings) == maxFindings {
+				break
+			}
+			r.Findings = append(r.Findings, Finding{Code: f.Code, Path: f.Path, Message: f.Message, Severity: "error"})
+		}
+	}
+	return r, nil
+}
+
+// contractEdges are a contract's declared relationships: dependencies,
+// then configuration and policy references, kept distinct.
+func contractEdges(c *contract.Contract) []Edge {
+	var out []Edge
+	for _, d := range c.Dependencies {
+		out = append(out, Edge{Type: EdgeDependency, Name: d.Name, Ref: d.Ref, Required: d.Required, Compatibility: d.Compatibility})
+	}
+	for _, cfg := range c.Configurations {
+		if cfg.Ref != "" {
+			out = append(out, Edge{Type: EdgeConfiguration, Name: cfg.Name, Ref: cfg.Ref})
+		}
+	}
+	for _, p := range c.Policies {
+		if p.Ref != "" {
+			out = append(out, Edge{Type: EdgePolicy, Name: p.Name, Ref: p.Ref})
+		}
+	}
+	return out
+}
+
+// readinessOf scores a readiness declaration: done claims earn their
+// weight, partial ones weight × partialCredit (default 0.5), not-done
+// nothing; deferred ones are left out. minScore defaults to 100.
+func readinessOf(rd *contract.Readiness) *Readiness {
+	if rd == nil {
+		return nil
+	}
+	credit := 0.5
+	if rd.PartialCredit != nil {
+		credit = *rd.PartialCredit
+	}
+	var earned, total float64
+	for _, c := range rd.Claims {
+		w := float64(c.Weight)
+		switch c.Status {
+		case "done":
+			earned += w
+		case "partial":
+			earned += w * credit
+		case "deferred":
+			continue
+		}
+		total += w
+	}
+	score := 0
+	if total > 0 {
+		score = int(math.Round(earned / total * 100))
+	}
+	minScore := 100
+	if rd.MinScore != nil {
+		minScore = *rd.MinScore
+	}
+	return &Readiness{Score: score, MinScore: minScore, Expires: rd.Expires}
+}

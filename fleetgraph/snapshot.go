@@ -1,0 +1,208 @@
+package fleetgraph
+
+import (
+	"slices"
+	"time"
+)
+
+// Snapshot is one immutable version of the fleet. Every method is safe for
+// concurrent use and answers from this version only; nothing on a Snapshot
+// changes after the Builder publishes it. Answers are fresh copies.
+type Snapshot struct {
+	id        string
+	asOf      time.Time
+	seq       uint64 // publication order, not part of the identity
+	freshness time.Duration
+
+	// Records, each stored once and shared with later snapshots until it
+	// changes. Values are never mutated.
+	revisions pmap[*revEntry]
+	targets   pmap[*tgtEntry]
+	services  pmap[*service]
+	order     sortedKeys // service keys, for paging
+
+	// Indexes, maintained incrementally by the Builder.
+	byName        pmap[[]string] // service name -> service keys
+	byDigest      pmap[[]string] // revision digest -> revision keys
+	depsByName    pmap[[]string] // name an edge points at -> revision keys declaring it
+	targetsByName pmap[[]string] // target name -> target keys
+
+	sources      []SourceState // sorted by id
+	limitations  []Limitation
+	completeness string
+	acc          [32]byte // XOR of every record's content hash
+}
+
+// revEntry and tgtEntry pair a record with its content hash, so a change
+// can take the old record's contribution out of the snapshot id.
+type revEntry struct {
+	*Revision
+	hash [32]byte
+}
+
+type tgtEntry struct {
+	*Target
+	hash [32]byte
+}
+
+// service is derived from revisions and targets; no source emits one.
+type service struct {
+	key, domain, name string
+	revisions         []string // sorted revision keys
+	targets           []string // sorted target keys
+	owners            []string // distinct owners of its revisions, sorted
+	status            Status
+	sources           []string // sorted source ids
+}
+
+// ID is the snapshot's deterministic identity: a hash over its records,
+// its sources' states and its freshness window, independent of the order
+// changes arrived in.
+func (s *Snapshot) ID() string { return s.id }
+
+// AsOf is when the snapshot was published; staleness is judged against it.
+func (s *Snapshot) AsOf() time.Time { return s.asOf }
+
+// Seq is the publication sequence number: a later snapshot has a larger one.
+func (s *Snapshot) Seq() uint64 { return s.seq }
+
+// Counts returns how many services, revisions and targets the snapshot holds.
+func (s *Snapshot) Counts() (services, revisions, targets int) {
+	return s.services.len(), s.revisions.len(), s.targets.len()
+}
+
+// Sources returns the sources' states, sorted by id.
+func (s *Snapshot) Sources() []SourceState { return slices.Clone(s.sources) }
+
+// Meta returns the envelope of an answer that adds no limitation of its own.
+func (s *Snapshot) Meta() Meta { return s.meta(nil) }
+
+// CheckInvariants verifies the snapshot's internal consistency: every index
+// agrees with the records. It is O(fleet) and meant for tests.
+func (s *Snapshot) CheckInvariants() error {
+	return s.checkInvariants()
+}
+
+func (s *Snapshot) service(key string) *service {
+	sv, _ := s.services.get(key)
+	return sv
+}
+
+func (s *Snapshot) revision(key string) *Revision {
+	if e, ok := s.revisions.get(key); ok {
+		return e.Revision
+	}
+	return nil
+}
+
+func (s *Snapshot) target(key string) *Target {
+	if e, ok := s.targets.get(key); ok {
+		return e.Target
+	}
+	return nil
+}
+
+// stale reports whether a target's evidence is older than the freshness
+// window at the snapshot's asOf.
+func (s *Snapshot) stale(t *Target) bool {
+	return s.freshness > 0 && !t.EvidenceAt.IsZero() && s.asOf.Sub(t.EvidenceAt) > s.freshness
+}
+
+// link ties a target to a revision: exact by digest, else inferred from a
+// unique revision whose version is the target's tag.
+func (s *Snapshot) link(t *Target) (revKey string, state LinkState, reason string) {
+	sk := t.ServiceKey()
+	if d := t.pinnedDigest(); d != "" {
+		keys, _ := s.byDigest.get(d)
+		var other string
+		for _, k := range keys {
+			if r := s.revision(k); r != nil {
+				if r.ServiceKey() == sk {
+					return k, LinkExact, ""
+				}
+				other = r.ServiceKey()
+			}
+		}
+		if other != "" {
+			return "", LinkUnresolved, LimitTargetRefConflict + ": digest " + d + " is a revision of service " + other + ", not " + sk
+		}
+		return "", LinkUnresolved, "no revision of " + sk + " has digest " + d
+	}
+	tag := t.tag()
+	if tag == "" {
+		return "", LinkUnresolved, "the target names neither a digest nor a tag"
+	}
+	sv := s.service(sk)
+	if sv == nil {
+		return "", LinkUnresolved, "no contract revision of service " + sk + " is in the snapshot"
+	}
+	var match []string
+	for _, k := range sv.revisions {
+		if r := s.revision(k); r != nil && r.Version == versionOfTag(tag) {
+			match = append(match, k)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], LinkInferred, ""
+	case 0:
+		return "", LinkUnresolved, "no revision of " + sk + " has version " + versionOfTag(tag)
+	default:
+		return "", LinkAmbiguous, LimitLinkAmbiguous + ": version " + versionOfTag(tag) + " matches " + joinKeys(match)
+	}
+}
+
+// resolve resolves a declared edge against the snapshot: a pinned digest
+// first, then the service key the reference names, then a unique service
+// with the bare name.
+func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
+	rel := Relationship{
+		FromService:   from.ServiceKey(),
+		FromRevision:  from.Key(),
+		To:            e.Ref,
+		Type:          e.Type,
+		Provenance:    "declared",
+		Required:      e.Required,
+		Compatibility: e.Compatibility,
+		Name:          e.Name,
+	}
+	key, name, digest := e.target()
+	if digest != "" {
+		keys, _ := s.byDigest.get(digest)
+		for _, k := range keys {
+			if r := s.revision(k); r != nil {
+				rel.Resolved, rel.ToService, rel.ResolvedRevision = true, r.ServiceKey(), k
+				return rel
+			}
+		}
+	}
+	if s.service(key) != nil {
+		rel.Resolved, rel.ToService = true, key
+		return rel
+	}
+	keys, _ := s.byName.get(name)
+	switch len(keys) {
+	case 1:
+		rel.Resolved, rel.ToService = true, keys[0]
+	case 0:
+		rel.Reason = "no service named " + name + " is in the snapshot"
+	default:
+		rel.Reason = "the name " + name + " is ambiguous: " + joinKeys(keys)
+	}
+	return rel
+}
+
+func joinKeys(keys []string) string {
+	const most = 5
+	out := ""
+	for i, k := range keys {
+		if i == most {
+			return out + ", …"
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += k
+	}
+	return out
+}

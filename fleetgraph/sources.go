@@ -1,0 +1,410 @@
+package fleetgraph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/oci"
+)
+
+// Source kinds.
+const (
+	KindLocal       = "local"
+	KindOCI         = "oci"
+	KindTargetState = "target-state"
+)
+
+// Source contributes records to the fleet. Collect returns everything the
+// source holds now; an error means the source is unavailable (never
+// empty).
+type Source interface {
+	ID() string
+	Kind() string
+	Collect(ctx context.Context) (*Collection, error)
+}
+
+// Collection is what one Collect returned.
+type Collection struct {
+	Revisions   []*Revision
+	Targets     []*Target
+	Limitations []Limitation
+	// Partial says some records could not be read; Limitations say which.
+	Partial bool
+	// Status overrides the source's status (a fixture may declare itself
+	// partial or unavailable).
+	Status string
+}
+
+// Populate collects every source concurrently, feeds the records to b,
+// records each source's state (a failed source is unavailable, with a
+// sanitised error) and publishes once.
+func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
+	type out struct {
+		c   *Collection
+		err error
+	}
+	results := make([]out, len(sources))
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		wg.Go(func() {
+			c, err := src.Collect(ctx)
+			results[i] = out{c, err}
+		})
+	}
+	wg.Wait()
+	now := b.opts.Clock().UTC()
+	for i, src := range sources {
+		st := SourceState{ID: src.ID(), Kind: src.Kind(), Status: SourceAvailable, ObservedAt: now}
+		r := results[i]
+		if r.err != nil {
+			st.Status, st.Error = SourceUnavailable, sourceError(r.err)
+			b.SetSource(st)
+			continue
+		}
+		st.LastSuccessfulSync = now
+		if r.c.Partial {
+			st.Status = SourcePartial
+		}
+		if r.c.Status != "" {
+			st.Status = r.c.Status
+		}
+		for _, rev := range r.c.Revisions {
+			rev.Source = st.ID
+			if err := b.UpsertRevision(rev); err != nil {
+				r.c.Limitations = append(r.c.Limitations, Limitation{Code: LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
+			}
+		}
+		for _, t := range r.c.Targets {
+			t.Source = st.ID
+			if err := b.UpsertTarget(t); err != nil {
+				r.c.Limitations = append(r.c.Limitations, Limitation{Code: LimitRecordInvalid, Message: err.Error(), Source: st.ID})
+			}
+		}
+		b.SetSource(st, r.c.Limitations...)
+	}
+	return b.Flush()
+}
+
+// sourceError keeps a fixture's own parse message (it names only a line
+// and a field) and sanitises everything else.
+func sourceError(err error) *SourceError {
+	var fe *FixtureError
+	if errors.As(err, &fe) {
+		return &SourceError{Code: ErrInvalid, Message: fe.Error()}
+	}
+	return SanitizeError(err)
+}
+
+// Local scan bounds.
+const (
+	DefaultScanDepth = 8
+	maxGapsListed    = 10
+)
+
+// LocalSource scans a directory for bundles: every directory holding a
+// pacto.yaml, down to MaxDepth levels, skipping hidden directories, vendor
+// and node_modules, and not descending into a bundle.
+type LocalSource struct {
+	Dir      string
+	MaxDepth int // default 8
+	// Limits bound each bundle, as in bundle.LoadOptions.
+	Load *bundle.LoadOptions
+}
+
+// ID implements Source.
+func (l *LocalSource) ID() string { return "local:" + l.Dir }
+
+// Kind implements Source.
+func (l *LocalSource) Kind() string { return KindLocal }
+
+// Collect implements Source.
+func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
+	dirs, gaps, err := ScanDir(l.Dir, l.MaxDepth)
+	if err != nil {
+		return nil, err
+	}
+	c := &Collection{}
+	for i, g := range gaps {
+		if i == maxGapsListed {
+			c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: l.ID(), Message: fmt.Sprintf("and %d more unreadable directories", len(gaps)-maxGapsListed)})
+			break
+		}
+		c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: l.ID(), Message: "directory " + g + " could not be read"})
+	}
+	c.Partial = len(gaps) > 0
+	for _, d := range dirs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(l.Dir, d)
+		b, err := bundle.LoadDir(d, l.Load)
+		if err == nil {
+			var rev *Revision
+			if rev, err = NewRevision(ctx, b, &RevisionOptions{Validate: true}); err == nil {
+				c.Revisions = append(c.Revisions, rev)
+				continue
+			}
+		}
+		c.Partial = true
+		c.Limitations = append(c.Limitations, Limitation{Code: LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(err.Error())})
+	}
+	return c, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// ScanDir lists the bundle directories below root (sorted), and the
+// directories it could not read.
+func ScanDir(root string, maxDepth int) (bundles, gaps []string, err error) {
+	if maxDepth <= 0 {
+		maxDepth = DefaultScanDepth
+	}
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a directory", root)
+	}
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if _, err := os.Stat(filepath.Join(dir, contract.FileName)); err == nil {
+			bundles = append(bundles, dir)
+			return
+		}
+		if depth >= maxDepth {
+			return
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			gaps = append(gaps, dir)
+			return
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !e.IsDir() || strings.HasPrefix(name, ".") || name == "vendor" || name == "node_modules" {
+				continue
+			}
+			walk(filepath.Join(dir, name), depth+1)
+		}
+	}
+	walk(root, 0)
+	slices.Sort(bundles)
+	return bundles, gaps, nil
+}
+
+// OCISource loads exactly the references given.
+type OCISource struct {
+	Refs   []string
+	Client *oci.Client
+}
+
+// ID implements Source.
+func (o *OCISource) ID() string { return "oci" }
+
+// Kind implements Source.
+func (o *OCISource) Kind() string { return KindOCI }
+
+// Collect implements Source: a reference that fails is a limitation, and
+// all of them failing makes the source unavailable.
+func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
+	c := &Collection{}
+	var firstErr error
+	for _, ref := range o.Refs {
+		b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: o.Client})
+		if err == nil {
+			var rev *Revision
+			if rev, err = NewRevision(ctx, b, &RevisionOptions{Validate: true}); err == nil {
+				c.Revisions = append(c.Revisions, rev)
+				continue
+			}
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		se := SanitizeError(err)
+		c.Partial = true
+		c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: o.ID(), Subject: ref, Message: ref + ": " + se.Code + ": " + se.Message})
+	}
+	if len(c.Revisions) == 0 && firstErr != nil {
+		return nil, firstErr
+	}
+	return c, nil
+}
+
+// Target-state fixture bounds.
+const (
+	TargetStateSchema = "pacto.dev/fleet-targets/v1"
+	MaxFixtureTargets = 5000
+	maxFixtureBytes   = 8 << 20
+)
+
+// FixtureError is a target-state file that does not decode; its message
+// says where and why, and is shown to agents.
+type FixtureError struct {
+	File    string
+	Message string
+}
+
+func (e *FixtureError) Error() string { return e.File + ": " + e.Message }
+
+// TargetStateSource reads targets from a pacto.dev/fleet-targets/v1 file.
+type TargetStateSource struct {
+	Path string
+}
+
+// ID implements Source.
+func (t *TargetStateSource) ID() string { return "target-state:" + filepath.Base(t.Path) }
+
+// Kind implements Source.
+func (t *TargetStateSource) Kind() string { return KindTargetState }
+
+// Collect implements Source.
+func (t *TargetStateSource) Collect(context.Context) (*Collection, error) {
+	f, err := os.Open(t.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxFixtureBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxFixtureBytes {
+		return nil, &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("larger than %d bytes", maxFixtureBytes)}
+	}
+	targets, status, err := DecodeTargetState(raw)
+	if err != nil {
+		return nil, &FixtureError{File: filepath.Base(t.Path), Message: err.Error()}
+	}
+	return &Collection{Targets: targets, Status: status}, nil
+}
+
+type fixtureFile struct {
+	SchemaVersion string          `yaml:"schemaVersion"`
+	Targets       []fixtureTarget `yaml:"targets"`
+	State         *struct {
+		Status  string `yaml:"status"`
+		Message string `yaml:"message"`
+	} `yaml:"state"`
+}
+
+type fixtureTarget struct {
+	Scope           string            `yaml:"scope"`
+	Kind            string            `yaml:"kind"`
+	Name            string            `yaml:"name"`
+	Service         string            `yaml:"service"`
+	Labels          map[string]string `yaml:"labels"`
+	RequestedRef    string            `yaml:"requestedRef"`
+	ResolvedRef     string            `yaml:"resolvedRef"`
+	Digest          string            `yaml:"digest"`
+	Compliance      string            `yaml:"compliance"`
+	Coverage        *struct {
+		Evaluated int `yaml:"evaluated"`
+		Required  int `yaml:"required"`
+	} `yaml:"coverage"`
+	EvidenceAt      *time.Time `yaml:"evidenceAt"`
+	ReconciledAt    *time.Time `yaml:"reconciledAt"`
+	ObservedRuntime any        `yaml:"observedRuntime"`
+	Findings        []struct {
+		Code        string `yaml:"code"`
+		Severity    string `yaml:"severity"`
+		Category    string `yaml:"category"`
+		SubjectKind string `yaml:"subjectKind"`
+		SubjectName string `yaml:"subjectName"`
+		Message     string `yaml:"message"`
+	} `yaml:"findings"`
+}
+
+// DecodeTargetState decodes a target-state fixture strictly: one document,
+// known fields only, the v1 schema, at most 5000 targets, service and name
+// on every target, canonical compliance values. It returns the targets and
+// the state the file declares for itself.
+func DecodeTargetState(raw []byte) ([]*Target, string, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	var f fixtureFile
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, "", errors.New("the file is empty")
+		}
+		return nil, "", fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, "", errors.New("want exactly one YAML document")
+	}
+	if f.SchemaVersion != TargetStateSchema {
+		return nil, "", fmt.Errorf("schemaVersion %q: want %s", f.SchemaVersion, TargetStateSchema)
+	}
+	if len(f.Targets) > MaxFixtureTargets {
+		return nil, "", fmt.Errorf("%d targets: at most %d are accepted", len(f.Targets), MaxFixtureTargets)
+	}
+	status := ""
+	if f.State != nil && f.State.Status != "" {
+		switch f.State.Status {
+		case SourceAvailable, SourcePartial, SourceStale, SourceUnavailable:
+			status = f.State.Status
+		default:
+			return nil, "", fmt.Errorf("state.status %q: want available, partial, stale or unavailable", f.State.Status)
+		}
+	}
+	out := make([]*Target, 0, len(f.Targets))
+	seen := map[string]int{}
+	for i, ft := range f.Targets {
+		at := fmt.Sprintf("targets[%d]", i)
+		if ft.Service == "" || ft.Name == "" {
+			return nil, "", fmt.Errorf("%s: service and name are required", at)
+		}
+		t := &Target{Scope: ft.Scope, Kind: ft.Kind, Name: ft.Name, Service: ft.Service, Labels: ft.Labels,
+			RequestedRef: ft.RequestedRef, ResolvedRef: ft.ResolvedRef, Digest: ft.Digest, Compliance: Status(ft.Compliance)}
+		if t.Compliance != "" && !t.Compliance.Valid() {
+			return nil, "", fmt.Errorf("%s.compliance %q: want one of %v", at, ft.Compliance, Statuses())
+		}
+		if ft.Coverage != nil {
+			t.Coverage = &Coverage{Evaluated: ft.Coverage.Evaluated, Required: ft.Coverage.Required}
+		}
+		if ft.EvidenceAt != nil {
+			t.EvidenceAt = ft.EvidenceAt.UTC()
+		}
+		if ft.ReconciledAt != nil {
+			t.ReconciledAt = ft.ReconciledAt.UTC()
+		}
+		if ft.ObservedRuntime != nil {
+			rt, err := json.Marshal(ft.ObservedRuntime)
+			if err != nil {
+				return nil, "", fmt.Errorf("%s.observedRuntime: %w", at, err)
+			}
+			t.ObservedRuntime = rt
+		}
+		for j, fd := range ft.Findings {
+			if fd.Code == "" {
+				return nil, "", fmt.Errorf("%s.findings[%d]: code is required", at, j)
+			}
+			t.Findings = append(t.Findings, Finding{Code: fd.Code, Severity: fd.Severity, Category: fd.Category, SubjectKind: fd.SubjectKind, SubjectName: fd.SubjectName, Message: fd.Message})
+		}
+		if prev, dup := seen[t.Key()]; dup {
+			return nil, "", fmt.Errorf("%s duplicates targets[%d] (%s)", at, prev, t.Key())
+		}
+		seen[t.Key()] = i
+		out = append(out, t)
+	}
+	return out, status, nil
+}
