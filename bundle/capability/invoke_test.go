@@ -368,3 +368,44 @@ func TestStartupRefusals(t *testing.T) {
 		}
 	})
 }
+
+func TestSwaggerAndOpenAPI31Calls(t *testing.T) {
+	srv := newEcho(t)
+	fsys := testdataFS(t)
+	c, err := project(t.Context(), fsys, []spec{{name: "legacy", file: "swagger2.json"}, {name: "tree", file: "circular31.yaml"}},
+		&Options{BaseURL: srv.URL, AllowWrites: true, Auth: []string{"basicAuth=dXNlcjpwdw=="}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := callTool(t, c, "legacy_listPets", `{"tags":["a","b"],"limit":5}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := echoOf(t, res); got.Query != "tags=a%7Cb&limit=5" {
+		t.Errorf("Swagger collectionFormat pipes: query %q", got.Query)
+	}
+	if _, err := callTool(t, c, "legacy_listPets", `{"limit":51}`); err == nil {
+		t.Error("limit 51 accepted; the Swagger maximum is 50")
+	}
+	res, err = callTool(t, c, "legacy_addPet", `{"body":{"name":"rex","mate":{"name":"fifi"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := echoOf(t, res); got.Header["Authorization"] != "Basic dXNlcjpwdw==" || got.ContentType != "application/json" || got.Body != `{"mate":{"name":"fifi"},"name":"rex"}` {
+		t.Errorf("Swagger body and basic auth: %+v", got)
+	}
+	res, err = callTool(t, c, "tree_getThing", `{"id":"abc","n":1}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := echoOf(t, res); got.Path != "/things/abc" || got.Query != "n=1" {
+		t.Errorf("3.1 call: %+v", got)
+	}
+	var ae *ArgumentError
+	if _, err := callTool(t, c, "tree_getThing", `{"id":"abd","n":0}`); !errors.As(err, &ae) || len(ae.Diagnostics) != 2 {
+		t.Errorf("3.1 const and exclusiveMinimum: %v", err)
+	}
+	if _, err := callTool(t, c, "tree_createNode", `{"body":{"name":"root","children":[{"name":"leaf","children":[{}]}]}}`); !errors.As(err, &ae) {
+		t.Errorf("a nested node without name was accepted: %v", err)
+	}
+}

@@ -188,10 +188,19 @@ func requestBody(d *document, node any, file string, c *converter) *body {
 			sm["description"] = desc
 		}
 		if sm["description"] == nil {
-			sm["description"] = "request body, sent as " + b.contentType
+			sm["description"] = "request body, sent as " + b.sentType()
 		}
 	}
 	return b
+}
+
+// sentType is the Content-Type sent: JSON for a wildcard media type.
+func (b *body) sentType() string {
+	switch mediaBase(b.contentType) {
+	case "*/*", "application/*":
+		return "application/json"
+	}
+	return b.contentType
 }
 
 // pickMedia chooses a media type deterministically, preferring what can be

@@ -354,12 +354,9 @@ func valueKind(v any, _ string) string {
 
 // encode serializes the body by the chosen media type.
 func (b *body) encode(r *request, v any) error {
-	r.contentType = b.contentType
+	r.contentType = b.sentType()
 	switch b.encoding {
 	case "json":
-		if mediaBase(b.contentType) == "*/*" || mediaBase(b.contentType) == "application/*" {
-			r.contentType = "application/json"
-		}
 		raw, err := json.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("encoding the body as JSON: %w", err)
