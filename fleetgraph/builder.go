@@ -466,8 +466,11 @@ func (a *applier) finishServices() {
 // derive computes a service's owners, status and sources from its records.
 func (a *applier) derive(s *service) {
 	owners, sources := []string{}, []string{}
+	s.revs = make([]*Revision, 0, len(s.revisions))
+	s.tgts = make([]*Target, 0, len(s.targets))
 	for _, k := range s.revisions {
 		if e, ok := a.revs.get(k); ok {
+			s.revs = append(s.revs, e.Revision)
 			if e.Owner != "" {
 				owners = append(owners, e.Owner)
 			}
@@ -478,6 +481,7 @@ func (a *applier) derive(s *service) {
 	worst := len(Statuses())
 	for _, k := range s.targets {
 		if e, ok := a.tgts.get(k); ok {
+			s.tgts = append(s.tgts, e.Target)
 			sources = append(sources, e.Source)
 			if sev := e.compliance().severity(); sev < worst {
 				worst, status = sev, e.compliance()
@@ -489,6 +493,7 @@ func (a *applier) derive(s *service) {
 	s.owners = slices.Compact(owners)
 	s.sources = slices.Compact(sources)
 	s.status = status
+	s.lower = strings.ToLower(s.name + "\x00" + strings.Join(s.owners, "\x00"))
 }
 
 // domainOfKey recovers a service's domain from its key, for a target that

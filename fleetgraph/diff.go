@@ -22,7 +22,9 @@ const (
 	Breaking            = "BREAKING"
 )
 
-func classRank(c string) int { return slices.Index([]string{NonBreaking, PotentiallyBreaking, Breaking}, c) }
+func classRank(c string) int {
+	return slices.Index([]string{NonBreaking, PotentiallyBreaking, Breaking}, c)
+}
 
 // Change is one semantic difference between two contract revisions.
 type Change struct {

@@ -97,8 +97,12 @@ func TestGoldenQueries(t *testing.T) {
 		}},
 		{"graph-cycle", func() (any, error) { return s.Graph(fleetgraph.GraphQuery{Service: "billing", Transitive: true}) }},
 		{"graph-depth1", func() (any, error) { return s.Graph(fleetgraph.GraphQuery{Service: "billing"}) }},
-		{"graph-max-nodes", func() (any, error) { return s.Graph(fleetgraph.GraphQuery{Service: "ledger", Transitive: true, MaxNodes: 2}) }},
-		{"graph-target", func() (any, error) { return s.Graph(fleetgraph.GraphQuery{Target: "commerce/orders", Transitive: true, MaxDepth: 1}) }},
+		{"graph-max-nodes", func() (any, error) {
+			return s.Graph(fleetgraph.GraphQuery{Service: "ledger", Transitive: true, MaxNodes: 2})
+		}},
+		{"graph-target", func() (any, error) {
+			return s.Graph(fleetgraph.GraphQuery{Target: "commerce/orders", Transitive: true, MaxDepth: 1})
+		}},
 		{"graph-miss", func() (any, error) { return s.Graph(fleetgraph.GraphQuery{Revision: "orders@sha256:nope"}) }},
 		{"status-default", func() (any, error) { return s.Status(fleetgraph.StatusQuery{}) }},
 		{"status-stale", func() (any, error) { return s.Status(fleetgraph.StatusQuery{Stale: true}) }},

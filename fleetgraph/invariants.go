@@ -32,14 +32,23 @@ func (s *Snapshot) checkInvariants() error {
 		if keys, _ := s.byName.get(sv.name); !slices.Contains(keys, k) {
 			return fmt.Errorf("service %q missing from the name index", k)
 		}
-		for _, rk := range sv.revisions {
+		if len(sv.revs) != len(sv.revisions) || len(sv.tgts) != len(sv.targets) {
+			return fmt.Errorf("service %q record references are out of step with its keys", k)
+		}
+		for i, rk := range sv.revisions {
 			r := s.revision(rk)
+			if r != sv.revs[i] {
+				return fmt.Errorf("service %q holds a stale reference to revision %q", k, rk)
+			}
 			if r == nil || r.ServiceKey() != k {
 				return fmt.Errorf("service %q lists revision %q it does not own", k, rk)
 			}
 		}
-		for _, tk := range sv.targets {
+		for i, tk := range sv.targets {
 			t := s.target(tk)
+			if t != sv.tgts[i] {
+				return fmt.Errorf("service %q holds a stale reference to target %q", k, tk)
+			}
 			if t == nil || t.ServiceKey() != k {
 				return fmt.Errorf("service %q lists target %q it does not own", k, tk)
 			}

@@ -79,24 +79,24 @@ type ServiceView struct {
 
 // RevisionView is a contract revision as answers show it.
 type RevisionView struct {
-	Key          string            `json:"key"`
-	Service      string            `json:"service"`
-	Domain       string            `json:"domain,omitempty"`
-	ServiceKey   string            `json:"serviceKey"`
-	Version      string            `json:"version"`
-	PactoVersion string            `json:"pactoVersion,omitempty"`
-	Digest       string            `json:"digest"`
-	RequestedRef string            `json:"requestedRef,omitempty"`
-	ResolvedRef  string            `json:"resolvedRef,omitempty"`
-	Owner        string            `json:"owner,omitempty"`
-	Workload     string            `json:"workload,omitempty"`
-	Interfaces   []string          `json:"interfaces,omitempty"`
-	Capabilities []string          `json:"capabilities,omitempty"`
-	Readiness    ReadinessView     `json:"readiness"`
-	Valid        *bool             `json:"valid,omitempty"`
-	Findings     []Finding         `json:"findings,omitempty"`
-	Source       string            `json:"source"`
-	FetchedAt    *time.Time        `json:"fetchedAt,omitempty"`
+	Key          string        `json:"key"`
+	Service      string        `json:"service"`
+	Domain       string        `json:"domain,omitempty"`
+	ServiceKey   string        `json:"serviceKey"`
+	Version      string        `json:"version"`
+	PactoVersion string        `json:"pactoVersion,omitempty"`
+	Digest       string        `json:"digest"`
+	RequestedRef string        `json:"requestedRef,omitempty"`
+	ResolvedRef  string        `json:"resolvedRef,omitempty"`
+	Owner        string        `json:"owner,omitempty"`
+	Workload     string        `json:"workload,omitempty"`
+	Interfaces   []string      `json:"interfaces,omitempty"`
+	Capabilities []string      `json:"capabilities,omitempty"`
+	Readiness    ReadinessView `json:"readiness"`
+	Valid        *bool         `json:"valid,omitempty"`
+	Findings     []Finding     `json:"findings,omitempty"`
+	Source       string        `json:"source"`
+	FetchedAt    *time.Time    `json:"fetchedAt,omitempty"`
 }
 
 // ReadinessView is a revision's readiness evaluated at the snapshot's asOf.
@@ -377,9 +377,7 @@ type matcher struct {
 
 func (m *matcher) match(sv *service) bool {
 	q := m.q
-	if m.text != "" && !strings.Contains(strings.ToLower(sv.name), m.text) && !slices.ContainsFunc(sv.owners, func(o string) bool {
-		return strings.Contains(strings.ToLower(o), m.text)
-	}) {
+	if m.text != "" && !strings.Contains(sv.lower, m.text) {
 		return false
 	}
 	if q.Owner != "" && !slices.ContainsFunc(sv.owners, func(o string) bool { return strings.EqualFold(o, q.Owner) }) {
@@ -392,16 +390,16 @@ func (m *matcher) match(sv *service) bool {
 		return false
 	}
 	if q.Workload != "" || q.HasCapability != "" || q.HasDependency != "" {
-		if !slices.ContainsFunc(sv.revisions, func(k string) bool { return m.revisionMatches(m.s.revision(k)) }) {
+		if !slices.ContainsFunc(sv.revs, m.revisionMatches) {
 			return false
 		}
 	}
 	targetFilter := q.Compliance != "" || q.Scope != "" || len(m.labels) > 0
 	if targetFilter {
-		return slices.ContainsFunc(sv.targets, func(k string) bool { return m.targetMatches(m.s.target(k)) })
+		return slices.ContainsFunc(sv.tgts, m.targetMatches)
 	}
 	if q.Ready || q.NotReady {
-		return slices.ContainsFunc(sv.revisions, func(k string) bool { return m.readyMatches(m.s.revision(k)) })
+		return slices.ContainsFunc(sv.revs, m.readyMatches)
 	}
 	return true
 }

@@ -53,6 +53,13 @@ type service struct {
 	owners            []string // distinct owners of its revisions, sorted
 	status            Status
 	sources           []string // sorted source ids
+	// Direct references to the records, parallel to revisions and targets:
+	// a filter over a service's targets follows pointers instead of
+	// hashing 30,000 keys (8 bytes a record). lower is the lower-cased
+	// name and owners, for text search.
+	revs  []*Revision
+	tgts  []*Target
+	lower string
 }
 
 // ID is the snapshot's deterministic identity: a hash over its records,

@@ -307,16 +307,16 @@ type fixtureFile struct {
 }
 
 type fixtureTarget struct {
-	Scope           string            `yaml:"scope"`
-	Kind            string            `yaml:"kind"`
-	Name            string            `yaml:"name"`
-	Service         string            `yaml:"service"`
-	Labels          map[string]string `yaml:"labels"`
-	RequestedRef    string            `yaml:"requestedRef"`
-	ResolvedRef     string            `yaml:"resolvedRef"`
-	Digest          string            `yaml:"digest"`
-	Compliance      string            `yaml:"compliance"`
-	Coverage        *struct {
+	Scope        string            `yaml:"scope"`
+	Kind         string            `yaml:"kind"`
+	Name         string            `yaml:"name"`
+	Service      string            `yaml:"service"`
+	Labels       map[string]string `yaml:"labels"`
+	RequestedRef string            `yaml:"requestedRef"`
+	ResolvedRef  string            `yaml:"resolvedRef"`
+	Digest       string            `yaml:"digest"`
+	Compliance   string            `yaml:"compliance"`
+	Coverage     *struct {
 		Evaluated int `yaml:"evaluated"`
 		Required  int `yaml:"required"`
 	} `yaml:"coverage"`

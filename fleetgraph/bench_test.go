@@ -1,0 +1,182 @@
+package fleetgraph_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/fleetgraph"
+)
+
+// Synthetic fleet shape (the benchmark fleet).
+const (
+	benchServices = 10_000
+	benchTargets  = 30_000
+	benchDeps     = 5
+)
+
+// synthetic returns a reproducible fleet: services with one revision each
+// and benchDeps dependencies on random other services, and targets spread
+// over them with labels, compliance and evidence.
+func synthetic() ([]*fleetgraph.Revision, []*fleetgraph.Target) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	revs := make([]*fleetgraph.Revision, benchServices)
+	for i := range revs {
+		r := &fleetgraph.Revision{
+			Domain: "registry.example.com/team" + fmt.Sprint(i%40), Name: fmt.Sprintf("svc-%05d", i), Version: fmt.Sprintf("1.%d.0", i%7),
+			Digest: fmt.Sprintf("sha256:%064x", i), Owner: fmt.Sprintf("team-%d", i%40), Workload: "service", Source: "synthetic",
+			Capabilities: []string{"health"},
+		}
+		if i%3 == 0 {
+			r.Readiness = &fleetgraph.Readiness{Score: 80, MinScore: 70, Expires: "2099-01-01"}
+		}
+		for range benchDeps {
+			j := rng.IntN(benchServices)
+			r.Edges = append(r.Edges, fleetgraph.Edge{Type: fleetgraph.EdgeDependency, Name: fmt.Sprintf("svc-%05d", j),
+				Ref: fmt.Sprintf("oci://registry.example.com/team%d/svc-%05d", j%40, j), Required: true, Compatibility: "^1.0.0"})
+		}
+		revs[i] = r
+	}
+	statuses := fleetgraph.Statuses()
+	tgts := make([]*fleetgraph.Target, benchTargets)
+	for i := range tgts {
+		s := i % benchServices
+		tgts[i] = &fleetgraph.Target{
+			Scope: fmt.Sprintf("cluster-%d", i%12), Kind: "kubernetes-workload", Name: fmt.Sprintf("ns-%d/svc-%05d-%d", s%50, s, i),
+			Service: fmt.Sprintf("svc-%05d", s), Domain: "registry.example.com/team" + fmt.Sprint(s%40),
+			ResolvedRef: fmt.Sprintf("oci://registry.example.com/team%d/svc-%05d:1.%d.0", s%40, s, s%7),
+			Compliance:  statuses[rng.IntN(5)], EvidenceAt: time.Date(2026, 7, 1+i%30, 0, 0, 0, 0, time.UTC),
+			Labels: map[string]string{"env": []string{"prod", "staging", "dev"}[i%3]}, Source: "synthetic",
+		}
+	}
+	return revs, tgts
+}
+
+func buildSynthetic(tb testing.TB, revs []*fleetgraph.Revision, tgts []*fleetgraph.Target) *fleetgraph.Builder {
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Freshness: 14 * 24 * time.Hour, Clock: func() time.Time { return testAsOf }})
+	for _, r := range revs {
+		if err := b.UpsertRevision(r); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, t := range tgts {
+		if err := b.UpsertTarget(t); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	b.SetSource(fleetgraph.SourceState{ID: "synthetic", Kind: "test", Status: fleetgraph.SourceAvailable})
+	b.Flush()
+	return b
+}
+
+func BenchmarkFullBuild(b *testing.B) {
+	revs, tgts := synthetic()
+	b.ReportAllocs()
+	for b.Loop() {
+		buildSynthetic(b, revs, tgts)
+	}
+}
+
+// BenchmarkRetainedHeap reports the live heap the synthetic fleet's
+// snapshot holds, per target (revisions and services included).
+func BenchmarkRetainedHeap(b *testing.B) {
+	revs, tgts := synthetic()
+	var bld *fleetgraph.Builder
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		bld = buildSynthetic(b, revs, tgts)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/benchTargets, "retainedB/target")
+	}
+	runtime.KeepAlive(bld)
+}
+
+func BenchmarkIncrementalPublish(b *testing.B) {
+	revs, tgts := synthetic()
+	bld := buildSynthetic(b, revs, tgts)
+	t := *tgts[0]
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		t.Compliance = fleetgraph.Statuses()[i%5]
+		t.Name = fmt.Sprintf("moving-%d", i%1000)
+		if err := bld.UpsertTarget(&t); err != nil {
+			b.Fatal(err)
+		}
+		bld.Flush()
+	}
+}
+
+func BenchmarkSearch(b *testing.B) {
+	revs, tgts := synthetic()
+	s := buildSynthetic(b, revs, tgts).Current()
+	for _, q := range []struct {
+		name string
+		q    fleetgraph.SearchQuery
+	}{
+		{"unfiltered", fleetgraph.SearchQuery{Limit: 50}},
+		{"text", fleetgraph.SearchQuery{Limit: 50, Text: "svc-01"}},
+		{"compliance+label", fleetgraph.SearchQuery{Limit: 50, Compliance: fleetgraph.StatusNonCompliant, Labels: "env=prod"}},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Search(q.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkTransitiveGraph(b *testing.B) {
+	revs, tgts := synthetic()
+	s := buildSynthetic(b, revs, tgts).Current()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Graph(fleetgraph.GraphQuery{Service: "registry.example.com%2Fteam0/svc-00000", Transitive: true, MaxDepth: 3}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStatus(b *testing.B) {
+	revs, tgts := synthetic()
+	s := buildSynthetic(b, revs, tgts).Current()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Status(fleetgraph.StatusQuery{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkImpact(b *testing.B) {
+	revs, tgts := synthetic()
+	s := buildSynthetic(b, revs, tgts).Current()
+	older, err := bundle.LoadDir("../examples/bundles/payments", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	newer, err := bundle.LoadDir("testdata/impact/payments-v4", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Point the diff at a synthetic service with many dependents.
+	opts := &fleetgraph.ImpactOptions{Domain: "registry.example.com/team0"}
+	older.Contract.Service.Name, newer.Contract.Service.Name = "svc-00000", "svc-00000"
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := s.Impact(older, newer, opts)
+		if err != nil || !res.InFleet {
+			b.Fatal(err, res.InFleet)
+		}
+	}
+}
