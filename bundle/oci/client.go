@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/errdef"
@@ -162,7 +163,11 @@ func (c *Client) Resolve(ctx context.Context, ref Reference) (digest.Digest, err
 
 func (c *Client) resolveTag(ctx context.Context, repo *remote.Repository, ref Reference) (ocispec.Descriptor, error) {
 	if ref.Tag == "" {
-		return ocispec.Descriptor{}, fmt.Errorf("%w %q: neither a tag nor a digest", ErrInvalidReference, ref.String())
+		tag, err := c.highestVersionTag(ctx, repo, ref)
+		if err != nil {
+			return ocispec.Descriptor{}, err
+		}
+		ref.Tag = tag
 	}
 	desc, err := repo.Resolve(ctx, ref.Tag)
 	if err != nil {
@@ -430,4 +435,47 @@ func registryError(ref Reference, err error) error {
 		return fmt.Errorf("oci: %s %w: %w", ref, ErrNotFound, err)
 	}
 	return fmt.Errorf("oci: %s: %w", ref, err)
+}
+
+// maxTags bounds how many tags a tagless reference makes us read.
+const maxTags = 10000
+
+// highestVersionTag picks, for a reference with neither tag nor digest, the
+// highest semantic-version tag of the repository, as Pacto resolves such
+// references. Tags that are not versions ("latest", "main") are passed over;
+// so are prereleases when a release exists.
+func (c *Client) highestVersionTag(ctx context.Context, repo *remote.Repository, ref Reference) (string, error) {
+	var best *semver.Version
+	var bestTag string
+	n := 0
+	err := repo.Tags(ctx, "", func(tags []string) error {
+		for _, t := range tags {
+			if n++; n > maxTags {
+				return fmt.Errorf("oci: %s: more than %d tags; give a tag or a digest", ref, maxTags)
+			}
+			v, err := semver.NewVersion(t)
+			if err != nil {
+				continue
+			}
+			if best == nil || better(v, best) {
+				best, bestTag = v, t
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", registryError(ref, err)
+	}
+	if best == nil {
+		return "", fmt.Errorf("oci: %s names no tag and the repository has no version tag to choose: give a tag or a digest: %w", ref, ErrNotFound)
+	}
+	return bestTag, nil
+}
+
+// better orders releases above prereleases, then by version.
+func better(v, than *semver.Version) bool {
+	if (v.Prerelease() == "") != (than.Prerelease() == "") {
+		return v.Prerelease() == ""
+	}
+	return v.GreaterThan(than)
 }
