@@ -215,3 +215,27 @@ func mustWrite(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+func TestResolverConfinedToRoot(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	mustWrite(t, filepath.Join(outside, "pacto.yaml"), "pactoVersion: \"2.0\"\nservice:\n  name: outside\n  version: 1.0.0\n")
+	inside := filepath.Join(root, "policy")
+	if err := os.MkdirAll(inside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(inside, "pacto.yaml"), "pactoVersion: \"2.0\"\nservice:\n  name: inside\n  version: 1.0.0\n")
+	if err := os.Symlink(outside, filepath.Join(root, "sneaky")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	r := bundle.NewResolver(&bundle.ResolverOptions{BaseDir: filepath.Join(root, "svc"), Root: root})
+
+	if _, err := r.Resolve(t.Context(), "../policy"); err != nil {
+		t.Errorf("a reference inside the root: %v", err)
+	}
+	for _, ref := range []string{"../../" + filepath.Base(outside), outside, "../sneaky", "file://" + outside} {
+		if _, err := r.Resolve(t.Context(), ref); err == nil || !strings.Contains(err.Error(), "may not leave") {
+			t.Errorf("Resolve(%q) = %v; want a refusal to leave the root", ref, err)
+		}
+	}
+}

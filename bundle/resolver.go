@@ -31,6 +31,10 @@ type ResolverOptions struct {
 	// right for a bundle pulled from a registry: remote content must not
 	// make us read local files.
 	BaseDir string
+	// Root, when set, confines local references: one that resolves (links
+	// followed) outside Root is refused. A server that validates on an
+	// agent's behalf sets it to its workspace.
+	Root string
 	// Client pulls oci:// references. Nil refuses them.
 	Client *oci.Client
 	// Limits bound each referenced bundle, as in LoadOptions.
@@ -85,5 +89,27 @@ func (r *Resolver) load(ctx context.Context, ref string) (*Bundle, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.opts.BaseDir, filepath.FromSlash(p))
 	}
+	if r.opts.Root != "" {
+		if err := within(r.opts.Root, p); err != nil {
+			return nil, fmt.Errorf("local reference %q: %w", ref, err)
+		}
+	}
 	return LoadDir(p, &LoadOptions{Limits: r.opts.Limits})
+}
+
+// within reports an error unless p, with links followed, is root or below it.
+func within(root, p string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", p, err)
+	}
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("it leads outside %s, which references may not leave", root)
+	}
+	return nil
 }

@@ -9,8 +9,10 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/authoring"
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/validate"
 )
 
 // Structured authoring arguments: a native JSON array (or object) or the
@@ -93,7 +95,15 @@ const pactoDescription = "A Pacto contract (pacto.yaml at the root of a bundle) 
 // authoringTools builds pacto_create, pacto_edit, pacto_check and
 // pacto_schema over one bundle/authoring instance confined to the workspace.
 func (s *Server) authoringTools() ([]*tool, error) {
-	a, err := authoring.New(&authoring.Options{Workspace: s.opts.Workspace})
+	a, err := authoring.New(&authoring.Options{
+		Workspace: s.opts.Workspace,
+		// References are followed from each bundle's own directory, never
+		// out of the workspace, and to registries only through the
+		// operator-configured client.
+		ResolverFor: func(dir string) validate.Resolver {
+			return bundle.NewResolver(&bundle.ResolverOptions{BaseDir: dir, Root: s.opts.Workspace, Client: s.opts.Registry})
+		},
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
+
+	"github.com/kubepact/kubepact/bundle/oci"
 )
 
 // Transport names accepted by [Options.Transport].
@@ -31,6 +33,10 @@ const (
 	// pacto_schema: the only family that writes (contract files below the
 	// workspace).
 	FamilyAuthoring Family = "authoring"
+	// FamilyCapability is one generated tool per OpenAPI operation of a
+	// bundle (calling the live service), pacto_skill and pacto_withheld.
+	// It needs [Options.Capability].
+	FamilyCapability Family = "capability"
 )
 
 // Defaults applied by [New] to zero fields of [Options].
@@ -65,6 +71,8 @@ type Options struct {
 	ReadOnly bool
 	// Families selects the tool families; nil means DefaultFamilies.
 	Families []Family
+	// Capability is the bundle the capability family serves.
+	Capability *CapabilityBundle
 
 	// AuthTokenFile names a file whose trimmed content is the bearer token
 	// every HTTP request must carry. Empty means no authentication.
@@ -85,6 +93,11 @@ type Options struct {
 	MaxRequestBytes int64
 	// ShutdownTimeout bounds the graceful HTTP shutdown (default 10s).
 	ShutdownTimeout time.Duration
+
+	// Registry pulls the oci:// bundles that contracts reference (policy
+	// and configuration refs) when the tools validate. Nil resolves only
+	// local references, confined to the workspace.
+	Registry *oci.Client
 
 	// Version is reported in serverInfo and pacto_server_info.
 	Version string

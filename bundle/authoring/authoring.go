@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -22,14 +23,19 @@ type Options struct {
 	// Resolver resolves refs (policies, config refs) during validation; nil
 	// means refs cannot be resolved.
 	Resolver validate.Resolver
+	// ResolverFor, when set, is asked for the resolver of each bundle
+	// directory validated (local refs are relative to it) and takes
+	// precedence over Resolver.
+	ResolverFor func(bundleDir string) validate.Resolver
 }
 
 // Authoring performs the authoring operations inside one workspace. It is
 // safe for concurrent use; concurrent edits of the same file are not
 // serialised (the last rename wins, and neither leaves a torn file).
 type Authoring struct {
-	ws       *Workspace
-	resolver validate.Resolver
+	ws          *Workspace
+	resolver    validate.Resolver
+	resolverFor func(bundleDir string) validate.Resolver
 
 	// wrapWriter, when set (tests only), wraps the writer of each temporary
 	// file, so a test can fail a write part-way.
@@ -45,7 +51,7 @@ func New(opts *Options) (*Authoring, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Authoring{ws: ws, resolver: opts.Resolver}, nil
+	return &Authoring{ws: ws, resolver: opts.Resolver, resolverFor: opts.ResolverFor}, nil
 }
 
 // Workspace returns the workspace this Authoring is confined to.
@@ -59,7 +65,12 @@ func (a *Authoring) openRoot() (*os.Root, error) {
 	return root, nil
 }
 
-func (a *Authoring) validateOptions() *validate.Options {
+// validateOptions returns the validation options for the bundle in dir, a
+// slash path relative to the workspace root.
+func (a *Authoring) validateOptions(dir string) *validate.Options {
+	if a.resolverFor != nil {
+		return &validate.Options{Resolver: a.resolverFor(filepath.Join(a.ws.Root, filepath.FromSlash(dir)))}
+	}
 	return &validate.Options{Resolver: a.resolver}
 }
 
@@ -82,7 +93,7 @@ func (a *Authoring) validateResult(ctx context.Context, root *os.Root, dir strin
 	if err != nil {
 		base = root.FS()
 	}
-	return validate.ValidateBytes(ctx, manifest, &overlayFS{base: base, files: files}, a.validateOptions())
+	return validate.ValidateBytes(ctx, manifest, &overlayFS{base: base, files: files}, a.validateOptions(dir))
 }
 
 // readIfExists returns a file's content, or nil when it does not exist.

@@ -36,7 +36,7 @@ func (a *Authoring) Check(ctx context.Context, req CheckRequest) (*CheckResult, 
 	if err != nil {
 		return nil, internalError("opening "+dir, err)
 	}
-	r := validate.ValidateBytes(ctx, data, base, a.validateOptions())
+	r := validate.ValidateBytes(ctx, data, base, a.validateOptions(dir))
 	res := &CheckResult{
 		Valid:       r.Valid(),
 		Errors:      nonNil(r.Errors),

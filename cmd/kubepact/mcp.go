@@ -9,6 +9,7 @@ import (
 
 func newMCPCommand() *cobra.Command {
 	opts := mcp.DefaultOptions()
+	reg := &registryOptions{}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the Pacto MCP surface over stdio or Streamable HTTP",
@@ -22,6 +23,11 @@ HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25 (session) and the
 			ctx := cmd.Context()
 			opts.Version = version
 			opts.Logger = logr.FromContextOrDiscard(ctx).WithName("mcp")
+			client, err := reg.client()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			opts.Registry = client
 			s, err := mcp.New(opts)
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
@@ -30,5 +36,6 @@ HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25 (session) and the
 		},
 	}
 	opts.BindFlags(cmd.Flags())
+	reg.BindFlags(cmd.Flags())
 	return cmd
 }

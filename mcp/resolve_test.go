@@ -1,0 +1,53 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestCheckFollowsPolicyRefsInsideTheWorkspace: pacto_check enforces a
+// policy referenced by a local path, from the checked bundle's directory,
+// and fails closed on one that leads out of the workspace.
+func TestCheckFollowsPolicyRefsInsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(ws, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("baseline/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: baseline\n  version: 1.0.0\npolicies:\n  - name: baseline\n    schema: policy/schema.json\n")
+	write("baseline/policy/schema.json", `{"type":"object","required":["state"]}`)
+	write("svc/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: svc\n  version: 1.0.0\npolicies:\n  - name: baseline\n    ref: ../baseline\n")
+	write("escape/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: escape\n  version: 1.0.0\npolicies:\n  - name: outside\n    ref: ../../"+filepath.Base(t.TempDir())+"\n")
+
+	s := newTestServer(t, &Options{Workspace: ws})
+	cs := connect(t.Context(), t, s)
+
+	for _, tt := range []struct{ path, code, msg string }{
+		{"svc", "POLICY_VIOLATION", "state"},
+		{"escape", "POLICY_REF_UNRESOLVED", "may not leave"},
+	} {
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "pacto_check", Arguments: map[string]any{"path": tt.path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := structured(t, res)
+		errs, _ := out["errors"].([]any)
+		if out["valid"] != false || len(errs) != 1 {
+			t.Fatalf("pacto_check %s = %v; want one error", tt.path, out)
+		}
+		f := errs[0].(map[string]any)
+		if f["code"] != tt.code || !strings.Contains(f["message"].(string), tt.msg) {
+			t.Errorf("pacto_check %s: finding %v; want %s mentioning %q", tt.path, f, tt.code, tt.msg)
+		}
+	}
+}
