@@ -114,7 +114,7 @@ func TestTargetStateFixture(t *testing.T) {
 	head := "schemaVersion: pacto.dev/fleet-targets/v1\n"
 	tests := []struct {
 		name, in, wantErr string
-		wantTargets      int
+		wantTargets       int
 	}{
 		{"pacto demo", "", "", 4},
 		{"unknown field", head + "targets:\n  - {service: a, name: b, colour: red}\n", "field colour not found", 0},

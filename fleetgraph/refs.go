@@ -104,7 +104,7 @@ func (l *RefLoader) confine(ref string) (string, error) {
 	}
 	rel, err := filepath.Rel(root, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: ref + " is outside the workspace " + root}
+		return "", &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: ref + " is outside the workspace"}
 	}
 	return real, nil
 }

@@ -39,7 +39,7 @@ func NewRevision(ctx context.Context, b *bundle.Bundle, opts *RevisionOptions) (
 		opts = &RevisionOptions{}
 	}
 	if b.Contract == nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoContract, b.ParseErr)
+		return nil, fmt.Errorf("%w: %w", ErrNoContract, b.ParseErr)
 	}
 	c := b.Contract
 	r := &Revision{

@@ -11,6 +11,7 @@ import (
 
 // familySummaries describe each family in one sentence for the instructions.
 var familySummaries = map[Family]string{
+	FamilyFleet:     "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads one snapshot for its lifetime; a stateless request pins one with the snapshot argument or a cursor, and every answer carries meta (completeness, limitations, sources) and pin.newerAvailable",
 	FamilyAuthoring: "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a live system",
 }
 

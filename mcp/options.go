@@ -73,6 +73,9 @@ type Options struct {
 	Families []Family
 	// Capability is the bundle the capability family serves.
 	Capability *CapabilityBundle
+	// Fleet is the fleet family's sources (see fleet.go); --fleet turns
+	// the family on.
+	Fleet FleetOptions
 
 	// AuthTokenFile names a file whose trimmed content is the bearer token
 	// every HTTP request must carry. Empty means no authentication.
@@ -130,6 +133,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.SessionTimeout, "session-timeout", o.SessionTimeout, "close HTTP sessions idle this long")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest HTTP request body accepted")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long a graceful HTTP shutdown may take")
+	o.Fleet.BindFlags(fs)
 }
 
 // DefaultOptions returns Options holding every default, ready for BindFlags.
@@ -162,6 +166,7 @@ func (o *Options) setDefaults() {
 	if o.Families == nil {
 		o.Families = slices.Clone(DefaultFamilies)
 	}
+	o.Families = o.Fleet.families(o.Families)
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = DefaultSessionTimeout
 	}
@@ -197,6 +202,9 @@ func (o *Options) validate() error {
 	}
 	if o.Workspace == "" {
 		return fmt.Errorf("--workspace: cannot determine the current directory")
+	}
+	if err := o.Fleet.validate(); err != nil {
+		return err
 	}
 	for _, f := range o.Families {
 		if !slices.Contains(knownFamilies, f) {

@@ -27,7 +27,7 @@ const ServerName = "kubepact"
 const reservedPrefix = "pacto_"
 
 // knownFamilies lists every family in the order instructions describe them.
-var knownFamilies = []Family{FamilyAuthoring}
+var knownFamilies = []Family{FamilyAuthoring, FamilyFleet}
 
 // Server is one assembled MCP server: its tools, instructions and
 // transports. It is safe for concurrent use; every session shares it.
@@ -143,6 +143,8 @@ func (s *Server) buildFamily(f Family) ([]*tool, error) {
 	switch f {
 	case FamilyAuthoring:
 		return s.authoringTools()
+	case FamilyFleet:
+		return s.fleetTools()
 	default:
 		return nil, fmt.Errorf("unknown family %q", f)
 	}

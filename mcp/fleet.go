@@ -1,0 +1,509 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/pflag"
+
+	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/fleetgraph"
+)
+
+// FamilyFleet is pacto_fleet_search, _get, _graph, _status, _explain and
+// pacto_impact: read-only queries over versioned fleet snapshots.
+const FamilyFleet Family = "fleet"
+
+// Fleet error codes (besides fleetgraph's query codes).
+const (
+	CodeSnapshotExpired = "SNAPSHOT_EXPIRED" // a pinned snapshot is no longer kept
+	CodeNotComparable   = "INVALID_CONTRACT" // an impact ref whose pacto.yaml does not parse
+)
+
+// fleetLoadTimeout bounds collecting the sources when the server starts.
+const fleetLoadTimeout = 2 * time.Minute
+
+// FleetOptions is the fleet option group: which sources feed the fleet
+// snapshot. There is no implicit source.
+type FleetOptions struct {
+	// Enabled turns the fleet family on (--fleet).
+	Enabled bool
+	// Local directories to scan for bundles (--local, repeatable).
+	Local []string
+	// OCI references to load (--oci, repeatable).
+	OCI []string
+	// TargetState is a pacto.dev/fleet-targets/v1 file (--target-state).
+	TargetState string
+	// Freshness marks evidence older than this stale (--freshness).
+	Freshness time.Duration
+	// Retention is how long a replaced snapshot still answers pinned
+	// requests (--snapshot-retention, default 10m).
+	Retention time.Duration
+	// Builder, when set, is the live fleet (the operator's feed drives it)
+	// and the sources above are not collected.
+	Builder *fleetgraph.Builder
+	// Registry pulls --oci sources and pacto_impact's oci:// refs; nil
+	// makes a default client when either needs one.
+	Registry *oci.Client
+}
+
+// BindFlags binds the fleet flags.
+func (o *FleetOptions) BindFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.Enabled, "fleet", o.Enabled, "serve the fleet tools (pacto_fleet_*, pacto_impact) over the sources given by --local, --oci and --target-state")
+	fs.StringSliceVar(&o.Local, "local", o.Local, "fleet source: directory scanned for bundles (repeatable; depth 8, hidden, vendor and node_modules skipped)")
+	fs.StringSliceVar(&o.OCI, "oci", o.OCI, "fleet source: oci:// bundle reference (repeatable)")
+	fs.StringVar(&o.TargetState, "target-state", o.TargetState, "fleet source: a pacto.dev/fleet-targets/v1 target-state file")
+	fs.DurationVar(&o.Freshness, "freshness", o.Freshness, "mark target evidence older than this stale (0: never)")
+	fs.DurationVar(&o.Retention, "snapshot-retention", o.Retention, "how long a replaced fleet snapshot still answers pinned requests (default 10m)")
+}
+
+// validate rejects --fleet without a source, and sources without --fleet.
+func (o *FleetOptions) validate() error {
+	hasSource := len(o.Local) > 0 || len(o.OCI) > 0 || o.TargetState != "" || o.Builder != nil
+	switch {
+	case o.Enabled && !hasSource:
+		return errors.New("--fleet needs at least one source: add --local DIR (bundles below a directory), --oci oci://REF (a published bundle) or --target-state FILE (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
+	case !o.Enabled && hasSource && o.Builder == nil:
+		return errors.New("--local, --oci and --target-state are fleet sources: add --fleet to serve the fleet tools")
+	case o.Freshness < 0:
+		return errors.New("--freshness must not be negative")
+	}
+	return nil
+}
+
+// families adds the fleet family when --fleet is on.
+func (o *FleetOptions) families(fs []Family) []Family {
+	for _, f := range fs {
+		if f == FamilyFleet {
+			return fs
+		}
+	}
+	if o.Enabled {
+		return append(fs, FamilyFleet)
+	}
+	return fs
+}
+
+// sessionKey carries the calling session in a tool call's context, for
+// snapshot pinning.
+type sessionKey struct{}
+
+func withSession(ctx context.Context, ss *sdk.ServerSession) context.Context {
+	return context.WithValue(ctx, sessionKey{}, ss)
+}
+
+// fleetState serves the fleet family: the builder, the pins and the
+// loader impact resolves refs with.
+type fleetState struct {
+	b      *fleetgraph.Builder
+	loader *fleetgraph.RefLoader
+	stdio  bool
+	idle   time.Duration
+
+	mu   sync.Mutex
+	pins map[*sdk.ServerSession]*pin
+}
+
+type pin struct {
+	snap *fleetgraph.Snapshot
+	used time.Time
+}
+
+// PinInfo tells an agent which snapshot answered and whether a newer one
+// exists.
+type PinInfo struct {
+	By             string `json:"by" jsonschema:"session, snapshot, cursor or none"`
+	SnapshotID     string `json:"snapshotId"`
+	Current        string `json:"current"`
+	NewerAvailable bool   `json:"newerAvailable"`
+}
+
+// snapshotFor picks the snapshot a call reads: an explicit snapshot
+// argument, else the cursor's, else the session's pin, else the current.
+func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (*fleetgraph.Snapshot, PinInfo, error) {
+	cur := f.b.Current()
+	id, by := explicit, "snapshot"
+	if id == "" && cursor != "" {
+		cid, err := fleetgraph.CursorSnapshot(cursor)
+		if err != nil {
+			return nil, PinInfo{}, queryToolError(err)
+		}
+		id, by = cid, "cursor"
+	}
+	var snap *fleetgraph.Snapshot
+	if id != "" {
+		s, ok := f.b.Lookup(id)
+		if !ok {
+			field := "snapshot"
+			if by == "cursor" {
+				field = "cursor"
+			}
+			return nil, PinInfo{}, &ToolError{Code: CodeSnapshotExpired, Field: field,
+				Message: fmt.Sprintf("snapshot %s is no longer kept; the current snapshot is %s: repeat the query without %s to read it", id, cur.ID(), field)}
+		}
+		snap = s
+	}
+	ss, _ := ctx.Value(sessionKey{}).(*sdk.ServerSession)
+	if ss != nil && (f.stdio || ss.ID() != "") {
+		now := time.Now()
+		f.mu.Lock()
+		for k, p := range f.pins {
+			if now.Sub(p.used) > f.idle {
+				delete(f.pins, k)
+			}
+		}
+		p := f.pins[ss]
+		if p == nil {
+			p = &pin{snap: cur}
+			f.pins[ss] = p
+		}
+		p.used = now
+		f.mu.Unlock()
+		if snap == nil {
+			snap, by = p.snap, "session"
+		}
+	}
+	if snap == nil {
+		snap, by = cur, "none"
+	}
+	return snap, PinInfo{By: by, SnapshotID: snap.ID(), Current: cur.ID(), NewerAvailable: cur.Seq() > snap.Seq()}, nil
+}
+
+func queryToolError(err error) error {
+	var qe *fleetgraph.QueryError
+	if errors.As(err, &qe) {
+		return &ToolError{Code: qe.Code, Field: qe.Field, Message: qe.Message}
+	}
+	var re *fleetgraph.RefError
+	if errors.As(err, &re) {
+		return &ToolError{Code: re.Code, Message: re.Message}
+	}
+	return err
+}
+
+// Fleet tool arguments: Pacto's names, plus snapshot and cursor.
+type (
+	fleetSearchArgs struct {
+		Text          string `json:"text,omitempty" jsonschema:"substring of name or owner"`
+		Owner         string `json:"owner,omitempty"`
+		Status        string `json:"status,omitempty" jsonschema:"service status"`
+		Compliance    string `json:"compliance,omitempty" jsonschema:"a target's compliance"`
+		Source        string `json:"source,omitempty" jsonschema:"source id"`
+		Scope         string `json:"scope,omitempty" jsonschema:"a target's scope"`
+		Workload      string `json:"workload,omitempty"`
+		HasCapability string `json:"has_capability,omitempty"`
+		HasDependency string `json:"has_dependency,omitempty" jsonschema:"dependency name or service key"`
+		Ready         bool   `json:"ready,omitempty"`
+		NotReady      bool   `json:"not_ready,omitempty"`
+		Labels        string `json:"labels,omitempty" jsonschema:"target labels k=v,k2"`
+		Limit         int    `json:"limit,omitempty" jsonschema:"default 100, max 500"`
+		Cursor        string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page"`
+		Snapshot      string `json:"snapshot,omitempty" jsonschema:"snapshot id to pin"`
+	}
+	fleetGetArgs struct {
+		Service  string `json:"service,omitempty" jsonschema:"service key or unique name"`
+		Target   string `json:"target,omitempty" jsonschema:"target key or unique name"`
+		Snapshot string `json:"snapshot,omitempty"`
+	}
+	fleetGraphArgs struct {
+		Service    string `json:"service,omitempty" jsonschema:"root: a service (all revisions)"`
+		Revision   string `json:"revision,omitempty" jsonschema:"root: a revision key"`
+		Target     string `json:"target,omitempty" jsonschema:"root: a target's linked revision"`
+		Direction  string `json:"direction,omitempty" jsonschema:"default dependencies"`
+		Transitive bool   `json:"transitive,omitempty"`
+		MaxDepth   int    `json:"max_depth,omitempty" jsonschema:"0 = unlimited"`
+		MaxNodes   int    `json:"max_nodes,omitempty" jsonschema:"default 500"`
+		Snapshot   string `json:"snapshot,omitempty"`
+	}
+	fleetStatusArgs struct {
+		NeedsAttention   bool   `json:"needs_attention,omitempty" jsonschema:"every category (the default)"`
+		NonCompliant     bool   `json:"non_compliant,omitempty"`
+		Unknown          bool   `json:"unknown,omitempty"`
+		Invalid          bool   `json:"invalid,omitempty"`
+		Stale            bool   `json:"stale,omitempty"`
+		MissingReadiness bool   `json:"missing_readiness,omitempty"`
+		UnresolvedDeps   bool   `json:"unresolved_deps,omitempty"`
+		Limit            int    `json:"limit,omitempty" jsonschema:"default 200"`
+		Cursor           string `json:"cursor,omitempty"`
+		Snapshot         string `json:"snapshot,omitempty"`
+	}
+	fleetExplainArgs struct {
+		Subject  string `json:"subject" jsonschema:"service or target, key or name"`
+		Snapshot string `json:"snapshot,omitempty"`
+	}
+	impactArgs struct {
+		OldRef   string `json:"old_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
+		NewRef   string `json:"new_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
+		Snapshot string `json:"snapshot,omitempty"`
+	}
+)
+
+// Fleet answers: fleetgraph's result plus the pin.
+type (
+	fleetSearchOut struct {
+		*fleetgraph.SearchResult
+		Pin PinInfo `json:"pin"`
+	}
+	fleetGetOut struct {
+		*fleetgraph.GetResult
+		Pin PinInfo `json:"pin"`
+	}
+	fleetGraphOut struct {
+		*fleetgraph.GraphResult
+		Pin PinInfo `json:"pin"`
+	}
+	fleetStatusOut struct {
+		*fleetgraph.StatusResult
+		Pin PinInfo `json:"pin"`
+	}
+	fleetExplainOut struct {
+		*fleetgraph.ExplainResult
+		Pin PinInfo `json:"pin"`
+	}
+	impactOut struct {
+		*fleetgraph.ImpactResult
+		Pin PinInfo `json:"pin"`
+	}
+)
+
+// shallow is a compact output schema: the top-level fields and their
+// types. The full shapes are documented in fleetgraph; repeating them in
+// every tools/list would cost thousands of tokens.
+func shallow(required []string, props map[string]string) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, Required: required}
+	for name, typ := range props {
+		s.Properties[name] = &jsonschema.Schema{Type: typ}
+	}
+	s.Properties["meta"] = &jsonschema.Schema{Type: "object"}
+	s.Properties["pin"] = &jsonschema.Schema{Type: "object"}
+	return s
+}
+
+// newFleetState builds the fleet: the given builder, or one populated
+// from the sources.
+func (s *Server) newFleetState() (*fleetState, error) {
+	o := &s.opts.Fleet
+	client := o.Registry
+	if client == nil && len(o.OCI) > 0 {
+		c, err := oci.NewClient(nil)
+		if err != nil {
+			return nil, err
+		}
+		client = c
+	}
+	f := &fleetState{
+		b:      o.Builder,
+		loader: fleetgraph.NewRefLoader(&fleetgraph.RefLoaderOptions{Workspace: s.opts.Workspace, Client: client}),
+		stdio:  s.opts.Transport == TransportStdio,
+		idle:   s.opts.SessionTimeout,
+		pins:   map[*sdk.ServerSession]*pin{},
+	}
+	if f.b != nil {
+		return f, nil
+	}
+	f.b = fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Freshness: o.Freshness, Retention: o.Retention})
+	var sources []fleetgraph.Source
+	for _, d := range o.Local {
+		sources = append(sources, &fleetgraph.LocalSource{Dir: filepath.Clean(d)})
+	}
+	if len(o.OCI) > 0 {
+		sources = append(sources, &fleetgraph.OCISource{Refs: o.OCI, Client: client})
+	}
+	if o.TargetState != "" {
+		sources = append(sources, &fleetgraph.TargetStateSource{Path: o.TargetState})
+	}
+	// New takes no context; collecting the sources is bounded instead.
+	ctx, cancel := context.WithTimeout(context.TODO(), fleetLoadTimeout)
+	defer cancel()
+	snap := fleetgraph.Populate(ctx, f.b, sources)
+	sv, revs, tgts := snap.Counts()
+	s.log.Info("Fleet snapshot built", "snapshot", snap.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", snap.Meta().Completeness)
+	return f, nil
+}
+
+// fleetTools builds the fleet family.
+func (s *Server) fleetTools() ([]*tool, error) {
+	f, err := s.newFleetState()
+	if err != nil {
+		return nil, err
+	}
+	ro := hints{readOnly: true, idempotent: true}
+	var tools []*tool
+	add := func(t *tool, err error, out *jsonschema.Schema) error {
+		if err != nil {
+			return err
+		}
+		t.output = out
+		tools = append(tools, t)
+		return nil
+	}
+	t, err := newTool(toolSpec{
+		name: "pacto_fleet_search", title: "Search the fleet", hints: ro,
+		description: "List services matching filters, sorted by key, a page at a time (total, count, nextCursor, truncated). Target filters (compliance, scope, labels) hold on one target.",
+		input:       enumInput[fleetSearchArgs](map[string][]any{"status": statusEnum(), "compliance": statusEnum(), "workload": {"service", "job", "scheduled"}}),
+	}, func(ctx context.Context, in fleetSearchArgs) (*fleetSearchOut, string, error) {
+		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := snap.Search(fleetgraph.SearchQuery{Text: in.Text, Owner: in.Owner, Status: fleetgraph.Status(in.Status), Compliance: fleetgraph.Status(in.Compliance),
+			Source: in.Source, Scope: in.Scope, Workload: in.Workload, HasCapability: in.HasCapability, HasDependency: in.HasDependency,
+			Ready: in.Ready, NotReady: in.NotReady, Labels: in.Labels, Limit: in.Limit, Cursor: in.Cursor})
+		if err != nil {
+			return nil, "", queryToolError(err)
+		}
+		return &fleetSearchOut{res, p}, fmt.Sprintf("%d of %d services (snapshot %s, %s)%s.", res.Count, res.Total, p.SnapshotID, res.Meta.Completeness, more(res.Truncated)), nil
+	})
+	if err := add(t, err, shallow([]string{"meta", "total", "count", "services", "truncated"}, map[string]string{"total": "integer", "count": "integer", "services": "array", "nextCursor": "string", "truncated": "boolean"})); err != nil {
+		return nil, err
+	}
+	t, err = newTool(toolSpec{
+		name: "pacto_fleet_get", title: "Get a fleet service or target", hints: ro,
+		description: "One service (revisions, targets, dependencies, dependents) or one target (with its linked revision). A miss answers found:false with candidates.",
+	}, func(ctx context.Context, in fleetGetArgs) (*fleetGetOut, string, error) {
+		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := snap.Get(fleetgraph.GetQuery{Service: in.Service, Target: in.Target})
+		if err != nil {
+			return nil, "", queryToolError(err)
+		}
+		return &fleetGetOut{res, p}, found(res.Found, res.Kind, res.Subject, res.Reason), nil
+	})
+	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "candidates": "array", "service": "object", "revisions": "array", "targets": "array", "dependencies": "array", "dependents": "array", "target": "object", "revision": "object"})); err != nil {
+		return nil, err
+	}
+	t, err = newTool(toolSpec{
+		name: "pacto_fleet_graph", title: "Walk the fleet dependency graph", hints: ro,
+		description: "Dependencies or dependents of a service, revision or target: nodes with depth and path, edges, cycles, unresolved edges; truncated at max_nodes.",
+		input:       enumInput[fleetGraphArgs](map[string][]any{"direction": {"dependencies", "dependents"}}),
+	}, func(ctx context.Context, in fleetGraphArgs) (*fleetGraphOut, string, error) {
+		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := snap.Graph(fleetgraph.GraphQuery{Service: in.Service, Revision: in.Revision, Target: in.Target, Direction: in.Direction,
+			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes})
+		if err != nil {
+			return nil, "", queryToolError(err)
+		}
+		if !res.Found {
+			return &fleetGraphOut{res, p}, found(false, "root", res.Root, res.Reason), nil
+		}
+		return &fleetGraphOut{res, p}, fmt.Sprintf("%d nodes, %d edges, %d cycles, %d unresolved from %s (%s)%s.", len(res.Nodes), len(res.Edges), len(res.Cycles), len(res.Unresolved), res.Root, res.Direction, more(res.Truncated)), nil
+	})
+	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "root": "string", "nodes": "array", "edges": "array", "cycles": "array", "unresolved": "array", "truncated": "boolean"})); err != nil {
+		return nil, err
+	}
+	t, err = newTool(toolSpec{
+		name: "pacto_fleet_status", title: "What needs attention in the fleet", hints: ro,
+		description: "Items needing attention, by code then name. No category selected means needs_attention (all); categories lists those evaluated.",
+	}, func(ctx context.Context, in fleetStatusArgs) (*fleetStatusOut, string, error) {
+		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := snap.Status(fleetgraph.StatusQuery{NeedsAttention: in.NeedsAttention, NonCompliant: in.NonCompliant, Unknown: in.Unknown, Invalid: in.Invalid,
+			Stale: in.Stale, MissingReadiness: in.MissingReadiness, UnresolvedDeps: in.UnresolvedDeps, Limit: in.Limit, Cursor: in.Cursor})
+		if err != nil {
+			return nil, "", queryToolError(err)
+		}
+		return &fleetStatusOut{res, p}, fmt.Sprintf("%d of %d items need attention (%d categories evaluated)%s.", res.Count, res.Total, len(res.Categories), more(res.Truncated)), nil
+	})
+	if err := add(t, err, shallow([]string{"meta", "categories", "items"}, map[string]string{"categories": "array", "total": "integer", "count": "integer", "items": "array", "nextCursor": "string", "truncated": "boolean"})); err != nil {
+		return nil, err
+	}
+	t, err = newTool(toolSpec{
+		name: "pacto_fleet_explain", title: "Explain a fleet status", hints: ro,
+		description: "Why a service or target has its status: findings, missing or stale evidence, unlinked targets, unresolved dependencies.",
+	}, func(ctx context.Context, in fleetExplainArgs) (*fleetExplainOut, string, error) {
+		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := snap.Explain(fleetgraph.ExplainQuery{Subject: in.Subject})
+		if err != nil {
+			return nil, "", queryToolError(err)
+		}
+		if !res.Found {
+			return &fleetExplainOut{res, p}, found(false, "subject", res.Subject, res.Reason), nil
+		}
+		return &fleetExplainOut{res, p}, fmt.Sprintf("%s %s is %s: %d reason(s).", res.Kind, res.Key, res.Status, len(res.Reasons)), nil
+	})
+	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "kind": "string", "status": "string", "reasons": "array", "candidates": "array"})); err != nil {
+		return nil, err
+	}
+	t, err = newTool(toolSpec{
+		name: "pacto_impact", title: "Impact of a contract change", hints: hints{readOnly: true, idempotent: true, openWorld: f.loader.UsesRegistry()},
+		description: "Diff two revisions of a contract (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with compatibility verdicts. oci:// refs reach the registry (cached by digest); local dirs must be in the workspace.",
+	}, func(ctx context.Context, in impactArgs) (*impactOut, string, error) {
+		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
+		if err != nil {
+			return nil, "", err
+		}
+		older, err := f.loader.Load(ctx, in.OldRef)
+		if err != nil {
+			return nil, "", fieldError(queryToolError(err), "old_ref")
+		}
+		newer, err := f.loader.Load(ctx, in.NewRef)
+		if err != nil {
+			return nil, "", fieldError(queryToolError(err), "new_ref")
+		}
+		res, err := snap.Impact(older, newer, nil)
+		if errors.Is(err, fleetgraph.ErrNoContract) {
+			return nil, "", &ToolError{Code: CodeNotComparable, Message: err.Error()}
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return &impactOut{res, p}, fmt.Sprintf("%s %s → %s is %s: %d breaking change(s), %d consumer(s), %d incompatible.", res.Service, res.OldVersion, res.NewVersion, res.Classification,
+			len(res.BreakingChanges), len(res.Consumers), res.IncompatibleConsumers), nil
+	})
+	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array", "consumers": "array", "activeTargets": "array"})); err != nil {
+		return nil, err
+	}
+	return tools, nil
+}
+
+func fieldError(err error, field string) error {
+	var te *ToolError
+	if errors.As(err, &te) && te.Field == "" {
+		te.Field = field
+	}
+	return err
+}
+
+func statusEnum() []any {
+	var out []any
+	for _, s := range fleetgraph.Statuses() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// enumInput infers an input schema and adds enums.
+func enumInput[T any](enums map[string][]any) *jsonschema.Schema {
+	s := itemSchema[T](enums)
+	return s
+}
+
+func more(truncated bool) string {
+	if truncated {
+		return "; more with nextCursor"
+	}
+	return ""
+}
+
+func found(ok bool, kind, subject, reason string) string {
+	if ok {
+		return fmt.Sprintf("Found %s %s.", kind, subject)
+	}
+	return "Not found: " + reason + " (found:false; see candidates and meta.completeness)."
+}
