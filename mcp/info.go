@@ -11,8 +11,9 @@ import (
 
 // familySummaries describe each family in one sentence for the instructions.
 var familySummaries = map[Family]string{
-	FamilyFleet:     "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads one snapshot for its lifetime; a stateless request pins one with the snapshot argument or a cursor, and every answer carries meta (completeness, limitations, sources) and pin.newerAvailable",
-	FamilyAuthoring: "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a live system",
+	FamilyAuthoring:  "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a live system",
+	FamilyFleet:      "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads one snapshot for its lifetime; a stateless request pins one with the snapshot argument or a cursor, and every answer carries meta (completeness, limitations, sources) and pin.newerAvailable",
+	FamilyCapability: "capability — one generated tool per OpenAPI operation of the bundle being served, each calling the live service; pacto_skill reads the bundle's skills and pacto_withheld lists the operations not exposed",
 }
 
 // instructions is the text sent in the initialize (or discover) result: what
@@ -30,13 +31,15 @@ func (s *Server) instructions() string {
 		fmt.Fprintf(&b, "Families switched off here: %s.\n", strings.Join(off, ", "))
 	}
 	b.WriteString("\nWrites: ")
-	switch writes := s.writeTools(); {
+	switch writes := s.ownWriteTools(); {
 	case s.opts.ReadOnly:
 		b.WriteString("none. This server is read-only: no registered tool can change anything")
 		if len(s.withheld) > 0 {
 			fmt.Fprintf(&b, " (%s are not offered)", strings.Join(s.withheld, ", "))
 		}
 		b.WriteString(".\n")
+	case len(writes) == 0 && s.capability != nil:
+		b.WriteString("none of kubepact's own tools writes anything (generated tools: see below).\n")
 	case len(writes) == 0:
 		b.WriteString("no registered tool writes anything.\n")
 	default:
@@ -48,6 +51,9 @@ func (s *Server) instructions() string {
 		fmt.Fprintf(&b, "Authoring tools read and write only below the workspace %s; a path outside it is refused, and an edit that would change nothing says so in a warning. Call pacto_schema for the contract schema (or with path to explain one field). ", s.opts.Workspace)
 	}
 	b.WriteString("Call pacto_server_info for this server's configuration.")
+	if s.capability != nil {
+		b.WriteString(s.capability.instructions(s))
+	}
 	return b.String()
 }
 
@@ -59,6 +65,18 @@ func (s *Server) disabledFamilies() []string {
 		}
 	}
 	return off
+}
+
+// ownWriteTools are kubepact's own registered tools that can change
+// something; generated tools are described by the capability family.
+func (s *Server) ownWriteTools() []string {
+	var w []string
+	for _, name := range s.writeTools() {
+		if !s.tools[name].generated {
+			w = append(w, name)
+		}
+	}
+	return w
 }
 
 // writeTools are the registered tools that can change something.

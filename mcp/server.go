@@ -27,7 +27,7 @@ const ServerName = "kubepact"
 const reservedPrefix = "pacto_"
 
 // knownFamilies lists every family in the order instructions describe them.
-var knownFamilies = []Family{FamilyAuthoring, FamilyFleet}
+var knownFamilies = []Family{FamilyAuthoring, FamilyCapability, FamilyFleet}
 
 // Server is one assembled MCP server: its tools, instructions and
 // transports. It is safe for concurrent use; every session shares it.
@@ -41,6 +41,8 @@ type Server struct {
 	tools    map[string]*tool // registered tools by name
 	families []familyState    // every known family and what it contributed
 	withheld []string         // write tools left out because of ReadOnly
+	// capability is the capability family's state; nil when it is off.
+	capability *capabilityState
 
 	tokenSum    []byte                 // sha256 of the bearer token; nil without authentication
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
@@ -117,8 +119,8 @@ func New(opts *Options) (*Server, error) {
 		if _, dup := s.tools[t.name]; dup {
 			return nil, fmt.Errorf("tool %s registered twice", t.name)
 		}
-		if !strings.HasPrefix(t.name, reservedPrefix) {
-			return nil, fmt.Errorf("tool %s: kubepact's own tools carry the %s prefix", t.name, reservedPrefix)
+		if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) {
+			return nil, fmt.Errorf("tool %s: kubepact's own tools, and only they, carry the %s prefix", t.name, reservedPrefix)
 		}
 		s.tools[t.name] = t
 	}
@@ -132,6 +134,9 @@ func New(opts *Options) (*Server, error) {
 	for _, t := range all {
 		s.sdk.AddTool(t.sdkTool(), s.handler(t))
 	}
+	if s.capability != nil {
+		s.capability.register(s.sdk)
+	}
 	s.sdk.AddReceivingMiddleware(s.observe())
 	s.httpHandler = s.newHTTPHandler()
 	return s, nil
@@ -143,6 +148,8 @@ func (s *Server) buildFamily(f Family) ([]*tool, error) {
 	switch f {
 	case FamilyAuthoring:
 		return s.authoringTools()
+	case FamilyCapability:
+		return s.capabilityTools()
 	case FamilyFleet:
 		return s.fleetTools()
 	default:

@@ -79,6 +79,7 @@ type tool struct {
 	hints       hints
 	input       *jsonschema.Schema // type object, additionalProperties false
 	output      *jsonschema.Schema // the success shape
+	generated   bool               // projected from a bundle's OpenAPI operation; never pacto_*
 	// call answers one tools/call with the raw arguments. It never panics
 	// out (see handler) and always returns a result.
 	call func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult

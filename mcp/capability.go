@@ -1,0 +1,333 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/capability"
+)
+
+// CapabilityBundle is what the capability family serves: a loaded bundle
+// and its projection (see bundle/capability).
+type CapabilityBundle struct {
+	Bundle     *bundle.Bundle
+	Capability *capability.Capability
+}
+
+// Skill URIs: one resource per skill, and a template for skills added to a
+// local bundle after start.
+const (
+	skillURIPrefix   = "pacto://skills/"
+	skillURITemplate = "pacto://skills/{name}"
+	withheldURI      = "pacto://capability/withheld"
+)
+
+// capabilityState is what the capability family keeps for the
+// instructions and for the resources and prompts registered once the SDK
+// server exists.
+type capabilityState struct {
+	cb     *CapabilityBundle
+	skills []string // at start; pacto_skill itself lists at call time
+}
+
+// argumentFault is a generated tool's answer to refused arguments: the
+// error envelope plus one diagnostic per fault.
+type argumentFault struct {
+	Error       *ToolError              `json:"error"`
+	Diagnostics []capability.Diagnostic `json:"diagnostics"`
+}
+
+// capabilityTools builds the generated tools, pacto_skill and
+// pacto_withheld.
+func (s *Server) capabilityTools() ([]*tool, error) {
+	cb := s.opts.Capability
+	if cb == nil || cb.Bundle == nil || cb.Capability == nil {
+		return nil, errors.New("the capability family needs a bundle (kubepact mcp BUNDLE)")
+	}
+	st := &capabilityState{cb: cb}
+	if names, err := bundle.ListSkills(st.skillFS()); err == nil {
+		st.skills = names
+	}
+	s.capability = st
+
+	output, err := jsonschema.For[capability.Result](&jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	diags, err := jsonschema.For[[]capability.Diagnostic](nil)
+	if err != nil {
+		return nil, err
+	}
+	output.Properties["diagnostics"] = diags
+
+	var out []*tool
+	for _, ct := range cb.Capability.Tools {
+		t, err := generatedTool(ct, output)
+		if err != nil {
+			return nil, fmt.Errorf("generated tool %s: %w", ct.Name, err)
+		}
+		out = append(out, t)
+	}
+	skill, err := newTool(toolSpec{
+		name:  "pacto_skill",
+		title: "Read the bundle's skills",
+		description: "List the domain skills (skills/*.md) the " + serviceName(cb) + " bundle ships when called without arguments; " +
+			"with name (a bare name from that list) return that skill's Markdown. Skills describe workflows and business rules the interface alone cannot; " +
+			"read the relevant one before a multi-step task. A local bundle is read from disk on every call.",
+		hints: hints{readOnly: true, idempotent: true},
+	}, st.skill)
+	if err != nil {
+		return nil, err
+	}
+	withheld, err := newTool(toolSpec{
+		name:  "pacto_withheld",
+		title: "List operations not exposed as tools",
+		description: "List every OpenAPI operation of the bundle that is not exposed as a tool, with its tool name and why " +
+			"(WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED), and per interface the base URL and counts. Takes no arguments; calls nothing.",
+		hints: hints{readOnly: true, idempotent: true},
+	}, st.withheldList)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, skill, withheld), nil
+}
+
+// generatedTool wraps one projected operation.
+func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error) {
+	var input jsonschema.Schema
+	if err := json.Unmarshal(ct.InputSchema, &input); err != nil {
+		return nil, err
+	}
+	title := ct.Title
+	if title == "" {
+		title = ct.Method + " " + ct.Path
+	}
+	return &tool{
+		name:        ct.Name,
+		title:       title,
+		description: ct.Description,
+		hints:       hints{readOnly: ct.Hints.ReadOnly, destructive: ct.Hints.Destructive, idempotent: ct.Hints.Idempotent, openWorld: ct.Hints.OpenWorld},
+		input:       &input,
+		output:      output,
+		generated:   true,
+		call: func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
+			res, err := ct.Call(ctx, args)
+			if err != nil {
+				var ae *capability.ArgumentError
+				if !errors.As(err, &ae) {
+					return errorResult(err)
+				}
+				te := &ToolError{Code: CodeInvalidArgument, Message: ae.Error() + " Nothing was sent to the service.", Accepted: ae.Accepted}
+				if len(ae.Diagnostics) > 0 {
+					te.Field = ae.Diagnostics[0].Field
+				}
+				return &sdk.CallToolResult{
+					IsError:           true,
+					Content:           []sdk.Content{&sdk.TextContent{Text: te.Error()}},
+					StructuredContent: argumentFault{Error: te, Diagnostics: ae.Diagnostics},
+				}
+			}
+			return &sdk.CallToolResult{
+				IsError:           res.IsError(),
+				Content:           []sdk.Content{&sdk.TextContent{Text: resultText(ct, res)}},
+				StructuredContent: res,
+			}
+		},
+	}, nil
+}
+
+// resultText is the text a client without structuredContent sees: one
+// line of outcome, then the whole result as JSON.
+func resultText(ct *capability.Tool, res *capability.Result) string {
+	var head string
+	switch {
+	case res.TimedOut:
+		head = fmt.Sprintf("%s %s timed out after %.0f ms", ct.Method, ct.Path, res.DurationMs)
+	case res.Status == 0:
+		head = fmt.Sprintf("%s %s did not complete: %s", ct.Method, ct.Path, res.Failure)
+	default:
+		head = fmt.Sprintf("%s %s → %d (%.1f ms)", ct.Method, ct.Path, res.Status, res.DurationMs)
+	}
+	if res.Truncated {
+		head += "; body truncated"
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return head
+	}
+	return head + "\n" + string(raw)
+}
+
+// skillFS is where skills are read: the directory itself for a local
+// bundle (so edits and new skills show without a restart), else the
+// pulled bundle's files.
+func (st *capabilityState) skillFS() fs.FS {
+	if dir := st.cb.Bundle.Source.Dir; dir != "" {
+		return os.DirFS(dir)
+	}
+	return st.cb.Bundle.FS
+}
+
+// SkillArgs are pacto_skill's arguments.
+type SkillArgs struct {
+	Name string `json:"name,omitempty" jsonschema:"bare skill name from the list (e.g. refund-a-payment); omit to list the skills"`
+}
+
+// SkillResult is pacto_skill's answer: the list, or one skill.
+type SkillResult struct {
+	Skills   []string `json:"skills,omitempty" jsonschema:"bare names of the bundle's skills (without name)"`
+	Name     string   `json:"name,omitempty" jsonschema:"the skill returned (with name)"`
+	Markdown string   `json:"markdown,omitempty" jsonschema:"the skill's Markdown (with name)"`
+}
+
+func (st *capabilityState) skill(_ context.Context, in SkillArgs) (*SkillResult, string, error) {
+	fsys := st.skillFS()
+	if in.Name == "" {
+		names, err := bundle.ListSkills(fsys)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(names) == 0 {
+			return &SkillResult{Skills: []string{}}, "This bundle ships no skills.", nil
+		}
+		return &SkillResult{Skills: names}, "Skills: " + strings.Join(names, ", ") + ". Call pacto_skill with name to read one.", nil
+	}
+	md, err := bundle.ReadSkill(fsys, in.Name)
+	if err != nil {
+		code := "NOT_FOUND"
+		if strings.ContainsAny(in.Name, `/\`) || strings.HasPrefix(in.Name, ".") {
+			code = CodeInvalidArgument
+		}
+		names, _ := bundle.ListSkills(fsys)
+		return nil, "", &ToolError{Code: code, Message: err.Error(), Field: "name", Accepted: names}
+	}
+	name := strings.TrimSuffix(in.Name, ".md")
+	return &SkillResult{Name: name, Markdown: md}, md, nil
+}
+
+// WithheldResult is pacto_withheld's answer.
+type WithheldResult struct {
+	Service       string                        `json:"service"`
+	WritesAllowed bool                          `json:"writesAllowed" jsonschema:"whether operations other than GET and HEAD may be exposed"`
+	Interfaces    []capability.InterfaceSummary `json:"interfaces"`
+	Withheld      []capability.Withheld         `json:"withheld" jsonschema:"every operation not exposed, with its reason"`
+}
+
+type noArgs struct{}
+
+func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResult, string, error) {
+	res := st.withheld()
+	return res, fmt.Sprintf("%d operation(s) withheld.", len(res.Withheld)), nil
+}
+
+func (st *capabilityState) withheld() *WithheldResult {
+	c := st.cb.Capability
+	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: c.Withheld}
+	if res.Interfaces == nil {
+		res.Interfaces = []capability.InterfaceSummary{}
+	}
+	if res.Withheld == nil {
+		res.Withheld = []capability.Withheld{}
+	}
+	return res
+}
+
+// register publishes the skills as resources and prompts, and the
+// withheld list as a resource, once the SDK server exists.
+func (st *capabilityState) register(srv *sdk.Server) {
+	read := func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		uri := req.Params.URI
+		name, ok := strings.CutPrefix(uri, skillURIPrefix)
+		if !ok {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		if n, err := url.PathUnescape(name); err == nil {
+			name = n
+		}
+		md, err := bundle.ReadSkill(st.skillFS(), name)
+		if err != nil {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: md}}}, nil
+	}
+	for _, name := range st.skills {
+		srv.AddResource(&sdk.Resource{URI: skillURIPrefix + url.PathEscape(name), Name: name, Title: "Skill: " + name, MIMEType: "text/markdown",
+			Description: "A domain skill of the " + serviceName(st.cb) + " bundle (skills/" + name + ".md)."}, read)
+		srv.AddPrompt(&sdk.Prompt{Name: name, Title: "Skill: " + name, Description: "Load the " + name + " skill of the " + serviceName(st.cb) + " bundle into the conversation."},
+			func(_ context.Context, _ *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+				md, err := bundle.ReadSkill(st.skillFS(), name)
+				if err != nil {
+					return nil, err
+				}
+				return &sdk.GetPromptResult{Description: "Skill " + name, Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: md}}}}, nil
+			})
+	}
+	srv.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: skillURITemplate, Name: "skill", Title: "A skill of the bundle", MIMEType: "text/markdown",
+		Description: "Any skill of the bundle by bare name, read at call time."}, read)
+	srv.AddResource(&sdk.Resource{URI: withheldURI, Name: "withheld-operations", Title: "Operations not exposed as tools", MIMEType: "application/json",
+		Description: "Every OpenAPI operation of the bundle that is not a tool here, with its reason (the same as pacto_withheld)."},
+		func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			raw, err := json.MarshalIndent(st.withheld(), "", "  ")
+			if err != nil {
+				return nil, err
+			}
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(raw)}}}, nil
+		})
+}
+
+// instructions is the capability part of the server instructions.
+func (st *capabilityState) instructions(s *Server) string {
+	c := st.cb.Capability
+	var b strings.Builder
+	var generated, writes []string
+	for _, name := range s.ToolNames() {
+		if t := s.tools[name]; t.generated {
+			generated = append(generated, name)
+			if t.writes() {
+				writes = append(writes, name)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\n\nService %s: ", serviceName(st.cb))
+	var bases []string
+	for _, in := range c.Interfaces {
+		bases = append(bases, fmt.Sprintf("interface %q (OpenAPI %s) at %s", in.Name, in.Version, in.BaseURL))
+	}
+	if len(generated) == 0 {
+		b.WriteString("no operation is exposed as a tool here.")
+	} else {
+		fmt.Fprintf(&b, "the tools %s are generated from the bundle's OpenAPI operations and call the LIVE service (%s). A call has real effects and returns structuredContent {status, headers, body, truncated, timedOut, durationMs}; a status of 400 or more, a timeout or no response is an isError result that still carries the whole answer. Arguments are checked against the operation before anything is sent: a refused call has error.code INVALID_ARGUMENT and per-field diagnostics {field, code, expected, message}, and nothing reached the service. Redirects are returned (3xx), never followed.",
+			strings.Join(generated, ", "), strings.Join(bases, "; "))
+	}
+	b.WriteString(" Writes to the service: ")
+	switch {
+	case len(writes) > 0:
+		fmt.Fprintf(&b, "ON — %s change the live service (see destructiveHint); call them only when the user asked for that change.", strings.Join(writes, ", "))
+	case c.WritesAllowed:
+		b.WriteString("allowed, but no operation that writes is exposed.")
+	default:
+		b.WriteString("OFF — only GET and HEAD operations are exposed; the others are withheld (the operator can start the server with --allow-writes).")
+	}
+	if len(c.Withheld) > 0 {
+		fmt.Fprintf(&b, " %d operation(s) are withheld: pacto_withheld (or the resource %s) lists each with its reason.", len(c.Withheld), withheldURI)
+	}
+	b.WriteString(" Skills: the bundle's domain guides (workflows, business rules) are read with pacto_skill — no arguments lists them, name returns one; they are also resources " + skillURITemplate + " and prompts. Read the relevant skill before a multi-step task.")
+	return b.String()
+}
+
+func serviceName(cb *CapabilityBundle) string {
+	if cb.Capability != nil && cb.Capability.Service != "" {
+		return cb.Capability.Service
+	}
+	return "this"
+}
