@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"slices"
+
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
@@ -10,16 +13,22 @@ import (
 func newMCPCommand() *cobra.Command {
 	opts := mcp.DefaultOptions()
 	reg := &registryOptions{}
+	capOpts := &capabilityOptions{}
 	cmd := &cobra.Command{
-		Use:   "mcp",
+		Use:   "mcp [BUNDLE]",
 		Short: "Serve the Pacto MCP surface over stdio or Streamable HTTP",
 		Long: `mcp serves the Pacto tools to an MCP client: pacto_create, pacto_edit,
 pacto_check and pacto_schema (authoring, confined to --workspace), and
 pacto_server_info. stdio is the default transport; -t http serves Streamable
 HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25 (session) and the
-2026-07-28 (stateless) protocol eras.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+2026-07-28 (stateless) protocol eras.
+
+With BUNDLE (a bundle directory or an oci:// reference) every operation of
+the bundle's OpenAPI interfaces also becomes a tool that calls the live
+service (GET and HEAD only unless --allow-writes), next to pacto_skill and
+pacto_withheld.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			opts.Version = version
 			opts.Logger = logr.FromContextOrDiscard(ctx).WithName("mcp")
@@ -28,6 +37,16 @@ HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25 (session) and the
 				return &exitError{code: 2, msg: err.Error()}
 			}
 			opts.Registry = client
+			if len(args) == 1 {
+				cb, err := capOpts.loadCapability(ctx, args[0], client, os.Stderr, "kubepact mcp")
+				if err != nil {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+				opts.Capability = cb
+				if !slices.Contains(opts.Families, mcp.FamilyCapability) {
+					opts.Families = append(opts.Families, mcp.FamilyCapability)
+				}
+			}
 			s, err := mcp.New(opts)
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
@@ -37,5 +56,6 @@ HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25 (session) and the
 	}
 	opts.BindFlags(cmd.Flags())
 	reg.BindFlags(cmd.Flags())
+	capOpts.bindFlags(cmd.Flags(), "base-url", "base URL of the service BUNDLE describes (default: the spec's first server URL); required with --auth")
 	return cmd
 }

@@ -40,6 +40,7 @@ the contract grants and no more.`,
 		newMCPCommand(),
 		newPackCommand(),
 		newPushCommand(),
+		newSidecarCommand(),
 		newVersionCommand(),
 	)
 	return root

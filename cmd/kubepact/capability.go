@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/mcp"
+)
+
+// capabilityOptions is the option group of the generated tools, shared by
+// `kubepact mcp BUNDLE` (base URL: --base-url) and `kubepact sidecar`
+// (base URL: --upstream).
+type capabilityOptions struct {
+	capability.Options
+}
+
+// bindFlags binds the shared flags and the base URL under the given name.
+func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHelp string) {
+	fs.StringVar(&o.BaseURL, baseURLFlag, o.BaseURL, baseURLHelp)
+	o.Options.BindFlags(fs)
+}
+
+// loadCapability loads the bundle ref names, projects it, and prints the
+// projection's warnings (skipped and withheld operations) on w, each line
+// prefixed with the command's name.
+func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, client *oci.Client, w io.Writer, prefix string) (*mcp.CapabilityBundle, error) {
+	b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client})
+	if err != nil {
+		return nil, err
+	}
+	c, err := capability.Project(ctx, b, &o.Options)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range c.Warnings {
+		fmt.Fprintf(w, "%s: %s\n", prefix, line)
+	}
+	return &mcp.CapabilityBundle{Bundle: b, Capability: c}, nil
+}
