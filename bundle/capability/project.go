@@ -511,8 +511,15 @@ type kinRoute struct {
 	op       *openapi3.Operation
 }
 
+//
+// OpenAPI 3.1 documents get none: their schemas already are JSON Schema
+// 2020-12, which the argument check validates with a full 2020-12
+// validator, and kin-openapi compiles a new validator for every 3.1 value
+// it checks (about 0.3 ms and a few hundred KiB per call). For 3.0 and
+// converted Swagger 2.0 documents, whose schemas the projection converts,
+// kin-openapi checks the request against the original dialect.
 func newKinRoute(d *document, pth, method string) *kinRoute {
-	if d.kin == nil || d.kin.Paths == nil {
+	if d.kin == nil || d.kin.Paths == nil || d.kin.IsOpenAPI31OrLater() {
 		return nil
 	}
 	item := d.kin.Paths.Value(pth)
