@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -36,7 +37,18 @@ func FuzzProject(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fsys := fstest.MapFS{"spec.yaml": {Data: data}}
-		c, err := project(t.Context(), fsys, []spec{{name: "f", file: "spec.yaml"}}, &Options{AllowWrites: true})
+		var c *Capability
+		var err error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c, err = project(t.Context(), fsys, []spec{{name: "f", file: "spec.yaml"}}, &Options{AllowWrites: true})
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("projection took more than 10s")
+		}
 		if err != nil {
 			return
 		}

@@ -511,6 +511,8 @@ type kinRoute struct {
 	op       *openapi3.Operation
 }
 
+// newKinRoute returns the route kin-openapi validates an operation's
+// requests against, or nil when there is none.
 //
 // OpenAPI 3.1 documents get none: their schemas already are JSON Schema
 // 2020-12, which the argument check validates with a full 2020-12

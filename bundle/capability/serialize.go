@@ -77,7 +77,7 @@ func escapeStrict(s string) string {
 func escapeReserved(s string) string {
 	var b strings.Builder
 	for _, part := range strings.SplitAfter(s, "") {
-		if len(part) == 1 && strings.Contains(":/?[]@!$'()*+,;", part) {
+		if len(part) == 1 && strings.ContainsAny(part, ":/?[]@!$'()*+,;") {
 			b.WriteString(part)
 			continue
 		}

@@ -23,7 +23,7 @@ type capabilityOptions struct {
 // bindFlags binds the shared flags and the base URL under the given name.
 func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHelp string) {
 	fs.StringVar(&o.BaseURL, baseURLFlag, o.BaseURL, baseURLHelp)
-	o.Options.BindFlags(fs)
+	o.BindFlags(fs)
 }
 
 // loadCapability loads the bundle ref names, projects it, and prints the

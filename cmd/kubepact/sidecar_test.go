@@ -25,13 +25,12 @@ import (
 
 // sidecarProc is a running `kubepact sidecar`.
 type sidecarProc struct {
-	cmd     *exec.Cmd
-	mcpURL  string
-	health  string
-	stderr  *syncBuffer
-	ready   time.Duration // from process start to the first ready /readyz
-	exited  chan error
-	catalog string
+	cmd    *exec.Cmd
+	mcpURL string
+	health string
+	stderr *syncBuffer
+	ready  time.Duration // from process start to the first ready /readyz
+	exited chan error
 }
 
 type syncBuffer struct {
@@ -85,7 +84,8 @@ func startSidecar(t testing.TB, upstream string, extra ...string) *sidecarProc {
 	go func() { p.exited <- p.cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill()
-		<-p.exited
+		err := <-p.exited
+		_ = err
 	})
 	for {
 		resp, err := http.Get(p.health + "/readyz")

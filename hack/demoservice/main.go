@@ -42,7 +42,8 @@ func main() {
 	}()
 	log.Printf("demoservice: serving the catalog API on http://%s", *listen)
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Fatalf("demoservice: %v", err)
+		stop()
+		log.Fatalf("demoservice: %v", err) //nolint:gocritic // stop() has run
 	}
 }
 
