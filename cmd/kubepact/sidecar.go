@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/mcp"
 )
 
@@ -111,9 +112,11 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	}
 	defer health.Close()
 
-	client, err := reg.client()
-	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+	var client *oci.Client // only an oci:// bundle needs one (and its cache directory)
+	if bundle.IsOCIRef(o.bundle) {
+		if client, err = reg.client(); err != nil {
+			return &exitError{code: 2, msg: err.Error()}
+		}
 	}
 	cb, err := capOpts.loadCapability(ctx, o.bundle, client, os.Stderr, "kubepact sidecar")
 	if err != nil {
