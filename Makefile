@@ -81,8 +81,9 @@ build: ## Build bin/kubepact.
 	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubepact ./cmd/kubepact
 
 .PHONY: demo
-demo: build ## Serve the MCP tools on the example bundles over HTTP (no cluster needed; Ctrl-C stops).
-	KUBEPACT=$(LOCALBIN)/kubepact hack/demo.sh
+demo: build ## Serve every MCP tool family on the example bundles over HTTP (no cluster needed; Ctrl-C stops).
+	go build -o $(LOCALBIN)/demoservice ./hack/demoservice
+	BIN=$(LOCALBIN) hack/demo.sh
 
 ##@ Tools
 

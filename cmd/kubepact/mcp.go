@@ -17,16 +17,26 @@ func newMCPCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp [BUNDLE]",
 		Short: "Serve the Pacto MCP surface over stdio or Streamable HTTP",
-		Long: `mcp serves the Pacto tools to an MCP client: pacto_create, pacto_edit,
-pacto_check and pacto_schema (authoring, confined to --workspace), and
-pacto_server_info. stdio is the default transport; -t http serves Streamable
-HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25 (session) and the
-2026-07-28 (stateless) protocol eras.
+		Long: `mcp serves the Pacto tools to an MCP client. Families combine on one
+server:
 
-With BUNDLE (a bundle directory or an oci:// reference) every operation of
-the bundle's OpenAPI interfaces also becomes a tool that calls the live
-service (GET and HEAD only unless --allow-writes), next to pacto_skill and
-pacto_withheld.`,
+  authoring   pacto_create, pacto_edit, pacto_check, pacto_schema — on by
+              default; read and write contract files only below --workspace
+  capability  with BUNDLE (a directory or an oci:// reference): every
+              OpenAPI operation of the bundle as a tool calling the live
+              service (GET and HEAD only unless --allow-writes), plus
+              pacto_skill and pacto_withheld
+  fleet       with --fleet and at least one of --local, --oci,
+              --target-state: pacto_fleet_search/get/graph/status/explain
+              and pacto_impact over live, versioned snapshots
+
+pacto_server_info describes the running server. --read-only registers no
+tool that can write anything. stdio is the default transport; -t http
+serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
+(session) and the 2026-07-28 (stateless) protocol eras.`,
+		Example: `  kubepact mcp --workspace ~/contracts
+  kubepact mcp examples/bundles/catalog --base-url http://127.0.0.1:8080
+  kubepact mcp -t http --fleet --local examples/bundles --target-state examples/fleet/targets.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
