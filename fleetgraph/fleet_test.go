@@ -185,6 +185,14 @@ func TestRefLoaderConfinesLocalPaths(t *testing.T) {
 			t.Errorf("%s: %v, want a RefError", ref, err)
 		}
 	}
+	// A path outside is refused as outside whether or not it exists: the
+	// answer must not tell an agent what exists beyond the workspace.
+	for _, ref := range []string{"../../examples/bundles/payments", "../no-such-dir", "/no/such/dir", "/etc"} {
+		var re *fleetgraph.RefError
+		if _, err := l.Load(t.Context(), ref); !errors.As(err, &re) || re.Code != fleetgraph.CodeOutsideWorkspace {
+			t.Errorf("%s: %v, want %s", ref, err, fleetgraph.CodeOutsideWorkspace)
+		}
+	}
 }
 
 // TestConcurrentReadersNeverSeeHalfSnapshots publishes thousands of

@@ -95,6 +95,12 @@ func (l *RefLoader) confine(ref string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(root, p)
 	}
+	// Refuse a path that leaves the workspace before looking at it, so the
+	// answer never says whether something outside exists; then again with
+	// links followed.
+	if !inside(root, filepath.Clean(p)) {
+		return "", &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: ref + " is outside the workspace"}
+	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -102,11 +108,16 @@ func (l *RefLoader) confine(ref string) (string, error) {
 		}
 		return "", &RefError{Code: CodeRefUnavailable, Ref: ref, Message: ref + " cannot be read"}
 	}
-	rel, err := filepath.Rel(root, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !inside(root, real) {
 		return "", &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: ref + " is outside the workspace"}
 	}
 	return real, nil
+}
+
+// inside reports whether p is root or below it, lexically.
+func inside(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, error) {
