@@ -47,9 +47,13 @@ done
 
 results="$dir/results/$(date -u +%Y%m%dT%H%M%SZ)"
 set +e
+# The suite's own tally counts the expected failures as failed; say what it
+# means here (the baseline check below it decides the exit status), so a CI
+# reader of closing lines does not mistake it for unexpected failures.
 "$node" "$suite_js" server --url "http://127.0.0.1:$port/mcp" --suite "$suite" \
-  --expected-failures "$here/expected-failures.yml" -o "$results"
-status=$?
+  --expected-failures "$here/expected-failures.yml" -o "$results" \
+  | sed -E 's/^Total: ([0-9]+) passed, ([0-9]+) failed$/Scenarios: \1 passing, \2 not passing (each must be listed in expected-failures.yml)/'
+status=${PIPESTATUS[0]}
 set -e
 echo "conformance: results in $results, server log in $dir/server.log"
 exit "$status"
