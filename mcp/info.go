@@ -14,6 +14,9 @@ var familySummaries = map[Family]string{
 	FamilyAuthoring:  "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a live system",
 	FamilyFleet:      "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads one snapshot for its lifetime; a stateless request pins one with the snapshot argument or a cursor, and every answer carries meta (completeness, limitations, sources) and pin.newerAvailable",
 	FamilyCapability: "capability — one generated tool per OpenAPI operation of the bundle being served, each calling the live service; pacto_skill reads the bundle's skills and pacto_withheld lists the operations not exposed",
+
+	// Only in a binary built with -tags conformance (conformance_fixtures.go).
+	FamilyConformance: "conformance — the fixture tools, resources and prompts the official MCP conformance suite calls by name (test_*, test://...); a test build only, never part of a release",
 }
 
 // instructions is the text sent in the initialize (or discover) result: what

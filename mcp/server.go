@@ -27,7 +27,8 @@ const ServerName = "kubepact"
 const reservedPrefix = "pacto_"
 
 // knownFamilies lists every family in the order instructions describe them.
-var knownFamilies = []Family{FamilyAuthoring, FamilyCapability, FamilyFleet}
+// fixtureFamilies is empty unless the binary is built with -tags conformance.
+var knownFamilies = append([]Family{FamilyAuthoring, FamilyCapability, FamilyFleet}, fixtureFamilies...)
 
 // Server is one assembled MCP server: its tools, instructions and
 // transports. It is safe for concurrent use; every session shares it.
@@ -43,6 +44,9 @@ type Server struct {
 	withheld []string         // write tools left out because of ReadOnly
 	// capability is the capability family's state; nil when it is off.
 	capability *capabilityState
+	// fixtures is the conformance fixture family's state; nil when it is
+	// off, and always nil without -tags conformance.
+	fixtures *fixtureState
 
 	tokenSum    []byte                 // sha256 of the bearer token; nil without authentication
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
@@ -119,23 +123,31 @@ func New(opts *Options) (*Server, error) {
 		if _, dup := s.tools[t.name]; dup {
 			return nil, fmt.Errorf("tool %s registered twice", t.name)
 		}
-		if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) {
+		// The conformance suite's fixtures keep the names it calls them by.
+		if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) && !s.fixtures.owns(t.name) {
 			return nil, fmt.Errorf("tool %s: kubepact's own tools, and only they, carry the %s prefix", t.name, reservedPrefix)
 		}
 		s.tools[t.name] = t
 	}
 	// The instructions describe the final tool set, so they are written
 	// after s.tools is complete.
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "kubepact", Version: s.opts.Version}, &sdk.ServerOptions{
+	sopts := &sdk.ServerOptions{
 		Instructions: s.instructions(),
 		Logger:       sdkLogger(s.log.WithName("sdk")),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
-	})
+	}
+	if s.fixtures != nil {
+		s.fixtures.configure(sopts)
+	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "kubepact", Version: s.opts.Version}, sopts)
 	for _, t := range all {
 		s.sdk.AddTool(t.sdkTool(), s.handler(t))
 	}
 	if s.capability != nil {
 		s.capability.register(s.sdk)
+	}
+	if s.fixtures != nil {
+		s.fixtures.register(s.sdk)
 	}
 	s.sdk.AddReceivingMiddleware(s.observe())
 	s.httpHandler = s.newHTTPHandler()
@@ -152,6 +164,8 @@ func (s *Server) buildFamily(f Family) ([]*tool, error) {
 		return s.capabilityTools()
 	case FamilyFleet:
 		return s.fleetTools()
+	case FamilyConformance:
+		return s.fixtureTools()
 	default:
 		return nil, fmt.Errorf("unknown family %q", f)
 	}
