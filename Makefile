@@ -54,8 +54,9 @@ test: ## Run the unit and integration tests (real OCI registry on loopback, real
 CONFORMANCE_DIR ?= $(CURDIR)/.cache/conformance
 
 .PHONY: test-conformance
-test-conformance: build ## Run the official MCP conformance suite against `kubepact mcp -t http`.
-	CONFORMANCE_DIR=$(CONFORMANCE_DIR) KUBEPACT=$(LOCALBIN)/kubepact hack/conformance/run.sh
+test-conformance: build ## Run the official MCP conformance suite against `kubepact mcp -t http`, without and with its fixtures.
+	go build -tags conformance -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubepact-conformance ./cmd/kubepact
+	CONFORMANCE_DIR=$(CONFORMANCE_DIR) KUBEPACT=$(LOCALBIN)/kubepact KUBEPACT_CONFORMANCE=$(LOCALBIN)/kubepact-conformance hack/conformance/run.sh
 
 .PHONY: bench
 bench: ## Run the benchmarks once with memory statistics.
