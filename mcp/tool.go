@@ -151,13 +151,19 @@ func newTool[In, Out any](spec toolSpec, run func(context.Context, In) (Out, str
 // sdkTool is the tool as tools/list shows it. The output schema also admits
 // the error envelope, because clients validate structuredContent against it
 // even on isError results.
+//
+// Both schemas are handed over already encoded. The SDK re-encodes a
+// *jsonschema.Schema by reflection whenever it needs it — on every
+// tools/list, and on every tools/call of the 2026-07-28 era, where it scans
+// the input schema for x-mcp-header annotations — while encoding encoded
+// JSON is a copy.
 func (t *tool) sdkTool() *sdk.Tool {
 	return &sdk.Tool{
 		Name:         t.name,
 		Title:        t.title,
 		Description:  t.description,
-		InputSchema:  t.input,
-		OutputSchema: withErrorAlternative(t.output),
+		InputSchema:  encodedSchema(t.input),
+		OutputSchema: encodedSchema(withErrorAlternative(t.output)),
 		Annotations: &sdk.ToolAnnotations{
 			Title:           t.title,
 			ReadOnlyHint:    t.hints.readOnly,
@@ -166,6 +172,16 @@ func (t *tool) sdkTool() *sdk.Tool {
 			OpenWorldHint:   new(t.hints.openWorld),
 		},
 	}
+}
+
+// encodedSchema returns s as JSON, or s itself in the unexpected case that
+// it cannot be encoded (the SDK then reports it when the tool is added).
+func encodedSchema(s *jsonschema.Schema) any {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return s
+	}
+	return json.RawMessage(raw)
 }
 
 // handler adapts the tool to the SDK and turns a panic into an INTERNAL
@@ -206,14 +222,13 @@ func asToolError(err error) *ToolError {
 	return &ToolError{Code: CodeInternal, Message: err.Error()}
 }
 
-// errorSchema is the schema of ToolError, shared by every output schema.
-var errorSchema = func() *jsonschema.Schema {
-	s, err := jsonschema.For[ToolError](nil)
-	if err != nil {
-		panic(err) // a static type: fails at init or never
-	}
-	return s
-}()
+// errorSchema is the error envelope's shape as output schemas state it:
+// small on purpose, because it is repeated in every tool of tools/list.
+// It names only what every error carries; the optional fields of ToolError
+// (field, accepted, didYouMean, findings, and a family's extras) are
+// admitted because the object stays open. The full shape is documented on
+// ToolError and in the server instructions, not per tool.
+var errorSchema = &jsonschema.Schema{Type: "object", Required: []string{"code", "message"}}
 
 // withErrorAlternative returns a copy of out that also admits
 // {"error": ToolError}: the success fields stay required only on the success
