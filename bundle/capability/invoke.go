@@ -23,24 +23,29 @@ import (
 // Result is the outcome of one call to the service. It is the whole
 // answer whether the call succeeded, failed with a status ≥ 400, or did
 // not complete.
+//
+// Its fields carry no schema descriptions: the MCP layer repeats this
+// schema in every generated tool of tools/list, so the shape is explained
+// once, in the server instructions, instead.
 type Result struct {
 	// Status is the HTTP status; 0 when no response arrived.
-	Status int `json:"status" jsonschema:"HTTP status code; 0 when no response arrived"`
+	Status int `json:"status"`
 	// Headers are the response headers, every value kept.
-	Headers map[string][]string `json:"headers" jsonschema:"response headers, all values"`
-	// Body is the response body: parsed when it is JSON, else text, else
-	// base64 (BodyEncoding says so); null when empty.
-	Body any `json:"body" jsonschema:"response body: parsed JSON when the response is JSON, else text (base64 when bodyEncoding says so); null when empty"`
+	Headers map[string][]string `json:"headers"`
+	// Body is the response body: the JSON value itself (a json.RawMessage)
+	// when the response is JSON, else text, else base64 (BodyEncoding says
+	// so); nil when empty.
+	Body any `json:"body"`
 	// BodyEncoding is "base64" for a body that is not UTF-8 text.
-	BodyEncoding string `json:"bodyEncoding,omitempty" jsonschema:"base64 when the body is binary"`
+	BodyEncoding string `json:"bodyEncoding,omitempty"`
 	// Truncated is true when the body was longer than the byte cap and was cut.
-	Truncated bool `json:"truncated" jsonschema:"true when the body exceeded the response byte cap and was cut"`
+	Truncated bool `json:"truncated"`
 	// TimedOut is true when the call ran out of time.
-	TimedOut bool `json:"timedOut" jsonschema:"true when the call hit its time limit"`
+	TimedOut bool `json:"timedOut"`
 	// DurationMs is how long the call took, in milliseconds.
-	DurationMs float64 `json:"durationMs" jsonschema:"call duration in milliseconds"`
+	DurationMs float64 `json:"durationMs"`
 	// Failure says why the call did not complete; empty when it did.
-	Failure string `json:"failure,omitempty" jsonschema:"why the call did not complete"`
+	Failure string `json:"failure,omitempty"`
 }
 
 // IsError reports whether the result is a failure: a status of 400 or
@@ -56,11 +61,15 @@ const (
 	DiagRequestInvalid = "REQUEST_INVALID"  // the OpenAPI request validator rejected the request
 )
 
-// Diagnostic is one fault in a tool's arguments.
+// Diagnostic is one fault in a tool's arguments. Like Result, it carries
+// no schema descriptions.
 type Diagnostic struct {
-	Field    string `json:"field" jsonschema:"the argument at fault (empty for the arguments as a whole)"`
-	Code     string `json:"code" jsonschema:"NOT_AN_OBJECT, UNKNOWN_ARGUMENT, REQUIRED, INVALID_VALUE or REQUEST_INVALID"`
-	Expected string `json:"expected,omitempty" jsonschema:"what the argument accepts"`
+	// Field is the argument at fault; empty for the arguments as a whole.
+	Field string `json:"field"`
+	// Code is one of the Diag* codes.
+	Code string `json:"code"`
+	// Expected says what the argument accepts.
+	Expected string `json:"expected,omitempty"`
 	Message  string `json:"message"`
 }
 
@@ -362,20 +371,17 @@ func failure(parent, ctx context.Context, err error) (bool, string) {
 	return false, err.Error()
 }
 
-// decodeBody parses JSON (unless cut short), else returns text, else
-// base64.
+// decodeBody returns a JSON body (unless cut short) as the JSON value
+// itself, else text, else base64. JSON is checked, not decoded: the value
+// is passed on as it came, so no number loses precision and the result is
+// not rebuilt from a map on every call.
 func decodeBody(data []byte, contentType string, partial bool) (any, string) {
 	if len(data) == 0 {
 		return nil, ""
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
-	if !partial && encodingOf(mt) == "json" && mt != "*/*" {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		var v any
-		if dec.Decode(&v) == nil && !dec.More() {
-			return v, ""
-		}
+	if !partial && encodingOf(mt) == "json" && mt != "*/*" && json.Valid(data) {
+		return json.RawMessage(bytes.TrimSpace(data)), ""
 	}
 	if utf8.Valid(data) {
 		return string(data), ""
