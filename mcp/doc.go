@@ -15,6 +15,14 @@
 //     missing required arguments are errors that list the accepted names and
 //     suggest the nearest one.
 //   - authoring.go: the four pacto_* authoring tools over bundle/authoring.
+//   - capability.go: a bundle's OpenAPI operations as generated tools over
+//     bundle/capability, pacto_skill, pacto_withheld, skills as resources
+//     and prompts.
+//   - fleet.go: the pacto_fleet_* tools and pacto_impact over fleetgraph
+//     snapshots, with per-session snapshot pinning.
+//   - conformance_fixtures.go: the MCP conformance suite's fixtures as one
+//     more family, compiled only with the build tag conformance (the release
+//     binary has none of it).
 //   - info.go: the instructions text and the read-only pacto_server_info tool.
 //   - observe.go: the audit line and Prometheus metrics per tool call.
 //   - http.go: Streamable HTTP at /mcp serving both protocol eras (sessions
