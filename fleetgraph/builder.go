@@ -265,7 +265,12 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 	a := applier{
 		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(),
 		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
-		order: prev.order, acc: prev.acc, dirty: map[string]*service{}, counts: b.counts,
+		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
+		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: b.counts,
+		stale: b.opts.Freshness > 0, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
+	}
+	for i := range a.attn {
+		a.attn[i] = prev.attention[i].edit()
 	}
 	keys := make([]string, 0, len(batch))
 	for k := range batch {
@@ -288,15 +293,23 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 		}
 	}
 	a.finishServices()
+	a.commitPostings()
 
 	b.seq++
 	next := &Snapshot{
 		asOf:      b.opts.Clock().UTC(),
 		seq:       b.seq,
 		freshness: b.opts.Freshness,
-		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order,
+		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
+		pinned: a.pinned.commit(), post: a.post.commit(),
 		acc: a.acc,
+	}
+	// Edge resolution reads the whole next snapshot, so the unresolved
+	// edges are rechecked once its records and indexes are final.
+	a.recheckEdges(next)
+	for i, tx := range a.attn {
+		next.attention[i] = tx.commit()
 	}
 	next.sources = b.sourceStates(next.asOf)
 	next.completeness, next.limitations = sourceLimitations(next.sources, next.revisions.len()+next.targets.len())
@@ -351,10 +364,40 @@ type applier struct {
 	byDigest *pmapTx[[]string]
 	deps     *pmapTx[[]string]
 	tByName  *pmapTx[[]string]
-	order    sortedKeys
+	pinned   *pmapTx[[]string] // digest -> revision keys with an edge pinned to it
+	post     *pmapTx[sorted[struct{}]]
+	postTx   map[string]*sortedTx[struct{}] // posting lists this batch changed
+	order    *sortedTx[string]
+	attn     [nAttn]*sortedTx[attn]
 	acc      [32]byte
 	dirty    map[string]*service // services touched by this batch: private copies
 	counts   map[string][2]int
+
+	stale   bool            // a freshness window is set: keep evidence times
+	recheck map[string]bool // revisions whose unresolved edges to recompute
+	names   map[string]bool // service names that appeared or disappeared
+	digests map[string]bool // revision digests that appeared or disappeared
+}
+
+// list returns the batch's edit of a term's posting list.
+func (a *applier) list(term string) *sortedTx[struct{}] {
+	if tx, ok := a.postTx[term]; ok {
+		return tx
+	}
+	old, _ := a.post.get(term)
+	tx := old.edit()
+	a.postTx[term] = tx
+	return tx
+}
+
+func (a *applier) commitPostings() {
+	for term, tx := range a.postTx {
+		if tx.len() == 0 {
+			a.post.del(term)
+		} else {
+			a.post.set(term, tx.commit())
+		}
+	}
 }
 
 func xor(acc *[32]byte, h [32]byte) {
@@ -388,6 +431,18 @@ func (a *applier) addRevision(r *Revision) {
 	for _, n := range edgeNames(r) {
 		add(a.deps, n, key)
 	}
+	for _, d := range pinnedDigests(r) {
+		add(a.pinned, d, key)
+	}
+	sk := s.key
+	if r.Valid != nil && !*r.Valid {
+		a.attn[attnInvalid].set(key, attn{service: sk, reason: revisionFindings(r)})
+	}
+	if r.Readiness == nil {
+		a.attn[attnMissingReadiness].set(key, attn{service: sk, reason: "the contract declares no readiness"})
+	}
+	a.recheck[key] = true
+	a.digests[r.Digest] = true
 	c := a.counts[r.Source]
 	c[0]++
 	a.counts[r.Source] = c
@@ -406,20 +461,42 @@ func (a *applier) removeRevision(key string) {
 	for _, n := range edgeNames(e.Revision) {
 		remove(a.deps, n, key)
 	}
+	for _, d := range pinnedDigests(e.Revision) {
+		remove(a.pinned, d, key)
+	}
+	a.attn[attnInvalid].del(key)
+	a.attn[attnMissingReadiness].del(key)
+	a.attn[attnUnresolved].delPrefix(key + relSep)
+	a.digests[e.Digest] = true
 	c := a.counts[e.Source]
 	c[0]--
 	a.counts[e.Source] = c
 }
 
 func (a *applier) addTarget(t *Target) {
-	key := t.Key()
+	// The composite key holds the service and target keys; the indexes
+	// share its bytes instead of allocating each key again.
+	sk0, key0 := t.ServiceKey(), t.Key()
+	comp := compositeKey(sk0, key0)
+	sk, key := comp[:len(sk0)], comp[len(sk0)+1:]
 	e := &tgtEntry{Target: t, hash: contentHash("target", t)}
 	a.tgts.set(key, e)
 	xor(&a.acc, e.hash)
-	sk := t.ServiceKey()
 	s := a.svc(sk, domainOfKey(sk, t.Service), t.Service)
 	s.targets = withKey(s.targets, key)
 	add(a.tByName, t.Name, key)
+	for _, term := range targetTerms(t) {
+		a.list(term).set(comp, struct{}{})
+	}
+	switch t.compliance() {
+	case StatusNonCompliant:
+		a.attn[attnNonCompliant].set(key, attn{service: sk, reason: firstFinding(t, "evidence shows the target does not meet its contract")})
+	case StatusUnknown:
+		a.attn[attnUnknown].set(key, attn{service: sk, reason: unknownReason(t)})
+	}
+	if a.stale && !t.EvidenceAt.IsZero() {
+		a.attn[attnStale].set(key, attn{service: sk, at: t.EvidenceAt})
+	}
 	c := a.counts[t.Source]
 	c[1]++
 	a.counts[t.Source] = c
@@ -436,6 +513,13 @@ func (a *applier) removeTarget(key string) {
 	s := a.svc(sk, domainOfKey(sk, e.Service), e.Service)
 	s.targets = withoutKey(s.targets, key)
 	remove(a.tByName, e.Name, key)
+	comp := compositeKey(sk, key)
+	for _, term := range targetTerms(e.Target) {
+		a.list(term).del(comp)
+	}
+	a.attn[attnNonCompliant].del(key)
+	a.attn[attnUnknown].del(key)
+	a.attn[attnStale].del(key)
 	c := a.counts[e.Source]
 	c[1]--
 	a.counts[e.Source] = c
@@ -445,22 +529,104 @@ func (a *applier) removeTarget(key string) {
 // the empty ones, and updates the name index and the key order.
 func (a *applier) finishServices() {
 	for key, s := range a.dirty {
-		_, existed := a.svcs.get(key)
+		old, existed := a.svcs.get(key)
+		var was []string
+		if existed {
+			was = serviceTerms(old)
+		}
 		if len(s.revisions) == 0 && len(s.targets) == 0 {
 			if existed {
 				a.svcs.del(key)
-				a.order = a.order.remove(key)
+				a.order.del(key)
 				remove(a.byName, s.name, key)
+				a.updateTerms(key, was, nil)
+				a.names[s.name] = true
 			}
 			continue
 		}
 		a.derive(s)
 		a.svcs.set(key, s)
+		a.updateTerms(key, was, serviceTerms(s))
+		if !existed || old.lower != s.lower {
+			a.order.set(key, s.lower)
+		}
 		if !existed {
-			a.order = a.order.insert(key)
 			add(a.byName, s.name, key)
+			a.names[s.name] = true
 		}
 	}
+}
+
+// updateTerms moves a service between posting lists: was and is are
+// sorted term lists.
+func (a *applier) updateTerms(key string, was, is []string) {
+	i, j := 0, 0
+	for i < len(was) || j < len(is) {
+		switch {
+		case j == len(is) || (i < len(was) && was[i] < is[j]):
+			a.list(was[i]).del(key)
+			i++
+		case i == len(was) || is[j] < was[i]:
+			a.list(is[j]).set(key, struct{}{})
+			j++
+		default:
+			i, j = i+1, j+1
+		}
+	}
+}
+
+// relSep joins a revision key and an edge's reference in an unresolved
+// edge's name.
+const relSep = " → "
+
+// recheckEdges recomputes the unresolved edges of every revision whose
+// edges' resolution this batch may have changed: the revisions it added,
+// those whose edges name a service that appeared or disappeared, and
+// those pinned to a digest that appeared or disappeared.
+func (a *applier) recheckEdges(next *Snapshot) {
+	for name := range a.names {
+		keys, _ := next.depsByName.get(name)
+		for _, k := range keys {
+			a.recheck[k] = true
+		}
+	}
+	for d := range a.digests {
+		keys, _ := next.pinned.get(d)
+		for _, k := range keys {
+			a.recheck[k] = true
+		}
+	}
+	tx := a.attn[attnUnresolved]
+	for k := range a.recheck {
+		tx.delPrefix(k + relSep)
+		r := next.revision(k)
+		if r == nil {
+			continue
+		}
+		for i, e := range r.Edges {
+			if rel := next.resolve(r, e); !rel.Resolved {
+				tx.set(unresolvedKey(k, e.Ref, i), attn{service: rel.FromService, reason: rel.Reason})
+			}
+		}
+	}
+}
+
+// unresolvedKey orders a revision's unresolved edges by name, then by
+// their place in the contract.
+func unresolvedKey(revKey, ref string, i int) string {
+	return fmt.Sprintf("%s%s%s\x00%04d", revKey, relSep, ref, i)
+}
+
+// pinnedDigests are the digests a revision's edges pin.
+func pinnedDigests(r *Revision) []string {
+	var out []string
+	for _, e := range r.Edges {
+		if _, _, d := e.target(); d != "" {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // derive computes a service's owners, status and sources from its records.

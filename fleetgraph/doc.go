@@ -10,16 +10,19 @@
 //     [Target]), statuses and attention categories.
 //   - envelope.go: the completeness envelope every answer carries ([Meta]):
 //     sources, limitations and sanitised error codes.
-//   - pmap.go: the persistent (copy-on-write, sharded) maps and the chunked
-//     sorted key list that let one change publish a new snapshot without
-//     copying the fleet.
+//   - pmap.go, sorted.go: the persistent (copy-on-write, sharded) maps and
+//     the chunked sorted maps that let one change publish a new snapshot
+//     without copying the fleet.
+//   - index.go: the search posting lists (a sorted key set per filter
+//     term) and the streams search intersects, smallest first.
 //   - builder.go, snapshot.go: [Builder] takes incremental upserts and
 //     deletes, coalesces bursts and publishes a [Snapshot] through an
 //     atomic pointer.
 //   - sources.go: laptop and CI sources: a bounded local directory scan,
 //     OCI references, Pacto's pacto.dev/fleet-targets/v1 fixture.
 //   - query.go, graph.go, status.go: pure, deterministic queries over one
-//     snapshot (search with cursors, get, graph, status, explain).
+//     snapshot (search with cursors, get, graph, status, explain). Status
+//     walks attention lists the Builder keeps per code.
 //   - impact.go, diff.go: the semantic diff of two contract revisions
 //     projected onto a snapshot's dependents.
 //
@@ -30,6 +33,14 @@
 // parsed contract or its files. Relationships are stored as declared (the
 // reference as written) and resolved against the snapshot when read, so a
 // service arriving later resolves earlier edges without rewriting them.
+// The one exception is the unresolved-edge attention list: the Builder
+// rechecks an edge when a service of the name it points at, or a digest
+// it pins, appears or disappears.
+//
+// The indexes cost memory per record (on the 30,000-target benchmark
+// fleet about 660 bytes a target, of 2.1 KiB retained in all): a target
+// is one composite key shared by its posting lists, plus one entry per
+// filter term and attention code it falls under.
 //
 // # Imports
 //

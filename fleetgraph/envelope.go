@@ -50,6 +50,9 @@ const (
 	LimitTargetRefConflict  = "TARGET_REFERENCE_CONFLICT"
 	LimitServiceNotInFleet  = "SERVICE_NOT_IN_FLEET"
 	LimitResultTruncated    = "RESULT_TRUNCATED"
+	// LimitObservedUnavailable: observed (traced) edges were asked for and
+	// no observed-edge source is configured.
+	LimitObservedUnavailable = "OBSERVED_EDGES_UNAVAILABLE"
 )
 
 // Caps on the envelope's lists.

@@ -30,6 +30,11 @@ type ImpactOptions struct {
 	Domain string
 	// MaxConsumers bounds the traversal (default 5000).
 	MaxConsumers int
+	// IncludeObserved asks for observed (traced) caller edges next to the
+	// declared ones. No observed-edge source exists yet, so the answer
+	// carries an OBSERVED_EDGES_UNAVAILABLE limitation instead: a request
+	// for evidence the server cannot give is never silently dropped.
+	IncludeObserved bool
 }
 
 // Consumer is a service that depends, directly or transitively, on the
@@ -107,9 +112,14 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 			sv, _ = s.findService(older.Contract.Service.Name)
 		}
 	}
+	var lims []Limitation
+	if opts.IncludeObserved {
+		lims = append(lims, Limitation{Code: LimitObservedUnavailable,
+			Message: "observed edges were requested, but no observed-edge source is configured: consumers come from declared edges only, and a caller that declares nothing is not listed"})
+	}
 	if sv == nil {
-		res.Meta = s.meta([]Limitation{{Code: LimitServiceNotInFleet, Subject: res.Service,
-			Message: "service " + res.Service + " is not in the fleet snapshot: no consumer can be named, which proves nothing about whether any exist"}})
+		res.Meta = s.meta(append(lims, Limitation{Code: LimitServiceNotInFleet, Subject: res.Service,
+			Message: "service " + res.Service + " is not in the fleet snapshot: no consumer can be named, which proves nothing about whether any exist"}))
 		return res, nil
 	}
 	res.Service, res.InFleet = sv.key, true
@@ -127,7 +137,6 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 	}
 	seen := map[string]bool{sv.key: true}
 	queue := []node{{sv: sv, path: []string{sv.key}}}
-	var lims []Limitation
 	owners := map[string]bool{}
 	for len(queue) > 0 && len(res.Consumers) < maxConsumers {
 		cur := queue[0]

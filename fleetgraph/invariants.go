@@ -13,14 +13,16 @@ func (s *Snapshot) checkInvariants() error {
 	}
 	prev := ""
 	n := 0
-	for k := range s.order.after("") {
+	for k, lower := range s.order.all() {
 		if k <= prev && n > 0 {
 			return fmt.Errorf("order not sorted at %q", k)
 		}
 		prev = k
 		n++
-		if s.service(k) == nil {
+		if sv := s.service(k); sv == nil {
 			return fmt.Errorf("ordered key %q has no service", k)
+		} else if sv.lower != lower {
+			return fmt.Errorf("ordered key %q has text %q, its service %q", k, lower, sv.lower)
 		}
 	}
 	var acc [32]byte

@@ -3,7 +3,6 @@ package fleetgraph
 import (
 	"iter"
 	"slices"
-	"sort"
 )
 
 // nShards is the number of copy-on-write shards of a pmap. A change copies
@@ -111,95 +110,6 @@ func (tx *pmapTx[V]) del(k string) {
 func (tx *pmapTx[V]) commit() pmap[V] {
 	sh := tx.shards
 	return pmap[V]{shards: &sh, n: tx.n}
-}
-
-// chunkSize bounds a sortedKeys chunk; an insert copies one chunk and the
-// chunk list (n/chunkSize pointers).
-const chunkSize = 128
-
-// sortedKeys is a persistent sorted set of strings kept in immutable
-// chunks, for paging in key order without sorting per query.
-type sortedKeys struct {
-	chunks [][]string
-	n      int
-}
-
-func (s sortedKeys) len() int { return s.n }
-
-// chunkFor is the index of the chunk k belongs in.
-func (s sortedKeys) chunkFor(k string) int {
-	i := sort.Search(len(s.chunks), func(i int) bool { c := s.chunks[i]; return c[len(c)-1] >= k })
-	if i == len(s.chunks) && i > 0 {
-		i--
-	}
-	return i
-}
-
-func (s sortedKeys) insert(k string) sortedKeys {
-	if len(s.chunks) == 0 {
-		return sortedKeys{chunks: [][]string{{k}}, n: 1}
-	}
-	ci := s.chunkFor(k)
-	c := s.chunks[ci]
-	j, found := slices.BinarySearch(c, k)
-	if found {
-		return s
-	}
-	nc := make([]string, 0, len(c)+1)
-	nc = append(append(append(nc, c[:j]...), k), c[j:]...)
-	chunks := make([][]string, 0, len(s.chunks)+1)
-	chunks = append(chunks, s.chunks[:ci]...)
-	if len(nc) > 2*chunkSize {
-		chunks = append(chunks, nc[:chunkSize:chunkSize], nc[chunkSize:])
-	} else {
-		chunks = append(chunks, nc)
-	}
-	chunks = append(chunks, s.chunks[ci+1:]...)
-	return sortedKeys{chunks: chunks, n: s.n + 1}
-}
-
-func (s sortedKeys) remove(k string) sortedKeys {
-	if len(s.chunks) == 0 {
-		return s
-	}
-	ci := s.chunkFor(k)
-	c := s.chunks[ci]
-	j, found := slices.BinarySearch(c, k)
-	if !found {
-		return s
-	}
-	chunks := make([][]string, 0, len(s.chunks))
-	chunks = append(chunks, s.chunks[:ci]...)
-	if len(c) > 1 {
-		chunks = append(chunks, slices.Delete(slices.Clone(c), j, j+1))
-	}
-	chunks = append(chunks, s.chunks[ci+1:]...)
-	return sortedKeys{chunks: chunks, n: s.n - 1}
-}
-
-// after yields the keys greater than k ("" yields all), in order.
-func (s sortedKeys) after(k string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		start := 0
-		if k != "" {
-			start = s.chunkFor(k)
-		}
-		for ci := start; ci < len(s.chunks); ci++ {
-			c := s.chunks[ci]
-			j := 0
-			if ci == start && k != "" {
-				j, _ = slices.BinarySearch(c, k)
-				for j < len(c) && c[j] <= k {
-					j++
-				}
-			}
-			for _, key := range c[j:] {
-				if !yield(key) {
-					return
-				}
-			}
-		}
-	}
 }
 
 // withKey returns a sorted slice holding k; s is not changed.

@@ -337,23 +337,31 @@ func (s *Snapshot) Search(q SearchQuery) (*SearchResult, error) {
 		after = c.After
 	}
 	res := &SearchResult{Meta: s.meta(nil), Services: []ServiceSummary{}}
-	m := matcher{s: s, q: &fq, labels: labels, text: strings.ToLower(q.Text), noFilter: fq == SearchQuery{}}
-	if m.noFilter {
+	m := matcher{s: s, q: &fq, labels: labels, text: strings.ToLower(q.Text)}
+	keys, exact := s.candidates(&m)
+	noFilter := fq == SearchQuery{}
+	if noFilter {
+		// Every service matches: the total is known, and the walk can
+		// start at the cursor and stop after the page.
 		res.Total = s.order.len()
 	}
-	for key := range s.order.after("") {
-		if !m.noFilter && !m.match(s.service(key)) {
+	start := ""
+	if noFilter {
+		start = after
+	}
+	for key, ok := keys.seek(start); ok; key, ok = keys.next() {
+		if !exact && !m.match(s.service(key)) {
 			continue
 		}
-		if !m.noFilter {
+		if !noFilter {
 			res.Total++
 		}
-		if key <= after && after != "" {
+		if after != "" && key <= after {
 			continue
 		}
 		if len(res.Services) == limit {
 			res.Truncated = true
-			if m.noFilter {
+			if noFilter {
 				break
 			}
 			continue
@@ -367,12 +375,106 @@ func (s *Snapshot) Search(q SearchQuery) (*SearchResult, error) {
 	return res, nil
 }
 
+// candidates is the stream of service keys a search visits: the
+// intersection of the posting lists of its filters, smallest first. When
+// exact is false the stream is a superset and every key must be checked
+// with the matcher: has_dependency (resolution reads the snapshot),
+// ready/not_ready (readiness expires with asOf), and several revision
+// filters together (they must hold on one revision).
+func (s *Snapshot) candidates(m *matcher) (keys stream, exact bool) {
+	q := m.q
+	var in []stream
+	exact = true
+	none := &sliceStream{}
+	term := func(t string) bool {
+		l, ok := s.post.get(t)
+		if ok {
+			in = append(in, newListStream(l))
+		}
+		return ok
+	}
+	if q.Owner != "" && !term(termOwner+foldKey(q.Owner)) ||
+		q.Status != "" && !term(termStatus+string(q.Status)) ||
+		q.Source != "" && !term(termSource+q.Source) ||
+		q.Workload != "" && !term(termWorkload+q.Workload) ||
+		q.HasCapability != "" && !term(termCapability+q.HasCapability) ||
+		q.Ready && !term(termReadiness) {
+		return none, true
+	}
+	revFilters := 0
+	for _, f := range []string{q.Workload, q.HasCapability, q.HasDependency} {
+		if f != "" {
+			revFilters++
+		}
+	}
+	if revFilters > 1 || q.Ready || q.NotReady {
+		exact = false
+	}
+	if q.HasDependency != "" {
+		exact = false
+		deps := s.dependencyCandidates(q.HasDependency)
+		if len(deps) == 0 {
+			return none, true
+		}
+		in = append(in, &sliceStream{keys: deps})
+	}
+	if q.Compliance != "" || q.Scope != "" || len(m.labels) > 0 {
+		var tin []stream
+		tterm := func(t string) bool {
+			l, ok := s.post.get(t)
+			if ok {
+				tin = append(tin, newListStream(l))
+			}
+			return ok
+		}
+		if q.Compliance != "" && !tterm(termCompliance+string(q.Compliance)) || q.Scope != "" && !tterm(termScope+q.Scope) {
+			return none, true
+		}
+		for k, v := range m.labels {
+			t := termLabelKey + k
+			if v != nil {
+				t = termLabel + k + "\x00" + *v
+			}
+			if !tterm(t) {
+				return none, true
+			}
+		}
+		in = append(in, &serviceStream{in: intersect(tin)})
+	}
+	if m.text != "" || len(in) == 0 {
+		in = append(in, &textStream{sc: s.order.scan(), text: m.text, n: s.order.len()})
+	}
+	return intersect(in), exact
+}
+
+// dependencyCandidates are the services that may have a revision with a
+// dependency on dep: by the edge's name or key, or, when dep is a service
+// key, by its name or one of its revisions' digests. Sorted, distinct.
+func (s *Snapshot) dependencyCandidates(dep string) []string {
+	terms := []string{termDepName + dep, termDepKey + dep}
+	if sv := s.service(dep); sv != nil {
+		terms = append(terms, termDepName+sv.name)
+		for _, r := range sv.revs {
+			terms = append(terms, termDepDigest+r.Digest)
+		}
+	}
+	var out []string
+	for _, t := range terms {
+		if l, ok := s.post.get(t); ok {
+			for k := range l.all() {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 type matcher struct {
-	s        *Snapshot
-	q        *SearchQuery
-	labels   map[string]*string
-	text     string
-	noFilter bool
+	s      *Snapshot
+	q      *SearchQuery
+	labels map[string]*string
+	text   string
 }
 
 func (m *matcher) match(sv *service) bool {

@@ -19,13 +19,23 @@ type Snapshot struct {
 	revisions pmap[*revEntry]
 	targets   pmap[*tgtEntry]
 	services  pmap[*service]
-	order     sortedKeys // service keys, for paging
+	// order maps service keys, in order, to their lower-cased name and
+	// owners: paging walks it, and a text search scans it without
+	// visiting the services.
+	order sorted[string]
 
 	// Indexes, maintained incrementally by the Builder.
 	byName        pmap[[]string] // service name -> service keys
 	byDigest      pmap[[]string] // revision digest -> revision keys
 	depsByName    pmap[[]string] // name an edge points at -> revision keys declaring it
 	targetsByName pmap[[]string] // target name -> target keys
+	pinned        pmap[[]string] // digest an edge pins -> revision keys declaring it
+	post          postings       // search term -> service or target composite keys (index.go)
+	// attention holds what pacto_fleet_status lists, one sorted list per
+	// code, computed when records change rather than per query. Stale
+	// evidence depends on asOf, so its list holds every target with
+	// evidence and its time, and a query compares them with asOf.
+	attention [nAttn]sorted[attn]
 
 	sources      []SourceState // sorted by id
 	limitations  []Limitation

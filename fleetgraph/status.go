@@ -82,8 +82,44 @@ func (q StatusQuery) categories() []string {
 	return out
 }
 
+// attnCode indexes a snapshot's attention lists, in the order of their
+// codes, which is the order Status lists items in.
+type attnCode int
+
+const (
+	attnInvalid attnCode = iota
+	attnMissingReadiness
+	attnNonCompliant
+	attnStale
+	attnUnknown
+	attnUnresolved
+	nAttn
+)
+
+// attnKinds says, per attention list, its code, its category and the
+// kind of record it lists.
+var attnKinds = [nAttn]struct{ code, category, kind string }{
+	attnInvalid:          {CodeInvalidContract, CategoryInvalid, "revision"},
+	attnMissingReadiness: {CodeMissingReadiness, CategoryMissingReadiness, "revision"},
+	attnNonCompliant:     {CodeNonCompliant, CategoryNonCompliant, "target"},
+	attnStale:            {CodeStaleEvidence, CategoryStale, "target"},
+	attnUnknown:          {CodeUnknown, CategoryUnknown, "target"},
+	attnUnresolved:       {CodeUnresolvedDep, CategoryUnresolvedDeps, "relationship"},
+}
+
+// attn is one precomputed status item: derived from one record (or, for
+// an unresolved edge, from the snapshot) when it changed. A stale
+// evidence entry keeps only the evidence time; its reason is written when
+// a query finds it older than the freshness window.
+type attn struct {
+	service string
+	reason  string
+	at      time.Time
+}
+
 // Status lists what needs attention in the selected categories, sorted by
-// code then name, a page at a time.
+// code then name, a page at a time. It walks the precomputed attention
+// lists; only stale evidence is decided here, against asOf.
 func (s *Snapshot) Status(q StatusQuery) (*StatusResult, error) {
 	if q.Limit < 0 || q.Limit > MaxStatusLimit {
 		return nil, invalid("limit", "limit %d: want 1..%d", q.Limit, MaxStatusLimit)
@@ -102,64 +138,60 @@ func (s *Snapshot) Status(q StatusQuery) (*StatusResult, error) {
 		}
 		offset = c.Offset
 	}
-	on := func(c string) bool { return slices.Contains(cats, c) }
-	var items []StatusItem
-	if on(CategoryNonCompliant) || on(CategoryUnknown) || on(CategoryStale) {
-		for k, e := range s.targets.all() {
-			t := e.Target
-			sk := t.ServiceKey()
-			switch t.compliance() {
-			case StatusNonCompliant:
-				if on(CategoryNonCompliant) {
-					items = append(items, StatusItem{Kind: "target", Name: k, Service: sk, Code: CodeNonCompliant, Reason: firstFinding(t, "evidence shows the target does not meet its contract")})
-				}
-			case StatusUnknown:
-				if on(CategoryUnknown) {
-					items = append(items, StatusItem{Kind: "target", Name: k, Service: sk, Code: CodeUnknown, Reason: unknownReason(t)})
-				}
+	res := &StatusResult{Meta: s.meta(nil), Categories: cats, Items: []StatusItem{}}
+	pos := 0 // index of the next item in the whole listing
+	for code := range nAttn {
+		kind := attnKinds[code]
+		if !slices.Contains(cats, kind.category) {
+			continue
+		}
+		list := s.attention[code]
+		if code != attnStale {
+			// Skip a list before the page whole; take the page's part.
+			if n := list.len(); pos+n <= offset || len(res.Items) == limit {
+				pos += n
+				continue
 			}
-			if on(CategoryStale) && s.stale(t) {
-				items = append(items, StatusItem{Kind: "target", Name: k, Service: sk, Code: CodeStaleEvidence,
-					Reason: "evidence from " + t.EvidenceAt.UTC().Format(time.RFC3339) + " is older than the freshness window " + s.freshness.String()})
+			for name, it := range list.all() {
+				if pos >= offset && len(res.Items) < limit {
+					res.Items = append(res.Items, s.statusItem(code, name, it))
+				}
+				pos++
 			}
+			continue
+		}
+		if s.freshness <= 0 {
+			continue
+		}
+		for name, it := range list.all() {
+			if s.asOf.Sub(it.at) <= s.freshness {
+				continue
+			}
+			if pos >= offset && len(res.Items) < limit {
+				res.Items = append(res.Items, s.statusItem(code, name, it))
+			}
+			pos++
 		}
 	}
-	if on(CategoryInvalid) || on(CategoryMissingReadiness) || on(CategoryUnresolvedDeps) {
-		for k, e := range s.revisions.all() {
-			r := e.Revision
-			sk := r.ServiceKey()
-			if on(CategoryInvalid) && r.Valid != nil && !*r.Valid {
-				items = append(items, StatusItem{Kind: "revision", Name: k, Service: sk, Code: CodeInvalidContract, Reason: revisionFindings(r)})
-			}
-			if on(CategoryMissingReadiness) && r.Readiness == nil {
-				items = append(items, StatusItem{Kind: "revision", Name: k, Service: sk, Code: CodeMissingReadiness, Reason: "the contract declares no readiness"})
-			}
-			if on(CategoryUnresolvedDeps) {
-				for _, edge := range r.Edges {
-					if rel := s.resolve(r, edge); !rel.Resolved {
-						items = append(items, StatusItem{Kind: "relationship", Name: k + " → " + edge.Ref, Service: sk, Code: CodeUnresolvedDep, Reason: rel.Reason})
-					}
-				}
-			}
-		}
-	}
-	slices.SortFunc(items, func(a, b StatusItem) int {
-		if c := strings.Compare(a.Code, b.Code); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	res := &StatusResult{Meta: s.meta(nil), Categories: cats, Total: len(items), Items: []StatusItem{}}
-	if offset < len(items) {
-		end := min(len(items), offset+limit)
-		res.Items = append(res.Items, items[offset:end]...)
-		if end < len(items) {
-			res.Truncated = true
-			res.NextCursor = encodeCursor(cursor{Snapshot: s.id, Filter: filter, Offset: end})
-		}
-	}
+	res.Total = pos
 	res.Count = len(res.Items)
+	if end := offset + res.Count; end < res.Total && res.Count > 0 {
+		res.Truncated = true
+		res.NextCursor = encodeCursor(cursor{Snapshot: s.id, Filter: filter, Offset: end})
+	}
 	return res, nil
+}
+
+func (s *Snapshot) statusItem(code attnCode, name string, it attn) StatusItem {
+	k := attnKinds[code]
+	out := StatusItem{Kind: k.kind, Name: name, Service: it.service, Code: k.code, Reason: it.reason}
+	switch code {
+	case attnStale:
+		out.Reason = "evidence from " + it.at.UTC().Format(time.RFC3339) + " is older than the freshness window " + s.freshness.String()
+	case attnUnresolved:
+		out.Name = name[:strings.LastIndexByte(name, 0)] // drop the edge's place
+	}
+	return out
 }
 
 func firstFinding(t *Target, fallback string) string {

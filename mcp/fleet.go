@@ -238,8 +238,12 @@ type (
 		Snapshot string `json:"snapshot,omitempty"`
 	}
 	impactArgs struct {
-		OldRef   string `json:"old_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
-		NewRef   string `json:"new_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
+		OldRef          string `json:"old_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
+		NewRef          string `json:"new_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
+		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also use observed (traced) edges; none are configured yet, which the answer says"`
+		// Traces is Pacto's argument, declared only so that passing it
+		// gets the reason it is refused rather than "unknown argument".
+		Traces   string `json:"traces,omitempty" jsonschema:"refused: kubepact reads no trace file paths"`
 		Snapshot string `json:"snapshot,omitempty"`
 	}
 )
@@ -444,6 +448,10 @@ func (s *Server) fleetTools() ([]*tool, error) {
 		name: "pacto_impact", title: "Impact of a contract change", hints: hints{readOnly: true, idempotent: true, openWorld: f.loader.UsesRegistry()},
 		description: "Diff two revisions of a contract (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with compatibility verdicts. oci:// refs reach the registry (cached by digest); local dirs must be in the workspace.",
 	}, func(ctx context.Context, in impactArgs) (*impactOut, string, error) {
+		if in.Traces != "" {
+			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "traces",
+				Message: "traces is not accepted: it names a file the server would read from its own filesystem, and kubepact takes no file paths for traces; observed edges will come from a configured observed-edge source (include_observed)"}
+		}
 		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
 		if err != nil {
 			return nil, "", err
@@ -456,7 +464,7 @@ func (s *Server) fleetTools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", fieldError(queryToolError(err), "new_ref")
 		}
-		res, err := snap.Impact(older, newer, nil)
+		res, err := snap.Impact(older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
 		if errors.Is(err, fleetgraph.ErrNoContract) {
 			return nil, "", &ToolError{Code: CodeNotComparable, Message: err.Error()}
 		}

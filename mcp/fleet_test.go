@@ -84,6 +84,8 @@ func TestFleetToolsGolden(t *testing.T) {
 		{"pacto_impact", map[string]any{"old_ref": "examples/bundles/payments", "new_ref": "fleetgraph/testdata/impact/payments-v4"}},
 		{"pacto_impact", map[string]any{"old_ref": "examples/bundles/payments", "new_ref": "../../etc"}},
 		{"pacto_impact", map[string]any{"old_ref": "examples/bundles/payments", "new_ref": "oci://registry.example.com/x/payments:4.0.0"}},
+		{"pacto_impact", map[string]any{"old_ref": "examples/bundles/payments", "new_ref": "fleetgraph/testdata/impact/payments-v4", "include_observed": true}},
+		{"pacto_impact", map[string]any{"old_ref": "examples/bundles/payments", "new_ref": "fleetgraph/testdata/impact/payments-v4", "traces": "/var/run/otlp.json"}},
 	}
 	var transcript []map[string]any
 	for _, c := range calls {
