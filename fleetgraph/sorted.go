@@ -172,6 +172,14 @@ func (c *scan[V]) next() {
 // chunk it gallops from the current position, so a merge of two lists of
 // similar density costs a few comparisons per step.
 func (c *scan[V]) seek(k string) {
+	// Two lists of similar density mostly meet within a step or two: try
+	// those before galloping.
+	for range 3 {
+		if !c.valid() || c.key() >= k {
+			return
+		}
+		c.next()
+	}
 	if !c.valid() || c.key() >= k {
 		return
 	}
