@@ -40,6 +40,7 @@ vet: ## Run go vet.
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint with the project's style contract (.golangci.yml).
 	$(GOLANGCI_LINT) run ./...
+	$(GOLANGCI_LINT) run --build-tags conformance ./mcp/...
 
 .PHONY: lint-fix
 lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.
