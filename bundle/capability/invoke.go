@@ -225,6 +225,11 @@ func (op *operation) newRequest(ctx context.Context, r *request) (*http.Request,
 	if err != nil {
 		return nil, err
 	}
+	// Whatever the path and arguments hold, the request goes to the base
+	// URL's origin and nowhere else: credentials are meant for it alone.
+	if req.URL.Scheme != op.iface.scheme || req.URL.Host != op.iface.host || req.URL.User != nil {
+		return nil, fmt.Errorf("it would leave %s://%s", op.iface.scheme, op.iface.host)
+	}
 	req.Header.Set("Accept", op.accept)
 	req.Header.Set("User-Agent", "kubepact")
 	if r.contentType != "" {

@@ -204,7 +204,12 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		}
 	}
 	sum.BaseURL = base
-	ifc := &iface{name: s.name, doc: d, baseURL: strings.TrimSuffix(base, "/"), loopback: isLoopbackURL(base), schemes: d.securitySchemes()}
+	bu, err := url.Parse(base)
+	if err != nil {
+		return nil, sum, fmt.Errorf("base URL %q: %w", base, err)
+	}
+	ifc := &iface{name: s.name, doc: d, baseURL: strings.TrimSuffix(base, "/"), scheme: bu.Scheme, host: bu.Host,
+		loopback: IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
 	prefix := ""
 	if prefixed {
 		prefix = interfacePrefix(s.name)
@@ -313,6 +318,8 @@ type iface struct {
 	name     string
 	doc      *document
 	baseURL  string // without trailing slash
+	scheme   string // of baseURL: every request must keep it
+	host     string // of baseURL (with port): every request must keep it
 	loopback bool
 	schemes  map[string]securityScheme
 }
@@ -380,6 +387,13 @@ func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation
 
 func (op *operation) build(item, opNode map[string]any, file string) (err error) {
 	defer recoverInto(&err)
+	// The path key is appended to the base URL as it is written: one that
+	// does not start with "/" (or that carries its own query or fragment)
+	// could move the request to another host ("@evil.example/x" turns the
+	// base host into user info) and the credentials with it.
+	if !strings.HasPrefix(op.path, "/") || strings.ContainsAny(op.path, "?#\\") {
+		return fmt.Errorf("path %q must start with / and hold no ?, # or \\", op.path)
+	}
 	d := op.iface.doc
 	c := newConverter(d)
 	op.params = mergeParams(d, item["parameters"], opNode["parameters"], file)
@@ -482,15 +496,6 @@ func checkBaseURL(raw string) error {
 		return fmt.Errorf("%q: a server variable has no default", raw)
 	}
 	return nil
-}
-
-// isLoopbackURL reports whether a base URL targets the loopback interface.
-func isLoopbackURL(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	return IsLoopbackHost(u.Hostname())
 }
 
 // IsLoopbackHost reports whether host (no port) names the loopback
