@@ -111,7 +111,12 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (*Result, error) 
 	}
 	r, err := op.serialize(typed)
 	if err != nil {
-		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: []Diagnostic{{Field: "body", Code: DiagInvalidValue, Message: err.Error()}}}
+		field := "body"
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			field = fe.field
+		}
+		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: []Diagnostic{{Field: field, Code: DiagInvalidValue, Message: err.Error()}}}
 	}
 	if diags := r.checkHeaders(op); len(diags) > 0 {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}

@@ -469,3 +469,34 @@ paths:
 		}
 	}
 }
+
+// A path parameter is one segment's worth of text: a value that would make
+// a "." or ".." segment (which servers resolve into the parent path, an
+// operation the exposure policy may have withheld) is refused, not sent.
+func TestPathValuesMakeNoDotSegments(t *testing.T) {
+	rec := &hostRecorder{}
+	c := projectStyles(t, &Options{BaseURL: "http://127.0.0.1:1/base", Transport: rec})
+	for _, tc := range []struct{ tool, args, field string }{
+		{tool: "simplePath", args: `{"id":".."}`, field: "id"},
+		{tool: "simplePath", args: `{"id":"."}`, field: "id"},
+		{tool: "labelPath", args: `{"ids":["."],"more":["x"]}`, field: "ids"},
+		{tool: "labelPath", args: `{"ids":[""],"more":["x"]}`, field: "ids"},
+	} {
+		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
+			_, err := callTool(t, c, tc.tool, tc.args)
+			var ae *ArgumentError
+			if !errors.As(err, &ae) {
+				t.Fatalf("error = %v, want an *ArgumentError", err)
+			}
+			if got := ae.Diagnostics[0].Field; got != tc.field {
+				t.Errorf("field = %q, want %q (%+v)", got, tc.field, ae.Diagnostics)
+			}
+		})
+	}
+	if len(rec.hosts) != 0 {
+		t.Errorf("%d request(s) were sent, want none", len(rec.hosts))
+	}
+	if _, err := callTool(t, c, "simplePath", `{"id":"..a"}`); err != nil {
+		t.Errorf("a value that only starts with dots is refused: %v", err)
+	}
+}

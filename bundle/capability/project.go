@@ -394,6 +394,11 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	if !strings.HasPrefix(op.path, "/") || strings.ContainsAny(op.path, "?#\\") {
 		return fmt.Errorf("path %q must start with / and hold no ?, # or \\", op.path)
 	}
+	for seg := range strings.SplitSeq(op.path, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("path %q holds a %q segment", op.path, seg)
+		}
+	}
 	d := op.iface.doc
 	c := newConverter(d)
 	op.params = mergeParams(d, item["parameters"], opNode["parameters"], file)

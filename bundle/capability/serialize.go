@@ -35,13 +35,22 @@ func (op *operation) serialize(args map[string]any) (*request, error) {
 		case "path":
 			raw := pr.pathValue(v, identity)
 			r.pathParams[pr.name] = raw
-			r.path = strings.ReplaceAll(r.path, "{"+pr.name+"}", pr.pathValue(v, escapeStrict))
+			escaped := pr.pathValue(v, escapeStrict)
+			if escaped == "." || escaped == ".." {
+				return nil, &fieldError{field: pr.arg, msg: fmt.Sprintf("the value makes the path segment %q, which would reach another path", escaped)}
+			}
+			r.path = strings.ReplaceAll(r.path, "{"+pr.name+"}", escaped)
 		case "query":
 			r.query = append(r.query, pr.queryPieces(v)...)
 		case "header":
 			r.header[pr.name] = pr.headerValue(v)
 		case "cookie":
 			r.cookies = append(r.cookies, pr.cookiePieces(v)...)
+		}
+	}
+	for seg := range strings.SplitSeq(r.path, "/") {
+		if seg == "." || seg == ".." {
+			return nil, &fieldError{msg: fmt.Sprintf("the path parameters make the path segment %q, which would reach another path", seg)}
 		}
 	}
 	if op.body != nil {
@@ -55,6 +64,12 @@ func (op *operation) serialize(args map[string]any) (*request, error) {
 }
 
 func identity(s string) string { return s }
+
+// fieldError is a value serialize cannot send; field is the argument at
+// fault ("" for the arguments together).
+type fieldError struct{ field, msg string }
+
+func (e *fieldError) Error() string { return e.msg }
 
 // escapeStrict percent-encodes everything but RFC 3986 unreserved
 // characters, so a value can never add a path segment, a query parameter
