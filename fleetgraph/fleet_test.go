@@ -231,11 +231,18 @@ func TestConcurrentReadersNeverSeeHalfSnapshots(t *testing.T) {
 		if err := b.UpsertRevision(rev); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.UpsertTarget(&fleetgraph.Target{Scope: "s", Kind: "k", Name: fmt.Sprintf("t-%d", i%300), Service: svc, Source: "w"}); err != nil {
+		// A re-upsert moves the target between services, labels and
+		// compliances, so every index must follow a changed record.
+		tgt := &fleetgraph.Target{Scope: fmt.Sprintf("s%d", i%3), Kind: "k", Name: fmt.Sprintf("t-%d", i%300), Service: fmt.Sprintf("svc-%d", i%47), Source: "w",
+			Compliance: fleetgraph.Statuses()[i%len(fleetgraph.Statuses())], Labels: map[string]string{"env": fmt.Sprint(i % 7)}}
+		if err := b.UpsertTarget(tgt); err != nil {
 			t.Fatal(err)
 		}
 		if i%7 == 0 {
 			b.DeleteRevision(rev.Key())
+		}
+		if i%11 == 0 {
+			b.DeleteTarget(fleetgraph.TargetKey("s0", "k", fmt.Sprintf("t-%d", (i+150)%300)))
 		}
 		if i%3 == 0 {
 			b.Flush()

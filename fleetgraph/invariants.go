@@ -82,5 +82,125 @@ func (s *Snapshot) checkInvariants() error {
 	if id := snapshotID(acc, s.sources, s.limitations, s.freshness); id != s.id {
 		return fmt.Errorf("snapshot id %s does not match its content (%s)", s.id, id)
 	}
+	if err := s.checkKeyIndexes(); err != nil {
+		return err
+	}
+	if err := s.checkPostings(); err != nil {
+		return err
+	}
+	return s.checkAttention()
+}
+
+// checkKeyIndexes rebuilds the name, digest, edge and target-name indexes
+// from the records and compares them with the stored ones.
+func (s *Snapshot) checkKeyIndexes() error {
+	byName, byDigest, deps, pinned, tByName := map[string][]string{}, map[string][]string{}, map[string][]string{}, map[string][]string{}, map[string][]string{}
+	for k, sv := range s.services.all() {
+		byName[sv.name] = append(byName[sv.name], k)
+	}
+	for k, e := range s.revisions.all() {
+		byDigest[e.Digest] = append(byDigest[e.Digest], k)
+		for _, n := range edgeNames(e.Revision) {
+			deps[n] = append(deps[n], k)
+		}
+		for _, d := range pinnedDigests(e.Revision) {
+			pinned[d] = append(pinned[d], k)
+		}
+	}
+	for k, e := range s.targets.all() {
+		tByName[e.Name] = append(tByName[e.Name], k)
+	}
+	for _, ix := range []struct {
+		name string
+		got  pmap[[]string]
+		want map[string][]string
+	}{{"name", s.byName, byName}, {"digest", s.byDigest, byDigest}, {"edge name", s.depsByName, deps}, {"pinned digest", s.pinned, pinned}, {"target name", s.targetsByName, tByName}} {
+		if ix.got.len() != len(ix.want) {
+			return fmt.Errorf("the %s index has %d entries, the records make %d", ix.name, ix.got.len(), len(ix.want))
+		}
+		for k, want := range ix.want {
+			slices.Sort(want)
+			if got, _ := ix.got.get(k); !slices.Equal(got, want) {
+				return fmt.Errorf("the %s index lists %v under %q, the records %v", ix.name, got, k, want)
+			}
+		}
+	}
+	return nil
+}
+
+// checkPostings rebuilds every search posting list from the records and
+// compares it with the stored one.
+func (s *Snapshot) checkPostings() error {
+	want := map[string][]string{}
+	for k, sv := range s.services.all() {
+		for _, term := range serviceTerms(sv) {
+			want[term] = append(want[term], k)
+		}
+	}
+	for k, e := range s.targets.all() {
+		for _, term := range targetTerms(e.Target) {
+			want[term] = append(want[term], compositeKey(e.ServiceKey(), k))
+		}
+	}
+	if s.post.len() != len(want) {
+		return fmt.Errorf("%d posting lists, the records make %d", s.post.len(), len(want))
+	}
+	for term, keys := range want {
+		slices.Sort(keys)
+		l, _ := s.post.get(term)
+		var got []string
+		for k := range l.all() {
+			got = append(got, k)
+		}
+		if !slices.Equal(got, keys) || l.len() != len(keys) {
+			return fmt.Errorf("posting list %q holds %d keys %v, the records %v", term, l.len(), got, keys)
+		}
+	}
+	return nil
+}
+
+// checkAttention rebuilds every attention list from the records and the
+// snapshot's edge resolution and compares it with the stored one.
+func (s *Snapshot) checkAttention() error {
+	var want [nAttn]map[string]attn
+	for i := range want {
+		want[i] = map[string]attn{}
+	}
+	for k, e := range s.revisions.all() {
+		r, sk := e.Revision, e.ServiceKey()
+		if r.Valid != nil && !*r.Valid {
+			want[attnInvalid][k] = attn{service: sk, reason: revisionFindings(r)}
+		}
+		if r.Readiness == nil {
+			want[attnMissingReadiness][k] = attn{service: sk, reason: "the contract declares no readiness"}
+		}
+		for i, edge := range r.Edges {
+			if rel := s.resolve(r, edge); !rel.Resolved {
+				want[attnUnresolved][unresolvedKey(k, edge.Ref, i)] = attn{service: rel.FromService, reason: rel.Reason}
+			}
+		}
+	}
+	for k, e := range s.targets.all() {
+		t, sk := e.Target, e.ServiceKey()
+		switch t.compliance() {
+		case StatusNonCompliant:
+			want[attnNonCompliant][k] = attn{service: sk, reason: firstFinding(t, "evidence shows the target does not meet its contract")}
+		case StatusUnknown:
+			want[attnUnknown][k] = attn{service: sk, reason: unknownReason(t)}
+		}
+		if s.freshness > 0 && !t.EvidenceAt.IsZero() {
+			want[attnStale][k] = attn{service: sk, at: t.EvidenceAt}
+		}
+	}
+	for code, list := range s.attention {
+		if list.len() != len(want[code]) {
+			return fmt.Errorf("attention list %s holds %d items, the records make %d", attnKinds[code].code, list.len(), len(want[code]))
+		}
+		for k, got := range list.all() {
+			if w, ok := want[code][k]; !ok || w != got {
+				return fmt.Errorf("attention list %s holds %q as %+v, the records make %+v (listed: %v)", attnKinds[code].code, k, got, w, ok)
+			}
+		}
+	}
 	return nil
 }
