@@ -55,8 +55,11 @@ func (s *Server) capabilityTools() ([]*tool, error) {
 		return nil, errors.New("the capability family needs a bundle (kubepact mcp BUNDLE)")
 	}
 	st := &capabilityState{cb: cb}
-	if names, err := bundle.ListSkills(st.skillFS()); err == nil {
-		st.skills = names
+	if fsys, done, err := st.skillFS(); err == nil {
+		if names, err := bundle.ListSkills(fsys); err == nil {
+			st.skills = names
+		}
+		done()
 	}
 	s.capability = st
 
@@ -170,12 +173,19 @@ func resultText(ct *capability.Tool, res *capability.Result) string {
 
 // skillFS is where skills are read: the directory itself for a local
 // bundle (so edits and new skills show without a restart), else the
-// pulled bundle's files.
-func (st *capabilityState) skillFS() fs.FS {
+// pulled bundle's files. The directory is read through an [os.Root]: it
+// was checked when it was loaded, not since, and a link out of it (to a
+// key or a credentials file) must not be served as a skill. Call done
+// when finished.
+func (st *capabilityState) skillFS() (fsys fs.FS, done func(), err error) {
 	if dir := st.cb.Bundle.Source.Dir; dir != "" {
-		return os.DirFS(dir)
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("opening the bundle directory: %w", err)
+		}
+		return root.FS(), func() { _ = root.Close() }, nil
 	}
-	return st.cb.Bundle.FS
+	return st.cb.Bundle.FS, func() {}, nil
 }
 
 // SkillArgs are pacto_skill's arguments.
@@ -191,7 +201,11 @@ type SkillResult struct {
 }
 
 func (st *capabilityState) skill(_ context.Context, in SkillArgs) (*SkillResult, string, error) {
-	fsys := st.skillFS()
+	fsys, done, err := st.skillFS()
+	if err != nil {
+		return nil, "", err
+	}
+	defer done()
 	if in.Name == "" {
 		names, err := bundle.ListSkills(fsys)
 		if err != nil {
@@ -254,7 +268,12 @@ func (st *capabilityState) register(srv *sdk.Server) {
 		if n, err := url.PathUnescape(name); err == nil {
 			name = n
 		}
-		md, err := bundle.ReadSkill(st.skillFS(), name)
+		fsys, done, err := st.skillFS()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		md, err := bundle.ReadSkill(fsys, name)
 		if err != nil {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
@@ -265,7 +284,12 @@ func (st *capabilityState) register(srv *sdk.Server) {
 			Description: "A domain skill of the " + serviceName(st.cb) + " bundle (skills/" + name + ".md)."}, read)
 		srv.AddPrompt(&sdk.Prompt{Name: name, Title: "Skill: " + name, Description: "Load the " + name + " skill of the " + serviceName(st.cb) + " bundle into the conversation."},
 			func(_ context.Context, _ *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
-				md, err := bundle.ReadSkill(st.skillFS(), name)
+				fsys, done, err := st.skillFS()
+				if err != nil {
+					return nil, err
+				}
+				defer done()
+				md, err := bundle.ReadSkill(fsys, name)
 				if err != nil {
 					return nil, err
 				}

@@ -260,3 +260,43 @@ func TestCapabilityOverHTTP(t *testing.T) {
 		t.Errorf("getHealth over HTTP: %s", text(res))
 	}
 }
+
+// Skills are read at call time from the bundle directory, which may have
+// changed since it was loaded (and .pactoignore'd files were never
+// checked): a skill that links out of the bundle is not served, whether
+// by pacto_skill, the resource template or a prompt.
+func TestSkillsNeverLeaveTheBundle(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret.md")
+	if err := os.WriteFile(secret, []byte("TOP SECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeBundle(t, "openapi: 3.1.0\ninfo: {title: x, version: '1'}\nservers: [{url: 'http://127.0.0.1:1'}]\npaths: {}\n",
+		map[string]string{"inside": "# Inside"})
+	if err := os.WriteFile(filepath.Join(dir, ".pactoignore"), []byte("skills/hidden.md\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "skills", "hidden.md")); err != nil {
+		t.Fatal(err)
+	}
+	s := capabilityServer(t, dir, nil, nil)
+	cs := connect(t.Context(), t, s)
+	if err := os.Symlink(secret, filepath.Join(dir, "skills", "late.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("inside.md", filepath.Join(dir, "skills", "alias.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hidden", "late"} {
+		res := callTool(t, cs, "pacto_skill", map[string]any{"name": name})
+		if !res.IsError || strings.Contains(text(res), "TOP SECRET") {
+			t.Errorf("pacto_skill %q served a file outside the bundle: %s", name, text(res))
+		}
+		rr, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "pacto://skills/" + name})
+		if err == nil {
+			t.Errorf("resource pacto://skills/%s served a file outside the bundle: %v", name, rr.Contents[0].Text)
+		}
+	}
+	if res := callTool(t, cs, "pacto_skill", map[string]any{"name": "alias"}); res.IsError || text(res) != "# Inside" {
+		t.Errorf("a skill linking inside the bundle: %s", text(res))
+	}
+}
