@@ -333,3 +333,31 @@ func TestNewDefaultsToCurrentDirectory(t *testing.T) {
 		t.Error("New with a missing workspace: got no error")
 	}
 }
+
+// pacto_create without overwrite must not replace a pacto.yaml that appears
+// between its check and its write (a concurrent create, an editor saving):
+// the new file is placed only where nothing exists.
+func TestCreateNeverReplacesAContractThatAppearsMeanwhile(t *testing.T) {
+	a, ws := newTestAuthoring(t, nil)
+	theirs := minimalContract + "# written by someone else meanwhile\n"
+	a.wrapWriter = func(rel string, w io.Writer) io.Writer {
+		if rel == "svc/pacto.yaml" {
+			if err := os.WriteFile(filepath.Join(ws, "svc", "pacto.yaml"), []byte(theirs), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w
+	}
+	_, err := a.Create(t.Context(), CreateRequest{Name: "svc"})
+	var ae *Error
+	if !errors.As(err, &ae) || ae.Code != CodeAlreadyExists {
+		t.Errorf("Create = %v, want an ALREADY_EXISTS error", err)
+	}
+	got, err := os.ReadFile(filepath.Join(ws, "svc", "pacto.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(got), theirs); diff != "" {
+		t.Errorf("the contract that appeared meanwhile was replaced (-got +want):\n%s", diff)
+	}
+}

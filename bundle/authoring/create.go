@@ -64,7 +64,10 @@ func (a *Authoring) Create(ctx context.Context, req CreateRequest) (*CreateResul
 	if err != nil {
 		return nil, internalError("rendering pacto.yaml", err)
 	}
-	changes = append(changes, fileChange{rel: manifest, data: data, old: old})
+	// A new pacto.yaml is placed only where none exists at the moment of
+	// the write, not just when this call looked: overwrite is the only way
+	// to replace one.
+	changes = append(changes, fileChange{rel: manifest, data: data, old: old, create: old == nil})
 
 	r := a.validateResult(ctx, root, plan.dir, changes)
 	if !r.Valid() {
