@@ -170,8 +170,9 @@ func (s *Snapshot) link(t *Target) (revKey string, state LinkState, reason strin
 }
 
 // resolve resolves a declared edge against the snapshot: a pinned digest
-// first, then the service key the reference names, then a unique service
-// with the bare name.
+// first (the revision of the service the reference names, else the only
+// service holding that digest), then the service key the reference names,
+// then a unique service with the bare name.
 func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
 	rel := Relationship{
 		FromService:   from.ServiceKey(),
@@ -185,12 +186,28 @@ func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
 	}
 	key, name, digest := e.target()
 	if digest != "" {
+		// One bundle mirrored into two repositories is two services with
+		// one digest: the reference's own service wins, and a digest held
+		// by several other services does not pick one of them.
+		var only, onlyKey string
+		services := 0
 		keys, _ := s.byDigest.get(digest)
 		for _, k := range keys {
-			if r := s.revision(k); r != nil {
-				rel.Resolved, rel.ToService, rel.ResolvedRevision = true, r.ServiceKey(), k
-				return rel
+			r := s.revision(k)
+			if r == nil {
+				continue
 			}
+			if sk := r.ServiceKey(); sk == key {
+				rel.Resolved, rel.ToService, rel.ResolvedRevision = true, sk, k
+				return rel
+			} else if sk != only {
+				only, onlyKey = sk, k
+				services++
+			}
+		}
+		if services == 1 {
+			rel.Resolved, rel.ToService, rel.ResolvedRevision = true, only, onlyKey
+			return rel
 		}
 	}
 	if s.service(key) != nil {
