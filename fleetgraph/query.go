@@ -677,9 +677,22 @@ func (s *Snapshot) dependentServices(sv *service) []string {
 	return slices.Compact(out)
 }
 
-// inbound are the resolved edges pointing at sv, sorted by revision.
+// inbound are the resolved edges pointing at sv, sorted by revision: the
+// edges naming sv's name (depsByName) and those pinned to a digest of one
+// of its revisions (pinned), whatever name the dependency is given.
 func (s *Snapshot) inbound(sv *service) []Relationship {
 	keys, _ := s.depsByName.get(sv.name)
+	digests := make([]string, 0, len(sv.revs))
+	for _, r := range sv.revs {
+		if pk, ok := s.pinned.get(r.Digest); ok {
+			digests = append(digests, r.Digest)
+			keys = append(slices.Clone(keys), pk...)
+		}
+	}
+	if len(digests) > 0 {
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+	}
 	var out []Relationship
 	for _, k := range keys {
 		r := s.revision(k)
@@ -687,7 +700,7 @@ func (s *Snapshot) inbound(sv *service) []Relationship {
 			continue
 		}
 		for _, e := range r.Edges {
-			if _, n, _ := e.target(); n != sv.name {
+			if _, n, d := e.target(); n != sv.name && (d == "" || !slices.Contains(digests, d)) {
 				continue
 			}
 			if rel := s.resolve(r, e); rel.Resolved && rel.ToService == sv.key {
@@ -695,9 +708,6 @@ func (s *Snapshot) inbound(sv *service) []Relationship {
 			}
 		}
 	}
-	// The depsByName index is keyed by the edge's bare name; an edge pinned
-	// by digest or naming another repository name is rare and found by
-	// resolution above only when its name matches.
 	return out
 }
 

@@ -1,6 +1,7 @@
 package fleetgraph_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,5 +65,45 @@ func TestPinnedEdgeResolvesToTheNamedMirror(t *testing.T) {
 		if diff := cmp.Diff(g.Dependents, wantDeps); diff != "" {
 			t.Errorf("%s dependents (-got +want):\n%s", mirror, diff)
 		}
+	}
+}
+
+// A dependency's name is the contract's own label for it; an edge pinned
+// by digest reaches the revision whatever the label says. The reverse
+// direction (dependents, impact) must find the edge the forward one
+// resolves.
+func TestDependentsFollowDigestPinnedEdges(t *testing.T) {
+	const d = "sha256:0000000000000000000000000000000000000000000000000000000000000002"
+	s := edgeFleet(t, []*fleetgraph.Revision{
+		{Domain: "reg/org", Name: "postgres", Version: "16.0.0", Digest: d},
+		{Name: "orders", Version: "1.0.0", Digest: "sha256:bb", Edges: []fleetgraph.Edge{
+			{Type: fleetgraph.EdgeDependency, Name: "db", Ref: "oci://reg/org/postgres@" + d, Required: true, Compatibility: "^16.0.0"},
+		}},
+	})
+	pg := fleetgraph.ServiceKey("reg/org", "postgres")
+	fwd, err := s.Graph(fleetgraph.GraphQuery{Service: "orders"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fwd.Edges) != 1 || fwd.Edges[0].ToService != pg {
+		t.Fatalf("orders' dependencies: %+v, want one edge to %s", fwd.Edges, pg)
+	}
+	rev, err := s.Graph(fleetgraph.GraphQuery{Service: pg, Direction: fleetgraph.DirectionDependents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	for _, n := range rev.Nodes {
+		nodes = append(nodes, n.Key)
+	}
+	if diff := cmp.Diff(nodes, []string{pg, "orders"}); diff != "" {
+		t.Errorf("postgres' dependents (-got +want):\n%s", diff)
+	}
+	got, err := s.Get(fleetgraph.GetQuery{Service: pg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Dependents, []string{"orders"}) {
+		t.Errorf("get postgres: dependents %v, want [orders]", got.Dependents)
 	}
 }
