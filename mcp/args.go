@@ -102,6 +102,12 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 		if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {
 			return nil, d.argErr(CodeInvalidArgument, "", "arguments must be one JSON object of named arguments")
 		}
+		// A map keeps the last of duplicated names, and other readers of the
+		// same call (a proxy, an approval prompt) may keep the first: one
+		// meaning per call, or none.
+		if dup := duplicateName(raw); dup != "" {
+			return nil, d.argErr(CodeInvalidArgument, dup, fmt.Sprintf("argument %q is given more than once", dup))
+		}
 	}
 	names := make([]string, 0, len(args))
 	for name, v := range args {
@@ -134,6 +140,32 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 		}
 	}
 	return args, nil
+}
+
+// duplicateName returns the first top-level name that the JSON object raw
+// (already known to be valid) gives twice, or "".
+func duplicateName(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		name, _ := tok.(string)
+		if seen[name] {
+			return name
+		}
+		seen[name] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 func (d *argDecoder) argErr(code, field, msg string) *ToolError {

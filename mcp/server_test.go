@@ -189,6 +189,10 @@ func TestToolErrors(t *testing.T) {
 		args: json.RawMessage(`[1,2]`),
 		want: &ToolError{Code: CodeInvalidArgument, Message: "arguments must be one JSON object of named arguments", Accepted: []string{"count", "dry_run", "name"}},
 	}, {
+		name: "duplicated argument",
+		args: json.RawMessage(`{"name":"x","count":1,"name":"y"}`),
+		want: &ToolError{Code: CodeInvalidArgument, Field: "name", Message: `argument "name" is given more than once`, Accepted: []string{"count", "dry_run", "name"}},
+	}, {
 		name: "panic becomes INTERNAL",
 		args: map[string]any{"name": "panic"},
 		want: &ToolError{Code: CodeInternal, Message: "the tool failed unexpectedly; the server log has the details"},

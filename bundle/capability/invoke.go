@@ -54,11 +54,12 @@ func (r *Result) IsError() bool { return r.Status >= 400 || r.Status == 0 || r.T
 
 // Diagnostic codes of an [ArgumentError].
 const (
-	DiagNotAnObject    = "NOT_AN_OBJECT"    // the arguments are not one JSON object
-	DiagUnknown        = "UNKNOWN_ARGUMENT" // a name the tool does not accept
-	DiagRequired       = "REQUIRED"         // a required argument is missing
-	DiagInvalidValue   = "INVALID_VALUE"    // a value does not match its schema
-	DiagRequestInvalid = "REQUEST_INVALID"  // the OpenAPI request validator rejected the request
+	DiagNotAnObject    = "NOT_AN_OBJECT"      // the arguments are not one JSON object
+	DiagUnknown        = "UNKNOWN_ARGUMENT"   // a name the tool does not accept
+	DiagRequired       = "REQUIRED"           // a required argument is missing
+	DiagInvalidValue   = "INVALID_VALUE"      // a value does not match its schema
+	DiagRequestInvalid = "REQUEST_INVALID"    // the OpenAPI request validator rejected the request
+	DiagDuplicate      = "DUPLICATE_ARGUMENT" // a name given twice in the arguments object
 )
 
 // Diagnostic is one fault in a tool's arguments. Like Result, it carries
@@ -152,6 +153,11 @@ func (op *operation) decodeArgs(raw json.RawMessage) (map[string]any, map[string
 	var typed map[string]any
 	if raw[0] != '{' || json.Unmarshal(raw, &values) != nil || dec.Decode(&typed) != nil {
 		return nil, nil, []Diagnostic{{Code: DiagNotAnObject, Expected: "a JSON object of named arguments", Message: "arguments must be one JSON object"}}
+	}
+	// Decoding keeps the last of duplicated names; whoever else reads the
+	// call (a proxy, an approval prompt) may keep the first.
+	if dup := duplicateName(raw); dup != "" {
+		return nil, nil, []Diagnostic{{Field: dup, Code: DiagDuplicate, Expected: "each argument once", Message: fmt.Sprintf("argument %q is given more than once", dup)}}
 	}
 	for k, v := range values {
 		if v == nil {
@@ -411,4 +417,30 @@ func newHTTPClient(rt http.RoundTripper) *http.Client {
 		// result, and credentials never reach another host.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// duplicateName returns the first top-level name that the JSON object raw
+// (already known to be valid) gives twice, or "".
+func duplicateName(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		name, _ := tok.(string)
+		if seen[name] {
+			return name
+		}
+		seen[name] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }

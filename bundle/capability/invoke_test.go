@@ -205,6 +205,8 @@ func TestArgumentDiagnostics(t *testing.T) {
 			want: []Diagnostic{{Field: "ids", Code: DiagInvalidValue, Expected: "array"}}},
 		{name: "schema violation in body", tool: "echoJSON", args: `{"body":{"n":0}}`,
 			want: []Diagnostic{{Field: "body", Code: DiagInvalidValue, Expected: "object, with required n"}}},
+		{name: "duplicated argument", tool: "simplePath", args: `{"id":"a","id":"b"}`,
+			want: []Diagnostic{{Field: "id", Code: DiagDuplicate, Expected: "each argument once", Message: `argument "id" is given more than once`}}},
 		{name: "header injection", tool: "search", args: `{"X-Trace":["a\r\nX-Evil: 1"]}`,
 			want: []Diagnostic{{Field: "X-Trace", Code: DiagInvalidValue, Expected: "a value without line breaks", Message: "a header value cannot contain CR, LF or NUL"}}},
 	} {
