@@ -91,7 +91,8 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 
 	// Find the root service and the revisions whose edges start the walk.
 	var root *service
-	var rootRevs []string
+	var rootRevs []string // nil: every revision of root
+	var lims []Limitation
 	switch {
 	case q.Service != "":
 		sv, miss := s.findService(q.Service)
@@ -117,12 +118,17 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 		}
 		rev, _, _ := s.link(t)
 		root, res.Revision = s.service(t.ServiceKey()), rev
+		// An unlinked target has no edges of its own: an empty, non-nil
+		// list keeps the walk from taking every revision of the service.
+		rootRevs = []string{}
 		if rev != "" {
 			rootRevs = []string{rev}
+		} else {
+			lims = append(lims, linkLimitation(s.targetView(t)))
 		}
 		if root == nil {
 			res.Found, res.Root = true, t.ServiceKey()
-			res.Meta = s.meta([]Limitation{linkLimitation(s.targetView(t))})
+			res.Meta = s.meta(lims)
 			return res, nil
 		}
 	}
@@ -137,7 +143,6 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 	res.Nodes = append(res.Nodes, GraphNode{Key: root.key, Name: root.name, Depth: 0, Path: []string{root.key}})
 	queue := []item{{sv: root, revs: rootRevs, node: 0}}
 	seenCycle := map[string]bool{}
-	var lims []Limitation
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]

@@ -107,3 +107,39 @@ func TestDependentsFollowDigestPinnedEdges(t *testing.T) {
 		t.Errorf("get postgres: dependents %v, want [orders]", got.Dependents)
 	}
 }
+
+// A target that links to no revision has no edges of its own: graph from
+// it must not fall back to every revision of its service (the aggregated
+// service view), and must say why the walk is empty.
+func TestGraphFromUnlinkedTargetWalksNoRevision(t *testing.T) {
+	s := edgeFleet(t, []*fleetgraph.Revision{
+		{Name: "a", Version: "1.0.0", Digest: "sha256:a1"},
+		{Name: "b", Version: "1.0.0", Digest: "sha256:b1"},
+		{Name: "svc", Version: "1.0.0", Digest: "sha256:s1", Edges: []fleetgraph.Edge{{Type: fleetgraph.EdgeDependency, Name: "a", Ref: "oci://reg/a:1.0.0"}}},
+		{Name: "svc", Version: "2.0.0", Digest: "sha256:s2", Edges: []fleetgraph.Edge{{Type: fleetgraph.EdgeDependency, Name: "b", Ref: "oci://reg/b:1.0.0"}}},
+	}, &fleetgraph.Target{Scope: "prod", Kind: "deployment", Name: "svc", Service: "svc", RequestedRef: "svc:3.0.0", Source: "test"},
+		&fleetgraph.Target{Scope: "prod", Kind: "deployment", Name: "svc-v2", Service: "svc", RequestedRef: "svc:2.0.0", Source: "test"})
+	got, err := s.Graph(fleetgraph.GraphQuery{Target: fleetgraph.TargetKey("prod", "deployment", "svc"), Transitive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Found || got.Root != "svc" || got.Revision != "" || got.Aggregated || len(got.Edges) != 0 || len(got.Nodes) != 1 {
+		t.Errorf("graph from an unlinked target: found %v root %q revision %q aggregated %v nodes %+v edges %+v; want the root alone",
+			got.Found, got.Root, got.Revision, got.Aggregated, got.Nodes, got.Edges)
+	}
+	var codes []string
+	for _, l := range got.Meta.Limitations {
+		codes = append(codes, l.Code)
+	}
+	if !slices.Contains(codes, fleetgraph.LimitEvidenceMissing) {
+		t.Errorf("limitations %v: want the target's link limitation", codes)
+	}
+	// The linked target walks exactly its revision's edges.
+	got, err = s.Graph(fleetgraph.GraphQuery{Target: "svc-v2", Transitive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Edges) != 1 || got.Edges[0].ToService != "b" {
+		t.Errorf("graph from the v2 target: edges %+v, want the one to b", got.Edges)
+	}
+}
