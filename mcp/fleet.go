@@ -126,6 +126,9 @@ type PinInfo struct {
 
 // snapshotFor picks the snapshot a call reads: an explicit snapshot
 // argument, else the cursor's, else the session's pin, else the current.
+// A pinned id is the session's own snapshot or one the Builder still
+// retains: a session holds its snapshot for its lifetime, so the cursors
+// it was given keep working after the Builder's history has moved on.
 func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (*fleetgraph.Snapshot, PinInfo, error) {
 	cur := f.b.Current()
 	id, by := explicit, "snapshot"
@@ -136,19 +139,7 @@ func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (
 		}
 		id, by = cid, "cursor"
 	}
-	var snap *fleetgraph.Snapshot
-	if id != "" {
-		s, ok := f.b.Lookup(id)
-		if !ok {
-			field := "snapshot"
-			if by == "cursor" {
-				field = "cursor"
-			}
-			return nil, PinInfo{}, &ToolError{Code: CodeSnapshotExpired, Field: field,
-				Message: fmt.Sprintf("snapshot %s is no longer kept; the current snapshot is %s: repeat the query without %s to read it", id, cur.ID(), field)}
-		}
-		snap = s
-	}
+	var pinned *fleetgraph.Snapshot
 	ss, _ := ctx.Value(sessionKey{}).(*sdk.ServerSession)
 	if ss != nil && (f.stdio || ss.ID() != "") {
 		now := time.Now()
@@ -164,12 +155,27 @@ func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (
 			f.pins[ss] = p
 		}
 		p.used = now
+		pinned = p.snap
 		f.mu.Unlock()
-		if snap == nil {
-			snap, by = p.snap, "session"
-		}
 	}
-	if snap == nil {
+	var snap *fleetgraph.Snapshot
+	switch {
+	case id != "" && pinned != nil && pinned.ID() == id:
+		snap = pinned
+	case id != "":
+		s, ok := f.b.Lookup(id)
+		if !ok {
+			field := "snapshot"
+			if by == "cursor" {
+				field = "cursor"
+			}
+			return nil, PinInfo{}, &ToolError{Code: CodeSnapshotExpired, Field: field,
+				Message: fmt.Sprintf("snapshot %s is no longer kept; the current snapshot is %s: repeat the query without %s to read it", id, cur.ID(), field)}
+		}
+		snap = s
+	case pinned != nil:
+		snap, by = pinned, "session"
+	default:
 		snap, by = cur, "none"
 	}
 	return snap, PinInfo{By: by, SnapshotID: snap.ID(), Current: cur.ID(), NewerAvailable: cur.Seq() > snap.Seq()}, nil

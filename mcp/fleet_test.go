@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,36 @@ func TestFleetFromSourceFlags(t *testing.T) {
 	res := structured(t, fleetCall(t, connect(t.Context(), t, s), "pacto_fleet_search", map[string]any{}))
 	if res["total"].(float64) != 3 {
 		t.Errorf("--local examples/bundles: total %v, want 3", res["total"])
+	}
+}
+
+// A session keeps its snapshot for its lifetime, so the cursors it was
+// given keep working after the Builder has stopped retaining that snapshot
+// (its history is bounded in time and count; a live feed publishes often).
+func TestFleetSessionCursorOutlivesRetention(t *testing.T) {
+	s, b, clock := fleetServer(t)
+	first := b.Current().ID()
+	session := connect(t.Context(), t, s)
+	page := structured(t, fleetCall(t, session, "pacto_fleet_search", map[string]any{"limit": 2}))
+	cursor := page["nextCursor"].(string)
+	for i := range 3 {
+		if err := b.UpsertTarget(&fleetgraph.Target{Scope: "dev", Kind: "k", Name: fmt.Sprint(i), Service: "newcomer", Source: "t"}); err != nil {
+			t.Fatal(err)
+		}
+		b.Flush()
+		clock.Add(2 * time.Minute)
+	}
+	if _, ok := b.Lookup(first); ok {
+		t.Fatal("the builder still retains the first snapshot; the test needs it expired")
+	}
+	for _, args := range []map[string]any{{"limit": 2, "cursor": cursor}, {"snapshot": first}} {
+		r := fleetCall(t, session, "pacto_fleet_search", args)
+		if r.IsError {
+			t.Errorf("session call %v on its own snapshot: %s", args, text(r))
+			continue
+		}
+		if got := structured(t, r)["meta"].(map[string]any)["snapshotId"]; got != first {
+			t.Errorf("session call %v read snapshot %v, want its pinned %s", args, got, first)
+		}
 	}
 }
