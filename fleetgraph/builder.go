@@ -164,7 +164,7 @@ func (b *Builder) DeleteTarget(key string) {
 // (they replace earlier ones); its counts are the Builder's own.
 func (b *Builder) SetSource(st SourceState, lims ...Limitation) {
 	b.mu.Lock()
-	b.sources[st.ID] = st
+	b.sources[st.ID] = st.clone()
 	b.srcLims[st.ID] = slices.Clone(lims)
 	b.srcDone = true
 	b.mu.Unlock()

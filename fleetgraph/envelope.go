@@ -109,7 +109,7 @@ func (s *Snapshot) meta(extra []Limitation) Meta {
 		AsOf:          s.asOf,
 		Completeness:  s.completeness,
 		Limitations:   make([]Limitation, 0, len(s.limitations)+len(extra)),
-		Sources:       append([]SourceState{}, s.sources...),
+		Sources:       cloneSources(s.sources),
 	}
 	m.Limitations = append(append(m.Limitations, s.limitations...), extra...)
 	if len(m.Limitations) > maxLimitations {
@@ -119,6 +119,24 @@ func (s *Snapshot) meta(extra []Limitation) Meta {
 		m.Sources, m.SourcesTruncated = m.Sources[:maxSources], true
 	}
 	return m
+}
+
+// clone returns st with its own copy of the error, so a copy handed out
+// cannot write into a published snapshot.
+func (st SourceState) clone() SourceState {
+	if st.Error != nil {
+		e := *st.Error
+		st.Error = &e
+	}
+	return st
+}
+
+func cloneSources(in []SourceState) []SourceState {
+	out := make([]SourceState, len(in))
+	for i, st := range in {
+		out[i] = st.clone()
+	}
+	return out
 }
 
 // SanitizeError maps a source failure to a code answers may show.

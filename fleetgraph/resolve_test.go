@@ -143,3 +143,26 @@ func TestGraphFromUnlinkedTargetWalksNoRevision(t *testing.T) {
 		t.Errorf("graph from the v2 target: edges %+v, want the one to b", got.Edges)
 	}
 }
+
+// A published snapshot's source states cannot be changed through what a
+// caller handed to SetSource or got back from Sources or Meta.
+func TestSourceStatesAreNotShared(t *testing.T) {
+	b := fleetgraph.NewBuilder(nil)
+	st := fleetgraph.SourceState{ID: "oci", Kind: fleetgraph.KindOCI, Status: fleetgraph.SourceUnavailable,
+		Error: &fleetgraph.SourceError{Code: fleetgraph.ErrAuthFailed, Message: "the source refused access"}}
+	b.SetSource(st)
+	s := b.Flush()
+	id := s.ID()
+	st.Error.Code = "CHANGED_BY_THE_CALLER"
+	s.Sources()[0].Error.Code = "CHANGED_BY_A_READER"
+	s.Meta().Sources[0].Error.Code = "CHANGED_BY_A_READER"
+	if got := s.Sources()[0].Error.Code; got != fleetgraph.ErrAuthFailed {
+		t.Errorf("published source error code = %q, want %q", got, fleetgraph.ErrAuthFailed)
+	}
+	if got := s.Meta().Sources[0].Error.Code; got != fleetgraph.ErrAuthFailed {
+		t.Errorf("meta source error code = %q, want %q", got, fleetgraph.ErrAuthFailed)
+	}
+	if err := s.CheckInvariants(); err != nil || s.ID() != id {
+		t.Errorf("after the callers' writes: %v (id %s, was %s)", err, s.ID(), id)
+	}
+}

@@ -1,7 +1,6 @@
 package fleetgraph
 
 import (
-	"slices"
 	"time"
 )
 
@@ -89,7 +88,7 @@ func (s *Snapshot) Counts() (services, revisions, targets int) {
 }
 
 // Sources returns the sources' states, sorted by id.
-func (s *Snapshot) Sources() []SourceState { return slices.Clone(s.sources) }
+func (s *Snapshot) Sources() []SourceState { return cloneSources(s.sources) }
 
 // Meta returns the envelope of an answer that adds no limitation of its own.
 func (s *Snapshot) Meta() Meta { return s.meta(nil) }
