@@ -166,3 +166,23 @@ func TestSourceStatesAreNotShared(t *testing.T) {
 		t.Errorf("after the callers' writes: %v (id %s, was %s)", err, s.ID(), id)
 	}
 }
+
+// A target whose digest contradicts the digest pinned in its own resolved
+// reference is unresolved (inventory §5.1), not linked to either.
+func TestSelfContradictingTargetIsUnresolved(t *testing.T) {
+	const a, c = "sha256:00000000000000000000000000000000000000000000000000000000000000aa", "sha256:00000000000000000000000000000000000000000000000000000000000000cc"
+	s := edgeFleet(t, []*fleetgraph.Revision{
+		{Domain: "reg/org", Name: "svc", Version: "1.0.0", Digest: a},
+		{Domain: "reg/org", Name: "svc", Version: "1.1.0", Digest: c},
+	}, &fleetgraph.Target{Scope: "prod", Kind: "deployment", Name: "svc", Service: "svc", Domain: "reg/org", Digest: a, ResolvedRef: "oci://reg/org/svc@" + c, Source: "test"})
+	got, err := s.Get(fleetgraph.GetQuery{Target: "svc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Target == nil || got.Target.RevisionMatch != fleetgraph.LinkUnresolved || got.Target.ContractRevision != "" || got.Revision != nil {
+		t.Fatalf("target = %+v, revision %+v; want unresolved, with no revision", got.Target, got.Revision)
+	}
+	if lims := got.Meta.Limitations; len(lims) == 0 || lims[len(lims)-1].Code != fleetgraph.LimitTargetRefConflict {
+		t.Errorf("limitations %+v: want %s last", lims, fleetgraph.LimitTargetRefConflict)
+	}
+}

@@ -125,9 +125,13 @@ func (s *Snapshot) stale(t *Target) bool {
 }
 
 // link ties a target to a revision: exact by digest, else inferred from a
-// unique revision whose version is the target's tag.
+// unique revision whose version is the target's tag. A target whose digest
+// contradicts its own pinned reference links to neither.
 func (s *Snapshot) link(t *Target) (revKey string, state LinkState, reason string) {
 	sk := t.ServiceKey()
+	if pinned := parseRef(t.ResolvedRef).digest; t.Digest != "" && pinned != "" && pinned != t.Digest {
+		return "", LinkUnresolved, LimitTargetRefConflict + ": the target's digest " + t.Digest + " contradicts the digest " + pinned + " pinned in its resolved reference"
+	}
 	if d := t.pinnedDigest(); d != "" {
 		keys, _ := s.byDigest.get(d)
 		var other string
