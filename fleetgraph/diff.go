@@ -184,11 +184,25 @@ func (d *differ) interfaces(ob, nb *bundle.Bundle) {
 }
 
 // spec compares an interface's spec file: for OpenAPI, operation by
-// operation; otherwise a changed file is potentially breaking.
+// operation; otherwise a changed file is potentially breaking, and so is a
+// spec that only one side can read (it cannot be compared).
 func (d *differ) spec(p string, o, n contract.Interface, ofs, nfs fs.FS) {
 	ob, oerr := readSpec(ofs, o.Ref)
 	nb, nerr := readSpec(nfs, n.Ref)
-	if oerr != nil || nerr != nil || bytes.Equal(ob, nb) {
+	switch {
+	case oerr != nil && nerr != nil:
+		// Neither side can be read: only a changed ref says anything.
+		if o.Ref != n.Ref {
+			d.add(p+".spec", "changed", PotentiallyBreaking, "the spec reference changes from "+o.Ref+" to "+n.Ref+" and neither can be read to compare", o.Ref, n.Ref)
+		}
+		return
+	case nerr != nil:
+		d.add(p+".spec", "removed", PotentiallyBreaking, "the "+n.Type+" spec "+n.Ref+" cannot be read in the new revision, so its operations cannot be compared", o.Ref, n.Ref)
+		return
+	case oerr != nil:
+		d.add(p+".spec", "added", PotentiallyBreaking, "the "+n.Type+" spec "+n.Ref+" can be read only in the new revision, so its operations cannot be compared", o.Ref, n.Ref)
+		return
+	case bytes.Equal(ob, nb):
 		return
 	}
 	if o.Type == "openapi" && n.Type == "openapi" {

@@ -1,11 +1,15 @@
 package fleetgraph_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/fleetgraph"
 )
 
@@ -184,5 +188,49 @@ func TestSelfContradictingTargetIsUnresolved(t *testing.T) {
 	}
 	if lims := got.Meta.Limitations; len(lims) == 0 || lims[len(lims)-1].Code != fleetgraph.LimitTargetRefConflict {
 		t.Errorf("limitations %+v: want %s last", lims, fleetgraph.LimitTargetRefConflict)
+	}
+}
+
+// An interface whose spec file goes away (or moves to a file that cannot
+// be read) is a change the diff must report: consumers can no longer see
+// the operations they call. Only both sides unreadable under one
+// unchanged ref is no change.
+func TestDiffReportsAnUnreadableSpec(t *testing.T) {
+	older, err := bundle.LoadDir("../examples/bundles/payments", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ref := range map[string]string{"removed file": "", "moved to a missing file": "interfaces/gone.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS("../examples/bundles/payments")); err != nil {
+				t.Fatal(err)
+			}
+			if ref == "" {
+				if err := os.Remove(filepath.Join(dir, "interfaces", "openapi.yaml")); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				raw, err := os.ReadFile(filepath.Join(dir, "pacto.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw = []byte(strings.Replace(string(raw), "ref: interfaces/openapi.yaml", "ref: "+ref, 1))
+				if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), raw, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			newer, err := bundle.LoadDir(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changes, err := fleetgraph.Diff(older, newer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := fleetgraph.Classification(changes); c == fleetgraph.NonBreaking {
+				t.Errorf("changes %+v classified %s; the spec of interface http can no longer be read", changes, c)
+			}
+		})
 	}
 }
