@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -74,24 +75,35 @@ func ignorePatterns(fsys fs.FS) ([]gitignore.Pattern, error) {
 	for _, line := range defaultIgnores {
 		ps = append(ps, gitignore.ParsePattern(line, nil))
 	}
-	f, err := fsys.Open(IgnoreFile)
+	// Look before opening: Open follows links (os.DirFS), a link could name
+	// a file outside the bundle or a device such as /dev/zero that never
+	// ends, and opening a FIFO blocks. Only a regular file is read.
+	st, err := fs.Lstat(fsys, IgnoreFile)
 	if err != nil {
 		if errorsIsNotExist(err) {
 			return ps, nil
 		}
 		return nil, fmt.Errorf("reading %s: %w", IgnoreFile, err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", IgnoreFile, err)
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is a %s: it must be a regular file in the bundle", IgnoreFile, typeName(st.Mode()))
 	}
 	if st.Size() > maxIgnoreFileBytes {
 		return nil, fmt.Errorf("%s is %d bytes; at most %d are accepted", IgnoreFile, st.Size(), maxIgnoreFileBytes)
 	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(f); err != nil {
+	f, err := fsys.Open(IgnoreFile)
+	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", IgnoreFile, err)
+	}
+	defer f.Close()
+	// The size was checked, but the file may have changed since: read at
+	// most one byte more than the limit, whatever it holds now.
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxIgnoreFileBytes+1)); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", IgnoreFile, err)
+	}
+	if buf.Len() > maxIgnoreFileBytes {
+		return nil, fmt.Errorf("%s is over %d bytes; at most %d are accepted", IgnoreFile, maxIgnoreFileBytes, maxIgnoreFileBytes)
 	}
 	sc := bufio.NewScanner(&buf)
 	for sc.Scan() {
@@ -106,6 +118,8 @@ func ignorePatterns(fsys fs.FS) ([]gitignore.Pattern, error) {
 
 func typeName(m fs.FileMode) string {
 	switch {
+	case m.IsDir():
+		return "directory"
 	case m&fs.ModeSymlink != 0:
 		return "symlink"
 	case m&fs.ModeDevice != 0:

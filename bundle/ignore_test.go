@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -95,5 +96,64 @@ func TestFilesRefusesHugeIgnoreFile(t *testing.T) {
 	_, err := Files(os.DirFS(dir))
 	if err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Fatalf("Files with a huge .pactoignore: got %v, want a size error", err)
+	}
+}
+
+// TestFilesRefusesIrregularIgnoreFile: .pactoignore is bundle content, so it
+// is read only when it is a regular file in the bundle. A link to a device
+// such as /dev/zero reports size 0 and never ends, and a FIFO blocks on open:
+// both must be refused at once, not read until memory runs out or forever.
+func TestFilesRefusesIrregularIgnoreFile(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(t *testing.T, p string)
+		want string
+	}{{
+		name: "symlink to /dev/zero",
+		make: func(t *testing.T, p string) {
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Skipf("symlinks unavailable: %v", err)
+			}
+		},
+		want: ".pactoignore is a symlink",
+	}, {
+		name: "symlink to a file outside the bundle",
+		make: func(t *testing.T, p string) {
+			outside := filepath.Join(t.TempDir(), "patterns")
+			if err := os.WriteFile(outside, []byte("interfaces/\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, p); err != nil {
+				t.Skipf("symlinks unavailable: %v", err)
+			}
+		},
+		want: ".pactoignore is a symlink",
+	}, {
+		name: "FIFO",
+		make: func(t *testing.T, p string) {
+			if err := mkfifo(p); err != nil {
+				t.Skipf("FIFOs unavailable: %v", err)
+			}
+		},
+		want: ".pactoignore is a named pipe",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"pacto.yaml": "x", "interfaces/api.yaml": "y"})
+			tt.make(t, filepath.Join(dir, IgnoreFile))
+			done := make(chan error, 1)
+			go func() {
+				_, err := Files(os.DirFS(dir))
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Files: got %v, want an error containing %q", err, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Files did not return within 5s: it is reading a .pactoignore that is not a regular file")
+			}
+		})
 	}
 }
