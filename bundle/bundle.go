@@ -114,6 +114,9 @@ func LoadDir(dir string, opts *LoadOptions) (*Bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", abs, err)
 	}
+	if err := checkLimits(dirFS, files, opts.Limits); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", abs, err)
+	}
 	var layer bytes.Buffer
 	if err := archive.Pack(&layer, dirFS, files); err != nil {
 		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
@@ -124,6 +127,35 @@ func LoadDir(dir string, opts *LoadOptions) (*Bundle, error) {
 	}
 	b.Source = Source{Dir: abs}
 	return b, nil
+}
+
+// checkLimits holds a directory's files to the limits before any is read:
+// Pack reads every byte it is given into memory, so a huge file would
+// otherwise be compressed in full only for Extract to refuse it. Extract
+// still enforces the limits exactly (entries include directories there).
+func checkLimits(fsys fs.FS, files []string, lim archive.Limits) error {
+	lim = lim.WithDefaults()
+	if len(files) > lim.MaxEntries {
+		return &archive.Error{Kind: archive.ErrLimit,
+			Detail: fmt.Sprintf("%d files: more than %d entries (entry limit)", len(files), lim.MaxEntries)}
+	}
+	var total int64
+	for _, p := range files {
+		st, err := fs.Lstat(fsys, p)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", p, err)
+		}
+		size := st.Size()
+		if size > lim.MaxFileBytes {
+			return &archive.Error{Entry: p, Kind: archive.ErrLimit,
+				Detail: fmt.Sprintf("size %d bytes exceeds the per-file limit of %d bytes", size, lim.MaxFileBytes)}
+		}
+		if total += size; total > lim.MaxTotalBytes {
+			return &archive.Error{Entry: p, Kind: archive.ErrLimit,
+				Detail: fmt.Sprintf("contents exceed the total limit of %d bytes", lim.MaxTotalBytes)}
+		}
+	}
+	return nil
 }
 
 // fromLayer builds a Bundle from a packed layer: it extracts it under the

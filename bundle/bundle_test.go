@@ -2,16 +2,19 @@ package bundle_test
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/bundle/validate"
 	"github.com/kubepact/kubepact/internal/testregistry"
@@ -237,5 +240,64 @@ func TestResolverConfinedToRoot(t *testing.T) {
 		if _, err := r.Resolve(t.Context(), ref); err == nil || !strings.Contains(err.Error(), "may not leave") {
 			t.Errorf("Resolve(%q) = %v; want a refusal to leave the root", ref, err)
 		}
+	}
+}
+
+// TestLoadDirChecksLimitsBeforePacking: a directory's files are held to the
+// archive limits before any of them is read, so an oversized file is refused
+// at once instead of being compressed into memory first (a few GiB of it
+// took seconds of CPU and, with incompressible data, as much memory).
+func TestLoadDirChecksLimitsBeforePacking(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		lim   archive.Limits
+		want  string
+	}{{
+		name: "file over the per-file limit",
+		setup: func(t *testing.T, dir string) {
+			f, err := os.Create(filepath.Join(dir, "huge.bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(8 << 30); err != nil { // sparse: nothing on disk
+				t.Skipf("sparse files unavailable: %v", err)
+			}
+		},
+		want: `"huge.bin"`,
+	}, {
+		name: "files over the total limit",
+		setup: func(t *testing.T, dir string) {
+			for i := range 3 {
+				mustWrite(t, filepath.Join(dir, fmt.Sprintf("f%d", i)), strings.Repeat("x", 600))
+			}
+		},
+		lim:  archive.Limits{MaxFileBytes: 1 << 10, MaxTotalBytes: 1 << 10},
+		want: "total limit",
+	}, {
+		name: "too many entries",
+		setup: func(t *testing.T, dir string) {
+			for i := range 5 {
+				mustWrite(t, filepath.Join(dir, fmt.Sprintf("f%d", i)), "x")
+			}
+		},
+		lim:  archive.Limits{MaxEntries: 4},
+		want: "more than 4 entries",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mustWrite(t, filepath.Join(dir, "pacto.yaml"), "pactoVersion: \"2.0\"\nservice:\n  name: a\n  version: 1.0.0\n")
+			tt.setup(t, dir)
+			start := time.Now()
+			_, err := bundle.LoadDir(dir, &bundle.LoadOptions{Limits: tt.lim})
+			if err == nil || !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("LoadDir: got %v, want an archive.ErrLimit error containing %s", err, tt.want)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("LoadDir took %s to refuse an oversized bundle; the limits must be checked before packing", d)
+			}
+		})
 	}
 }
