@@ -3,10 +3,12 @@ package oci
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -90,7 +92,7 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 		client: &auth.Client{
 			Client:     httpClient,
 			Cache:      auth.NewCache(),
-			Credential: credentials.Credential(store),
+			Credential: credentialFunc(store, credentialSource(opts)),
 			Header:     http.Header{"User-Agent": {"kubepact"}},
 		},
 		limits: opts.Limits.WithDefaults(),
@@ -106,9 +108,13 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 func credentialStore(opts *ClientOptions) (credentials.Store, error) {
 	switch {
 	case opts.DockerConfigJSON != nil:
+		if err := checkDockerConfigJSON(opts.DockerConfigJSON); err != nil {
+			return nil, fmt.Errorf("oci: reading .dockerconfigjson: %w", err)
+		}
 		store, err := credentials.NewMemoryStoreFromDockerConfig(opts.DockerConfigJSON)
 		if err != nil {
-			return nil, fmt.Errorf("oci: reading .dockerconfigjson: %w", err)
+			// oras quotes a malformed entry's decoded content: the secret.
+			return nil, errors.New("oci: reading .dockerconfigjson: it is not a valid Docker config")
 		}
 		return store, nil
 	case opts.DockerConfigPath != "":
@@ -125,6 +131,59 @@ func credentialStore(opts *ClientOptions) (credentials.Store, error) {
 		return credentials.NewMemoryStore(), nil
 	}
 	return store, nil
+}
+
+// checkDockerConfigJSON checks every auth entry of a .dockerconfigjson
+// itself, so that a malformed one is reported by its registry alone: oras
+// would quote the decoded entry, which is the credential.
+func checkDockerConfigJSON(data []byte) error {
+	var cfg struct {
+		Auths map[string]struct {
+			Auth string `json:"auth"`
+		} `json:"auths"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return fmt.Errorf("not a Docker config (want {\"auths\": {\"REGISTRY\": {\"auth\": \"…\"}}}): %w", err)
+	}
+	hosts := slices.Sorted(maps.Keys(cfg.Auths))
+	for _, host := range hosts {
+		a := cfg.Auths[host].Auth
+		if a == "" {
+			continue
+		}
+		decoded, err := base64.StdEncoding.DecodeString(a)
+		if err != nil || !bytes.Contains(decoded, []byte(":")) {
+			return fmt.Errorf("the auth entry for %s is not base64 of username:password", host)
+		}
+	}
+	return nil
+}
+
+// credentialFunc reads credentials from store, withholding the details of
+// a failure: oras quotes a malformed entry's decoded content, the secret,
+// and a credential helper's message may carry it too.
+func credentialFunc(store credentials.Store, source string) auth.CredentialFunc {
+	get := credentials.Credential(store)
+	return func(ctx context.Context, hostport string) (auth.Credential, error) {
+		cred, err := get(ctx, hostport)
+		if err != nil {
+			return auth.EmptyCredential, fmt.Errorf("%w: the credentials for %s in %s cannot be used "+
+				"(a malformed auth entry or a failing credential helper; details withheld, as they may contain the secret)",
+				ErrAuthFailed, hostport, source)
+		}
+		return cred, nil
+	}
+}
+
+// credentialSource names where credentials come from, for messages.
+func credentialSource(opts *ClientOptions) string {
+	switch {
+	case opts.DockerConfigJSON != nil:
+		return "the .dockerconfigjson"
+	case opts.DockerConfigPath != "":
+		return opts.DockerConfigPath
+	}
+	return "the Docker config file"
 }
 
 func (c *Client) repository(ref Reference) (*remote.Repository, error) {

@@ -556,3 +556,41 @@ func TestConcurrentPullsShareTheCache(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedCredentialsDoNotLeak: an auth entry that decodes but is not
+// "user:password" (a bare token pasted in, say) is a secret; oras quotes it
+// whole in its error, and that error must not reach ours, which end up in
+// logs and tool results. The entry's registry is still named.
+func TestMalformedCredentialsDoNotLeak(t *testing.T) {
+	reg := testregistry.New(t, &testregistry.Options{Username: "robot", Password: "s3cret"})
+	const secret = "ghp-TOKEN-DO-NOT-PRINT"
+	config := fmt.Appendf(nil, `{"auths":{%q:{"auth":%q}}}`, reg.Host, base64.StdEncoding.EncodeToString([]byte(secret)))
+	ref := mustRef(t, reg.Host+"/acme/orders:1.2.0")
+
+	_, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: config})
+	if err == nil {
+		t.Fatal("NewClient() with an auth entry that is not user:password: got nil error")
+	}
+	if strings.Contains(err.Error(), secret) {
+		t.Errorf("NewClient() error quotes the credential: %v", err)
+	}
+	if !strings.Contains(err.Error(), reg.Host) {
+		t.Errorf("NewClient() error = %v; want it to name the registry %s", err, reg.Host)
+	}
+
+	configFile := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(configFile, config, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, &oci.ClientOptions{DockerConfigPath: configFile})
+	_, err = c.Pull(t.Context(), ref)
+	if err == nil {
+		t.Fatal("Pull() with a malformed auth entry in the config file: got nil error")
+	}
+	if strings.Contains(err.Error(), secret) {
+		t.Errorf("Pull() error quotes the credential: %v", err)
+	}
+	if !strings.Contains(err.Error(), configFile) {
+		t.Errorf("Pull() error = %v; want it to name the config file %s", err, configFile)
+	}
+}
