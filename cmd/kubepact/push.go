@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
@@ -16,7 +17,8 @@ func newPushCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "push DIR oci://REF",
 		Short: "Validate a bundle directory and push it to an OCI registry",
-		Long: `push validates the bundle (an invalid bundle is never pushed), packs it
+		Long: `push validates the bundle (an invalid bundle is never pushed, nor one
+that refers to other bundles by local path: publish those first), packs it
 reproducibly and pushes it as a single-layer OCI image in Pacto's format.
 It prints the manifest digest: the bundle's identity, the same digest
 "kubepact pack" and "kubepact check" report for the directory.`,
@@ -46,6 +48,10 @@ It prints the manifest digest: the bundle's identity, the same digest
 				}
 				return &exitError{code: 1, msg: fmt.Sprintf("not pushing %s: it is invalid\n%s", b.Source, strings.Join(lines, "\n"))}
 			}
+			if local := localRefs(b.Contract); len(local) > 0 {
+				return &exitError{code: 1, msg: fmt.Sprintf("not pushing %s: it refers to other bundles by local path, which no one pulling it can follow; "+
+					"publish them and refer to them as oci://REGISTRY/REPOSITORY[:TAG][@DIGEST]\n%s", b.Source, strings.Join(local, "\n"))}
+			}
 			img, err := b.Image()
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
@@ -60,4 +66,29 @@ It prints the manifest digest: the bundle's identity, the same digest
 	}
 	reg.BindFlags(cmd.Flags())
 	return cmd
+}
+
+// localRefs lists the references of c to other bundles that are local
+// (file:// or a bare path), one "  path: ref" line each. They serve during
+// development; in a pushed bundle they name the publisher's directories.
+func localRefs(c *contract.Contract) []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	add := func(path, ref string) {
+		if ref != "" && !bundle.IsOCIRef(ref) {
+			out = append(out, fmt.Sprintf("  %s: %s", path, ref))
+		}
+	}
+	for i, d := range c.Dependencies {
+		add(fmt.Sprintf("dependencies[%d].ref", i), d.Ref)
+	}
+	for i, cfg := range c.Configurations {
+		add(fmt.Sprintf("configurations[%d].ref", i), cfg.Ref)
+	}
+	for i, p := range c.Policies {
+		add(fmt.Sprintf("policies[%d].ref", i), p.Ref)
+	}
+	return out
 }

@@ -84,3 +84,36 @@ func TestPushRefusesInvalidBundles(t *testing.T) {
 		t.Errorf("push to a bare reference: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestPushRefusesLocalRefs: file:// and bare-path refs are for development;
+// once pushed they name directories on the publisher's machine, which no
+// consumer can follow (a pulled bundle never follows local refs, so a local
+// policy ref then fails closed everywhere). push refuses them, as Pacto's
+// does, before anything reaches the registry.
+func TestPushRefusesLocalRefs(t *testing.T) {
+	reg := testregistry.New(t, nil)
+	base := "pactoVersion: \"2.0\"\nservice:\n  name: svc\n  version: 1.0.0\n"
+	tests := []struct {
+		name, contract, wantPath string
+	}{
+		{"dependency bare path", base + "dependencies:\n  - name: orders\n    ref: ../orders\n    required: true\n    compatibility: ^1.0.0\n", "dependencies[0].ref"},
+		{"dependency file URL", base + "dependencies:\n  - name: orders\n    ref: file://../orders\n    required: false\n    compatibility: ^1.0.0\n", "dependencies[0].ref"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte(tt.contract), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, stderr, code := runKubepact(t, "push", dir, "oci://"+reg.Host+"/svc:1.0.0", "--plain-http")
+			if code != 1 || !strings.Contains(stderr, "not pushing") || !strings.Contains(stderr, tt.wantPath) {
+				t.Errorf("push of a bundle with a local ref: exit %d, stderr %q; want exit 1 naming %s", code, stderr, tt.wantPath)
+			}
+		})
+	}
+	for _, r := range reg.Requests() {
+		if r.Method == http.MethodPut {
+			t.Errorf("a bundle with local refs reached the registry: %s", r)
+		}
+	}
+}
