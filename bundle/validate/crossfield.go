@@ -174,7 +174,14 @@ func (v *validator) followConfigRef(ref string, chain map[string]bool, depth int
 	if perr == nil {
 		for _, cfg := range c.Configurations {
 			if cfg.Ref != "" {
-				return v.followConfigRef(cfg.Ref, chain, depth+1)
+				if _, _, err := checkRefSyntax(cfg.Ref); err != nil {
+					return fmt.Errorf("the referenced bundle's configuration ref %q: %w", cfg.Ref, err)
+				}
+				child, err := nestedRef(ref, cfg.Ref)
+				if err != nil {
+					return err
+				}
+				return v.followConfigRef(child, chain, depth+1)
 			}
 		}
 	}

@@ -96,7 +96,14 @@ func (v *validator) collectRefPolicies(ref, name string, chain map[string]bool, 
 				}
 				out = append(out, policySchema{name: label, file: ref + "/" + pol.Schema, schema: cs})
 			case pol.Ref != "":
-				more, err := v.collectRefPolicies(pol.Ref, label, chain, depth+1)
+				if _, _, err := checkRefSyntax(pol.Ref); err != nil {
+					return nil, &policyRefError{CodeInvalidPolicyRef, fmt.Sprintf("policy %q of %s: ref %q: %v", pol.Name, ref, pol.Ref, err)}
+				}
+				child, err := nestedRef(ref, pol.Ref)
+				if err != nil {
+					return nil, &policyRefError{CodePolicyRefUnresolved, fmt.Sprintf("policy %q: %v; an unresolved policy fails closed", pol.Name, err)}
+				}
+				more, err := v.collectRefPolicies(child, label, chain, depth+1)
 				if err != nil {
 					return nil, err
 				}

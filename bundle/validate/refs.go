@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -99,4 +100,24 @@ func checkRefSyntax(ref string) (refKind, ociRef, error) {
 	}
 	r, err := parseOCIRef(ref)
 	return k, r, err
+}
+
+// nestedRef turns a ref declared by the bundle that parent names into the
+// ref the Resolver is asked for. The Resolver resolves local refs against
+// the bundle being validated, so a local ref of a local bundle is joined to
+// that bundle's own path; a local ref of a bundle from a registry is not
+// followed at all, since remote content must not make us read local
+// directories. ref's syntax has been checked.
+func nestedRef(parent, ref string) (string, error) {
+	if strings.HasPrefix(ref, "oci://") {
+		return ref, nil
+	}
+	if strings.HasPrefix(parent, "oci://") {
+		return "", fmt.Errorf("%s refers to the local path %q; local refs of a bundle from a registry are not followed", parent, ref)
+	}
+	p := strings.TrimPrefix(ref, "file://")
+	if path.IsAbs(p) {
+		return p, nil
+	}
+	return path.Join(strings.TrimPrefix(parent, "file://"), p), nil
 }
