@@ -503,11 +503,13 @@ func checkBaseURL(raw string) error {
 	return nil
 }
 
-// IsLoopbackHost reports whether host (no port) names the loopback
-// interface: localhost, *.localhost, 127.0.0.0/8 or ::1.
+// IsLoopbackHost reports whether a request to host (no port) stays on the
+// loopback interface: a 127.0.0.0/8 or ::1 address, or the name localhost,
+// which the resolver answers from /etc/hosts. Any other name — a
+// subdomain of localhost, or "localhost." — is looked up in DNS (with
+// the pod's search domains) and may lead anywhere.
 func IsLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

@@ -222,6 +222,11 @@ func TestSidecarRefusals(t *testing.T) {
 		want string
 	}{
 		{name: "remote upstream", args: []string{"--bundle", catalog, "--upstream", "http://10.1.2.3:8080"}, want: "is not loopback"},
+		// Only the name localhost itself is looked up in /etc/hosts first; any
+		// other name goes to DNS (and its search domains), which may answer
+		// with any address.
+		{name: "subdomain of localhost", args: []string{"--bundle", catalog, "--upstream", "http://api.localhost:8080"}, want: "is not loopback"},
+		{name: "localhost with a trailing dot", args: []string{"--bundle", catalog, "--upstream", "http://localhost.:8080"}, want: "is not loopback"},
 		{name: "oci ref without digest", args: []string{"--bundle", "oci://registry.example.com/catalog:1.4.0", "--upstream", "http://127.0.0.1:8080"}, want: "pin an oci:// reference by digest"},
 		{name: "no bundle", args: []string{"--upstream", "http://127.0.0.1:8080"}, want: "--bundle is required"},
 		{name: "no upstream", args: []string{"--bundle", catalog}, want: "--upstream is required"},
