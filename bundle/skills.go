@@ -32,7 +32,11 @@ func ListSkills(fsys fs.FS) ([]string, error) {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
 			continue
 		}
-		names = append(names, strings.TrimSuffix(e.Name(), ".md"))
+		name := strings.TrimSuffix(e.Name(), ".md")
+		if name == "" || strings.HasPrefix(name, ".") {
+			continue // not a name ReadSkill accepts: hidden, or no name at all
+		}
+		names = append(names, name)
 	}
 	slices.Sort(names)
 	return names, nil

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -58,5 +59,29 @@ func TestSkillsNone(t *testing.T) {
 	}
 	if _, err := ReadSkill(fsys, "any"); err == nil || !strings.Contains(err.Error(), "no skills") {
 		t.Fatalf("ReadSkill without skills: got %v", err)
+	}
+}
+
+// TestListedSkillsAreReadable: every name ListSkills offers is one ReadSkill
+// serves. A dot file ("skills/.draft.md") or a file named just ".md" is not a
+// skill ReadSkill accepts, so it must not be listed either.
+func TestListedSkillsAreReadable(t *testing.T) {
+	fsys := fstest.MapFS{
+		"skills/refund.md": {Data: []byte("# Refund\n")},
+		"skills/.draft.md": {Data: []byte("# hidden\n")},
+		"skills/.md":       {Data: []byte("no name\n")},
+		"skills/a b.md":    {Data: []byte("# spaced\n")},
+	}
+	names, err := ListSkills(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a b", "refund"}, names); diff != "" {
+		t.Errorf("ListSkills (-want +got):\n%s", diff)
+	}
+	for _, n := range names {
+		if _, err := ReadSkill(fsys, n); err != nil {
+			t.Errorf("ListSkills offered %q, but ReadSkill refuses it: %v", n, err)
+		}
 	}
 }
