@@ -95,6 +95,9 @@ const pactoDescription = "A Pacto contract (pacto.yaml at the root of a bundle) 
 // authoringTools builds pacto_create, pacto_edit, pacto_check and
 // pacto_schema over one bundle/authoring instance confined to the workspace.
 func (s *Server) authoringTools() ([]*tool, error) {
+	// Validating follows a contract's policy and configuration refs; with a
+	// registry client configured, that reaches registries: open world.
+	refsReachRegistries := s.opts.Registry != nil
 	a, err := authoring.New(&authoring.Options{
 		Workspace: s.opts.Workspace,
 		// References are followed from each bundle's own directory, never
@@ -123,7 +126,7 @@ func (s *Server) authoringTools() ([]*tool, error) {
 			"runtime-state flags and metadata. Writes pacto.yaml plus stub specs for every interface and the configuration schema below " +
 			"the workspace, atomically, after validating the real result; refuses to replace an existing pacto.yaml unless overwrite is true. " +
 			"dry_run returns the result and a diff without writing. Structured arguments take a JSON array/object or the same JSON as a string.",
-		hints:     hints{destructive: true, idempotent: true}, // overwrite:true replaces a contract
+		hints:     hints{destructive: true, idempotent: true, openWorld: refsReachRegistries}, // overwrite:true replaces a contract
 		input:     createIn,
 		unmarshal: authoring.DecodeArgs,
 	}, func(ctx context.Context, in authoring.CreateRequest) (*authoring.CreateResult, string, error) {
@@ -147,7 +150,7 @@ func (s *Server) authoringTools() ([]*tool, error) {
 			"workload, runtime-state flags, configuration properties and metadata. Keeps comments, key order and scalar text; scaffolds stub specs " +
 			"for added interfaces; validates the real result and writes atomically. Lists every change (changes is [] with a warning when " +
 			"nothing changed). dry_run returns the result and a diff without writing. Structured arguments take a JSON array/object or the same JSON as a string.",
-		hints:     hints{destructive: true}, // removes interfaces, dependencies, metadata
+		hints:     hints{destructive: true, openWorld: refsReachRegistries}, // removes interfaces, dependencies, metadata
 		input:     editIn,
 		unmarshal: authoring.DecodeArgs,
 	}, func(ctx context.Context, in authoring.EditRequest) (*authoring.EditResult, string, error) {
@@ -169,7 +172,7 @@ func (s *Server) authoringTools() ([]*tool, error) {
 		title: "Validate a Pacto contract",
 		description: "Validate the pacto.yaml in a bundle directory below the workspace (structure, cross-field rules and referenced files) " +
 			"and return errors, warnings, a summary and suggestions. A suggestion's toolCall holds pacto_edit arguments that can be sent as they are.",
-		hints:     hints{readOnly: true, idempotent: true},
+		hints:     hints{readOnly: true, idempotent: true, openWorld: refsReachRegistries},
 		unmarshal: authoring.DecodeArgs,
 	}, func(ctx context.Context, in authoring.CheckRequest) (*authoring.CheckResult, string, error) {
 		res, err := a.Check(ctx, in)

@@ -11,7 +11,7 @@ import (
 
 // familySummaries describe each family in one sentence for the instructions.
 var familySummaries = map[Family]string{
-	FamilyAuthoring:  "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a live system",
+	FamilyAuthoring:  "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a running service (validating may pull referenced policy and configuration bundles from a registry when one is configured)",
 	FamilyFleet:      "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads one snapshot for its lifetime; a stateless request pins one with the snapshot argument or a cursor, and every answer carries meta (completeness, limitations, sources) and pin.newerAvailable",
 	FamilyCapability: "capability — one generated tool per OpenAPI operation of the bundle being served, each calling the live service; pacto_skill reads the bundle's skills and pacto_withheld lists the operations not exposed",
 

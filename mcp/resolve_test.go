@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/bundle/oci"
 )
 
 // TestCheckFollowsPolicyRefsInsideTheWorkspace: pacto_check enforces a
@@ -48,6 +50,34 @@ func TestCheckFollowsPolicyRefsInsideTheWorkspace(t *testing.T) {
 		f := errs[0].(map[string]any)
 		if f["code"] != tt.code || !strings.Contains(f["message"].(string), tt.msg) {
 			t.Errorf("pacto_check %s: finding %v; want %s mentioning %q", tt.path, f, tt.code, tt.msg)
+		}
+	}
+}
+
+// TestAuthoringOpenWorldFollowsRegistryAccess: validating follows refs, so
+// the tools that validate are open-world exactly when a registry client is
+// configured, and closed otherwise.
+func TestAuthoringOpenWorldFollowsRegistryAccess(t *testing.T) {
+	client, err := oci.NewClient(&oci.ClientOptions{DockerConfigJSON: []byte(`{"auths":{}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, withRegistry := range []bool{false, true} {
+		opts := &Options{}
+		if withRegistry {
+			opts.Registry = client
+		}
+		cs := connect(t.Context(), t, newTestServer(t, opts))
+		res, err := cs.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range res.Tools {
+			want := withRegistry && tl.Name != "pacto_schema" && tl.Name != "pacto_server_info"
+			got := tl.Annotations != nil && tl.Annotations.OpenWorldHint != nil && *tl.Annotations.OpenWorldHint
+			if got != want {
+				t.Errorf("registry %v: %s openWorldHint = %v, want %v", withRegistry, tl.Name, got, want)
+			}
 		}
 	}
 }
