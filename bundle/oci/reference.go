@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
@@ -67,6 +68,11 @@ func ParseReference(s string) (Reference, error) {
 	}
 	if !hostRE.MatchString(host) {
 		return bad("registry %q is not a host[:port]", host)
+	}
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+		if port, err := strconv.Atoi(host[i+1:]); err != nil || port < 1 || port > 65535 {
+			return bad("registry port %q: want 1..65535", host[i+1:])
+		}
 	}
 	if !strings.ContainsAny(host, ".:") && host != "localhost" {
 		return bad("%q is not a registry host (no \".\" or \":\"); write the registry explicitly, e.g. docker.io/%s", host, rest)

@@ -58,6 +58,8 @@ func TestParseReferenceRejects(t *testing.T) {
 		{in: "gh_cr.io/acme/orders", want: "is not a host[:port]"},
 		{in: "ghcr.io:port/acme/orders", want: "is not a host[:port]"},
 		{in: "https://ghcr.io/acme/orders", want: "is not a host[:port]"},
+		{in: "ghcr.io:70000/acme/orders", want: `registry port "70000"`},
+		{in: "127.0.0.1:0/acme/orders", want: `registry port "0"`},
 		{in: "ghcr.io/" + strings.Repeat("a", 260), want: "longer than 255"},
 	}
 	for _, tt := range tests {

@@ -23,6 +23,13 @@ func main() {
 func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal cancels ctx and starts a graceful stop; from then on
+	// the default action is back, so a second signal ends a process stuck
+	// in something that does not watch ctx.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	err := newRootCommand().ExecuteContext(ctx)
 	if err == nil {
 		return 0
