@@ -621,7 +621,7 @@ func unresolvedKey(revKey, ref string, i int) string {
 func pinnedDigests(r *Revision) []string {
 	var out []string
 	for _, e := range r.Edges {
-		if _, _, d := e.target(); d != "" {
+		if d := e.target().digest; d != "" {
 			out = append(out, d)
 		}
 	}
@@ -674,12 +674,13 @@ func domainOfKey(key, name string) string {
 	return strings.ReplaceAll(d, "%25", "%")
 }
 
-// edgeNames are the distinct names a revision's edges point at.
+// edgeNames are the distinct service names a revision's edges may resolve
+// by: each reference's name and each dependency's alias. A service of one
+// of them appearing or disappearing can change where the edge points.
 func edgeNames(r *Revision) []string {
 	var names []string
 	for _, e := range r.Edges {
-		_, n, _ := e.target()
-		names = append(names, n)
+		names = append(names, e.target().names()...)
 	}
 	slices.Sort(names)
 	return slices.Compact(names)

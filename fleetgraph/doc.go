@@ -33,9 +33,11 @@
 // parsed contract or its files. Relationships are stored as declared (the
 // reference as written) and resolved against the snapshot when read, so a
 // service arriving later resolves earlier edges without rewriting them.
-// The one exception is the unresolved-edge attention list: the Builder
-// rechecks an edge when a service of the name it points at, or a digest
-// it pins, appears or disappears.
+// An edge resolves to the service its reference names (domain and
+// repository), and by a dependency's alias only when the reference names
+// none. The one stored result is the unresolved-edge attention list: the
+// Builder rechecks an edge when a service of either name, or a digest it
+// pins, appears or disappears.
 //
 // The indexes cost memory per record (on the 30,000-target benchmark
 // fleet about 660 bytes a target, of 2.1 KiB retained in all): a target

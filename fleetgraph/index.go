@@ -24,8 +24,8 @@ const (
 	termSource     = "src\x00" // + source id
 	termWorkload   = "w\x00"   // + a revision's workload
 	termCapability = "cap\x00" // + a revision's capability type
-	termDepName    = "dn\x00"  // + a dependency's bare name
-	termDepKey     = "dk\x00"  // + a dependency's service key
+	termDepName    = "dn\x00"  // + a dependency's reference name or alias
+	termDepKey     = "dk\x00"  // + the service key a dependency's reference names
 	termDepDigest  = "dd\x00"  // + a dependency's pinned digest
 	termReadiness  = "rdy"     // some revision declares readiness
 	termCompliance = "tc\x00"  // + a target's compliance
@@ -78,10 +78,13 @@ func serviceTerms(sv *service) []string {
 			if e.Type != EdgeDependency {
 				continue
 			}
-			key, name, digest := e.target()
-			out = append(out, termDepName+name, termDepKey+key)
-			if digest != "" {
-				out = append(out, termDepDigest+digest)
+			t := e.target()
+			out = append(out, termDepKey+ServiceKey(t.domain, t.name))
+			for _, n := range t.names() {
+				out = append(out, termDepName+n)
+			}
+			if t.digest != "" {
+				out = append(out, termDepDigest+t.digest)
 			}
 		}
 		if r.Readiness != nil {

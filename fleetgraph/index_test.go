@@ -147,6 +147,11 @@ func (f *indexFleet) revision() *Revision {
 		case 1:
 			e.Ref = fmt.Sprintf("oci://reg.example/b/svc-%02d:1.0.0", j)
 		}
+		if f.rng.IntN(3) == 0 {
+			// A renamed dependency: its alias may or may not name a
+			// service, and the reference wins when it names one.
+			e.Name = fmt.Sprintf("svc-%02d", f.rng.IntN(indexServices+10))
+		}
 		r.Edges = append(r.Edges, e)
 	}
 	return r

@@ -100,15 +100,39 @@ type Edge struct {
 	Compatibility string `json:"compatibility,omitempty"`
 }
 
-// target returns what the edge points at: the candidate service key, the
-// bare name to fall back on, and a pinned digest.
-func (e Edge) target() (key, name, digest string) {
+// edgeTarget is what an edge points at.
+type edgeTarget struct {
+	// domain and name are the service the reference names: its registry
+	// and organisation path and its repository's last segment. They, not
+	// a dependency's name, are the edge's identity: one bundle mirrored
+	// into two registries is two services.
+	domain, name string
+	// alias is a dependency's own name for the service when it differs
+	// from the reference's (pacto_create derives it from the reference,
+	// users rename it); the edge falls back on it only when the reference
+	// names no service.
+	alias string
+	// digest is the digest the reference pins, if any.
+	digest string
+}
+
+// target parses what the edge points at.
+func (e Edge) target() edgeTarget {
 	r := parseRef(e.Ref)
-	name = r.repo
-	if e.Type == EdgeDependency && e.Name != "" {
-		name = e.Name
+	t := edgeTarget{domain: r.domain, name: r.repo, digest: r.digest}
+	if e.Type == EdgeDependency && e.Name != r.repo {
+		t.alias = e.Name
 	}
-	return ServiceKey(r.domain, name), name, r.digest
+	return t
+}
+
+// names are the service names the edge may resolve by: the reference's,
+// then the alias.
+func (t edgeTarget) names() []string {
+	if t.alias == "" {
+		return []string{t.name}
+	}
+	return []string{t.name, t.alias}
 }
 
 // Readiness is a revision's computed readiness declaration.

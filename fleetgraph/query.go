@@ -448,8 +448,9 @@ func (s *Snapshot) candidates(m *matcher) (keys stream, exact bool) {
 }
 
 // dependencyCandidates are the services that may have a revision with a
-// dependency on dep: by the edge's name or key, or, when dep is a service
-// key, by its name or one of its revisions' digests. Sorted, distinct.
+// dependency on dep: by the edge's reference name, alias or key, or, when
+// dep is a service key, by its name or one of its revisions' digests.
+// Sorted, distinct.
 func (s *Snapshot) dependencyCandidates(dep string) []string {
 	terms := []string{termDepName + dep, termDepKey + dep}
 	if sv := s.service(dep); sv != nil {
@@ -521,8 +522,8 @@ func (m *matcher) revisionMatches(r *Revision) bool {
 		if e.Type != EdgeDependency {
 			return false
 		}
-		key, name, _ := e.target()
-		if name == q.HasDependency || key == q.HasDependency {
+		t := e.target()
+		if ServiceKey(t.domain, t.name) == q.HasDependency || slices.Contains(t.names(), q.HasDependency) {
 			return true
 		}
 		rel := m.s.resolve(r, e)
@@ -678,8 +679,10 @@ func (s *Snapshot) dependentServices(sv *service) []string {
 }
 
 // inbound are the resolved edges pointing at sv, sorted by revision: the
-// edges naming sv's name (depsByName) and those pinned to a digest of one
-// of its revisions (pinned), whatever name the dependency is given.
+// edges whose reference or alias names sv's name (depsByName) and those
+// pinned to a digest of one of its revisions (pinned). Each is resolved
+// the way the forward direction resolves it, and kept only if it lands
+// on sv.
 func (s *Snapshot) inbound(sv *service) []Relationship {
 	keys, _ := s.depsByName.get(sv.name)
 	digests := make([]string, 0, len(sv.revs))
@@ -700,7 +703,7 @@ func (s *Snapshot) inbound(sv *service) []Relationship {
 			continue
 		}
 		for _, e := range r.Edges {
-			if _, n, d := e.target(); n != sv.name && (d == "" || !slices.Contains(digests, d)) {
+			if t := e.target(); !slices.Contains(t.names(), sv.name) && (t.digest == "" || !slices.Contains(digests, t.digest)) {
 				continue
 			}
 			if rel := s.resolve(r, e); rel.Resolved && rel.ToService == sv.key {

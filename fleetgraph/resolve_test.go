@@ -234,3 +234,199 @@ func TestDiffReportsAnUnreadableSpec(t *testing.T) {
 		})
 	}
 }
+
+// writeBundle writes a minimal bundle of one service and loads it.
+func writeBundle(t *testing.T, name, version string) *bundle.Bundle {
+	t.Helper()
+	dir := t.TempDir()
+	raw := "pactoVersion: \"2.0\"\nservice:\n  name: " + name + "\n  version: " + version + "\nworkload: service\n"
+	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundle.LoadDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// edgeViews are the answers that must agree on where an edge points: the
+// forward dependency, the target's dependents (get, search by dependency,
+// graph, impact) and the unresolved_deps attention list.
+type edgeViews struct {
+	To, Reason string   // orders' only dependency, "" when unresolved
+	Dependents []string // get
+	Search     []string // search has_dependency
+	Graph      []string // graph, dependents direction, without the root
+	Consumers  []string // impact
+	Unresolved []string // status unresolved_deps, by service
+}
+
+func viewEdges(t *testing.T, s *fleetgraph.Snapshot, target string) edgeViews {
+	t.Helper()
+	var v edgeViews
+	got, err := s.Get(fleetgraph.GetQuery{Service: "orders"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Dependencies) != 1 {
+		t.Fatalf("orders has dependencies %+v, want one", got.Dependencies)
+	}
+	if d := got.Dependencies[0]; d.Resolved {
+		v.To = d.ToService
+	} else {
+		v.Reason = d.Reason
+	}
+	tg, err := s.Get(fleetgraph.GetQuery{Service: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Dependents = tg.Dependents
+	sr, err := s.Search(fleetgraph.SearchQuery{HasDependency: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Search = []string{}
+	for _, sv := range sr.Services {
+		v.Search = append(v.Search, sv.Key)
+	}
+	g, err := s.Graph(fleetgraph.GraphQuery{Service: target, Direction: fleetgraph.DirectionDependents, Transitive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Graph = []string{}
+	for _, n := range g.Nodes[1:] {
+		v.Graph = append(v.Graph, n.Key)
+	}
+	name := target[strings.LastIndex(target, "/")+1:]
+	imp, err := s.Impact(writeBundle(t, name, "1.0.0"), writeBundle(t, name, "1.1.0"), &fleetgraph.ImpactOptions{Domain: domainOf(target, name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Consumers = []string{}
+	for _, c := range imp.Consumers {
+		v.Consumers = append(v.Consumers, c.Service)
+	}
+	st, err := s.Status(fleetgraph.StatusQuery{UnresolvedDeps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Unresolved = []string{}
+	for _, it := range st.Items {
+		v.Unresolved = append(v.Unresolved, it.Service)
+	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// domainOf recovers the domain of a test service key (no escaped
+// characters other than the domain's slashes).
+func domainOf(key, name string) string {
+	d := strings.TrimSuffix(key, "/"+name)
+	if d == key {
+		return ""
+	}
+	return strings.ReplaceAll(d, "%2F", "/")
+}
+
+// A dependency's name is a local alias (pacto_create derives it from the
+// ref's last segment, users rename it): an unpinned edge resolves to the
+// service its reference names — domain and repository, so a mirror in
+// another registry is another service — and falls back to the alias only
+// when the reference names no service in the snapshot. Every view of the
+// edge agrees, also as services come and go in later snapshots.
+func TestUnpinnedEdgeResolvesByItsReference(t *testing.T) {
+	pg := fleetgraph.ServiceKey("reg/org", "postgres")
+	orders := func(name, ref string) *fleetgraph.Revision {
+		return &fleetgraph.Revision{Name: "orders", Version: "1.0.0", Digest: "sha256:0d", Source: "test", Edges: []fleetgraph.Edge{
+			{Type: fleetgraph.EdgeDependency, Name: name, Ref: ref, Required: true, Compatibility: "^1.0.0"}}}
+	}
+	rev := func(domain, name, digest string) *fleetgraph.Revision {
+		return &fleetgraph.Revision{Domain: domain, Name: name, Version: "1.0.0", Digest: digest, Source: "test"}
+	}
+	// resolved: the edge reaches the service viewed; elsewhere: it
+	// reaches to, and the service viewed has no dependents.
+	resolved := func(to string) edgeViews {
+		return edgeViews{To: to, Dependents: []string{"orders"}, Search: []string{"orders"}, Graph: []string{"orders"}, Consumers: []string{"orders"}, Unresolved: []string{}}
+	}
+	elsewhere := func(to string) edgeViews {
+		return edgeViews{To: to, Dependents: []string{}, Search: []string{}, Graph: []string{}, Consumers: []string{}, Unresolved: []string{}}
+	}
+	for _, tc := range []struct {
+		name   string
+		revs   []*fleetgraph.Revision
+		target string
+		want   edgeViews
+	}{{
+		name:   "renamed dependency",
+		revs:   []*fleetgraph.Revision{orders("db", "oci://reg/org/postgres:1"), rev("reg/org", "postgres", "sha256:01")},
+		target: pg,
+		want:   resolved(pg),
+	}, {
+		name:   "the reference wins over a service named like the alias",
+		revs:   []*fleetgraph.Revision{orders("db", "oci://reg/org/postgres:1"), rev("reg/org", "postgres", "sha256:01"), rev("", "db", "sha256:02")},
+		target: pg,
+		want:   resolved(pg),
+	}, {
+		name:   "the alias is not a service the reference names",
+		revs:   []*fleetgraph.Revision{orders("db", "oci://reg/org/postgres:1"), rev("reg/org", "postgres", "sha256:01"), rev("", "db", "sha256:02")},
+		target: "db",
+		// has_dependency also matches the name a contract declares, so
+		// search finds orders by its alias; nothing else points at db.
+		want: func() edgeViews { v := elsewhere(pg); v.Search = []string{"orders"}; return v }(),
+	}, {
+		name:   "the named mirror, not the other",
+		revs:   []*fleetgraph.Revision{orders("db", "oci://reg/org/postgres:1"), rev("reg/org", "postgres", "sha256:01"), rev("mirror/org", "postgres", "sha256:01")},
+		target: fleetgraph.ServiceKey("mirror/org", "postgres"),
+		want:   elsewhere(pg),
+	}, {
+		name:   "alias when the reference names no service",
+		revs:   []*fleetgraph.Revision{orders("cache", "oci://reg/org/redis-bundle:7"), rev("", "cache", "sha256:03")},
+		target: "cache",
+		want:   resolved("cache"),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := edgeFleet(t, tc.revs)
+			if diff := cmp.Diff(viewEdges(t, s, tc.target), tc.want); diff != "" {
+				t.Errorf("(-got +want):\n%s", diff)
+			}
+		})
+	}
+
+	// Incrementally: the edge resolves when postgres arrives after orders,
+	// and is unresolved again when it leaves.
+	b := fleetgraph.NewBuilder(nil)
+	if err := b.UpsertRevision(orders("db", "oci://reg/org/postgres:1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.UpsertRevision(rev("", "db-other", "sha256:09")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Flush().Status(fleetgraph.StatusQuery{UnresolvedDeps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Items) != 1 || st.Items[0].Service != "orders" {
+		t.Fatalf("before postgres: unresolved %+v, want orders' edge", st.Items)
+	}
+	if err := b.UpsertRevision(rev("reg/org", "postgres", "sha256:01")); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(viewEdges(t, b.Flush(), pg), resolved(pg)); diff != "" {
+		t.Errorf("after postgres arrived (-got +want):\n%s", diff)
+	}
+	b.DeleteRevision(fleetgraph.RevisionKey(pg, "sha256:01"))
+	s := b.Flush()
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	st, err = s.Status(fleetgraph.StatusQuery{UnresolvedDeps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Items) != 1 || st.Items[0].Service != "orders" {
+		t.Errorf("after postgres left: unresolved %+v, want orders' edge", st.Items)
+	}
+}

@@ -26,7 +26,7 @@ type Snapshot struct {
 	// Indexes, maintained incrementally by the Builder.
 	byName        pmap[[]string] // service name -> service keys
 	byDigest      pmap[[]string] // revision digest -> revision keys
-	depsByName    pmap[[]string] // name an edge points at -> revision keys declaring it
+	depsByName    pmap[[]string] // name an edge may resolve by (reference or alias) -> revision keys declaring it
 	targetsByName pmap[[]string] // target name -> target keys
 	pinned        pmap[[]string] // digest an edge pins -> revision keys declaring it
 	post          postings       // search term -> service or target composite keys (index.go)
@@ -174,8 +174,9 @@ func (s *Snapshot) link(t *Target) (revKey string, state LinkState, reason strin
 
 // resolve resolves a declared edge against the snapshot: a pinned digest
 // first (the revision of the service the reference names, else the only
-// service holding that digest), then the service key the reference names,
-// then a unique service with the bare name.
+// service holding that digest), then the service the reference names (its
+// key, else a unique service with its name), and only when the reference
+// names no service a dependency's alias the same way.
 func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
 	rel := Relationship{
 		FromService:   from.ServiceKey(),
@@ -187,14 +188,15 @@ func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
 		Compatibility: e.Compatibility,
 		Name:          e.Name,
 	}
-	key, name, digest := e.target()
-	if digest != "" {
+	t := e.target()
+	key := ServiceKey(t.domain, t.name)
+	if t.digest != "" {
 		// One bundle mirrored into two repositories is two services with
 		// one digest: the reference's own service wins, and a digest held
 		// by several other services does not pick one of them.
 		var only, onlyKey string
 		services := 0
-		keys, _ := s.byDigest.get(digest)
+		keys, _ := s.byDigest.get(t.digest)
 		for _, k := range keys {
 			r := s.revision(k)
 			if r == nil {
@@ -213,20 +215,44 @@ func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
 			return rel
 		}
 	}
-	if s.service(key) != nil {
-		rel.Resolved, rel.ToService = true, key
-		return rel
+	name := t.name
+	to, ambiguous := s.serviceNamed(t.domain, name)
+	if to == "" && len(ambiguous) == 0 && t.alias != "" {
+		name = t.alias
+		to, ambiguous = s.serviceNamed(t.domain, name)
+	}
+	switch {
+	case to != "":
+		rel.Resolved, rel.ToService = true, to
+	case len(ambiguous) > 0:
+		rel.Reason = "the name " + name + " is ambiguous: " + joinKeys(ambiguous)
+	case t.alias != "":
+		rel.Reason = "no service named " + t.name + " (the reference) or " + t.alias + " (the dependency's name) is in the snapshot"
+	default:
+		rel.Reason = "no service named " + t.name + " is in the snapshot"
+	}
+	return rel
+}
+
+// serviceNamed finds the service a domain and a name identify: the key
+// they make, else the only service with that name in any domain. Several
+// services with the name are returned as ambiguous.
+func (s *Snapshot) serviceNamed(domain, name string) (key string, ambiguous []string) {
+	if name == "" {
+		return "", nil
+	}
+	if k := ServiceKey(domain, name); s.service(k) != nil {
+		return k, nil
 	}
 	keys, _ := s.byName.get(name)
 	switch len(keys) {
-	case 1:
-		rel.Resolved, rel.ToService = true, keys[0]
 	case 0:
-		rel.Reason = "no service named " + name + " is in the snapshot"
+		return "", nil
+	case 1:
+		return keys[0], nil
 	default:
-		rel.Reason = "the name " + name + " is ambiguous: " + joinKeys(keys)
+		return "", keys
 	}
-	return rel
 }
 
 func joinKeys(keys []string) string {
