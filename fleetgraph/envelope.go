@@ -45,6 +45,7 @@ const (
 	LimitUnresolvedDep      = "UNRESOLVED_DEPENDENCY"
 	LimitEvidenceMissing    = "EVIDENCE_MISSING"
 	LimitRecordInvalid      = "SOURCE_RECORD_INVALID"
+	LimitDuplicateSourceID  = "DUPLICATE_SOURCE_ID"
 	LimitIdentityUnresolved = "REVISION_IDENTITY_UNRESOLVED"
 	LimitLinkAmbiguous      = "REVISION_LINK_AMBIGUOUS"
 	LimitTargetRefConflict  = "TARGET_REFERENCE_CONFLICT"

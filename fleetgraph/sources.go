@@ -51,7 +51,9 @@ type Collection struct {
 
 // Populate collects every source concurrently, feeds the records to b,
 // records each source's state (a failed source is unavailable, with a
-// sanitised error) and publishes once.
+// sanitised error) and publishes once. Sources sharing an id are one
+// entry, as available as the least available of them, with a
+// DUPLICATE_SOURCE_ID limitation.
 func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
 	type out struct {
 		c   *Collection
@@ -67,36 +69,110 @@ func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
 	}
 	wg.Wait()
 	now := b.opts.Clock().UTC()
+	// One entry per source id: duplicates (the same directory given twice,
+	// two files with one base name) are merged, never left to overwrite
+	// each other.
+	type merged struct {
+		st   SourceState
+		lims []Limitation
+		n    int
+	}
+	byID := map[string]*merged{}
+	var ids []string
 	for i, src := range sources {
 		st := SourceState{ID: src.ID(), Kind: src.Kind(), Status: SourceAvailable, ObservedAt: now}
-		r := results[i]
-		if r.err != nil {
+		var lims []Limitation
+		if r := results[i]; r.err != nil {
 			st.Status, st.Error = SourceUnavailable, sourceError(r.err)
-			b.SetSource(st)
+		} else {
+			st.LastSuccessfulSync = now
+			if r.c.Partial {
+				st.Status = SourcePartial
+			}
+			if r.c.Status != "" {
+				st.Status = r.c.Status
+			}
+			lims = r.c.Limitations
+			for _, rev := range r.c.Revisions {
+				rev.Source = st.ID
+				if err := b.UpsertRevision(rev); err != nil {
+					lims = append(lims, Limitation{Code: LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
+				}
+			}
+			for _, t := range r.c.Targets {
+				t.Source = st.ID
+				if err := b.UpsertTarget(t); err != nil {
+					lims = append(lims, Limitation{Code: LimitRecordInvalid, Message: err.Error(), Source: st.ID})
+				}
+			}
+		}
+		m, dup := byID[st.ID]
+		if !dup {
+			byID[st.ID] = &merged{st: st, lims: lims, n: 1}
+			ids = append(ids, st.ID)
 			continue
 		}
-		st.LastSuccessfulSync = now
-		if r.c.Partial {
-			st.Status = SourcePartial
+		m.n++
+		m.st = mergeStates(m.st, st)
+		m.lims = append(m.lims, lims...)
+	}
+	for _, id := range ids {
+		m := byID[id]
+		if m.n > 1 {
+			m.lims = sortedLimitations(m.lims)
+			m.lims = append(m.lims, Limitation{Code: LimitDuplicateSourceID, Source: id,
+				Message: fmt.Sprintf("%d sources have the id %s: they are one entry, as available as the least available of them, holding the records of all; give each source a distinct directory or file name", m.n, id)})
 		}
-		if r.c.Status != "" {
-			st.Status = r.c.Status
-		}
-		for _, rev := range r.c.Revisions {
-			rev.Source = st.ID
-			if err := b.UpsertRevision(rev); err != nil {
-				r.c.Limitations = append(r.c.Limitations, Limitation{Code: LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
-			}
-		}
-		for _, t := range r.c.Targets {
-			t.Source = st.ID
-			if err := b.UpsertTarget(t); err != nil {
-				r.c.Limitations = append(r.c.Limitations, Limitation{Code: LimitRecordInvalid, Message: err.Error(), Source: st.ID})
-			}
-		}
-		b.SetSource(st, r.c.Limitations...)
+		b.SetSource(m.st, m.lims...)
 	}
 	return b.Flush()
+}
+
+// sourceRank orders source statuses, least available first.
+func sourceRank(status string) int {
+	switch status {
+	case SourceUnavailable:
+		return 0
+	case SourcePartial:
+		return 1
+	case SourceStale:
+		return 2
+	default:
+		return 3
+	}
+}
+
+// mergeStates merges two sources with one id: the less available status
+// (and its error) wins, so an unavailable source is never hidden by a
+// duplicate; between equals the smaller error wins, so the order the
+// sources were given in does not matter.
+func mergeStates(a, b SourceState) SourceState {
+	synced := a.LastSuccessfulSync
+	if synced.IsZero() {
+		synced = b.LastSuccessfulSync
+	}
+	out := b
+	if ra, rb := sourceRank(a.Status), sourceRank(b.Status); ra < rb || (ra == rb && errorKey(a.Error) <= errorKey(b.Error)) {
+		out = a
+	}
+	out.LastSuccessfulSync = synced
+	return out
+}
+
+func errorKey(e *SourceError) string {
+	if e == nil {
+		return ""
+	}
+	return e.Code + "\x00" + e.Message
+}
+
+// sortedLimitations sorts and de-duplicates the limitations of merged
+// sources: the same directory scanned twice reports each gap twice.
+func sortedLimitations(lims []Limitation) []Limitation {
+	slices.SortFunc(lims, func(x, y Limitation) int {
+		return strings.Compare(x.Code+"\x00"+x.Subject+"\x00"+x.Message+"\x00"+x.Source, y.Code+"\x00"+y.Subject+"\x00"+y.Message+"\x00"+y.Source)
+	})
+	return slices.Compact(lims)
 }
 
 // sourceError keeps a fixture's own parse message (it names only a line
