@@ -28,7 +28,8 @@ type ImpactOptions struct {
 	// Domain qualifies the changed service's name; empty looks it up by
 	// the new contract's name (unique across domains) or the old one's.
 	Domain string
-	// MaxConsumers bounds the traversal (default 5000).
+	// MaxConsumers bounds the consumers listed (default 5000); the answer
+	// carries RESULT_TRUNCATED only when more exist.
 	MaxConsumers int
 	// IncludeObserved asks for observed (traced) caller edges next to the
 	// declared ones. No observed-edge source exists yet, so the answer
@@ -138,7 +139,11 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 	seen := map[string]bool{sv.key: true}
 	queue := []node{{sv: sv, path: []string{sv.key}}}
 	owners := map[string]bool{}
-	for len(queue) > 0 && len(res.Consumers) < maxConsumers {
+	// truncated is set when a consumer is left out, not when the bound is
+	// merely reached: with exactly maxConsumers consumers the walk goes on
+	// until it finds another or runs out.
+	truncated := false
+	for len(queue) > 0 && !truncated {
 		cur := queue[0]
 		queue = queue[1:]
 		byConsumer := map[string][]Relationship{}
@@ -148,8 +153,12 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 			}
 		}
 		for _, ck := range slices.Sorted(mapsKeys(byConsumer)) {
-			if seen[ck] || len(res.Consumers) >= maxConsumers {
+			if seen[ck] {
 				continue
+			}
+			if len(res.Consumers) >= maxConsumers {
+				truncated = true
+				break
 			}
 			seen[ck] = true
 			csv := s.service(ck)
@@ -189,8 +198,8 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 			queue = append(queue, node{sv: csv, path: path})
 		}
 	}
-	if len(res.Consumers) >= maxConsumers {
-		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound"})
+	if truncated {
+		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
 	}
 	res.Owners = slices.Sorted(mapsKeys(owners))
 	if res.Owners == nil {

@@ -516,3 +516,43 @@ func TestDuplicateSourceIDs(t *testing.T) {
 		t.Errorf("snapshot ids %s and %s differ with the order of duplicate sources", a.ID(), b.ID())
 	}
 }
+
+// Impact says RESULT_TRUNCATED only when its consumer bound left a
+// consumer out, not when the fleet has exactly that many.
+func TestImpactTruncatesOnlyWhatItCuts(t *testing.T) {
+	dep := func(name string, on ...string) *fleetgraph.Revision {
+		r := &fleetgraph.Revision{Name: name, Version: "1.0.0", Digest: "sha256:" + name}
+		for _, o := range on {
+			r.Edges = append(r.Edges, fleetgraph.Edge{Type: fleetgraph.EdgeDependency, Name: o, Ref: "oci://reg/" + o + ":1"})
+		}
+		return r
+	}
+	older, newer := writeBundle(t, "pg", "1.0.0"), writeBundle(t, "pg", "2.0.0")
+	for _, tc := range []struct {
+		name      string
+		revs      []*fleetgraph.Revision
+		want      []string
+		truncated bool
+	}{
+		{"exactly the bound", []*fleetgraph.Revision{dep("pg"), dep("a", "pg"), dep("b", "pg")}, []string{"a", "b"}, false},
+		{"exactly the bound, consumers of each other", []*fleetgraph.Revision{dep("pg"), dep("a", "pg", "b"), dep("b", "pg")}, []string{"a", "b"}, false},
+		{"a direct consumer cut", []*fleetgraph.Revision{dep("pg"), dep("a", "pg"), dep("b", "pg"), dep("c", "pg")}, []string{"a", "b"}, true},
+		{"a transitive consumer cut", []*fleetgraph.Revision{dep("pg"), dep("a", "pg"), dep("b", "pg"), dep("c", "a")}, []string{"a", "b"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := edgeFleet(t, tc.revs)
+			got, err := s.Impact(older, newer, &fleetgraph.ImpactOptions{MaxConsumers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var consumers []string
+			for _, c := range got.Consumers {
+				consumers = append(consumers, c.Service)
+			}
+			truncated := slices.ContainsFunc(got.Meta.Limitations, func(l fleetgraph.Limitation) bool { return l.Code == fleetgraph.LimitResultTruncated })
+			if diff := cmp.Diff(consumers, tc.want); diff != "" || truncated != tc.truncated {
+				t.Errorf("truncated %v, want %v; consumers (-got +want):\n%s", truncated, tc.truncated, diff)
+			}
+		})
+	}
+}
