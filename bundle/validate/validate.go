@@ -180,6 +180,12 @@ func (v *validator) structural(raw []byte) bool {
 	v.doc = doc
 	if pv, ok := doc["pactoVersion"]; ok && pv != contract.Version {
 		msg := fmt.Sprintf("pactoVersion %s is not supported; the only supported version is \"2.0\" (write it quoted)", display(pv))
+		switch pv.(type) {
+		case float64, int64:
+			// YAML reads an unquoted 2.0 as the number 2; say so rather
+			// than echo a "2" the author never wrote.
+			msg = fmt.Sprintf("pactoVersion is the number %s, not a string (YAML reads an unquoted 2.0 as a number); write it quoted: pactoVersion: \"2.0\"", display(pv))
+		}
 		if s, ok := pv.(string); ok && (s == "1.0" || strings.HasPrefix(s, "1.")) {
 			msg += "; version 1 contracts (runtime, scaling, service.image) must be migrated to 2.0"
 		}

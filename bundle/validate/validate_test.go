@@ -130,7 +130,7 @@ capabilities:
 		{name: "two documents", src: head + "---\n" + head, errors: []finding{{"", "YAML_PARSE_ERROR", "second YAML document"}}},
 		{name: "not a mapping", src: "[1, 2]\n", errors: []finding{{"", "YAML_PARSE_ERROR", "root must be a mapping"}}},
 		{name: "old pactoVersion", src: "pactoVersion: '1.0'\nservice: {name: svc, version: 1.0.0}\n", errors: []finding{{"pactoVersion", "UNSUPPORTED_PACTO_VERSION", `the only supported version is "2.0"`}}},
-		{name: "pactoVersion as a number", src: "pactoVersion: 2.0\nservice: {name: svc, version: 1.0.0}\n", errors: []finding{{"pactoVersion", "UNSUPPORTED_PACTO_VERSION", "write it quoted"}}},
+		{name: "pactoVersion as a number", src: "pactoVersion: 2.0\nservice: {name: svc, version: 1.0.0}\n", errors: []finding{{"pactoVersion", "UNSUPPORTED_PACTO_VERSION", "not a string (YAML reads an unquoted 2.0 as a number); write it quoted"}}},
 		{name: "unknown field", src: head + "runtime: {replicas: 2}\n", errors: []finding{{"runtime", "SCHEMA_VIOLATION", `unknown field "runtime"; allowed fields: capabilities, configurations, dependencies`}}},
 		{name: "unknown nested field", src: head + "interfaces: [{name: a, type: grpc, ref: interfaces/auth.proto, port: 80}]\n", errors: []finding{{"interfaces[0].port", "SCHEMA_VIOLATION", "allowed fields: name, ref, type, visibility"}}},
 		{name: "wrong type", src: "pactoVersion: '2.0'\nservice: {name: svc, version: 1}\n", errors: []finding{{"service.version", "SCHEMA_VIOLATION", "must be a string, got number"}}},
