@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
 // rawTypeSchemas makes schema inference describe json.RawMessage as "any
@@ -105,7 +107,7 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 		// A map keeps the last of duplicated names, and other readers of the
 		// same call (a proxy, an approval prompt) may keep the first: one
 		// meaning per call, or none.
-		if dup := duplicateName(raw); dup != "" {
+		if dup, ok := jsonobj.DuplicateKey(raw); ok {
 			return nil, d.argErr(CodeInvalidArgument, dup, fmt.Sprintf("argument %q is given more than once", dup))
 		}
 	}
@@ -140,32 +142,6 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 		}
 	}
 	return args, nil
-}
-
-// duplicateName returns the first top-level name that the JSON object raw
-// (already known to be valid) gives twice, or "".
-func duplicateName(raw []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return ""
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		name, _ := tok.(string)
-		if seen[name] {
-			return name
-		}
-		seen[name] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return ""
-		}
-	}
-	return ""
 }
 
 func (d *argDecoder) argErr(code, field, msg string) *ToolError {

@@ -18,6 +18,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
 // Result is the outcome of one call to the service. It is the whole
@@ -156,7 +158,7 @@ func (op *operation) decodeArgs(raw json.RawMessage) (map[string]any, map[string
 	}
 	// Decoding keeps the last of duplicated names; whoever else reads the
 	// call (a proxy, an approval prompt) may keep the first.
-	if dup := duplicateName(raw); dup != "" {
+	if dup, ok := jsonobj.DuplicateKey(raw); ok {
 		return nil, nil, []Diagnostic{{Field: dup, Code: DiagDuplicate, Expected: "each argument once", Message: fmt.Sprintf("argument %q is given more than once", dup)}}
 	}
 	for k, v := range values {
@@ -417,30 +419,4 @@ func newHTTPClient(rt http.RoundTripper) *http.Client {
 		// result, and credentials never reach another host.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-}
-
-// duplicateName returns the first top-level name that the JSON object raw
-// (already known to be valid) gives twice, or "".
-func duplicateName(raw []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return ""
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		name, _ := tok.(string)
-		if seen[name] {
-			return name
-		}
-		seen[name] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return ""
-		}
-	}
-	return ""
 }
