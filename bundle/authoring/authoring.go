@@ -97,6 +97,21 @@ func (a *Authoring) validateResult(ctx context.Context, root *os.Root, dir strin
 }
 
 // readIfExists returns a file's content, or nil when it does not exist.
+// readManifest reads the pacto.yaml of the bundle in dir (relative to the
+// workspace root); a missing one is NOT_FOUND, pointing at pacto_create.
+func readManifest(root *os.Root, dir string) (manifest string, data []byte, err error) {
+	manifest = join(dir, contract.FileName)
+	data, err = readIfExists(root, manifest)
+	if err != nil {
+		return "", nil, err
+	}
+	if data == nil {
+		return "", nil, &Error{Code: CodeNotFound, Field: "path", Message: fmt.Sprintf(
+			"no %s in %s; use pacto_create to start a contract", contract.FileName, displayDir(dir))}
+	}
+	return manifest, data, nil
+}
+
 func readIfExists(root *os.Root, rel string) ([]byte, error) {
 	data, err := root.ReadFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -2,10 +2,8 @@ package authoring
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 
-	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -23,14 +21,9 @@ func (a *Authoring) Check(ctx context.Context, req CheckRequest) (*CheckResult, 
 		return nil, err
 	}
 	defer root.Close()
-	manifest := join(dir, contract.FileName)
-	data, err := readIfExists(root, manifest)
+	_, data, err := readManifest(root, dir)
 	if err != nil {
 		return nil, err
-	}
-	if data == nil {
-		return nil, &Error{Code: CodeNotFound, Field: "path", Message: fmt.Sprintf(
-			"no %s in %s; use pacto_create to start a contract", contract.FileName, displayDir(dir))}
 	}
 	base, err := fs.Sub(root.FS(), dir)
 	if err != nil {

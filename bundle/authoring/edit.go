@@ -11,7 +11,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -44,14 +43,9 @@ func (a *Authoring) Edit(ctx context.Context, req EditRequest) (*EditResult, err
 	}
 	defer root.Close()
 
-	manifest := join(dir, contract.FileName)
-	old, err := readIfExists(root, manifest)
+	manifest, old, err := readManifest(root, dir)
 	if err != nil {
 		return nil, err
-	}
-	if old == nil {
-		return nil, &Error{Code: CodeNotFound, Field: "path", Message: fmt.Sprintf(
-			"no %s in %s; use pacto_create to start a contract", contract.FileName, displayDir(dir))}
 	}
 	doc, err := parseDocument(old)
 	if err != nil {
