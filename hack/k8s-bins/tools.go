@@ -1,0 +1,13 @@
+//go:build tools
+
+// Package tools pins the main packages built from this module: the control
+// plane binaries the envtest suites run (kube-apiserver, etcd,
+// kube-controller-manager, kubectl).
+package tools
+
+import (
+	_ "go.etcd.io/etcd/server/v3"
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
