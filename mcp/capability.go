@@ -72,6 +72,11 @@ func (s *Server) capabilityTools() ([]*tool, error) {
 		return nil, err
 	}
 	output.Properties["diagnostics"] = diags
+	// Inferred from an interface, body is the empty schema, which encodes
+	// as true; say what it holds instead (mcpShape would make it {}).
+	output.Properties["body"] = &jsonschema.Schema{
+		Description: "the response body: the JSON value for a JSON response, else text, else base64 (bodyEncoding says so); null when empty",
+	}
 
 	var out []*tool
 	for _, ct := range cb.Capability.Tools {

@@ -174,12 +174,16 @@ func (t *tool) sdkTool() *sdk.Tool {
 	}
 }
 
-// encodedSchema returns s as JSON, or s itself in the unexpected case that
-// it cannot be encoded (the SDK then reports it when the tool is added).
+// encodedSchema returns s as JSON in the shape every MCP client accepts
+// (see mcpShape), or s itself in the unexpected case that it cannot be
+// encoded (the SDK then reports it when the tool is added).
 func encodedSchema(s *jsonschema.Schema) any {
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return s
+	}
+	if shaped, err := mcpShape(raw); err == nil {
+		raw = shaped
 	}
 	return json.RawMessage(raw)
 }
