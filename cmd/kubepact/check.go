@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/archive"
+	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -32,21 +36,28 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check.`,
 			if len(args) == 1 {
 				ref = args[0]
 			}
+			// With -o json, stdout holds one JSON document whatever happens,
+			// so a CI step parsing it never reads an empty one: a bundle
+			// that cannot be checked is reported as a failed check.
+			couldNotCheck := func(code string, err error) error {
+				if output == "json" {
+					_ = writeJSON(cmd.OutOrStdout(), failedCheckReport(ref, code, err))
+				}
+				return &exitError{code: 2, msg: err.Error()}
+			}
 			client, err := reg.client()
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return couldNotCheck(CodeRegistryConfigInvalid, err)
 			}
 			ctx := cmd.Context()
 			b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client})
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return couldNotCheck(loadFailureCode(err), err)
 			}
 			res := validate.Validate(ctx, b.FS, &validate.Options{Resolver: bundle.ResolverFor(b, client)})
 			rep := newCheckReport(b, res)
 			if output == "json" {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				err = enc.Encode(rep)
+				err = writeJSON(cmd.OutOrStdout(), rep)
 			} else {
 				err = rep.writeText(cmd.OutOrStdout())
 			}
@@ -74,6 +85,54 @@ type checkReport struct {
 	Version  string             `json:"version,omitempty"`
 	Errors   []validate.Finding `json:"errors"`
 	Warnings []validate.Finding `json:"warnings"`
+}
+
+// Codes of a check that could not be made (exit status 2), as the JSON
+// report's errors carry them.
+const (
+	CodeBundleUnreadable      = "BUNDLE_UNREADABLE"       // the directory, archive or artifact cannot be read as a bundle
+	CodeLimitExceeded         = "LIMIT_EXCEEDED"          // the bundle is larger than the size or entry limits
+	CodeUnsafeBundle          = "UNSAFE_BUNDLE"           // an entry is a link, device or escapes the bundle
+	CodeInvalidReference      = "INVALID_REFERENCE"       // the oci:// reference is malformed
+	CodeBundleNotFound        = "BUNDLE_NOT_FOUND"        // the registry has no such repository, tag or digest
+	CodeRegistryAuthFailed    = "REGISTRY_AUTH_FAILED"    // the registry refused the credentials
+	CodeRegistryConfigInvalid = "REGISTRY_CONFIG_INVALID" // the registry flags or credential files cannot be used
+	CodeCancelled             = "CANCELLED"               // interrupted before the check finished
+)
+
+// loadFailureCode names why bundle.Load failed.
+func loadFailureCode(err error) string {
+	switch {
+	case errors.Is(err, archive.ErrLimit):
+		return CodeLimitExceeded
+	case errors.Is(err, archive.ErrUnsafe):
+		return CodeUnsafeBundle
+	case errors.Is(err, oci.ErrInvalidReference):
+		return CodeInvalidReference
+	case errors.Is(err, oci.ErrNotFound):
+		return CodeBundleNotFound
+	case errors.Is(err, oci.ErrAuthFailed):
+		return CodeRegistryAuthFailed
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return CodeCancelled
+	default:
+		return CodeBundleUnreadable
+	}
+}
+
+// failedCheckReport is the report of a check that could not be made.
+func failedCheckReport(ref, code string, err error) checkReport {
+	return checkReport{
+		Source:   ref,
+		Errors:   []validate.Finding{{Code: code, Message: err.Error()}},
+		Warnings: []validate.Finding{},
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func newCheckReport(b *bundle.Bundle, res validate.Result) checkReport {

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckJSONWhenCannotCheck: with -o json, stdout is exactly one JSON
+// document even when the bundle cannot be loaded, so a CI step parsing it
+// reads {valid: false, errors: [{code, message}]} rather than nothing; the
+// exit status stays 2 and stderr still says what happened.
+func TestCheckJSONWhenCannotCheck(t *testing.T) {
+	catalog := filepath.Join(repoRoot(t), "examples", "bundles", "catalog")
+
+	big := t.TempDir()
+	if err := os.CopyFS(big, os.DirFS(catalog)); err != nil {
+		t.Fatal(err)
+	}
+	// One byte over the 10 MiB per-file limit, written sparse.
+	f, err := os.Create(filepath.Join(big, "interfaces", "blob.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(10<<20 + 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	brokenConfig := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(brokenConfig, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode string
+	}{
+		{"missing directory", []string{filepath.Join(t.TempDir(), "nope")}, CodeBundleUnreadable},
+		{"no pacto.yaml", []string{t.TempDir()}, CodeBundleUnreadable},
+		{"file over the limit", []string{big}, CodeLimitExceeded},
+		{"malformed reference", []string{"oci://Not A Ref"}, CodeInvalidReference},
+		{"empty reference", []string{"oci://"}, CodeInvalidReference},
+		{"unreadable registry config", []string{catalog, "--registry-config", brokenConfig}, CodeRegistryConfigInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"check"}, tt.args...)
+			args = append(args, "-o", "json")
+			out, stderr, code := runKubepact(t, args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (could not check)", code)
+			}
+			dec := json.NewDecoder(strings.NewReader(out))
+			var rep struct {
+				Valid  *bool  `json:"valid"`
+				Source string `json:"source"`
+				Errors []struct {
+					Path    *string `json:"path"`
+					Code    string  `json:"code"`
+					Message string  `json:"message"`
+				} `json:"errors"`
+				Warnings []json.RawMessage `json:"warnings"`
+			}
+			if err := dec.Decode(&rep); err != nil {
+				t.Fatalf("stdout is not a JSON document: %v\nstdout: %q\nstderr: %s", err, out, stderr)
+			}
+			if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+				t.Errorf("stdout holds more than one JSON document: %q", out)
+			}
+			if rep.Valid == nil || *rep.Valid {
+				t.Errorf("valid = %v, want false: %s", rep.Valid, out)
+			}
+			if len(rep.Errors) != 1 || rep.Errors[0].Code != tt.wantCode || rep.Errors[0].Message == "" || rep.Errors[0].Path == nil {
+				t.Errorf("errors = %+v, want one {path, code: %s, message}", rep.Errors, tt.wantCode)
+			}
+			if rep.Warnings == nil {
+				t.Errorf("warnings missing, want []: %s", out)
+			}
+			if rep.Source == "" {
+				t.Errorf("source missing: %s", out)
+			}
+			if len(rep.Errors) == 1 && !strings.Contains(stderr, rep.Errors[0].Message) {
+				t.Errorf("stderr %q does not carry the message %q", stderr, rep.Errors[0].Message)
+			}
+		})
+	}
+
+	// Without -o json nothing changes: the message on stderr, stdout empty.
+	out, stderr, code := runKubepact(t, "check", big)
+	if code != 2 || out != "" || !strings.Contains(stderr, "per-file limit") {
+		t.Errorf("check %s (text): exit %d, stdout %q, stderr %q", big, code, out, stderr)
+	}
+}
