@@ -11,6 +11,9 @@
 //   - family.go, tool.go: what a family and a tool are; the envelope every
 //     tool answers with (structuredContent plus a short text, or an isError
 //     result carrying {error:{code,message,...}}).
+//   - mcpshape.go: tool schemas as tools/list shows them, in the shape the
+//     MCP schema types (root type object, every subschema an object), which
+//     clients such as the TypeScript SDK enforce on the whole list.
 //   - args.go: strict argument decoding: unknown names, wrong types and
 //     missing required arguments are errors that list the accepted names and
 //     suggest the nearest one.
