@@ -205,7 +205,7 @@ func runHarness(t *testing.T, clientsDir string, plan any) {
 	if err := os.Symlink(filepath.Join(clientsDir, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute) // under go test's 10m default
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "harness.mjs"), planFile)
 	var out bytes.Buffer
