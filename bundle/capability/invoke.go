@@ -296,9 +296,30 @@ func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *requ
 		return nil
 	}
 	for _, e := range flatten(err) {
+		if op.kinCannotDecode(e) {
+			continue
+		}
 		diags = append(diags, op.kinDiagnostic(e))
 	}
 	return diags
+}
+
+// kinCannotDecode reports a validator error about a parameter that
+// kin-openapi cannot read back, while the request sends it as OpenAPI
+// says: a cookie whose schema is an array or an object in the default
+// form style with explode (it reports such a parameter even when it was
+// not sent). The value was already checked against its schema.
+func (op *operation) kinCannotDecode(err error) bool {
+	var re *openapi3filter.RequestError
+	if !errors.As(err, &re) || re.Parameter == nil || re.Parameter.In != "cookie" {
+		return false
+	}
+	for _, pr := range op.params {
+		if pr.in == "cookie" && pr.name == re.Parameter.Name {
+			return pr.kind != "" && pr.explode && pr.contentType == ""
+		}
+	}
+	return false
 }
 
 func flatten(err error) []error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
+	"net/textproto"
 	"net/url"
 	"sort"
 	"strings"
@@ -382,27 +383,69 @@ func (b *body) encode(r *request, v any) error {
 		formFields(v, func(k, val string) { vals.Add(k, val) })
 		r.body = []byte(vals.Encode())
 	case "multipart":
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf)
-		var ferr error
-		formFields(v, func(k, val string) {
-			if ferr == nil {
-				ferr = w.WriteField(k, val)
-			}
-		})
-		if ferr != nil {
-			return ferr
-		}
-		if err := w.Close(); err != nil {
+		body, contentType, err := multipartBody(v)
+		if err != nil {
 			return err
 		}
-		r.body = buf.Bytes()
-		r.contentType = w.FormDataContentType()
+		r.body, r.contentType = body, contentType
 	default:
 		r.body = []byte(scalar(v))
 	}
 	return nil
 }
+
+// multipartBody encodes an object body as multipart/form-data: a text
+// part per primitive (repeated for arrays) and, as OpenAPI's default
+// encoding for structured properties says, a JSON part (content type
+// application/json) per object, or per object item of an array. Keys are
+// visited in sorted order.
+func multipartBody(v any) ([]byte, string, error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	m, _ := v.(map[string]any)
+	for _, k := range sortedKeys(m) {
+		vals, isList := m[k].([]any)
+		if !isList {
+			vals = []any{m[k]}
+		}
+		for _, x := range vals {
+			if err := writePart(w, k, x); err != nil {
+				return nil, "", fmt.Errorf("encoding the multipart body: %w", err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", fmt.Errorf("encoding the multipart body: %w", err)
+	}
+	return buf.Bytes(), w.FormDataContentType(), nil
+}
+
+// writePart writes one form field: JSON for an object or a nested array,
+// text otherwise; nothing for null.
+func writePart(w *multipart.Writer, name string, v any) error {
+	switch v.(type) {
+	case nil:
+		return nil
+	case map[string]any, []any:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", `form-data; name="`+quoteEscaper.Replace(name)+`"`)
+		h.Set("Content-Type", "application/json")
+		part, err := w.CreatePart(h)
+		if err != nil {
+			return err
+		}
+		_, err = part.Write(raw)
+		return err
+	}
+	return w.WriteField(name, scalar(v))
+}
+
+// quoteEscaper escapes a form field name as mime/multipart does.
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
 
 // formFields walks an object body: one field per primitive, repeated for
 // arrays, JSON for nested objects. Keys are visited in sorted order.
