@@ -159,7 +159,8 @@ func cleanSchemaError(err error) string {
 
 // suggest returns the accepted name nearest to name, or "" when none is
 // close: names equal after dropping case and separators (dryRun, dry-run →
-// dry_run) first, then a small edit distance.
+// dry_run) first, then a small edit distance, then a name that contains
+// the given one.
 func suggest(name string, accepted []string) string {
 	norm := func(s string) string {
 		return strings.Map(func(r rune) rune {
@@ -182,6 +183,17 @@ func suggest(name string, accepted []string) string {
 		}
 		limit := max(1, min(len(n), len(na))/3)
 		if d := editDistance(n, na); d <= limit && (bestDist < 0 || d < bestDist) {
+			best, bestDist = a, d
+		}
+	}
+	if best != "" || len(n) < 4 {
+		return best
+	}
+	// A fragment of an accepted name (interfaces → add_interfaces) is a
+	// likelier intent than nothing; the closest such name wins.
+	for _, a := range accepted {
+		na := norm(a)
+		if d := editDistance(n, na); strings.Contains(na, n) && (bestDist < 0 || d < bestDist) {
 			best, bestDist = a, d
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -86,7 +87,13 @@ func (s *Server) capabilityTools() ([]*tool, error) {
 		}
 		out = append(out, t)
 	}
+	skillInput, err := jsonschema.For[SkillArgs](nil)
+	if err != nil {
+		return nil, err
+	}
+	skillInput.Properties["name"].Description = st.skillNameHelp()
 	skill, err := newTool(toolSpec{
+		input: skillInput,
 		name:  "pacto_skill",
 		title: "Read the bundle's skills",
 		description: "List the domain skills (skills/*.md) the " + serviceName(cb) + " bundle ships when called without arguments; " +
@@ -193,9 +200,20 @@ func (st *capabilityState) skillFS() (fsys fs.FS, done func(), err error) {
 	return st.cb.Bundle.FS, func() {}, nil
 }
 
-// SkillArgs are pacto_skill's arguments.
+// SkillArgs are pacto_skill's arguments. The description of name is
+// written per bundle (skillNameHelp), so its example is a skill the
+// served bundle has.
 type SkillArgs struct {
-	Name string `json:"name,omitempty" jsonschema:"bare skill name from the list (e.g. refund-a-payment); omit to list the skills"`
+	Name string `json:"name,omitempty"`
+}
+
+// skillNameHelp describes pacto_skill's name argument with an example
+// from the bundle's own skills at start.
+func (st *capabilityState) skillNameHelp() string {
+	if len(st.skills) == 0 {
+		return "bare skill name from the list pacto_skill returns without arguments (this bundle shipped no skills at start); omit to list the skills"
+	}
+	return fmt.Sprintf("bare skill name from the list (e.g. %s); omit to list the skills", st.skills[0])
 }
 
 // SkillResult is pacto_skill's answer: the list, or one skill.
@@ -223,12 +241,19 @@ func (st *capabilityState) skill(_ context.Context, in SkillArgs) (*SkillResult,
 	}
 	md, err := bundle.ReadSkill(fsys, in.Name)
 	if err != nil {
-		code := "NOT_FOUND"
-		if strings.ContainsAny(in.Name, `/\`) || strings.HasPrefix(in.Name, ".") {
-			code = CodeInvalidArgument
-		}
 		names, _ := bundle.ListSkills(fsys)
-		return nil, "", &ToolError{Code: code, Message: err.Error(), Field: "name", Accepted: names}
+		has := "This bundle ships no skills."
+		if len(names) > 0 {
+			has = fmt.Sprintf("Skills: %s; for example {\"name\": %q}.", strings.Join(names, ", "), names[0])
+		}
+		if strings.ContainsAny(in.Name, `/\`) || strings.HasPrefix(in.Name, ".") || strings.TrimSuffix(in.Name, ".md") == "" {
+			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "name",
+				Message: fmt.Sprintf("skill name %q is not accepted: give a bare name, without folders or a leading dot. %s", in.Name, has)}
+		}
+		if bare := strings.TrimSuffix(in.Name, ".md"); !slices.Contains(names, bare) {
+			return nil, "", &ToolError{Code: "NOT_FOUND", Field: "name", Message: fmt.Sprintf("no skill is named %q. %s", bare, has), DidYouMean: suggest(bare, names)}
+		}
+		return nil, "", err // present but unreadable: too big, not a regular file
 	}
 	name := strings.TrimSuffix(in.Name, ".md")
 	return &SkillResult{Name: name, Markdown: md}, md, nil

@@ -149,6 +149,9 @@ func New(opts *Options) (*Server, error) {
 	if s.fixtures != nil {
 		s.fixtures.register(s.sdk)
 	}
+	// Middleware added later wraps what came before: the audit sees the
+	// withheld-tool answer like any other.
+	s.sdk.AddReceivingMiddleware(s.answerWithheld())
 	s.sdk.AddReceivingMiddleware(s.observe())
 	s.httpHandler = s.newHTTPHandler()
 	return s, nil

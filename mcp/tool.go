@@ -38,6 +38,12 @@ type ToolError struct {
 	Accepted []string `json:"accepted,omitempty" jsonschema:"the argument names this tool accepts"`
 	// DidYouMean is the accepted name nearest to an unknown one.
 	DidYouMean string `json:"didYouMean,omitempty" jsonschema:"the accepted name nearest to the unknown one"`
+	// Reason is the machine-readable cause of a TOOL_WITHHELD error
+	// (READ_ONLY or a capability.Withheld* code).
+	Reason string `json:"reason,omitempty" jsonschema:"why a TOOL_WITHHELD tool is not offered"`
+	// Remedy says what would change the outcome, e.g. the server option
+	// that would expose a withheld tool.
+	Remedy string `json:"remedy,omitempty" jsonschema:"what would change the outcome"`
 	// Findings are the validation findings behind an INVALID_CONTRACT error.
 	Findings []validate.Finding `json:"findings,omitempty" jsonschema:"validation findings behind an INVALID_CONTRACT error"`
 }
@@ -52,6 +58,9 @@ func (e *ToolError) Error() string {
 	}
 	if len(e.Accepted) > 0 {
 		fmt.Fprintf(&b, " Accepted arguments: %s.", strings.Join(e.Accepted, ", "))
+	}
+	if e.Remedy != "" {
+		fmt.Fprintf(&b, " To expose it: %s.", e.Remedy)
 	}
 	return b.String()
 }

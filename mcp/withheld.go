@@ -1,0 +1,92 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/bundle/capability"
+)
+
+// CodeToolWithheld is the code of a call to a tool this server knows but
+// does not offer: a generated tool the exposure policy withheld, or a tool
+// that writes on a read-only server. Reason and Remedy say why and what
+// would expose it. tools/list does not show such a tool.
+const CodeToolWithheld = "TOOL_WITHHELD"
+
+// Reason of a tool withheld because the server is read-only; the
+// capability family's reasons are capability.Withheld* codes.
+const withheldReadOnly = "READ_ONLY"
+
+// answerWithheld returns receiving middleware that answers a tools/call
+// naming a withheld tool with a TOOL_WITHHELD tool error, instead of the
+// protocol error the SDK gives an unknown name: the agent learns that the
+// operation exists, why it cannot call it here, and what the operator
+// would change. Every other request passes through.
+func (s *Server) answerWithheld() sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			call, ok := req.(*sdk.CallToolRequest)
+			if method != "tools/call" || !ok || call.Params == nil {
+				return next(ctx, method, req)
+			}
+			if _, known := s.tools[call.Params.Name]; known {
+				return next(ctx, method, req)
+			}
+			if te := s.withheldError(call.Params.Name); te != nil {
+				return errorResult(te), nil
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// withheldError is the TOOL_WITHHELD error for name, or nil when no tool
+// of that name was withheld.
+func (s *Server) withheldError(name string) *ToolError {
+	if slices.Contains(s.withheld, name) {
+		return &ToolError{
+			Code:    CodeToolWithheld,
+			Field:   "name",
+			Reason:  withheldReadOnly,
+			Message: fmt.Sprintf("%s is not offered: it can write and this server is read-only. Nothing was done.", name),
+			Remedy:  "start the server without the read-only option (--read-only)",
+		}
+	}
+	if s.capability == nil {
+		return nil
+	}
+	for _, w := range s.capability.cb.Capability.Withheld {
+		if w.Name != name {
+			continue
+		}
+		return &ToolError{
+			Code:   CodeToolWithheld,
+			Field:  "name",
+			Reason: w.Code,
+			Message: fmt.Sprintf("%s (%s %s of interface %q) is not offered by this server: %s. Nothing was sent to the service; pacto_withheld lists every withheld operation.",
+				name, w.Method, w.Path, w.Interface, w.Reason),
+			Remedy: remedyFor(w.Code, name),
+		}
+	}
+	return nil
+}
+
+// remedyFor says what the operator would change to expose a tool withheld
+// for code.
+func remedyFor(code, name string) string {
+	switch code {
+	case capability.WithheldWritesNotAllowed:
+		return "start the server with writes allowed (--allow-writes)"
+	case capability.WithheldDenied:
+		return fmt.Sprintf("remove %s from the denied operations (--deny-operations)", name)
+	case capability.WithheldNotAllowed:
+		return fmt.Sprintf("add %s to the allowed operations (--allow-operations)", name)
+	case capability.WithheldReservedName:
+		return "none on this server: names starting with " + capability.ReservedPrefix + " are kubepact's own; the operation needs another operationId in the bundle"
+	default:
+		return "none on this server: the operation's definition in the bundle must be fixed (see reason)"
+	}
+}
