@@ -179,6 +179,9 @@ func (s *Server) authoringTools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		if res.CouldNotCheck {
+			return res, fmt.Sprintf("Contract could not be checked: %d referenced bundle(s) could not be fetched (REF_UNREACHABLE: the registry was not reachable); it is not known to be invalid. Check again when the registry is reachable.", len(res.Errors)), nil
+		}
 		verdict := "valid"
 		if !res.Valid {
 			verdict = "invalid"

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,46 @@ func TestAuthoringOpenWorldFollowsRegistryAccess(t *testing.T) {
 				t.Errorf("registry %v: %s openWorldHint = %v, want %v", withRegistry, tl.Name, got, want)
 			}
 		}
+	}
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// TestCheckUnreachableRegistryIsCouldNotCheck: a ref whose registry does
+// not answer makes pacto_check say "could not check" (REF_UNREACHABLE),
+// not "invalid".
+func TestCheckUnreachableRegistryIsCouldNotCheck(t *testing.T) {
+	ws := t.TempDir()
+	addr := closedPort(t)
+	if err := os.MkdirAll(filepath.Join(ws, "svc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	contract := "pactoVersion: \"2.0\"\nservice:\n  name: svc\n  version: 1.0.0\npolicies:\n  - name: org\n    ref: oci://" + addr + "/policies/org:1.0.0\n"
+	if err := os.WriteFile(filepath.Join(ws, "svc", "pacto.yaml"), []byte(contract), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t.Context(), t, newTestServer(t, &Options{Workspace: ws, Registry: client}))
+	res := callTool(t, cs, "pacto_check", map[string]any{"path": "svc"})
+	out := structured(t, res)
+	errs, _ := out["errors"].([]any)
+	if res.IsError || out["valid"] != false || out["couldNotCheck"] != true || len(errs) != 1 || errs[0].(map[string]any)["code"] != "REF_UNREACHABLE" {
+		t.Fatalf("pacto_check with an unreachable registry: %s", text(res))
+	}
+	if !strings.Contains(text(res), "could not be checked") || strings.Contains(text(res), "invalid:") {
+		t.Errorf("summary: %s", text(res))
 	}
 }

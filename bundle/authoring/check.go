@@ -31,10 +31,11 @@ func (a *Authoring) Check(ctx context.Context, req CheckRequest) (*CheckResult, 
 	}
 	r := validate.ValidateBytes(ctx, data, base, a.validateOptions(dir))
 	res := &CheckResult{
-		Valid:       r.Valid(),
-		Errors:      nonNil(r.Errors),
-		Warnings:    nonNil(r.Warnings),
-		Suggestions: []Suggestion{},
+		Valid:         r.Valid(),
+		CouldNotCheck: r.CouldNotCheck(),
+		Errors:        nonNil(r.Errors),
+		Warnings:      nonNil(r.Warnings),
+		Suggestions:   []Suggestion{},
 	}
 	doc, perr := parseDocument(data)
 	if perr == nil {

@@ -119,11 +119,15 @@ type EditResult struct {
 
 // CheckResult is pacto_check's output.
 type CheckResult struct {
-	Valid       bool               `json:"valid"`
-	Summary     *Summary           `json:"summary,omitempty"`
-	Errors      []validate.Finding `json:"errors"`
-	Warnings    []validate.Finding `json:"warnings"`
-	Suggestions []Suggestion       `json:"suggestions"`
+	Valid bool `json:"valid"`
+	// CouldNotCheck is true when the only errors are REF_UNREACHABLE: a
+	// referenced bundle's registry could not be reached, so the contract
+	// is not known to be invalid.
+	CouldNotCheck bool               `json:"couldNotCheck,omitempty" jsonschema:"true when the only errors are REF_UNREACHABLE: not known to be invalid; check again when the registry is reachable"`
+	Summary       *Summary           `json:"summary,omitempty"`
+	Errors        []validate.Finding `json:"errors"`
+	Warnings      []validate.Finding `json:"warnings"`
+	Suggestions   []Suggestion       `json:"suggestions"`
 }
 
 // Suggestion is an improvement for a valid contract.

@@ -1,7 +1,8 @@
 package validate
 
 // Finding codes. The names and meanings are Pacto's (its validation
-// reference), except CodeConfigRefNotResolved, which is kubepact's.
+// reference), except CodeConfigRefNotResolved and CodeRefUnreachable,
+// which are kubepact's.
 const (
 	// Structural layer.
 	CodeYAMLParseError          = "YAML_PARSE_ERROR"
@@ -52,4 +53,10 @@ const (
 	CodePolicyViolation        = "POLICY_VIOLATION"
 	CodePolicyEnforcementError = "POLICY_ENFORCEMENT_ERROR"
 	CodePolicyRefNotEnforced   = "POLICY_REF_NOT_ENFORCED" // warning; in Pacto's catalogue, not emitted here
+
+	// CodeRefUnreachable is an error that says the bundle could not be
+	// checked, not that it is invalid: a configuration or policy ref could
+	// not be fetched because of a network failure (no such host, refused,
+	// timed out). See [Result.CouldNotCheck]. kubepact's own code.
+	CodeRefUnreachable = "REF_UNREACHABLE"
 )

@@ -144,6 +144,11 @@ func (v *validator) checkConfigRef(p, ref string) {
 		return
 	}
 	if err := v.followConfigRef(ref, map[string]bool{}, 0); err != nil {
+		var ue *unreachableError
+		if errors.As(err, &ue) {
+			v.res.addError(p, CodeRefUnreachable, fmt.Sprintf("configuration ref %q could not be checked: %v", ref, ue))
+			return
+		}
 		v.res.addError(p, CodeInvalidConfigRef, fmt.Sprintf("configuration ref %q: %v", ref, err))
 	}
 }

@@ -20,7 +20,11 @@
 // configuration ref is an error (INVALID_CONFIG_REF) when a resolver was
 // given and failed, and a warning (CONFIG_REF_NOT_RESOLVED, kubepact's own
 // code) when no resolver was given at all, because its schema could not be
-// checked. Reference chains are followed at most MaxRefDepth deep, with
+// checked. A ref that cannot be fetched because of a network failure (no
+// such host, a refused connection, a timeout) is neither: it is
+// REF_UNREACHABLE (kubepact's own code), an error that means "could not
+// check" — Result.CouldNotCheck tells it apart, and the policy layer still
+// runs. Reference chains are followed at most MaxRefDepth deep, with
 // cycle detection.
 //
 // Every input is treated as hostile: files are read with size limits, YAML

@@ -1,9 +1,11 @@
 package validate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 
 	"github.com/kubepact/kubepact/bundle/contract"
 )
@@ -78,6 +80,10 @@ func (v *validator) collectRefPolicies(ref, name string, chain map[string]bool, 
 	}
 	fsys, err := v.resolve(ref)
 	if err != nil {
+		var ue *unreachableError
+		if errors.As(err, &ue) {
+			return nil, &policyRefError{CodeRefUnreachable, fmt.Sprintf("policy ref %q could not be checked: %v", ref, ue)}
+		}
 		return nil, &policyRefError{CodePolicyRefUnresolved, fmt.Sprintf("policy ref %q cannot be resolved (%v); an unresolved policy fails closed", ref, err)}
 	}
 	c, err := parseBundleContract(fsys)
@@ -141,7 +147,41 @@ func (v *validator) resolve(ref string) (fsys fs.FS, err error) {
 	if err == nil && fsys == nil {
 		err = errors.New("resolver returned no bundle")
 	}
+	if err != nil && unreachable(err) {
+		err = &unreachableError{ref: ref, err: err}
+	}
 	return fsys, err
+}
+
+// unreachableError is a resolver failure that says nothing about the
+// ref: the network did not let us ask.
+type unreachableError struct {
+	ref string
+	err error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("its registry could not be reached (%v); check the network and the registry, then check again", e.err)
+}
+
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// ErrUnreachable may be wrapped by a Resolver's error to say the bundle
+// could not be fetched for a reason outside the ref itself; network
+// errors (a failed DNS lookup, a refused or reset connection, a timeout)
+// are recognised without it.
+var ErrUnreachable = errors.New("unreachable")
+
+// unreachable reports whether a resolver error is a network failure
+// rather than an answer about the ref.
+func unreachable(err error) bool {
+	var (
+		opErr  *net.OpError
+		dnsErr *net.DNSError
+		netErr net.Error
+	)
+	return errors.Is(err, ErrUnreachable) || errors.As(err, &opErr) || errors.As(err, &dnsErr) ||
+		errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 }
 
 // parseBundleContract reads and parses pacto.yaml of a referenced bundle.

@@ -31,6 +31,14 @@ type Result struct {
 // Valid reports whether the bundle has no errors.
 func (r Result) Valid() bool { return len(r.Errors) == 0 }
 
+// CouldNotCheck reports whether the bundle is not valid only because a
+// ref could not be fetched (every error is REF_UNREACHABLE): it is not
+// known to be invalid, and checking again when the registry is reachable
+// may pass. A caller reports it as "could not check", not "invalid".
+func (r Result) CouldNotCheck() bool {
+	return len(r.Errors) > 0 && !slices.ContainsFunc(r.Errors, func(f Finding) bool { return f.Code != CodeRefUnreachable })
+}
+
 // MarshalJSON keeps errors and warnings as [] even on a zero Result.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type plain Result
@@ -114,7 +122,9 @@ func (v *validator) run(raw []byte) {
 		return
 	}
 	v.crossField()
-	if !v.res.Valid() {
+	// An unreachable ref does not stop the policy layer: its findings
+	// tell a contract that is invalid anyway from one merely unchecked.
+	if !v.res.Valid() && !v.res.CouldNotCheck() {
 		return
 	}
 	v.policy()

@@ -26,7 +26,8 @@ func newCheckCommand() *cobra.Command {
 		Long: `check loads a bundle from a directory (default ".") or an oci:// reference
 and validates it in three layers: structural (the pacto.yaml JSON Schema),
 cross-field (names, versions, references, the bundle's real files) and
-policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check.`,
+policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
+(including a referenced bundle whose registry did not answer: REF_UNREACHABLE).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
@@ -64,6 +65,9 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check.`,
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
+			if res.CouldNotCheck() {
+				return &exitError{code: 2}
+			}
 			if !rep.Valid {
 				return &exitError{code: 1}
 			}
@@ -78,13 +82,16 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check.`,
 // checkReport is what check prints; its JSON form is the findings shape of
 // pacto_check ({path, code, message}, split into errors and warnings).
 type checkReport struct {
-	Valid    bool               `json:"valid"`
-	Source   string             `json:"source"`
-	Identity string             `json:"identity,omitempty"`
-	Service  string             `json:"service,omitempty"`
-	Version  string             `json:"version,omitempty"`
-	Errors   []validate.Finding `json:"errors"`
-	Warnings []validate.Finding `json:"warnings"`
+	Valid bool `json:"valid"`
+	// CouldNotCheck is true when the only errors are REF_UNREACHABLE: the
+	// bundle is not known to be invalid (exit status 2).
+	CouldNotCheck bool               `json:"couldNotCheck,omitempty"`
+	Source        string             `json:"source"`
+	Identity      string             `json:"identity,omitempty"`
+	Service       string             `json:"service,omitempty"`
+	Version       string             `json:"version,omitempty"`
+	Errors        []validate.Finding `json:"errors"`
+	Warnings      []validate.Finding `json:"warnings"`
 }
 
 // Codes of a check that could not be made (exit status 2), as the JSON
@@ -137,11 +144,12 @@ func writeJSON(w io.Writer, v any) error {
 
 func newCheckReport(b *bundle.Bundle, res validate.Result) checkReport {
 	rep := checkReport{
-		Valid:    res.Valid(),
-		Source:   b.Source.String(),
-		Identity: b.Identity.String(),
-		Errors:   res.Errors,
-		Warnings: res.Warnings,
+		Valid:         res.Valid(),
+		CouldNotCheck: res.CouldNotCheck(),
+		Source:        b.Source.String(),
+		Identity:      b.Identity.String(),
+		Errors:        res.Errors,
+		Warnings:      res.Warnings,
 	}
 	if rep.Errors == nil {
 		rep.Errors = []validate.Finding{}
@@ -161,7 +169,10 @@ func (r checkReport) writeText(w io.Writer) error {
 		name = fmt.Sprintf("%s %s (%s)", r.Service, r.Version, r.Source)
 	}
 	verdict := "valid"
-	if !r.Valid {
+	switch {
+	case r.CouldNotCheck:
+		verdict = "COULD NOT CHECK"
+	case !r.Valid:
 		verdict = "INVALID"
 	}
 	var b strings.Builder

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,5 +166,39 @@ func TestPackReproducible(t *testing.T) {
 
 	if _, stderr, code := runKubepact(t, "pack", dir); code != 2 || !strings.Contains(stderr, "-o FILE") {
 		t.Errorf("pack without -o: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCheckUnreachableRegistryExits2: a configuration or policy ref whose
+// registry does not answer is "could not check" (exit 2, REF_UNREACHABLE),
+// not an invalid contract (exit 1).
+func TestCheckUnreachableRegistryExits2(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t)) // nothing listens there
+	dir := t.TempDir()
+	contract := "pactoVersion: \"2.0\"\nservice: {name: probe, version: 1.0.0}\n" +
+		"configurations: [{name: shared, required: true, ref: oci://" + addr + "/acme/config:1.0.0}]\n" +
+		"policies: [{name: base, ref: oci://" + addr + "/acme/policy:1.0.0}]\n"
+	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte(contract), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runKubepact(t, "check", dir, "--plain-http", "-o", "json")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\nstdout: %s\nstderr: %s", code, out, stderr)
+	}
+	var rep checkReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("output is not a report: %v\n%s", err, out)
+	}
+	if rep.Valid || !rep.CouldNotCheck || len(rep.Errors) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, f := range rep.Errors {
+		if f.Code != "REF_UNREACHABLE" {
+			t.Errorf("finding %+v, want REF_UNREACHABLE", f)
+		}
+	}
+	out, _, code = runKubepact(t, "check", dir, "--plain-http")
+	if code != 2 || !strings.Contains(out, "COULD NOT CHECK") || strings.Contains(out, "INVALID") {
+		t.Errorf("text report (exit %d):\n%s", code, out)
 	}
 }
