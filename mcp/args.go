@@ -20,12 +20,18 @@ var rawTypeSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage](): {},
 }
 
-// argDecoder decodes a tool's raw arguments strictly: the arguments must be
-// one JSON object; every name must be one the input schema declares
-// (compared exactly, although encoding/json would match case-insensitively);
-// required ones must be present; each value must satisfy its property schema.
-// A JSON null counts as absent. Errors are *ToolError values that name the
-// argument, list the accepted names and suggest the nearest one.
+// argDecoder is the one place where a tool's raw arguments are decoded and
+// checked, for every family: the arguments must be one JSON object, each
+// name given once; every name must be one the input schema declares
+// (compared exactly, although encoding/json would match
+// case-insensitively); required ones must be present; a structured
+// argument declared as "array or string" ("object or string") may come as
+// the JSON value or that value JSON-encoded in a string, and is handed on
+// decoded; each value must satisfy its property schema. A JSON null counts
+// as absent. Errors are *ToolError values with code INVALID_ARGUMENT that
+// name the argument (or the path into it, add_interfaces[1].type), say
+// what is accepted, suggest the nearest name of an unknown one and, for
+// structured values, show an example (see explain.go).
 //
 // The SDK's own validation is not used: it answers with free text, and the
 // error envelope must be ours.
@@ -33,31 +39,26 @@ type argDecoder struct {
 	accepted []string                        // sorted
 	required []string                        // as declared
 	props    map[string]*jsonschema.Resolved // one resolved schema per property
-	// unmarshal decodes the checked arguments into the Go value; nil means
-	// encoding/json. A family passes its own stricter decoder here.
-	unmarshal func(json.RawMessage, any) error
+	schemas  map[string]*jsonschema.Schema   // the same, unresolved, for messages
 }
 
-// newArgDecoder checks arguments against s. With unmarshal set, values are
-// checked only at the top level (type and enum): unmarshal, which knows the
-// shape of structured values, checks inside them with better messages.
-func newArgDecoder(s *jsonschema.Schema, unmarshal func(json.RawMessage, any) error) (*argDecoder, error) {
+// newArgDecoder checks arguments against s, which must be an object schema
+// that admits no other property.
+func newArgDecoder(s *jsonschema.Schema) (*argDecoder, error) {
 	if s == nil || s.Type != "object" {
 		return nil, fmt.Errorf("input schema must have type object")
 	}
 	if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
 		return nil, fmt.Errorf("input schema must set additionalProperties: false")
 	}
-	d := &argDecoder{required: s.Required, props: map[string]*jsonschema.Resolved{}, unmarshal: unmarshal}
+	d := &argDecoder{required: s.Required, props: map[string]*jsonschema.Resolved{}, schemas: map[string]*jsonschema.Schema{}}
 	for name, ps := range s.Properties {
-		if unmarshal != nil {
-			ps = &jsonschema.Schema{Type: ps.Type, Types: ps.Types, Enum: ps.Enum}
-		}
 		r, err := ps.Resolve(nil)
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", name, err)
 		}
 		d.props[name] = r
+		d.schemas[name] = ps
 		d.accepted = append(d.accepted, name)
 	}
 	sort.Strings(d.accepted)
@@ -78,10 +79,7 @@ func (d *argDecoder) decode(raw json.RawMessage, dst any) error {
 	}
 	clean, err := json.Marshal(args)
 	if err != nil {
-		return d.argErr(CodeInvalidArgument, "", "arguments cannot be re-encoded: "+err.Error())
-	}
-	if d.unmarshal != nil {
-		return d.unmarshal(clean, dst)
+		return d.argErr("", "the arguments cannot be re-encoded: "+err.Error())
 	}
 	if err := json.Unmarshal(clean, dst); err != nil {
 		// The schemas above should have caught every mismatch; this is the
@@ -90,25 +88,28 @@ func (d *argDecoder) decode(raw json.RawMessage, dst any) error {
 		if te, ok := err.(*json.UnmarshalTypeError); ok { //nolint:errorlint // Unmarshal returns it unwrapped
 			field = te.Field
 		}
-		return d.argErr(CodeInvalidArgument, field, "argument does not fit: "+err.Error())
+		return d.argErr(field, fmt.Sprintf("argument %q does not fit what the tool takes: %s", field, describeSchema(d.schemas[field])))
 	}
 	return nil
 }
 
-// check returns the arguments with nulls dropped, or the first error in a
-// stable order: not an object, unknown names, missing required, bad values.
+// check returns the arguments with nulls dropped and JSON-encoded
+// structured values decoded, or the first error in a stable order: not an
+// object, a duplicated name, unknown names, missing required, bad values.
 func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	args := map[string]json.RawMessage{}
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {
-			return nil, d.argErr(CodeInvalidArgument, "", "arguments must be one JSON object of named arguments")
+			e := d.argErr("", fmt.Sprintf("the arguments must be one JSON object of named arguments, e.g. {%q: ...}; got %s", firstOr(d.accepted, "name"), describeRaw(raw)))
+			e.Accepted, e.argNames = slices.Clone(d.accepted), true
+			return nil, e
 		}
 		// A map keeps the last of duplicated names, and other readers of the
 		// same call (a proxy, an approval prompt) may keep the first: one
 		// meaning per call, or none.
 		if dup, ok := jsonobj.DuplicateKey(raw); ok {
-			return nil, d.argErr(CodeInvalidArgument, dup, fmt.Sprintf("argument %q is given more than once", dup))
+			return nil, d.argErr(dup, fmt.Sprintf("argument %q is given more than once; give each argument once", dup))
 		}
 	}
 	names := make([]string, 0, len(args))
@@ -122,39 +123,95 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 	sort.Strings(names)
 	for _, name := range names {
 		if _, ok := d.props[name]; !ok {
-			e := d.argErr(CodeInvalidArgument, name, fmt.Sprintf("unknown argument %q", name))
+			e := d.argErr(name, fmt.Sprintf("unknown argument %q", name))
 			e.DidYouMean = suggest(name, d.accepted)
+			e.Accepted, e.argNames = slices.Clone(d.accepted), true
 			return nil, e
 		}
 	}
 	for _, name := range d.required {
 		if _, ok := args[name]; !ok {
-			return nil, d.argErr(CodeInvalidArgument, name, fmt.Sprintf("argument %q is required", name))
+			return nil, d.argErr(name, fmt.Sprintf("argument %q is required: %s", name, describeSchema(d.schemas[name]))+exampleSuffix(d.schemas[name]))
 		}
 	}
 	for _, name := range names {
 		var v any
 		if err := json.Unmarshal(args[name], &v); err != nil {
-			return nil, d.argErr(CodeInvalidArgument, name, fmt.Sprintf("argument %q is not valid JSON", name))
+			return nil, d.argErr(name, fmt.Sprintf("argument %q is not valid JSON", name))
+		}
+		s := d.schemas[name]
+		if str, ok := v.(string); ok && encodedKind(s) != "" {
+			inner, err := decodeEncoded(name, s, str)
+			if err != nil {
+				return nil, err
+			}
+			v, args[name] = inner, json.RawMessage(strings.TrimSpace(str))
 		}
 		if err := d.props[name].Validate(v); err != nil {
-			return nil, d.argErr(CodeInvalidArgument, name, fmt.Sprintf("argument %q: %s", name, cleanSchemaError(err)))
+			faults := explain(name, s, v)
+			if len(faults) == 0 {
+				// The validator knows a rule explain does not read: say
+				// what the argument takes instead of echoing it.
+				return nil, d.argErr(name, fmt.Sprintf("argument %q does not match what it takes: %s; got %s", name, describeSchema(s), describeValue(v))+exampleSuffix(s))
+			}
+			e := d.argErr(faults[0].path, faults[0].msg)
+			e.DidYouMean = faults[0].didYouMean
+			return nil, e
 		}
 	}
 	return args, nil
 }
 
-func (d *argDecoder) argErr(code, field, msg string) *ToolError {
-	return &ToolError{Code: code, Message: msg, Field: field, Accepted: slices.Clone(d.accepted)}
+// encodedKind is "array" or "object" when s takes that kind or the same
+// JSON-encoded in a string; "" otherwise.
+func encodedKind(s *jsonschema.Schema) string {
+	types := typesOf(s)
+	if len(types) != 2 || !slices.Contains(types, "string") {
+		return ""
+	}
+	for _, k := range []string{"array", "object"} {
+		if slices.Contains(types, k) {
+			return k
+		}
+	}
+	return ""
 }
 
-// cleanSchemaError drops the validator's location prefix: the field is
-// reported separately.
-func cleanSchemaError(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "validating root: ")
-	msg = strings.TrimPrefix(msg, "validating /: ")
-	return msg
+// decodeEncoded decodes a structured argument given as a string; the
+// string must hold JSON of the kind s takes.
+func decodeEncoded(name string, s *jsonschema.Schema, str string) (any, error) {
+	kind := encodedKind(s)
+	var v any
+	given := strings.TrimSpace(str)
+	if err := json.Unmarshal([]byte(given), &v); err != nil {
+		return nil, &ToolError{Code: CodeInvalidArgument, Field: name,
+			Message: fmt.Sprintf("%q must be %s; got %s, which does not hold valid JSON", name, describeSchema(s), describeValue(str)) + exampleSuffix(s)}
+	}
+	if !hasType(v, kind) {
+		return nil, &ToolError{Code: CodeInvalidArgument, Field: name,
+			Message: fmt.Sprintf("%q must be %s; got a string that holds %s", name, describeSchema(s), describeValue(v)) + exampleSuffix(s)}
+	}
+	return v, nil
+}
+
+func (d *argDecoder) argErr(field, msg string) *ToolError {
+	return &ToolError{Code: CodeInvalidArgument, Message: msg, Field: field}
+}
+
+func firstOr(names []string, def string) string {
+	if len(names) > 0 {
+		return names[0]
+	}
+	return def
+}
+
+// describeRaw names the JSON type of raw arguments that are not an object.
+func describeRaw(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "text that is not JSON"
+	}
+	return describeValue(v)
 }
 
 // suggest returns the accepted name nearest to name, or "" when none is

@@ -128,7 +128,6 @@ func (s *Server) authoringTools() ([]*tool, error) {
 			"dry_run returns the result and a diff without writing. Structured arguments take a JSON array/object or the same JSON as a string.",
 		hints:     hints{destructive: true, idempotent: true, openWorld: refsReachRegistries}, // overwrite:true replaces a contract
 		input:     createIn,
-		unmarshal: authoring.DecodeArgs,
 	}, func(ctx context.Context, in authoring.CreateRequest) (*authoring.CreateResult, string, error) {
 		res, err := a.Create(ctx, in)
 		if err != nil {
@@ -152,7 +151,6 @@ func (s *Server) authoringTools() ([]*tool, error) {
 			"nothing changed). dry_run returns the result and a diff without writing. Structured arguments take a JSON array/object or the same JSON as a string.",
 		hints:     hints{destructive: true, openWorld: refsReachRegistries}, // removes interfaces, dependencies, metadata
 		input:     editIn,
-		unmarshal: authoring.DecodeArgs,
 	}, func(ctx context.Context, in authoring.EditRequest) (*authoring.EditResult, string, error) {
 		res, err := a.Edit(ctx, in)
 		if err != nil {
@@ -173,7 +171,6 @@ func (s *Server) authoringTools() ([]*tool, error) {
 		description: "Validate the pacto.yaml in a bundle directory below the workspace (structure, cross-field rules and referenced files) " +
 			"and return errors, warnings, a summary and suggestions. A suggestion's toolCall holds pacto_edit arguments that can be sent as they are.",
 		hints:     hints{readOnly: true, idempotent: true, openWorld: refsReachRegistries},
-		unmarshal: authoring.DecodeArgs,
 	}, func(ctx context.Context, in authoring.CheckRequest) (*authoring.CheckResult, string, error) {
 		res, err := a.Check(ctx, in)
 		if err != nil {
@@ -197,7 +194,6 @@ func (s *Server) authoringTools() ([]*tool, error) {
 		description: "Return the Pacto v" + contract.Version + " contract format and its full JSON Schema; with path (e.g. state.persistence.durability) " +
 			"explain just that field: type, allowed values, meaning and an example. Call it before writing a contract by hand.",
 		hints:     hints{readOnly: true, idempotent: true},
-		unmarshal: authoring.DecodeArgs,
 	}, func(_ context.Context, in SchemaArgs) (*SchemaResult, string, error) {
 		res := &SchemaResult{Description: pactoDescription, Docs: "https://pacto.run", Version: contract.Version}
 		if in.Path == "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -46,6 +47,11 @@ type ToolError struct {
 	Remedy string `json:"remedy,omitempty" jsonschema:"what would change the outcome"`
 	// Findings are the validation findings behind an INVALID_CONTRACT error.
 	Findings []validate.Finding `json:"findings,omitempty" jsonschema:"validation findings behind an INVALID_CONTRACT error"`
+
+	// argNames is true when Accepted lists the tool's argument names (the
+	// text then says so); other lists (values, fields, paths) are named in
+	// Message by whoever wrote it.
+	argNames bool
 }
 
 func (e *ToolError) Error() string {
@@ -53,11 +59,11 @@ func (e *ToolError) Error() string {
 	b.WriteString(e.Code)
 	b.WriteString(": ")
 	b.WriteString(e.Message)
-	if e.DidYouMean != "" {
+	if e.DidYouMean != "" && !strings.Contains(e.Message, strconv.Quote(e.DidYouMean)) {
 		fmt.Fprintf(&b, " (did you mean %q?)", e.DidYouMean)
 	}
-	if len(e.Accepted) > 0 {
-		fmt.Fprintf(&b, " Accepted arguments: %s.", strings.Join(e.Accepted, ", "))
+	if len(e.Accepted) > 0 && e.argNames {
+		fmt.Fprintf(&b, ". Accepted arguments: %s.", strings.Join(e.Accepted, ", "))
 	}
 	if e.Remedy != "" {
 		fmt.Fprintf(&b, " To expose it: %s.", e.Remedy)
@@ -107,10 +113,6 @@ type toolSpec struct {
 	// input is the input schema; nil infers it from the argument type, with
 	// additionalProperties false.
 	input *jsonschema.Schema
-	// unmarshal decodes the schema-checked arguments; nil is encoding/json.
-	// A family's own decoder also checks inside structured values (and
-	// reports item paths), so the schema check then stops at the top level.
-	unmarshal func(json.RawMessage, any) error
 }
 
 // newTool builds a tool whose arguments are checked against the input
@@ -125,7 +127,7 @@ func newTool[In, Out any](spec toolSpec, run func(context.Context, In) (Out, str
 			return nil, fmt.Errorf("tool %s: input schema: %w", spec.name, err)
 		}
 	}
-	dec, err := newArgDecoder(input, spec.unmarshal)
+	dec, err := newArgDecoder(input)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %w", spec.name, err)
 	}
