@@ -126,8 +126,8 @@ func (s *Server) authoringTools() ([]*tool, error) {
 			"runtime-state flags and metadata. Writes pacto.yaml plus stub specs for every interface and the configuration schema below " +
 			"the workspace, atomically, after validating the real result; refuses to replace an existing pacto.yaml unless overwrite is true. " +
 			"dry_run returns the result and a diff without writing. Structured arguments take a JSON array/object or the same JSON as a string.",
-		hints:     hints{destructive: true, idempotent: true, openWorld: refsReachRegistries}, // overwrite:true replaces a contract
-		input:     createIn,
+		hints: hints{destructive: true, idempotent: true, openWorld: refsReachRegistries}, // overwrite:true replaces a contract
+		input: createIn,
 	}, func(ctx context.Context, in authoring.CreateRequest) (*authoring.CreateResult, string, error) {
 		res, err := a.Create(ctx, in)
 		if err != nil {
@@ -149,8 +149,8 @@ func (s *Server) authoringTools() ([]*tool, error) {
 			"workload, runtime-state flags, configuration properties and metadata. Keeps comments, key order and scalar text; scaffolds stub specs " +
 			"for added interfaces; validates the real result and writes atomically. Lists every change (changes is [] with a warning when " +
 			"nothing changed). dry_run returns the result and a diff without writing. Structured arguments take a JSON array/object or the same JSON as a string.",
-		hints:     hints{destructive: true, openWorld: refsReachRegistries}, // removes interfaces, dependencies, metadata
-		input:     editIn,
+		hints: hints{destructive: true, openWorld: refsReachRegistries}, // removes interfaces, dependencies, metadata
+		input: editIn,
 	}, func(ctx context.Context, in authoring.EditRequest) (*authoring.EditResult, string, error) {
 		res, err := a.Edit(ctx, in)
 		if err != nil {
@@ -170,7 +170,7 @@ func (s *Server) authoringTools() ([]*tool, error) {
 		title: "Validate a Pacto contract",
 		description: "Validate the pacto.yaml in a bundle directory below the workspace (structure, cross-field rules and referenced files) " +
 			"and return errors, warnings, a summary and suggestions. A suggestion's toolCall holds pacto_edit arguments that can be sent as they are.",
-		hints:     hints{readOnly: true, idempotent: true, openWorld: refsReachRegistries},
+		hints: hints{readOnly: true, idempotent: true, openWorld: refsReachRegistries},
 	}, func(ctx context.Context, in authoring.CheckRequest) (*authoring.CheckResult, string, error) {
 		res, err := a.Check(ctx, in)
 		if err != nil {
@@ -193,7 +193,7 @@ func (s *Server) authoringTools() ([]*tool, error) {
 		title: "Explain the Pacto contract schema",
 		description: "Return the Pacto v" + contract.Version + " contract format and its full JSON Schema; with path (e.g. state.persistence.durability) " +
 			"explain just that field: type, allowed values, meaning and an example. Call it before writing a contract by hand.",
-		hints:     hints{readOnly: true, idempotent: true},
+		hints: hints{readOnly: true, idempotent: true},
 	}, func(_ context.Context, in SchemaArgs) (*SchemaResult, string, error) {
 		res := &SchemaResult{Description: pactoDescription, Docs: "https://pacto.run", Version: contract.Version}
 		if in.Path == "" {
