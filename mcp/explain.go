@@ -355,7 +355,7 @@ func example(s *jsonschema.Schema, depth int) (any, bool) {
 		}
 		return out, true
 	case slices.Contains(types, "string"):
-		return "text", true
+		return "...", true
 	case slices.Contains(types, "integer"), slices.Contains(types, "number"):
 		return 1, true
 	case slices.Contains(types, "boolean"):

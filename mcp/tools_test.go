@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json from the current tool list")
+var update = flag.Bool("update", false, "rewrite the golden files (testdata/*.golden.json, testdata/transcripts) from the current behaviour")
 
 // listTools returns the tool list as a client sees it, as generic JSON.
 func listTools(t *testing.T, s *Server) []map[string]any {

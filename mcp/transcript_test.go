@@ -1,10 +1,8 @@
-package authoring
+package mcp
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,26 +12,30 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/kubepact/kubepact/bundle/authoring"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/transcripts/*.txtar from the current behaviour")
-
-// TestTranscripts replays tool calls from testdata/transcripts. Each archive
-// holds:
+// TestTranscripts replays authoring tool calls from testdata/transcripts
+// through the real server: an mcp.Server over the workspace, called by the
+// go-sdk client in memory, so a transcript pins exactly what an agent
+// receives. Each archive holds:
 //
 //	ws/<path>        the workspace before the call
 //	symlinks         optional lines "ws/<path> -> <target>" ($OUTSIDE = a directory outside the workspace)
 //	allow-invalid    optional: the bundle was invalid before and may stay so
 //	call.json        {"tool": "pacto_create|pacto_edit|pacto_check", "args": {...}}
-//	want/result.json the result, or want/error.json the error
+//	want/result.json structuredContent of a successful call, or
+//	want/error.json  the error of an isError result ({"error": ...} in structuredContent)
+//	want/error.txt   and the text content of that result
 //	want/files       every file in the workspace after the call
 //	want/ws/<path>   the content of every file the call created or changed
 //
-// Arguments go through DecodeArgs exactly as the mcp layer passes them.
-// After every successful write the bundle on disk must validate.
+// After every successful write the bundle on disk must validate. Rewrite
+// the want sections with go test ./mcp -run TestTranscripts -update.
 func TestTranscripts(t *testing.T) {
 	paths, err := filepath.Glob("testdata/transcripts/*.txtar")
 	if err != nil || len(paths) == 0 {
@@ -46,9 +48,17 @@ func TestTranscripts(t *testing.T) {
 	}
 }
 
-type call struct {
+type transcriptCall struct {
 	Tool string          `json:"tool"`
 	Args json.RawMessage `json:"args"`
+}
+
+// resultTypes give a successful result its fields' declared order back
+// (the client decodes structuredContent into a map).
+var resultTypes = map[string]reflect.Type{
+	"pacto_create": reflect.TypeFor[authoring.CreateResult](),
+	"pacto_edit":   reflect.TypeFor[authoring.EditResult](),
+	"pacto_check":  reflect.TypeFor[authoring.CheckResult](),
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -59,16 +69,16 @@ func runTranscript(t *testing.T, file string) {
 	ws := t.TempDir()
 	outside := t.TempDir()
 	initial := map[string][]byte{}
-	var c call
+	var c transcriptCall
 	allowInvalid := false
 	for _, f := range ar.Files {
 		switch {
 		case strings.HasPrefix(f.Name, "ws/"):
 			rel := strings.TrimPrefix(f.Name, "ws/")
 			initial[rel] = f.Data
-			writeFile(t, filepath.Join(ws, rel), f.Data)
+			writeTestFile(t, filepath.Join(ws, rel), f.Data)
 		case f.Name == "outside/secret":
-			writeFile(t, filepath.Join(outside, "secret"), f.Data)
+			writeTestFile(t, filepath.Join(outside, "secret"), f.Data)
 		case f.Name == "symlinks":
 			for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
 				name, target, ok := strings.Cut(line, " -> ")
@@ -93,32 +103,39 @@ func runTranscript(t *testing.T, file string) {
 			}
 		}
 	}
-	a, err := New(&Options{Workspace: ws})
+	if resultTypes[c.Tool] == nil {
+		t.Fatalf("call.json: tool %q is not an authoring tool", c.Tool)
+	}
+	cs := connect(t.Context(), t, newTestServer(t, &Options{Workspace: ws, Families: []Family{FamilyAuthoring}}))
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: c.Tool, Arguments: c.Args})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: protocol error: %v", c.Tool, err)
 	}
-	result, callErr := invoke(t, a, c)
 
-	got := map[string][]byte{}
+	realWS, _ := filepath.EvalSymlinks(ws)
+	realOutside, _ := filepath.EvalSymlinks(outside)
 	normalise := func(b []byte) []byte {
-		b = bytes.ReplaceAll(b, []byte(a.Workspace().Root), []byte("$WORK"))
-		return bytes.ReplaceAll(b, []byte(outside), []byte("$OUTSIDE"))
-	}
-	if callErr != nil {
-		var ae *Error
-		if !errors.As(callErr, &ae) {
-			t.Fatalf("error is %T, not *Error: %v", callErr, callErr)
+		for _, r := range [][2]string{{realWS, "$WORK"}, {ws, "$WORK"}, {realOutside, "$OUTSIDE"}, {outside, "$OUTSIDE"}} {
+			b = bytes.ReplaceAll(b, []byte(r[0]), []byte(r[1]))
 		}
-		got["want/error.json"] = normalise(mustJSON(t, ae))
+		return b
+	}
+	got := map[string][]byte{}
+	content := structured(t, res)
+	if res.IsError {
+		e, ok := content["error"]
+		if !ok {
+			t.Fatalf("an error result without the error envelope: %s", text(res))
+		}
+		got["want/error.json"] = normalise(mustJSON(t, e))
+		got["want/error.txt"] = normalise([]byte(text(res) + "\n"))
 	} else {
 		// A diff reads better as its own section than as a JSON string.
-		var generic map[string]any
-		_ = json.Unmarshal(mustJSON(t, result), &generic)
-		if d, ok := generic["diff"].(string); ok {
+		if d, ok := content["diff"].(string); ok {
 			got["want/diff"] = normalise([]byte(d))
-			generic["diff"] = "(see want/diff)"
+			content["diff"] = "(see want/diff)"
 		}
-		got["want/result.json"] = normalise(mustJSON(t, orderedLike(result, generic)))
+		got["want/result.json"] = normalise(mustJSON(t, orderedAs(t, resultTypes[c.Tool], content)))
 	}
 	var all []string
 	err = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
@@ -150,16 +167,12 @@ func runTranscript(t *testing.T, file string) {
 	}
 	got["want/files"] = []byte(strings.Join(all, "\n") + "\n")
 
-	if callErr == nil && c.Tool != "pacto_check" && !allowInvalid {
-		var dry struct {
-			Path   string `json:"path"`
-			DryRun bool   `json:"dryRun"`
-		}
-		_ = json.Unmarshal(mustJSON(t, result), &dry)
-		if !dry.DryRun {
-			r := validate.Validate(t.Context(), os.DirFS(filepath.Join(ws, dry.Path)), nil)
+	if !res.IsError && c.Tool != "pacto_check" && !allowInvalid {
+		path, _ := content["path"].(string)
+		if dry, _ := content["dryRun"].(bool); !dry {
+			r := validate.Validate(t.Context(), os.DirFS(filepath.Join(ws, path)), nil)
 			if !r.Valid() {
-				t.Errorf("the bundle written to %s does not validate: %+v", dry.Path, r.Errors)
+				t.Errorf("the bundle written to %s does not validate: %+v", path, r.Errors)
 			}
 		}
 	}
@@ -171,8 +184,7 @@ func runTranscript(t *testing.T, file string) {
 				kept = append(kept, f)
 			}
 		}
-		names := slices.Sorted(mapsKeys(got))
-		for _, n := range names {
+		for _, n := range slices.Sorted(keysOf(got)) {
 			kept = append(kept, txtar.File{Name: n, Data: got[n]})
 		}
 		ar.Files = kept
@@ -187,12 +199,12 @@ func runTranscript(t *testing.T, file string) {
 			want[f.Name] = f.Data
 		}
 	}
-	for _, n := range slices.Sorted(mapsKeys(want)) {
+	for _, n := range slices.Sorted(keysOf(want)) {
 		if _, ok := got[n]; !ok {
 			t.Errorf("%s: expected, but the call produced none", n)
 		}
 	}
-	for _, n := range slices.Sorted(mapsKeys(got)) {
+	for _, n := range slices.Sorted(keysOf(got)) {
 		w, ok := want[n]
 		if !ok {
 			t.Errorf("%s: unexpected; got:\n%s", n, got[n])
@@ -204,16 +216,25 @@ func runTranscript(t *testing.T, file string) {
 	}
 }
 
-// orderedLike re-encodes generic with the field order of result's type by
-// decoding it back into a value of that type.
-func orderedLike(result any, generic map[string]any) any {
-	b, _ := json.Marshal(generic)
-	v := reflect.New(reflect.TypeOf(result).Elem())
-	_ = json.Unmarshal(b, v.Interface())
+// orderedAs re-encodes generic with the field order of type typ by
+// decoding it into a value of that type; a field the type lacks fails the
+// test, so nothing the server sent is dropped from the transcript.
+func orderedAs(t *testing.T, typ reflect.Type, generic map[string]any) any {
+	t.Helper()
+	b, err := json.Marshal(generic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := reflect.New(typ)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v.Interface()); err != nil {
+		t.Fatalf("result %s does not decode as %s: %v", b, typ, err)
+	}
 	return v.Interface()
 }
 
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+func keysOf[V any](m map[string]V) func(func(string) bool) {
 	return func(yield func(string) bool) {
 		for k := range m {
 			if !yield(k) {
@@ -223,33 +244,7 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-func invoke(t *testing.T, a *Authoring, c call) (any, error) {
-	t.Helper()
-	switch c.Tool {
-	case "pacto_create":
-		var req CreateRequest
-		if err := DecodeArgs(c.Args, &req); err != nil {
-			return nil, err
-		}
-		return a.Create(t.Context(), req)
-	case "pacto_edit":
-		var req EditRequest
-		if err := DecodeArgs(c.Args, &req); err != nil {
-			return nil, err
-		}
-		return a.Edit(t.Context(), req)
-	case "pacto_check":
-		var req CheckRequest
-		if err := DecodeArgs(c.Args, &req); err != nil {
-			return nil, err
-		}
-		return a.Check(t.Context(), req)
-	}
-	t.Fatalf("unknown tool %q", c.Tool)
-	return nil, nil
-}
-
-func writeFile(t *testing.T, p string, data []byte) {
+func writeTestFile(t *testing.T, p string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
