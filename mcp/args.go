@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
@@ -40,6 +41,11 @@ type argDecoder struct {
 	required []string                        // as declared
 	props    map[string]*jsonschema.Resolved // one resolved schema per property
 	schemas  map[string]*jsonschema.Schema   // the same, unresolved, for messages
+	schemaReader
+	// encoded admits a structured argument ("array or string") as that
+	// value JSON-encoded in a string. Off for generated tools, where a
+	// string is a value of its own.
+	encoded bool
 }
 
 // newArgDecoder checks arguments against s, which must be an object schema
@@ -51,9 +57,14 @@ func newArgDecoder(s *jsonschema.Schema) (*argDecoder, error) {
 	if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
 		return nil, fmt.Errorf("input schema must set additionalProperties: false")
 	}
-	d := &argDecoder{required: s.Required, props: map[string]*jsonschema.Resolved{}, schemas: map[string]*jsonschema.Schema{}}
+	d := &argDecoder{required: s.Required, props: map[string]*jsonschema.Resolved{}, schemas: map[string]*jsonschema.Schema{},
+		schemaReader: schemaReader{defs: s.Defs}, encoded: true}
 	for name, ps := range s.Properties {
-		r, err := ps.Resolve(nil)
+		whole := ps
+		if len(s.Defs) > 0 { // a property's $refs point into the input schema's $defs
+			whole = &jsonschema.Schema{AllOf: []*jsonschema.Schema{ps}, Defs: s.Defs}
+		}
+		r, err := whole.Resolve(nil)
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", name, err)
 		}
@@ -88,7 +99,7 @@ func (d *argDecoder) decode(raw json.RawMessage, dst any) error {
 		if te, ok := err.(*json.UnmarshalTypeError); ok { //nolint:errorlint // Unmarshal returns it unwrapped
 			field = te.Field
 		}
-		return d.argErr(field, fmt.Sprintf("argument %q does not fit what the tool takes: %s", field, describeSchema(d.schemas[field])))
+		return d.argErr(field, fmt.Sprintf("argument %q does not fit what the tool takes: %s", field, d.describeSchema(d.schemas[field])))
 	}
 	return nil
 }
@@ -131,7 +142,7 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 	}
 	for _, name := range d.required {
 		if _, ok := args[name]; !ok {
-			return nil, d.argErr(name, fmt.Sprintf("argument %q is required: %s", name, describeSchema(d.schemas[name]))+exampleSuffix(d.schemas[name]))
+			return nil, d.argErr(name, fmt.Sprintf("argument %q is required: %s", name, d.describeSchema(d.schemas[name]))+d.exampleSuffix(d.schemas[name]))
 		}
 	}
 	for _, name := range names {
@@ -140,19 +151,19 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 			return nil, d.argErr(name, fmt.Sprintf("argument %q is not valid JSON", name))
 		}
 		s := d.schemas[name]
-		if str, ok := v.(string); ok && encodedKind(s) != "" {
-			inner, err := decodeEncoded(name, s, str)
+		if str, ok := v.(string); ok && d.encoded && encodedKind(s) != "" {
+			inner, err := d.decodeEncoded(name, s, str)
 			if err != nil {
 				return nil, err
 			}
 			v, args[name] = inner, json.RawMessage(strings.TrimSpace(str))
 		}
 		if err := d.props[name].Validate(v); err != nil {
-			faults := explain(name, s, v)
+			faults := d.explain(name, s, v)
 			if len(faults) == 0 {
 				// The validator knows a rule explain does not read: say
 				// what the argument takes instead of echoing it.
-				return nil, d.argErr(name, fmt.Sprintf("argument %q does not match what it takes: %s; got %s", name, describeSchema(s), describeValue(v))+exampleSuffix(s))
+				return nil, d.argErr(name, fmt.Sprintf("argument %q does not match what it takes: %s; got %s", name, d.describeSchema(s), describeValue(v))+d.exampleSuffix(s))
 			}
 			e := d.argErr(faults[0].path, faults[0].msg)
 			e.DidYouMean = faults[0].didYouMean
@@ -179,17 +190,17 @@ func encodedKind(s *jsonschema.Schema) string {
 
 // decodeEncoded decodes a structured argument given as a string; the
 // string must hold JSON of the kind s takes.
-func decodeEncoded(name string, s *jsonschema.Schema, str string) (any, error) {
+func (d *argDecoder) decodeEncoded(name string, s *jsonschema.Schema, str string) (any, error) {
 	kind := encodedKind(s)
 	var v any
 	given := strings.TrimSpace(str)
 	if err := json.Unmarshal([]byte(given), &v); err != nil {
 		return nil, &ToolError{Code: CodeInvalidArgument, Field: name,
-			Message: fmt.Sprintf("%q must be %s; got %s, which does not hold valid JSON", name, describeSchema(s), describeValue(str)) + exampleSuffix(s)}
+			Message: fmt.Sprintf("%q must be %s; got %s, which does not hold valid JSON", name, d.describeSchema(s), describeValue(str)) + d.exampleSuffix(s)}
 	}
 	if !hasType(v, kind) {
 		return nil, &ToolError{Code: CodeInvalidArgument, Field: name,
-			Message: fmt.Sprintf("%q must be %s; got a string that holds %s", name, describeSchema(s), describeValue(v)) + exampleSuffix(s)}
+			Message: fmt.Sprintf("%q must be %s; got a string that holds %s", name, d.describeSchema(s), describeValue(v)) + d.exampleSuffix(s)}
 	}
 	return v, nil
 }
@@ -283,4 +294,80 @@ func editDistance(a, b string) int {
 		}
 	}
 	return rows[len(a)][len(b)]
+}
+
+// checkAll checks a generated tool's arguments and reports every fault,
+// one diagnostic each, instead of the first: an agent fixes a call to a
+// service operation in one go. The values come back decoded with exact
+// numbers (json.Number), nulls dropped, for capability.Tool.CallChecked.
+func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []capability.Diagnostic) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	var typed map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if raw[0] != '{' || dec.Decode(&typed) != nil || dec.More() {
+		return nil, []capability.Diagnostic{{Code: capability.DiagNotAnObject, Expected: "a JSON object of named arguments",
+			Message: "the arguments must be one JSON object of named arguments; got " + describeRaw(raw)}}
+	}
+	// A map keeps the last of duplicated names, and other readers of the
+	// same call (a proxy, an approval prompt) may keep the first.
+	if dup, ok := jsonobj.DuplicateKey(raw); ok {
+		return nil, []capability.Diagnostic{{Field: dup, Code: capability.DiagDuplicate, Expected: "each argument once",
+			Message: fmt.Sprintf("argument %q is given more than once; give each argument once", dup)}}
+	}
+	names := make([]string, 0, len(typed))
+	for name, v := range typed {
+		if v == nil {
+			delete(typed, name)
+			continue
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var diags []capability.Diagnostic
+	for _, name := range names {
+		if _, ok := d.props[name]; !ok {
+			dg := capability.Diagnostic{Field: name, Code: capability.DiagUnknown, Expected: "one of: " + orNothing(d.accepted),
+				Message: fmt.Sprintf("unknown argument %q", name), DidYouMean: suggest(name, d.accepted)}
+			if dg.DidYouMean != "" {
+				dg.Message += fmt.Sprintf(" (did you mean %q?)", dg.DidYouMean)
+			}
+			diags = append(diags, dg)
+		}
+	}
+	for _, name := range d.required {
+		if _, ok := typed[name]; !ok {
+			s := d.schemas[name]
+			diags = append(diags, capability.Diagnostic{Field: name, Code: capability.DiagRequired, Expected: d.describeSchema(s),
+				Message: fmt.Sprintf("argument %q is required", name) + d.exampleSuffix(s)})
+		}
+	}
+	for _, name := range names {
+		r, ok := d.props[name]
+		if !ok {
+			continue
+		}
+		// The validator reads float64s; the service gets the exact number.
+		var v any
+		if plain, err := json.Marshal(typed[name]); err != nil || json.Unmarshal(plain, &v) != nil {
+			diags = append(diags, capability.Diagnostic{Field: name, Code: capability.DiagInvalidValue, Message: fmt.Sprintf("argument %q is not a JSON value this server can read", name)})
+			continue
+		}
+		if err := r.Validate(v); err != nil {
+			s := d.schemas[name]
+			dg := capability.Diagnostic{Field: name, Code: capability.DiagInvalidValue, Expected: d.describeSchema(s),
+				Message: fmt.Sprintf("argument %q does not match what it takes; got %s", name, describeValue(v))}
+			if faults := d.explain(name, s, v); len(faults) > 0 {
+				dg.Field, dg.Message, dg.DidYouMean = faults[0].path, faults[0].msg, faults[0].didYouMean
+			}
+			diags = append(diags, dg)
+		}
+	}
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	return typed, nil
 }

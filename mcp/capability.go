@@ -127,6 +127,29 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 	if title == "" {
 		title = ct.Method + " " + ct.Path
 	}
+	dec, err := newArgDecoder(&input)
+	if err != nil {
+		return nil, err
+	}
+	dec.encoded = false // a string is a value of its own here
+	refuse := func(diags []capability.Diagnostic) *sdk.CallToolResult {
+		msgs := make([]string, len(diags))
+		for i, d := range diags {
+			msgs[i] = d.Message
+		}
+		te := &ToolError{Code: CodeInvalidArgument, Field: diags[0].Field, DidYouMean: diags[0].DidYouMean,
+			Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", ct.Name, strings.Join(msgs, "; "))}
+		if slices.ContainsFunc(diags, func(d capability.Diagnostic) bool {
+			return d.Code == capability.DiagUnknown || d.Code == capability.DiagNotAnObject
+		}) {
+			te.Accepted, te.argNames = ct.Accepted(), true
+		}
+		return &sdk.CallToolResult{
+			IsError:           true,
+			Content:           []sdk.Content{&sdk.TextContent{Text: te.Error()}},
+			StructuredContent: argumentFault{Error: te, Diagnostics: diags},
+		}
+	}
 	return &tool{
 		name:        ct.Name,
 		title:       title,
@@ -136,21 +159,17 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 		output:      output,
 		generated:   true,
 		call: func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
-			res, err := ct.Call(ctx, args)
+			values, diags := dec.checkAll(args)
+			if len(diags) > 0 {
+				return refuse(diags)
+			}
+			res, err := ct.CallChecked(ctx, values)
 			if err != nil {
 				var ae *capability.ArgumentError
-				if !errors.As(err, &ae) {
-					return errorResult(err)
+				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
+					return refuse(ae.Diagnostics)
 				}
-				te := &ToolError{Code: CodeInvalidArgument, Message: ae.Error() + " Nothing was sent to the service.", Accepted: ae.Accepted}
-				if len(ae.Diagnostics) > 0 {
-					te.Field = ae.Diagnostics[0].Field
-				}
-				return &sdk.CallToolResult{
-					IsError:           true,
-					Content:           []sdk.Content{&sdk.TextContent{Text: te.Error()}},
-					StructuredContent: argumentFault{Error: te, Diagnostics: ae.Diagnostics},
-				}
+				return errorResult(err)
 			}
 			return &sdk.CallToolResult{
 				IsError:           res.IsError(),

@@ -180,7 +180,7 @@ func TestCookieArraysAndObjects(t *testing.T) {
 		}
 	}
 	// The value is still checked against its schema before anything is sent.
-	if e := errorOf(t, callTool(t, cs, "cookies", map[string]any{"pair": map[string]any{"b": "two"}})); e["code"] != CodeInvalidArgument || e["field"] != "pair" {
+	if e := errorOf(t, callTool(t, cs, "cookies", map[string]any{"pair": map[string]any{"b": "two"}})); e["code"] != CodeInvalidArgument || e["field"] != "pair.b" {
 		t.Errorf("a mistyped cookie object: %v", e)
 	}
 }
@@ -236,5 +236,49 @@ func TestSkillExampleNamesTheBundlesOwnSkill(t *testing.T) {
 	e = errorOf(t, callTool(t, cs, "pacto_skill", map[string]any{"name": "../x"}))
 	if msg := e["message"].(string); e["code"] != CodeInvalidArgument || strings.Contains(msg, "refund-a-payment") || !strings.Contains(msg, "restock-a-product") {
 		t.Errorf("bad skill name: %v", e)
+	}
+}
+
+// A generated tool's refused arguments are explained by the server: every
+// fault at once, in words written for the agent (never the validator's
+// text), with did-you-mean and the path into a structured body.
+func TestGeneratedToolArgumentMessages(t *testing.T) {
+	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: demoService(t, nil), AllowWrites: true}, nil)
+	cs := connect(t.Context(), t, s)
+	diagsOf := func(res *sdk.CallToolResult) []capability.Diagnostic {
+		t.Helper()
+		errorOf(t, res)
+		var out struct{ Diagnostics []capability.Diagnostic }
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range out.Diagnostics {
+			if strings.Contains(d.Message, "validating") || strings.Contains(d.Message, "map[") || strings.Contains(d.Message, "/1 ") {
+				t.Errorf("library or Go text reaches the agent: %s", d.Message)
+			}
+		}
+		return out.Diagnostics
+	}
+	res := callTool(t, cs, "listProducts", map[string]any{"limit": 500, "tagg": []string{"x"}})
+	got := diagsOf(res)
+	want := []capability.Diagnostic{
+		{Field: "tagg", Code: capability.DiagUnknown, Expected: "one of: X-Request-ID, cursor, limit, tag", Message: `unknown argument "tagg" (did you mean "tag"?)`, DidYouMean: "tag"},
+		{Field: "limit", Code: capability.DiagInvalidValue, Expected: "an integer", Message: `"limit" must be at most 100; got 500`},
+	}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("diagnostics (-got +want):\n%s", diff)
+	}
+	if e := errorOf(t, res); e["didYouMean"] != "tag" || !strings.Contains(text(res), "Accepted arguments: X-Request-ID, cursor, limit, tag.") {
+		t.Errorf("envelope %v; text %s", e, text(res))
+	}
+
+	got = diagsOf(callTool(t, cs, "createProduct", map[string]any{"body": map[string]any{"sku": "K-1", "name": "Kettle", "price": map[string]any{"currency": "eur", "amountMinor": 5}}}))
+	if len(got) != 1 || got[0].Field != "body.price.currency" || got[0].Message != `"body.price.currency" must match the pattern ^[A-Z]{3}$; got the string "eur"` {
+		t.Errorf("pattern in a $ref'd object: %+v", got)
+	}
+	got = diagsOf(callTool(t, cs, "createProduct", map[string]any{"body": map[string]any{"sku": "K-1", "name": "Kettle"}}))
+	if len(got) != 1 || got[0].Field != "body.price" || !strings.Contains(got[0].Message, `"body" needs the field "price". Example: {"name":"...","price":{"amountMinor":1,"currency":"..."},"sku":"..."}`) {
+		t.Errorf("missing field: %+v", got)
 	}
 }

@@ -28,15 +28,41 @@ type fault struct {
 	didYouMean string
 }
 
+// schemaReader reads schemas for messages, following local $refs into
+// the input schema's $defs.
+type schemaReader struct {
+	defs map[string]*jsonschema.Schema
+}
+
+// deref follows s's $ref chain ("#/$defs/Name"), at most a few hops; it
+// returns s itself when it has no $ref it can follow.
+func (r schemaReader) deref(s *jsonschema.Schema) *jsonschema.Schema {
+	for range 8 {
+		if s == nil || s.Ref == "" {
+			return s
+		}
+		name, ok := strings.CutPrefix(s.Ref, "#/$defs/")
+		if !ok || r.defs[name] == nil {
+			return s
+		}
+		s = r.defs[name]
+	}
+	return s
+}
+
 // explain returns the faults of v against s, or none when this package's
 // reading of s finds nothing (the validator may still refuse v; the
 // caller then says what s accepts).
-func explain(path string, s *jsonschema.Schema, v any) []fault {
+func (r schemaReader) explain(path string, s *jsonschema.Schema, v any) []fault {
+	s = r.deref(s)
 	if s == nil {
 		return nil
 	}
+	if len(s.AllOf) == 1 && len(s.Properties) == 0 && typesOf(s) == nil {
+		return r.explain(path, s.AllOf[0], v)
+	}
 	if types := typesOf(s); len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
-		return []fault{{path: path, msg: fmt.Sprintf("%q must be %s; got %s", path, describeSchema(s), describeValue(v)) + exampleSuffix(s)}}
+		return []fault{{path: path, msg: fmt.Sprintf("%q must be %s; got %s", path, r.describeSchema(s), describeValue(v)) + r.exampleSuffix(s)}}
 	}
 	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return sameJSON(e, v) }) {
 		return []fault{{path: path, msg: fmt.Sprintf("%q must be one of %s; got %s", path, enumList(s.Enum), describeValue(v))}}
@@ -53,9 +79,9 @@ func explain(path string, s *jsonschema.Schema, v any) []fault {
 		f, _ := x.Float64()
 		return explainNumber(path, s, f)
 	case []any:
-		return explainArray(path, s, x)
+		return r.explainArray(path, s, x)
 	case map[string]any:
-		return explainObject(path, s, x)
+		return r.explainObject(path, s, x)
 	}
 	return nil
 }
@@ -94,7 +120,7 @@ func explainNumber(path string, s *jsonschema.Schema, f float64) []fault {
 	return nil
 }
 
-func explainArray(path string, s *jsonschema.Schema, x []any) []fault {
+func (r schemaReader) explainArray(path string, s *jsonschema.Schema, x []any) []fault {
 	switch {
 	case s.MinItems != nil && len(x) < *s.MinItems:
 		return []fault{{path: path, msg: fmt.Sprintf("%q must have at least %d item(s); got %d", path, *s.MinItems, len(x))}}
@@ -109,14 +135,14 @@ func explainArray(path string, s *jsonschema.Schema, x []any) []fault {
 		} else {
 			is = s.Items
 		}
-		if fs := explain(p, is, item); len(fs) > 0 {
+		if fs := r.explain(p, is, item); len(fs) > 0 {
 			return fs
 		}
 	}
 	return nil
 }
 
-func explainObject(path string, s *jsonschema.Schema, x map[string]any) []fault {
+func (r schemaReader) explainObject(path string, s *jsonschema.Schema, x map[string]any) []fault {
 	keys := slices.Sorted(func(yield func(string) bool) {
 		for k := range x {
 			if !yield(k) {
@@ -144,17 +170,17 @@ func explainObject(path string, s *jsonschema.Schema, x map[string]any) []fault 
 		}
 		return []fault{f}
 	}
-	for _, r := range s.Required {
-		if _, ok := x[r]; !ok {
-			return []fault{{path: path + "." + r, msg: fmt.Sprintf("%q needs the field %q", path, r) + exampleSuffix(s)}}
+	for _, req := range s.Required {
+		if _, ok := x[req]; !ok {
+			return []fault{{path: path + "." + req, msg: fmt.Sprintf("%q needs the field %q", path, req) + r.exampleSuffix(s)}}
 		}
 	}
 	for _, k := range keys {
-		if fs := explain(path+"."+k, s.Properties[k], x[k]); len(fs) > 0 {
+		if fs := r.explain(path+"."+k, s.Properties[k], x[k]); len(fs) > 0 {
 			return fs
 		}
 		if ap := s.AdditionalProperties; ap != nil && ap.Not == nil && s.Properties[k] == nil {
-			if fs := explain(path+"."+k, ap, x[k]); len(fs) > 0 {
+			if fs := r.explain(path+"."+k, ap, x[k]); len(fs) > 0 {
 				return fs
 			}
 		}
@@ -209,7 +235,8 @@ func hasType(v any, t string) bool {
 // describeSchema says in words what s accepts: "a string", "one of a, b",
 // "a JSON array of objects {name, type, visibility?} (or that array
 // JSON-encoded in a string)".
-func describeSchema(s *jsonschema.Schema) string {
+func (r schemaReader) describeSchema(s *jsonschema.Schema) string {
+	s = r.deref(s)
 	if s == nil {
 		return "any JSON value"
 	}
@@ -223,7 +250,7 @@ func describeSchema(s *jsonschema.Schema) string {
 		if encoded && t == "string" {
 			continue
 		}
-		parts = append(parts, describeType(t, s))
+		parts = append(parts, r.describeType(t, s))
 	}
 	if len(parts) == 0 {
 		return "any JSON value"
@@ -239,13 +266,13 @@ func describeSchema(s *jsonschema.Schema) string {
 	return out
 }
 
-func describeType(t string, s *jsonschema.Schema) string {
+func (r schemaReader) describeType(t string, s *jsonschema.Schema) string {
 	switch t {
 	case "array":
 		if s.Items == nil {
 			return "a JSON array"
 		}
-		return "a JSON array of " + plural(s.Items)
+		return "a JSON array of " + r.plural(s.Items)
 	case "object":
 		if len(s.Properties) == 0 {
 			return "a JSON object"
@@ -260,7 +287,8 @@ func describeType(t string, s *jsonschema.Schema) string {
 }
 
 // plural names the items of an array.
-func plural(s *jsonschema.Schema) string {
+func (r schemaReader) plural(s *jsonschema.Schema) string {
+	s = r.deref(s)
 	if len(s.Enum) > 0 {
 		return "values from " + enumList(s.Enum)
 	}
@@ -308,12 +336,13 @@ func boolInt(b bool) int {
 
 // exampleSuffix is " Example: …" for structured values, where a shape is
 // easier shown than said; "" for scalars.
-func exampleSuffix(s *jsonschema.Schema) string {
+func (r schemaReader) exampleSuffix(s *jsonschema.Schema) string {
+	s = r.deref(s)
 	types := typesOf(s)
 	if !slices.Contains(types, "array") && !slices.Contains(types, "object") {
 		return ""
 	}
-	ex, ok := example(s, 0)
+	ex, ok := r.example(s, 0)
 	if !ok {
 		return ""
 	}
@@ -326,7 +355,8 @@ func exampleSuffix(s *jsonschema.Schema) string {
 
 // example builds a small value s accepts: required fields only, the first
 // enum value, placeholders for free text.
-func example(s *jsonschema.Schema, depth int) (any, bool) {
+func (r schemaReader) example(s *jsonschema.Schema, depth int) (any, bool) {
+	s = r.deref(s)
 	if s == nil || depth > 4 {
 		return nil, false
 	}
@@ -336,19 +366,19 @@ func example(s *jsonschema.Schema, depth int) (any, bool) {
 	types := typesOf(s)
 	switch {
 	case slices.Contains(types, "array"):
-		item, ok := example(s.Items, depth+1)
+		item, ok := r.example(s.Items, depth+1)
 		if !ok {
 			return []any{}, true
 		}
 		return []any{item}, true
 	case slices.Contains(types, "object"):
 		out := map[string]any{}
-		for _, r := range s.Required {
-			v, ok := example(s.Properties[r], depth+1)
+		for _, req := range s.Required {
+			v, ok := r.example(s.Properties[req], depth+1)
 			if !ok {
 				return nil, false
 			}
-			out[r] = v
+			out[req] = v
 		}
 		if len(out) == 0 {
 			out["key"] = "value"

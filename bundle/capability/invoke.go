@@ -74,6 +74,8 @@ type Diagnostic struct {
 	// Expected says what the argument accepts.
 	Expected string `json:"expected,omitempty"`
 	Message  string `json:"message"`
+	// DidYouMean is the accepted name nearest to an unknown one.
+	DidYouMean string `json:"didYouMean,omitempty"`
 }
 
 // ArgumentError is returned by [Tool.Call] when the arguments are wrong.
@@ -112,6 +114,18 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (*Result, error) 
 	if len(diags) > 0 {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
 	}
+	return t.CallChecked(ctx, typed)
+}
+
+// CallChecked calls the service with arguments a caller has already
+// decoded and checked against InputSchema (the MCP layer does, and writes
+// the messages of refused arguments): one value per argument, numbers as
+// json.Number so none loses precision, no nulls. What only the request
+// can show (a value that would leave the base URL's path, a header with a
+// line break, the OpenAPI request validator's verdict) is still refused
+// here with an *ArgumentError, and nothing is sent.
+func (t *Tool) CallChecked(ctx context.Context, typed map[string]any) (*Result, error) {
+	op := t.op
 	r, err := op.serialize(typed)
 	if err != nil {
 		field := "body"
