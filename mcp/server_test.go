@@ -280,24 +280,6 @@ func TestArgShape(t *testing.T) {
 	}
 }
 
-func TestSuggest(t *testing.T) {
-	accepted := []string{"add_interfaces", "dry_run", "name", "overwrite", "path"}
-	tests := map[string]string{
-		"dryRun":        "dry_run",
-		"DRY-RUN":       "dry_run",
-		"add_interface": "add_interfaces",
-		"naem":          "name",
-		"pth":           "path",
-		"query":         "",
-		"x":             "",
-	}
-	for in, want := range tests {
-		if got := suggest(in, accepted); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestOptionsValidation(t *testing.T) {
 	tests := []struct {
 		name string

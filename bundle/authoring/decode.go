@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/kubepact/kubepact/internal/didyoumean"
 )
 
 // DecodeArgs decodes a tool call's arguments (a JSON object) into dst, a
@@ -368,55 +370,5 @@ func decodeMembers(field string, raw json.RawMessage, s shape) ([]member, bool, 
 	return members, true, nil
 }
 
-// didYouMean returns the accepted name closest to name, or "" when none is
-// close enough to be a plausible typo.
-func didYouMean(name string, accepted []string) string {
-	norm := func(s string) string {
-		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(s))
-	}
-	n := norm(name)
-	best, bestDist := "", -1
-	for _, a := range accepted {
-		d := levenshtein(n, norm(a))
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = a, d
-		}
-	}
-	limit := max(2, len([]rune(n))/3)
-	if bestDist >= 0 && bestDist <= limit {
-		return best
-	}
-	// A fragment of an accepted name ("interfaces" for "add_interfaces") is
-	// a likelier intent than nothing; the closest such name wins.
-	best, bestDist = "", -1
-	if len(n) >= 4 {
-		for _, a := range accepted {
-			if d := levenshtein(n, norm(a)); strings.Contains(norm(a), n) && (bestDist < 0 || d < bestDist) {
-				best, bestDist = a, d
-			}
-		}
-	}
-	return best
-}
-
-// levenshtein is the edit distance between a and b, over runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+// didYouMean returns the accepted name nearest to name, or "".
+func didYouMean(name string, accepted []string) string { return didyoumean.Nearest(name, accepted) }

@@ -102,20 +102,6 @@ func TestStructured(t *testing.T) {
 	}
 }
 
-func TestLevenshtein(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"path", "pth", 1}, {"héllo", "hello", 1},
-	}
-	for _, tt := range tests {
-		if got := levenshtein(tt.a, tt.b); got != tt.want {
-			t.Errorf("levenshtein(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 // FuzzDecodeArgs feeds arbitrary bytes through the argument decoder and the
 // structured-argument decoding of pacto_edit and pacto_create. It must never
 // panic, every failure must be an *Error with a message, and a decoded
