@@ -3,78 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
-	"strconv"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/kubepact/kubepact/bundle/validate"
 )
-
-// Error codes of the tool-error envelope that this package produces itself.
-// Families add their own (bundle/authoring's codes pass through unchanged).
-// One code covers every argument fault (not an object, unknown name, missing,
-// wrong type, out of range): Field, Accepted and DidYouMean tell them apart.
-// It is the same code bundle/authoring uses.
-const (
-	CodeInvalidArgument = "INVALID_ARGUMENT" // an argument is unknown, missing, mistyped or out of range
-	CodeCancelled       = "CANCELLED"        // the caller went away or the call timed out
-	CodeInternal        = "INTERNAL"         // a failure on our side; details are in the server log only
-)
-
-// ToolError is the machine-readable error every tool answers with, as
-// {"error": ToolError} in structuredContent of an isError result.
-type ToolError struct {
-	// Code is stable and machine-readable, e.g. UNKNOWN_ARGUMENT.
-	Code string `json:"code" jsonschema:"stable machine-readable error code"`
-	// Message is one human-readable sentence.
-	Message string `json:"message" jsonschema:"human-readable explanation"`
-	// Field names the argument (or contract field) at fault, if any.
-	Field string `json:"field,omitempty" jsonschema:"the argument or field at fault"`
-	// Accepted lists the tool's argument names on argument errors.
-	Accepted []string `json:"accepted,omitempty" jsonschema:"the argument names this tool accepts"`
-	// DidYouMean is the accepted name nearest to an unknown one.
-	DidYouMean string `json:"didYouMean,omitempty" jsonschema:"the accepted name nearest to the unknown one"`
-	// Reason is the machine-readable cause of a TOOL_WITHHELD error
-	// (READ_ONLY or a capability.Withheld* code).
-	Reason string `json:"reason,omitempty" jsonschema:"why a TOOL_WITHHELD tool is not offered"`
-	// Remedy says what would change the outcome, e.g. the server option
-	// that would expose a withheld tool.
-	Remedy string `json:"remedy,omitempty" jsonschema:"what would change the outcome"`
-	// Findings are the validation findings behind an INVALID_CONTRACT error.
-	Findings []validate.Finding `json:"findings,omitempty" jsonschema:"validation findings behind an INVALID_CONTRACT error"`
-
-	// argNames is true when Accepted lists the tool's argument names (the
-	// text then says so); other lists (values, fields, paths) are named in
-	// Message by whoever wrote it.
-	argNames bool
-}
-
-func (e *ToolError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Code)
-	b.WriteString(": ")
-	b.WriteString(e.Message)
-	if e.DidYouMean != "" && !strings.Contains(e.Message, strconv.Quote(e.DidYouMean)) {
-		fmt.Fprintf(&b, " (did you mean %q?)", e.DidYouMean)
-	}
-	if len(e.Accepted) > 0 && e.argNames {
-		fmt.Fprintf(&b, ". Accepted arguments: %s.", strings.Join(e.Accepted, ", "))
-	}
-	if e.Remedy != "" {
-		fmt.Fprintf(&b, " To expose it: %s.", e.Remedy)
-	}
-	return b.String()
-}
-
-// errorEnvelope is the structuredContent of an error result.
-type errorEnvelope struct {
-	Error *ToolError `json:"error"`
-}
 
 // hints are the four MCP tool annotations. Every tool states all four, so a
 // client never falls back to the spec's defaults (destructive, open-world).
@@ -211,30 +145,6 @@ func (s *Server) handler(t *tool) sdk.ToolHandler {
 		}()
 		return t.call(withSession(ctx, req.Session), req.Params.Arguments), nil
 	}
-}
-
-// errorResult wraps err in the error envelope.
-func errorResult(err error) *sdk.CallToolResult {
-	te := asToolError(err)
-	return &sdk.CallToolResult{
-		IsError:           true,
-		Content:           []sdk.Content{&sdk.TextContent{Text: te.Error()}},
-		StructuredContent: errorEnvelope{Error: te},
-	}
-}
-
-func asToolError(err error) *ToolError {
-	var te *ToolError
-	if errors.As(err, &te) {
-		return te
-	}
-	if te := familyError(err); te != nil {
-		return te
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &ToolError{Code: CodeCancelled, Message: err.Error()}
-	}
-	return &ToolError{Code: CodeInternal, Message: err.Error()}
 }
 
 // errorSchema is the error envelope's shape as output schemas state it:
