@@ -380,6 +380,19 @@ func (r schemaReader) example(s *jsonschema.Schema, depth int) (any, bool) {
 			}
 			out[req] = v
 		}
+		if len(out) == 0 && len(s.Properties) > 0 {
+			// Nothing required: show one field the object takes.
+			first := slices.Sorted(func(yield func(string) bool) {
+				for k := range s.Properties {
+					if !yield(k) {
+						return
+					}
+				}
+			})[0]
+			if v, ok := r.example(s.Properties[first], depth+1); ok {
+				out[first] = v
+			}
+		}
 		if len(out) == 0 {
 			out["key"] = "value"
 		}
