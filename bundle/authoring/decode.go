@@ -25,6 +25,10 @@ import (
 // which knows their shape.
 //
 // Every error is an *[Error] with Code [CodeInvalidArgument].
+//
+// The MCP server does not call it: package mcp decodes and checks every
+// tool's arguments itself and passes the request with its structured
+// fields already decoded to native JSON. It remains for Go callers.
 func DecodeArgs(raw json.RawMessage, dst any) error {
 	rv := reflect.ValueOf(dst)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
