@@ -52,6 +52,14 @@ type argDecoder struct {
 // newArgDecoder checks arguments against s, which must be an object schema
 // that admits no other property.
 func newArgDecoder(s *jsonschema.Schema) (*argDecoder, error) {
+	return newArgDecoderResolved(s, nil)
+}
+
+// newArgDecoderResolved is newArgDecoder with the properties' schemas
+// already resolved (by the generated tools' projection), so a large
+// bundle's schemas are resolved once, not twice; a property missing from
+// resolved is resolved here.
+func newArgDecoderResolved(s *jsonschema.Schema, resolved map[string]*jsonschema.Resolved) (*argDecoder, error) {
 	if s == nil || s.Type != "object" {
 		return nil, fmt.Errorf("input schema must have type object")
 	}
@@ -61,6 +69,12 @@ func newArgDecoder(s *jsonschema.Schema) (*argDecoder, error) {
 	d := &argDecoder{required: s.Required, props: map[string]*jsonschema.Resolved{}, schemas: map[string]*jsonschema.Schema{},
 		schemaReader: schemaReader{defs: s.Defs}, encoded: true}
 	for name, ps := range s.Properties {
+		if r := resolved[name]; r != nil {
+			d.props[name] = r
+			d.schemas[name] = ps
+			d.accepted = append(d.accepted, name)
+			continue
+		}
 		whole := ps
 		if len(s.Defs) > 0 { // a property's $refs point into the input schema's $defs
 			whole = &jsonschema.Schema{AllOf: []*jsonschema.Schema{ps}, Defs: s.Defs}

@@ -23,7 +23,7 @@ func BenchmarkGeneratedArgs(b *testing.B) {
 	if err := json.Unmarshal(ct.InputSchema, &input); err != nil {
 		b.Fatal(err)
 	}
-	dec, err := newArgDecoder(&input)
+	dec, err := newArgDecoderResolved(&input, ct.ArgumentSchemas())
 	if err != nil {
 		b.Fatal(err)
 	}

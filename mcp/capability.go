@@ -127,7 +127,7 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 	if title == "" {
 		title = ct.Method + " " + ct.Path
 	}
-	dec, err := newArgDecoder(&input)
+	dec, err := newArgDecoderResolved(&input, ct.ArgumentSchemas())
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/internal/jsonobj"
 )
@@ -100,6 +101,12 @@ func (e *ArgumentError) Error() string {
 
 // Accepted returns the tool's argument names, sorted.
 func (t *Tool) Accepted() []string { return slices.Clone(t.op.validator.names) }
+
+// ArgumentSchemas returns the resolved schema of each argument, built once
+// by Project, for a caller that checks arguments itself before
+// CallChecked. The map and the schemas are shared: read them, never
+// change them.
+func (t *Tool) ArgumentSchemas() map[string]*jsonschema.Resolved { return t.op.validator.props }
 
 // Call checks args (a JSON object) and, when they are right, calls the
 // service. It returns an *ArgumentError, and sends nothing, when they are
