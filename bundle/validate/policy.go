@@ -172,6 +172,11 @@ func (e *unreachableError) Unwrap() error { return e.err }
 // are recognised without it.
 var ErrUnreachable = errors.New("unreachable")
 
+// IsUnreachable reports whether err, from fetching a bundle, is a network
+// failure (or wraps ErrUnreachable) rather than an answer about the ref:
+// the bundle could not be checked, which says nothing about it.
+func IsUnreachable(err error) bool { return unreachable(err) }
+
 // unreachable reports whether a resolver error is a network failure
 // rather than an answer about the ref.
 func unreachable(err error) bool {

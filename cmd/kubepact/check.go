@@ -120,7 +120,11 @@ func loadFailureCode(err error) string {
 		return CodeBundleNotFound
 	case errors.Is(err, oci.ErrAuthFailed):
 		return CodeRegistryAuthFailed
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.Canceled):
+		return CodeCancelled
+	case validate.IsUnreachable(err):
+		return validate.CodeRefUnreachable
+	case errors.Is(err, context.DeadlineExceeded):
 		return CodeCancelled
 	default:
 		return CodeBundleUnreadable
@@ -130,9 +134,10 @@ func loadFailureCode(err error) string {
 // failedCheckReport is the report of a check that could not be made.
 func failedCheckReport(ref, code string, err error) checkReport {
 	return checkReport{
-		Source:   ref,
-		Errors:   []validate.Finding{{Code: code, Message: err.Error()}},
-		Warnings: []validate.Finding{},
+		CouldNotCheck: true,
+		Source:        ref,
+		Errors:        []validate.Finding{{Code: code, Message: err.Error()}},
+		Warnings:      []validate.Finding{},
 	}
 }
 

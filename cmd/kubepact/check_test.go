@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,6 +49,7 @@ func TestCheckJSONWhenCannotCheck(t *testing.T) {
 		{"malformed reference", []string{"oci://Not A Ref"}, CodeInvalidReference},
 		{"empty reference", []string{"oci://"}, CodeInvalidReference},
 		{"unreadable registry config", []string{catalog, "--registry-config", brokenConfig}, CodeRegistryConfigInvalid},
+		{"registry does not answer", []string{fmt.Sprintf("oci://127.0.0.1:%d/acme/catalog:1.0.0", freePort(t)), "--plain-http"}, "REF_UNREACHABLE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
