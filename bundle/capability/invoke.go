@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/internal/jsonobj"
 )
@@ -103,7 +104,14 @@ func (t *Tool) Accepted() []string { return slices.Clone(t.op.validator.names) }
 // service. It returns an *ArgumentError, and sends nothing, when they are
 // not. Every other outcome — any status, a timeout, a refused connection —
 // is a Result.
-func (t *Tool) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
+func (t *Tool) Call(ctx context.Context, args json.RawMessage) (res *Result, err error) {
+	// A fault in a validator or serializer on hostile input is this
+	// call's error, never the process's.
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("%s failed inside kubepact and was not completed: %v", t.Name, p)
+		}
+	}()
 	op := t.op
 	values, typed, diags := op.decodeArgs(args)
 	if len(diags) == 0 {
@@ -189,11 +197,57 @@ func (v *argValidator) check(args map[string]any) []Diagnostic {
 		if !ok {
 			continue
 		}
-		if err := r.Validate(args[name]); err != nil {
+		if nestedDeeper(args[name], maxArgumentDepth) {
+			diags = append(diags, Diagnostic{Field: name, Code: DiagInvalidValue, Expected: v.expected[name], Message: fmt.Sprintf("the value is nested deeper than %d levels", maxArgumentDepth)})
+			continue
+		}
+		if err := validate(r, args[name]); err != nil {
 			diags = append(diags, Diagnostic{Field: name, Code: DiagInvalidValue, Expected: v.expected[name], Message: cleanValidation(err)})
 		}
 	}
 	return diags
+}
+
+// maxArgumentDepth bounds the nesting of one argument value. Validation
+// recurses once per level times the schemas applied at each level, which
+// projection bounds (schemacycle.MaxChain); together they keep the
+// validator's stack small whatever the arguments.
+const maxArgumentDepth = 64
+
+// nestedDeeper reports whether v holds objects or arrays more than limit
+// levels deep. It stops at limit, so its own recursion is bounded.
+func nestedDeeper(v any, limit int) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		if limit == 0 {
+			return true
+		}
+		for _, e := range t {
+			if nestedDeeper(e, limit-1) {
+				return true
+			}
+		}
+	case []any:
+		if limit == 0 {
+			return true
+		}
+		for _, e := range t {
+			if nestedDeeper(e, limit-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validate runs the schema validator, turning a panic into a failure.
+func validate(r *jsonschema.Resolved, v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the validator failed on this value: %v", p)
+		}
+	}()
+	return r.Validate(v)
 }
 
 func cleanValidation(err error) string {

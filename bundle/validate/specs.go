@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/schemacycle"
 )
 
 // checkSpec checks that data parses as the interface type claims.
@@ -68,7 +69,7 @@ func checkOpenAPI(ctx context.Context, data []byte) error {
 		); err != nil {
 			return fmt.Errorf("OpenAPI document is invalid: %w", err)
 		}
-		return nil
+		return schemacycle.Check(doc)
 	}
 	if v, ok := doc["swagger"]; ok {
 		if v != "2.0" {
@@ -85,7 +86,7 @@ func checkOpenAPI(ctx context.Context, data []byte) error {
 		if t.Info.Title == "" || t.Info.Version == "" {
 			return errors.New("a Swagger 2.0 document needs info.title and info.version")
 		}
-		return nil
+		return schemacycle.Check(doc)
 	}
 	return errors.New(`not an OpenAPI document: expected a top-level "openapi: 3.x.y" (or "swagger: \"2.0\"") field`)
 }
