@@ -154,8 +154,9 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 	}, nil
 }
 
-// resultText is the text a client without structuredContent sees: one
-// line of outcome, then the whole result as JSON.
+// resultText is the text beside the structured result: one line of
+// outcome. The result itself (status, headers, body) is carried once, in
+// structuredContent, so the response cap bounds the whole answer.
 func resultText(ct *capability.Tool, res *capability.Result) string {
 	var head string
 	switch {
@@ -163,17 +164,15 @@ func resultText(ct *capability.Tool, res *capability.Result) string {
 		head = fmt.Sprintf("%s %s timed out after %.0f ms", ct.Method, ct.Path, res.DurationMs)
 	case res.Status == 0:
 		head = fmt.Sprintf("%s %s did not complete: %s", ct.Method, ct.Path, res.Failure)
+	case res.Failure != "":
+		head = fmt.Sprintf("%s %s → %d, but %s (%.1f ms)", ct.Method, ct.Path, res.Status, res.Failure, res.DurationMs)
 	default:
 		head = fmt.Sprintf("%s %s → %d (%.1f ms)", ct.Method, ct.Path, res.Status, res.DurationMs)
 	}
-	if res.Truncated {
-		head += "; body truncated"
+	if res.Truncated && res.Failure == "" {
+		head += "; cut to the response byte cap"
 	}
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return head
-	}
-	return head + "\n" + string(raw)
+	return head + "; the response is in structuredContent {status, headers, body, bodyEncoding, truncated, timedOut, durationMs, failure}"
 }
 
 // skillFS is where skills are read: the directory itself for a local
