@@ -2,6 +2,7 @@ package capability
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -75,8 +76,8 @@ func TestCyclicSchemaIsWithheldAndTreesWork(t *testing.T) {
 		t.Fatalf("a tree 20 levels deep: %v, %+v", err, res)
 	}
 	_, err = tree.Call(t.Context(), json.RawMessage(nest(1000)))
-	ae, ok := err.(*ArgumentError)
-	if !ok || len(ae.Diagnostics) != 1 || ae.Diagnostics[0].Field != "body" || !strings.Contains(ae.Diagnostics[0].Message, "nested deeper than 64 levels") {
+	var ae *ArgumentError
+	if !errors.As(err, &ae) || len(ae.Diagnostics) != 1 || ae.Diagnostics[0].Field != "body" || !strings.Contains(ae.Diagnostics[0].Message, "nested deeper than 64 levels") {
 		t.Fatalf("a tree 1000 levels deep: got %v, want an argument error on body naming the depth limit", err)
 	}
 }

@@ -454,10 +454,10 @@ func failure(parent, ctx context.Context, err error) (bool, string) {
 // the other fields leave, the body the rest. What does not fit is left
 // out (a header) or cut (the body), and Truncated says so. The encoded
 // size is what counts, not the raw one: escaping can make a byte six.
-func (res *Result) fit(hdr http.Header, data []byte, contentType string, limit int64) {
-	res.BodyEncoding = "base64" // the longest the other fields can be
-	base, _ := json.Marshal(res)
-	res.BodyEncoding = ""
+func (r *Result) fit(hdr http.Header, data []byte, contentType string, limit int64) {
+	r.BodyEncoding = "base64" // the longest the other fields can be
+	base, _ := json.Marshal(r)
+	r.BodyEncoding = ""
 	// durationMs is set last; 24 bytes hold any float64 it can be.
 	room := limit - int64(len(base)) + int64(len("null")) - 24
 	headerRoom := room / 2
@@ -466,16 +466,16 @@ func (res *Result) fit(hdr http.Header, data []byte, contentType string, limit i
 		vj, _ := json.Marshal(hdr[k])
 		cost := int64(len(kj) + len(vj) + 2) // ':' and ','
 		if cost > headerRoom {
-			res.Truncated = true
+			r.Truncated = true
 			continue
 		}
 		headerRoom -= cost
 		room -= cost
-		res.Headers[k] = slices.Clone(hdr[k])
+		r.Headers[k] = slices.Clone(hdr[k])
 	}
 	var cut bool
-	res.Body, res.BodyEncoding, cut = encodeBody(data, contentType, res.Truncated, room)
-	res.Truncated = res.Truncated || cut
+	r.Body, r.BodyEncoding, cut = encodeBody(data, contentType, r.Truncated, room)
+	r.Truncated = r.Truncated || cut
 }
 
 // encodeBody returns a JSON body (unless cut short) as the JSON value

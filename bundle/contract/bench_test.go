@@ -3,6 +3,7 @@ package contract_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestParseWidestContract(t *testing.T) {
 	if len(c.Metadata) != n {
 		t.Fatalf("got %d metadata keys, want %d", len(c.Metadata), n)
 	}
-	dup := append(data[:len(data):len(data)], []byte("  k0000007: again\n")...)
+	dup := slices.Concat(data, []byte("  k0000007: again\n"))
 	_, err = contract.Parse(dup)
 	var pe *contract.ParseError
 	if !errors.As(err, &pe) || !strings.Contains(pe.Message, `key "k0000007" appears twice`) || pe.Line != n+6 {
