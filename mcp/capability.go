@@ -334,7 +334,7 @@ func (st *capabilityState) instructions(s *Server) string {
 	if len(generated) == 0 {
 		b.WriteString("no operation is exposed as a tool here.")
 	} else {
-		fmt.Fprintf(&b, "the tools %s are generated from the bundle's OpenAPI operations and call the LIVE service (%s). A call has real effects and returns structuredContent {status, headers, body, truncated, timedOut, durationMs}; a status of 400 or more, a timeout or no response is an isError result that still carries the whole answer. Arguments are checked against the operation before anything is sent: a refused call has error.code INVALID_ARGUMENT and per-field diagnostics {field, code, expected, message}, and nothing reached the service. Redirects are returned (3xx), never followed.",
+		fmt.Fprintf(&b, "the tools %s are generated from the bundle's OpenAPI operations and call the LIVE service (%s). A call has real effects and returns structuredContent {status, headers, body, truncated, timedOut, durationMs}; a status of 400 or more, a timeout, no response or a body cut short (truncated with a failure) is an isError result that still carries what arrived; the response byte cap bounds the whole result, headers included. Arguments are checked against the operation before anything is sent: a refused call has error.code INVALID_ARGUMENT and per-field diagnostics {field, code, expected, message}, and nothing reached the service. Redirects are returned (3xx), never followed.",
 			strings.Join(generated, ", "), strings.Join(bases, "; "))
 	}
 	b.WriteString(" Writes to the service: ")
