@@ -56,10 +56,11 @@ func TestParseWidestContract(t *testing.T) {
 	if len(c.Metadata) != n {
 		t.Fatalf("got %d metadata keys, want %d", len(c.Metadata), n)
 	}
-	dup := slices.Concat(data, []byte("  k0000007: again\n"))
+	const m = 50_000
+	dup := slices.Concat(wideContract(m), []byte("  k0000007: again\n"))
 	_, err = contract.Parse(dup)
 	var pe *contract.ParseError
-	if !errors.As(err, &pe) || !strings.Contains(pe.Message, `key "k0000007" appears twice`) || pe.Line != n+6 {
-		t.Fatalf("duplicate metadata key: got %v, want a ParseError at line %d naming k0000007", err, n+6)
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, `key "k0000007" appears twice`) || pe.Line != m+6 {
+		t.Fatalf("duplicate metadata key: got %v, want a ParseError at line %d naming k0000007", err, m+6)
 	}
 }
