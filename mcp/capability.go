@@ -180,8 +180,9 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 	}, nil
 }
 
-// resultText is the text a client without structuredContent sees: one
-// line of outcome, then the whole result as JSON.
+// resultText is the text beside the structured result: one line of
+// outcome. The result itself (status, headers, body) is carried once, in
+// structuredContent, so the response cap bounds the whole answer.
 func resultText(ct *capability.Tool, res *capability.Result) string {
 	var head string
 	switch {
@@ -189,17 +190,15 @@ func resultText(ct *capability.Tool, res *capability.Result) string {
 		head = fmt.Sprintf("%s %s timed out after %.0f ms", ct.Method, ct.Path, res.DurationMs)
 	case res.Status == 0:
 		head = fmt.Sprintf("%s %s did not complete: %s", ct.Method, ct.Path, res.Failure)
+	case res.Failure != "":
+		head = fmt.Sprintf("%s %s → %d, but %s (%.1f ms)", ct.Method, ct.Path, res.Status, res.Failure, res.DurationMs)
 	default:
 		head = fmt.Sprintf("%s %s → %d (%.1f ms)", ct.Method, ct.Path, res.Status, res.DurationMs)
 	}
-	if res.Truncated {
-		head += "; body truncated"
+	if res.Truncated && res.Failure == "" {
+		head += "; cut to the response byte cap"
 	}
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return head
-	}
-	return head + "\n" + string(raw)
+	return head + "; the response is in structuredContent {status, headers, body, bodyEncoding, truncated, timedOut, durationMs, failure}"
 }
 
 // skillFS is where skills are read: the directory itself for a local
@@ -379,7 +378,7 @@ func (st *capabilityState) instructions(s *Server) string {
 	if len(generated) == 0 {
 		b.WriteString("no operation is exposed as a tool here.")
 	} else {
-		fmt.Fprintf(&b, "the tools %s are generated from the bundle's OpenAPI operations and call the LIVE service (%s). A call has real effects and returns structuredContent {status, headers, body, truncated, timedOut, durationMs}; a status of 400 or more, a timeout or no response is an isError result that still carries the whole answer. Arguments are checked against the operation before anything is sent: a refused call has error.code INVALID_ARGUMENT and per-field diagnostics {field, code, expected, message}, and nothing reached the service. Redirects are returned (3xx), never followed.",
+		fmt.Fprintf(&b, "the tools %s are generated from the bundle's OpenAPI operations and call the LIVE service (%s). A call has real effects and returns structuredContent {status, headers, body, truncated, timedOut, durationMs}; a status of 400 or more, a timeout, no response or a body cut short (truncated with a failure) is an isError result that still carries what arrived; the response byte cap bounds the whole result, headers included. Arguments are checked against the operation before anything is sent: a refused call has error.code INVALID_ARGUMENT and per-field diagnostics {field, code, expected, message}, and nothing reached the service. Redirects are returned (3xx), never followed.",
 			strings.Join(generated, ", "), strings.Join(bases, "; "))
 	}
 	b.WriteString(" Writes to the service: ")

@@ -312,10 +312,16 @@ func structured(field string, raw json.RawMessage, s shape) (json.RawMessage, bo
 			}
 			return nil, false, argError(field, fmt.Sprintf("%q must be %s; got %s %s", field, s, describeJSON(raw), detail))
 		}
+		if err := checkArgumentSize(field, given); err != nil {
+			return nil, false, err
+		}
 		return given, true, nil
 	}
 	if raw[0] != want {
 		return nil, false, argError(field, fmt.Sprintf("%q must be %s; got %s", field, s, describeJSON(raw)))
+	}
+	if err := checkArgumentSize(field, raw); err != nil {
+		return nil, false, err
 	}
 	return raw, true, nil
 }

@@ -20,7 +20,9 @@
 //   - schema.go: input schemas in JSON Schema 2020-12 (what the MCP SDK and
 //     github.com/google/jsonschema-go validate with): parameters by name,
 //     the request body as `body`, every $ref moved into $defs (cycles stay
-//     references), OpenAPI 3.0 dialect converted.
+//     references), OpenAPI 3.0 dialect converted. An operation whose schema
+//     no validator can evaluate — a $ref cycle that never descends into a
+//     property or item, found by bundle/schemacycle — is withheld.
 //   - policy.go: exposure. Only GET and HEAD are exposed unless writes are
 //     allowed; allow and deny lists by tool name; names starting with
 //     `pacto_` are reserved for kubepact's own tools, so such an operation is
@@ -28,8 +30,8 @@
 //   - invoke.go, serialize.go, auth.go: the HTTP call — arguments checked
 //     against the schema and then by kin-openapi's request validator before
 //     anything is sent; OpenAPI parameter serialization; credentials per
-//     security scheme; no redirect ever followed; a timeout and a response
-//     byte cap.
+//     security scheme; no redirect ever followed; a timeout and a byte cap
+//     on the whole encoded result; a body cut short is an error.
 //   - options.go: [Options] and the flags the `mcp` and `sidecar` commands
 //     share.
 //

@@ -41,7 +41,9 @@ type Result struct {
 	Body any `json:"body"`
 	// BodyEncoding is "base64" for a body that is not UTF-8 text.
 	BodyEncoding string `json:"bodyEncoding,omitempty"`
-	// Truncated is true when the body was longer than the byte cap and was cut.
+	// Truncated is true when the result was cut: the body did not arrive
+	// whole (Failure says why), or the body or headers did not fit in the
+	// byte cap, which bounds the whole encoded result.
 	Truncated bool `json:"truncated"`
 	// TimedOut is true when the call ran out of time.
 	TimedOut bool `json:"timedOut"`
@@ -52,8 +54,10 @@ type Result struct {
 }
 
 // IsError reports whether the result is a failure: a status of 400 or
-// more, or no complete response.
-func (r *Result) IsError() bool { return r.Status >= 400 || r.Status == 0 || r.TimedOut }
+// more, or no complete response (none at all, or a body cut short).
+func (r *Result) IsError() bool {
+	return r.Status >= 400 || r.Status == 0 || r.TimedOut || r.Failure != ""
+}
 
 // Diagnostic codes of an [ArgumentError].
 const (
@@ -112,7 +116,14 @@ func (t *Tool) ArgumentSchemas() map[string]*jsonschema.Resolved { return t.op.v
 // service. It returns an *ArgumentError, and sends nothing, when they are
 // not. Every other outcome — any status, a timeout, a refused connection —
 // is a Result.
-func (t *Tool) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
+func (t *Tool) Call(ctx context.Context, args json.RawMessage) (res *Result, err error) {
+	// A fault in a validator or serializer on hostile input is this
+	// call's error, never the process's.
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("%s failed inside kubepact and was not completed: %v", t.Name, p)
+		}
+	}()
 	op := t.op
 	values, typed, diags := op.decodeArgs(args)
 	if len(diags) == 0 {
@@ -210,11 +221,57 @@ func (v *argValidator) check(args map[string]any) []Diagnostic {
 		if !ok {
 			continue
 		}
-		if err := r.Validate(args[name]); err != nil {
+		if nestedDeeper(args[name], maxArgumentDepth) {
+			diags = append(diags, Diagnostic{Field: name, Code: DiagInvalidValue, Expected: v.expected[name], Message: fmt.Sprintf("the value is nested deeper than %d levels", maxArgumentDepth)})
+			continue
+		}
+		if err := validate(r, args[name]); err != nil {
 			diags = append(diags, Diagnostic{Field: name, Code: DiagInvalidValue, Expected: v.expected[name], Message: cleanValidation(err)})
 		}
 	}
 	return diags
+}
+
+// maxArgumentDepth bounds the nesting of one argument value. Validation
+// recurses once per level times the schemas applied at each level, which
+// projection bounds (schemacycle.MaxChain); together they keep the
+// validator's stack small whatever the arguments.
+const maxArgumentDepth = 64
+
+// nestedDeeper reports whether v holds objects or arrays more than limit
+// levels deep. It stops at limit, so its own recursion is bounded.
+func nestedDeeper(v any, limit int) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		if limit == 0 {
+			return true
+		}
+		for _, e := range t {
+			if nestedDeeper(e, limit-1) {
+				return true
+			}
+		}
+	case []any:
+		if limit == 0 {
+			return true
+		}
+		for _, e := range t {
+			if nestedDeeper(e, limit-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validate runs the schema validator, turning a panic into a failure.
+func validate(r *jsonschema.Resolved, v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the validator failed on this value: %v", p)
+		}
+	}()
+	return r.Validate(v)
 }
 
 func cleanValidation(err error) string {
@@ -399,18 +456,20 @@ func (op *operation) send(parent, ctx context.Context, req *http.Request) *Resul
 	}
 	defer func() { _ = resp.Body.Close() }()
 	res.Status = resp.StatusCode
-	for k, v := range resp.Header {
-		res.Headers[k] = slices.Clone(v)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, op.opts.MaxResponseBytes+1))
-	if int64(len(data)) > op.opts.MaxResponseBytes {
-		data, res.Truncated = data[:op.opts.MaxResponseBytes], true
+	limit := op.opts.MaxResponseBytes
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if int64(len(data)) > limit {
+		data, res.Truncated = data[:limit], true
 	}
 	if err != nil {
+		// The body ended before its end: a short read against
+		// Content-Length, a reset, an early EOF in a chunked body. What
+		// arrived is returned, but the call did not succeed.
 		res.TimedOut, res.Failure = failure(parent, ctx, err)
-		res.Failure = "reading the response: " + res.Failure
+		res.Failure = "the response body was cut short: " + res.Failure
+		res.Truncated = true
 	}
-	res.Body, res.BodyEncoding = decodeBody(data, resp.Header.Get("Content-Type"), res.Truncated || err != nil)
+	res.fit(resp.Header, data, resp.Header.Get("Content-Type"), limit)
 	return res
 }
 
@@ -431,22 +490,96 @@ func failure(parent, ctx context.Context, err error) (bool, string) {
 	return false, err.Error()
 }
 
-// decodeBody returns a JSON body (unless cut short) as the JSON value
-// itself, else text, else base64. JSON is checked, not decoded: the value
+// fit sets the headers and the body so that the whole result, JSON
+// encoded, stays within limit bytes: headers take at most half of what
+// the other fields leave, the body the rest. What does not fit is left
+// out (a header) or cut (the body), and Truncated says so. The encoded
+// size is what counts, not the raw one: escaping can make a byte six.
+func (r *Result) fit(hdr http.Header, data []byte, contentType string, limit int64) {
+	r.BodyEncoding = "base64" // the longest the other fields can be
+	base, _ := json.Marshal(r)
+	r.BodyEncoding = ""
+	// durationMs is set last; 24 bytes hold any float64 it can be.
+	room := limit - int64(len(base)) + int64(len("null")) - 24
+	headerRoom := room / 2
+	for _, k := range sortedKeys(hdr) {
+		kj, _ := json.Marshal(k)
+		vj, _ := json.Marshal(hdr[k])
+		cost := int64(len(kj) + len(vj) + 2) // ':' and ','
+		if cost > headerRoom {
+			r.Truncated = true
+			continue
+		}
+		headerRoom -= cost
+		room -= cost
+		r.Headers[k] = slices.Clone(hdr[k])
+	}
+	var cut bool
+	r.Body, r.BodyEncoding, cut = encodeBody(data, contentType, r.Truncated, room)
+	r.Truncated = r.Truncated || cut
+}
+
+// encodeBody returns a JSON body (unless cut short) as the JSON value
+// itself, else text, else base64, and whether it had to be cut to encode
+// within room bytes. JSON is checked and compacted, not decoded: the value
 // is passed on as it came, so no number loses precision and the result is
 // not rebuilt from a map on every call.
-func decodeBody(data []byte, contentType string, partial bool) (any, string) {
+func encodeBody(data []byte, contentType string, partial bool, room int64) (body any, encoding string, cut bool) {
 	if len(data) == 0 {
-		return nil, ""
+		return nil, "", false
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if !partial && encodingOf(mt) == "json" && mt != "*/*" && json.Valid(data) {
-		return json.RawMessage(bytes.TrimSpace(data)), ""
+		if enc, err := json.Marshal(json.RawMessage(data)); err == nil && int64(len(enc)) <= room {
+			return json.RawMessage(enc), "", false
+		}
 	}
-	if utf8.Valid(data) {
-		return string(data), ""
+	room -= 2 // the quotes of a string
+	if text := trimPartialRune(data); utf8.Valid(text) {
+		n := 0
+		for n < len(text) {
+			r, size := utf8.DecodeRune(text[n:])
+			cost := int64(escapedLen(r, size))
+			if cost > room {
+				break
+			}
+			room -= cost
+			n += size
+		}
+		return string(text[:n]), "", n < len(data)
 	}
-	return base64.StdEncoding.EncodeToString(data), "base64"
+	n := max(room, 0) / 4 * 3
+	if n >= int64(len(data)) {
+		return base64.StdEncoding.EncodeToString(data), "base64", false
+	}
+	return base64.StdEncoding.EncodeToString(data[:n]), "base64", true
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of data
+// (a cut can fall inside a character), so cut text stays text.
+func trimPartialRune(data []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(data); i++ {
+		if utf8.RuneStart(data[len(data)-i]) {
+			if !utf8.FullRune(data[len(data)-i:]) {
+				return data[:len(data)-i]
+			}
+			break
+		}
+	}
+	return data
+}
+
+// escapedLen is how many bytes encoding/json writes for r (size bytes of
+// UTF-8) inside a string: control characters, the HTML-sensitive <, > and
+// &, and U+2028/U+2029 become \u escapes of six bytes.
+func escapedLen(r rune, size int) int {
+	switch {
+	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
+		return 2
+	case r < 0x20, r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029', r == utf8.RuneError && size == 1:
+		return 6
+	}
+	return size
 }
 
 func newHTTPClient(rt http.RoundTripper) *http.Client {

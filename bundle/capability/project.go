@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/schemacycle"
 )
 
 // Capability is the projection of a bundle: the tools to expose, the
@@ -430,6 +431,16 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	}
 	if len(c.defs) > 0 {
 		input["$defs"] = c.defs
+	}
+	// A schema that applies itself to the same value forever would
+	// overflow the validator's stack on the first call, and that kills the
+	// process: such an operation gets no tool.
+	if err := schemacycle.Check(input); err != nil {
+		var se *schemacycle.Error
+		if errors.As(err, &se) {
+			return errors.New(se.Describe(c.origin))
+		}
+		return err
 	}
 	if op.input, err = json.Marshal(input); err != nil {
 		return fmt.Errorf("input schema: %w", err)

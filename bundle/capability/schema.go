@@ -195,6 +195,17 @@ func isReadOnly(node any) bool {
 	return ro
 }
 
+// origin names a reference to the tool's $defs by the reference it was
+// converted from (spec.yaml#/components/schemas/A).
+func (c *converter) origin(local string) string {
+	for id, key := range c.keys {
+		if "#/$defs/"+escapePointer(key) == local {
+			return id
+		}
+	}
+	return local
+}
+
 func (c *converter) fail(err error) {
 	if c.err == nil {
 		c.err = err

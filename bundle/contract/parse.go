@@ -61,7 +61,11 @@ func nodeError(n *yaml.Node, format string, args ...any) *ParseError {
 // line and column of the offending node. Parse does not check required
 // fields, enums or cross-field rules; package bundle/validate does.
 func Parse(data []byte) (*Contract, error) {
-	root, err := parseRoot(data, MaxBytes)
+	return parse(data, MaxBytes)
+}
+
+func parse(data []byte, maxBytes int) (*Contract, error) {
+	root, err := parseRoot(data, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +76,12 @@ func Parse(data []byte) (*Contract, error) {
 	if err := checkShape(root, reflect.TypeFor[Contract](), ""); err != nil {
 		return nil, err
 	}
+	// The free-form sections are taken from the generic tree below, so the
+	// typed decode skips them: the YAML decoder compares every key of a
+	// mapping it decodes into a Go map with every other key (quadratic: 100k
+	// metadata keys took 80 s), while the generic tree is built in one pass
+	// with a hash set.
+	dropFreeForm(root, reflect.TypeFor[Contract]())
 	var c Contract
 	if err := root.Decode(&c); err != nil {
 		// checkShape has already verified every kind Decode cares about;
@@ -404,6 +414,46 @@ func checkShape(n *yaml.Node, t reflect.Type, path string) error {
 		return nil
 	}
 	return nil
+}
+
+// dropFreeForm replaces, in the tree n of Go type t, every value decoded
+// into a Go map by an empty mapping. It runs after checkShape, so struct
+// mappings hold known fields only. The value node is replaced in its
+// parent, never emptied in place: an alias may share it.
+func dropFreeForm(n *yaml.Node, t reflect.Type) {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		fields := structFields(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			for k.Kind == yaml.AliasNode && k.Alias != nil {
+				k = k.Alias
+			}
+			f, ok := fields.byName[k.Value]
+			if !ok {
+				continue
+			}
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Map {
+				n.Content[i+1] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Content[i+1].Line, Column: n.Content[i+1].Column}
+				continue
+			}
+			dropFreeForm(n.Content[i+1], f.Type)
+		}
+	case reflect.Slice:
+		for _, c := range n.Content {
+			dropFreeForm(c, t.Elem())
+		}
+	}
 }
 
 func join(path, name string) string {

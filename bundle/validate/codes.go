@@ -1,8 +1,8 @@
 package validate
 
 // Finding codes. The names and meanings are Pacto's (its validation
-// reference), except CodeConfigRefNotResolved and CodeRefUnreachable,
-// which are kubepact's.
+// reference), except CodeConfigRefNotResolved, CodeRefUnreachable,
+// CodeSchemaRefCycle and CodeSchemaTooDeep, which are kubepact's.
 const (
 	// Structural layer.
 	CodeYAMLParseError          = "YAML_PARSE_ERROR"
@@ -20,6 +20,8 @@ const (
 	CodeInterfaceRefRequired         = "INTERFACE_REF_REQUIRED"
 	CodeFileNotFound                 = "FILE_NOT_FOUND"
 	CodeInvalidInterfaceSpec         = "INVALID_INTERFACE_SPEC"
+	CodeSchemaRefCycle               = "SCHEMA_REF_CYCLE" // kubepact's own: a $ref cycle no validator can evaluate
+	CodeSchemaTooDeep                = "SCHEMA_TOO_DEEP"  // kubepact's own: schemas nested past schemacycle.MaxChain on one value
 	CodeInvalidCapabilityType        = "INVALID_CAPABILITY_TYPE"
 	CodeCapabilityRefRequired        = "CAPABILITY_REF_REQUIRED"
 	CodeCapabilityRefInvalid         = "CAPABILITY_REF_INVALID"

@@ -11,6 +11,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/schemacycle"
 )
 
 // crossField runs layer 2. It records findings in v.res; the caller decides
@@ -67,7 +68,14 @@ func (v *validator) checkInterfaces() {
 			}
 			continue
 		}
-		if err := checkSpec(v.ctx, in.Type, in.Ref, data); err != nil {
+		err = checkSpec(v.ctx, in.Type, in.Ref, data)
+		var se *schemacycle.Error
+		switch {
+		case errors.As(err, &se) && se.TooDeep:
+			v.res.addError(p+".ref", CodeSchemaTooDeep, fmt.Sprintf("%s: a schema cannot be evaluated: %v; operations using it get no tool", in.Ref, err))
+		case errors.As(err, &se):
+			v.res.addError(p+".ref", CodeSchemaRefCycle, fmt.Sprintf("%s: %v; operations using it get no tool", in.Ref, err))
+		case err != nil:
 			v.res.addError(p+".ref", CodeInvalidInterfaceSpec, fmt.Sprintf("%s is not a valid %s spec: %v", in.Ref, in.Type, err))
 		}
 	}
