@@ -1,0 +1,109 @@
+package bundle
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestConfine(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(root, "a", "b"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"out":    outside,
+		"in":     filepath.Join(root, "a"),
+		"loop":   "loop",
+		"ping":   "pong",
+		"pong":   "ping",
+		"broken": filepath.Join(outside, "missing"),
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A root named through a link: absolute paths under either name count.
+	alias := filepath.Join(base, "alias")
+	if err := os.Symlink(root, alias); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		root, p, want string
+		err           error
+	}{
+		{root, "", ".", nil},
+		{root, "a/b", "a/b", nil},
+		{root, "a/new/deeper", "a/new/deeper", nil},
+		{root, filepath.Join(root, "a"), "a", nil},
+		{alias, filepath.Join(root, "a"), "a", nil},
+		{alias, filepath.Join(alias, "a", "b"), "a/b", nil},
+		{root, "in/b", "in/b", nil},
+		{root, "..", "", ErrOutsideRoot},
+		{root, "a/../../outside", "", ErrOutsideRoot},
+		{root, outside, "", ErrOutsideRoot},
+		{root, "out", "", ErrOutsideRoot},
+		{root, "out/new", "", ErrOutsideRoot},
+		{root, "broken", "", ErrOutsideRoot},
+		{root, "loop", "", ErrLinkLoop},
+		{root, "loop/x", "", ErrLinkLoop},
+		{root, "ping/x/y", "", ErrLinkLoop},
+	} {
+		got, err := Confine(tt.root, tt.p)
+		if tt.err != nil {
+			if !errors.Is(err, tt.err) {
+				t.Errorf("Confine(%s, %q) = %q, %v; want %v", tt.root, tt.p, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("Confine(%s, %q) = %q, %v; want %q", tt.root, tt.p, got, err, tt.want)
+		}
+	}
+	if _, err := Confine(root, "a\x00b"); err == nil || !strings.Contains(err.Error(), "NUL") {
+		t.Errorf("Confine with a NUL byte: %v; want an error naming it", err)
+	}
+}
+
+// TestLoadDirInRefusesLinksOut: the directory itself, or a parent on the way
+// to it, being a link to outside the root is refused by the handle even
+// when the path check is skipped (as a swap after the check would).
+func TestLoadDirInRefusesLinksOut(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	outside := filepath.Join(base, "outside")
+	writeBundle := func(dir, name string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		y := "pactoVersion: \"2.0\"\nservice:\n  name: " + name + "\n  version: 1.0.0\n"
+		if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte(y), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeBundle(filepath.Join(root, "inside"), "inside")
+	writeBundle(outside, "outside")
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadDirIn(root, "inside", nil)
+	if err != nil || b.Contract == nil || b.Contract.Service.Name != "inside" {
+		t.Fatalf("LoadDirIn(inside) = %v, %v", b, err)
+	}
+	if _, err := LoadDirIn(root, "link", nil); !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("LoadDirIn(link) error = %v; want ErrOutsideRoot", err)
+	}
+	// The handle alone, as after a swap that happened past the check.
+	if r, err := OpenDirIn(root, "link"); err == nil {
+		r.Close()
+		t.Error("OpenDirIn(link) opened a directory outside the root")
+	}
+}
