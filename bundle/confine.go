@@ -115,3 +115,24 @@ func OpenDirIn(root, rel string) (*os.Root, error) {
 	defer r.Close()
 	return r.OpenRoot(filepath.FromSlash(rel))
 }
+
+// RootError classifies an error from an [os.Root] operation the way
+// [Confine] does: a path that escapes the root wraps [ErrOutsideRoot] and a
+// link loop [ErrLinkLoop], each keeping err's text; any other error is
+// returned as it is.
+func RootError(err error) error {
+	var pe *fs.PathError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%w: %w", ErrLinkLoop, err)
+	case errors.As(err, &pe) && pe.Err.Error() == rootEscapeText:
+		return fmt.Errorf("%w: %w", ErrOutsideRoot, err)
+	}
+	return err
+}
+
+// rootEscapeText is how os.Root says a path escapes it; the os package does
+// not export the error value.
+const rootEscapeText = "path escapes from parent"

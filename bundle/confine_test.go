@@ -107,3 +107,33 @@ func TestLoadDirInRefusesLinksOut(t *testing.T) {
 		t.Error("OpenDirIn(link) opened a directory outside the root")
 	}
 }
+
+// TestRootError: errors from os.Root itself are told apart as Confine tells
+// them, so a caller answers a loop or an escape met at the moment of use
+// with the same message as one met by the check.
+func TestRootError(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Symlink("loop", filepath.Join(root, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, err = r.ReadFile("loop")
+	if !errors.Is(RootError(err), ErrLinkLoop) {
+		t.Errorf("loop: RootError(%v) does not wrap ErrLinkLoop", err)
+	}
+	_, err = r.ReadFile("out/x")
+	if !errors.Is(RootError(err), ErrOutsideRoot) {
+		t.Errorf("escape: RootError(%v) does not wrap ErrOutsideRoot", err)
+	}
+	_, err = r.ReadFile("missing")
+	if got := RootError(err); got != err {
+		t.Errorf("not found: RootError changed %v into %v", err, got)
+	}
+}
