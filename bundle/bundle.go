@@ -129,13 +129,19 @@ func LoadDirIn(root, p string, opts *LoadOptions) (*Bundle, error) {
 	r, err := OpenDirIn(root, rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("bundle directory %s does not exist", abs)
+			return nil, notExistError("bundle directory " + abs + " does not exist")
 		}
-		return nil, fmt.Errorf("bundle directory %s: %w", abs, err)
+		return nil, fmt.Errorf("bundle directory %s: %w", abs, RootError(err))
 	}
 	defer r.Close()
 	return loadRoot(r, abs, opts)
 }
+
+// notExistError is a message that reports as fs.ErrNotExist.
+type notExistError string
+
+func (e notExistError) Error() string        { return string(e) }
+func (e notExistError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // loadRoot loads the bundle whose directory r is; abs names it in messages
 // and in the bundle's Source.
