@@ -63,7 +63,7 @@ func (a *Authoring) writeAll(ctx context.Context, root *os.Root, changes []fileC
 			}
 		}
 		if err != nil {
-			rollback(root, done, dirs)
+			rollback(ctx, root, done, dirs)
 			if ctx.Err() != nil {
 				return &Error{Code: CodeInternal, Message: "the call was cancelled before all its files were written; the workspace was left as it was", err: ctx.Err()}
 			}
@@ -77,8 +77,10 @@ func (a *Authoring) writeAll(ctx context.Context, root *os.Root, changes []fileC
 // rollback undoes the writes done, newest first, and removes the
 // directories a call created (deepest first, and only while empty: a file
 // someone else put there meanwhile keeps its directory). It is best-effort:
-// it runs because something already failed.
-func rollback(root *os.Root, done []fileChange, dirs []string) {
+// it runs because something already failed, and goes on when ctx is
+// cancelled: that is one of the failures it repairs.
+func rollback(ctx context.Context, root *os.Root, done []fileChange, dirs []string) {
+	ctx = context.WithoutCancel(ctx)
 	for i := len(done) - 1; i >= 0; i-- {
 		c := done[i]
 		if c.old == nil {
@@ -86,7 +88,7 @@ func rollback(root *os.Root, done []fileChange, dirs []string) {
 			continue
 		}
 		undo := fileChange{rel: c.rel, data: c.old, old: c.data}
-		_ = (&Authoring{}).writeAtomic(context.Background(), root, undo)
+		_ = (&Authoring{}).writeAtomic(ctx, root, undo)
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		_ = root.Remove(dirs[i])
