@@ -3,6 +3,7 @@ package bundle
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -51,7 +52,10 @@ func ReadSkill(fsys fs.FS, name string) (string, error) {
 		return "", fmt.Errorf("skill name %q is not accepted: give a bare name such as %q, without folders or a leading dot", name, "refund-a-payment")
 	}
 	p := path.Join(SkillsDir, bare+".md")
-	st, err := fs.Stat(fsys, p)
+	// One open, then the checks on what was opened, then a bounded read:
+	// a skill swapped between a look by name and the read (for a link, or a
+	// huge file) is judged by what is actually read.
+	f, err := fsys.Open(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			names, lerr := ListSkills(fsys)
@@ -62,15 +66,23 @@ func ReadSkill(fsys fs.FS, name string) (string, error) {
 		}
 		return "", fmt.Errorf("reading skill %q: %w", bare, err)
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("reading skill %q: %w", bare, err)
+	}
 	if !st.Mode().IsRegular() {
 		return "", fmt.Errorf("skill %q is not a regular file", bare)
 	}
 	if st.Size() > maxSkillBytes {
 		return "", fmt.Errorf("skill %q is %d bytes; at most %d are served", bare, st.Size(), maxSkillBytes)
 	}
-	data, err := fs.ReadFile(fsys, p)
+	data, err := io.ReadAll(io.LimitReader(f, maxSkillBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("reading skill %q: %w", bare, err)
+	}
+	if len(data) > maxSkillBytes {
+		return "", fmt.Errorf("skill %q is over %d bytes; at most %d are served", bare, maxSkillBytes, maxSkillBytes)
 	}
 	return string(data), nil
 }
