@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 
@@ -68,21 +67,25 @@ type LoadOptions struct {
 }
 
 // OCIScheme prefixes references that name a bundle in an OCI registry.
-const OCIScheme = "oci://"
+const OCIScheme = oci.Scheme
 
 // IsOCIRef reports whether ref names a registry bundle rather than a directory.
-func IsOCIRef(ref string) bool { return strings.HasPrefix(ref, OCIScheme) }
+func IsOCIRef(ref string) bool { return oci.IsReference(ref) }
 
 // Load loads the bundle a reference names: an oci:// reference, a file://
-// URL or a directory path.
+// URL or a directory path, as [oci.ParseBundleRef] reads it.
 func Load(ctx context.Context, ref string, opts *LoadOptions) (*Bundle, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
-	if IsOCIRef(ref) {
-		return loadOCI(ctx, ref, opts)
+	r, err := oci.ParseBundleRef(ref)
+	if err != nil {
+		return nil, err
 	}
-	return LoadDir(strings.TrimPrefix(ref, "file://"), opts)
+	if r.IsLocal() {
+		return LoadDir(r.Local, opts)
+	}
+	return loadOCI(ctx, ref, r.OCI, opts)
 }
 
 // LoadDir loads the bundle in a directory. The directory's files go through
@@ -252,13 +255,10 @@ func fromFS(afs *archive.FS) (*Bundle, error) {
 	return b, nil
 }
 
-func loadOCI(ctx context.Context, ref string, opts *LoadOptions) (*Bundle, error) {
-	r, err := oci.ParseReference(ref)
-	if err != nil {
-		return nil, err
-	}
+func loadOCI(ctx context.Context, ref string, r oci.Reference, opts *LoadOptions) (*Bundle, error) {
 	c := opts.Client
 	if c == nil {
+		var err error
 		c, err = oci.NewClient(&oci.ClientOptions{Limits: opts.Limits})
 		if err != nil {
 			return nil, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/kubepact/kubepact/bundle/archive"
@@ -78,16 +77,20 @@ func (r *Resolver) Resolve(ctx context.Context, ref string) (fs.FS, error) {
 }
 
 func (r *Resolver) load(ctx context.Context, ref string) (*Bundle, error) {
-	if IsOCIRef(ref) {
+	br, err := oci.ParseBundleRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	if !br.IsLocal() {
 		if r.opts.Client == nil {
 			return nil, fmt.Errorf("reference %s: no registry access is configured here", ref)
 		}
-		return Load(ctx, ref, &LoadOptions{Client: r.opts.Client, Limits: r.opts.Limits})
+		return loadOCI(ctx, ref, br.OCI, &LoadOptions{Client: r.opts.Client, Limits: r.opts.Limits})
 	}
 	if r.opts.BaseDir == "" {
 		return nil, fmt.Errorf("local reference %q is not followed from a bundle that is not a local directory", ref)
 	}
-	p := strings.TrimPrefix(ref, "file://")
+	p := br.Local
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.opts.BaseDir, filepath.FromSlash(p))
 	}

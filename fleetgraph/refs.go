@@ -75,7 +75,7 @@ func (l *RefLoader) Load(ctx context.Context, ref string) (*bundle.Bundle, error
 	}
 	// Checked, then read through handles below the workspace, so a path
 	// swapped for a link to outside meanwhile is refused, not followed.
-	b, err := bundle.LoadDirIn(l.opts.Workspace, strings.TrimPrefix(ref, "file://"), nil)
+	b, err := bundle.LoadDirIn(l.opts.Workspace, strings.TrimPrefix(ref, oci.LocalScheme), nil)
 	switch {
 	case err == nil:
 		return b, nil
@@ -112,7 +112,7 @@ func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, er
 	if ok {
 		return b, nil
 	}
-	pinned := "oci://" + r.Registry + "/" + r.Repository + "@" + d
+	pinned := oci.Scheme + oci.Reference{Registry: r.Registry, Repository: r.Repository, Digest: d}.String()
 	b, err = bundle.Load(ctx, pinned, &bundle.LoadOptions{Client: l.opts.Client})
 	if err != nil {
 		se := SanitizeError(err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -247,6 +249,9 @@ func decodeDependencies(field string, raw []byte) ([]DependencySpec, bool, error
 // scheme, tag or digest ("oci://ghcr.io/acme/payments-pacto:1.2.0" gives
 // "payments-pacto").
 func dependencyName(ref string) string {
+	if br, err := oci.ParseBundleRef(ref); err == nil && !br.IsLocal() {
+		return path.Base(br.OCI.Repository)
+	}
 	s := ref
 	if _, rest, ok := strings.Cut(s, "://"); ok {
 		s = rest
