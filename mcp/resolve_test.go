@@ -13,21 +13,25 @@ import (
 	"github.com/kubepact/kubepact/bundle/oci"
 )
 
+// writeUnder writes content to rel (a slash path) below base, making the
+// directories on the way.
+func writeUnder(t *testing.T, base, rel, content string) {
+	t.Helper()
+	p := filepath.Join(base, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCheckFollowsPolicyRefsInsideTheWorkspace: pacto_check enforces a
 // policy referenced by a local path, from the checked bundle's directory,
 // and fails closed on one that leads out of the workspace.
 func TestCheckFollowsPolicyRefsInsideTheWorkspace(t *testing.T) {
 	ws := t.TempDir()
-	write := func(rel, content string) {
-		t.Helper()
-		p := filepath.Join(ws, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { writeUnder(t, ws, rel, content) }
 	write("baseline/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: baseline\n  version: 1.0.0\npolicies:\n  - name: baseline\n    schema: policy/schema.json\n")
 	write("baseline/policy/schema.json", `{"type":"object","required":["state"]}`)
 	write("svc/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: svc\n  version: 1.0.0\npolicies:\n  - name: baseline\n    ref: ../baseline\n")
@@ -93,16 +97,7 @@ func TestAuthoringOpenWorldFollowsRegistryAccess(t *testing.T) {
 func TestCheckPolicyRefSwapRaceNeverReadsOutside(t *testing.T) {
 	const marker = "OUTSIDE_POLICY_MARKER"
 	ws, outside := t.TempDir(), t.TempDir()
-	writeFile := func(base, rel, content string) {
-		t.Helper()
-		p := filepath.Join(base, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFile := func(base, rel, content string) { writeUnder(t, base, rel, content) }
 	// The policy inside the workspace accepts the contract; the one outside
 	// demands a field named by the marker, so applying it shows in a finding.
 	writeFile(ws, "baseline/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: baseline\n  version: 1.0.0\npolicies:\n  - name: baseline\n    schema: policy/schema.json\n")
