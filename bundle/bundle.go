@@ -149,10 +149,14 @@ func (e notExistError) Is(target error) bool { return target == fs.ErrNotExist }
 // loadRoot loads the bundle whose directory r is; abs names it in messages
 // and in the bundle's Source.
 func loadRoot(r *os.Root, abs string, opts *LoadOptions) (*Bundle, error) {
+	return loadFS(r.FS(), abs, opts)
+}
+
+// loadFS loads the bundle whose files dirFS holds.
+func loadFS(dirFS fs.FS, abs string, opts *LoadOptions) (*Bundle, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
-	dirFS := r.FS()
 	if _, err := fs.Stat(dirFS, contract.FileName); err != nil {
 		return nil, fmt.Errorf("%s has no %s: a bundle directory must hold one", abs, contract.FileName)
 	}

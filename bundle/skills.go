@@ -52,10 +52,11 @@ func ReadSkill(fsys fs.FS, name string) (string, error) {
 		return "", fmt.Errorf("skill name %q is not accepted: give a bare name such as %q, without folders or a leading dot", name, "refund-a-payment")
 	}
 	p := path.Join(SkillsDir, bare+".md")
-	// One open, then the checks on what was opened, then a bounded read:
-	// a skill swapped between a look by name and the read (for a link, or a
-	// huge file) is judged by what is actually read.
-	f, err := fsys.Open(p)
+	// A look by name first: opening a FIFO would block. Then one open, the
+	// same checks on what was opened, and a bounded read: a skill swapped
+	// between the look and the read (for a huge file, say) is judged by
+	// what is actually read.
+	f, err := openRegular(fsys, p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			names, lerr := ListSkills(fsys)
@@ -63,6 +64,9 @@ func ReadSkill(fsys fs.FS, name string) (string, error) {
 				return "", fmt.Errorf("skill %q not found: this bundle has no skills", bare)
 			}
 			return "", fmt.Errorf("skill %q not found; the bundle has: %s", bare, strings.Join(names, ", "))
+		}
+		if errors.Is(err, errNotRegular) {
+			return "", fmt.Errorf("skill %q is not a regular file", bare)
 		}
 		return "", fmt.Errorf("reading skill %q: %w", bare, err)
 	}
@@ -86,5 +90,20 @@ func ReadSkill(fsys fs.FS, name string) (string, error) {
 	}
 	return string(data), nil
 }
+
+// openRegular opens name when, looked at by name, it is a regular file; any
+// other kind is refused without opening it.
+func openRegular(fsys fs.FS, name string) (fs.File, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	return fsys.Open(name)
+}
+
+var errNotRegular = errors.New("not a regular file")
 
 func errorsIsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
