@@ -149,7 +149,7 @@ func (e notExistError) Is(target error) bool { return target == fs.ErrNotExist }
 // loadRoot loads the bundle whose directory r is; abs names it in messages
 // and in the bundle's Source.
 func loadRoot(r *os.Root, abs string, opts *LoadOptions) (*Bundle, error) {
-	return loadFS(r.FS(), abs, opts)
+	return loadFS(rootFS{r}, abs, opts)
 }
 
 // loadFS loads the bundle whose files dirFS holds.

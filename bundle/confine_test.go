@@ -137,3 +137,30 @@ func TestRootError(t *testing.T) {
 		t.Errorf("not found: RootError changed %v into %v", err, got)
 	}
 }
+
+// TestRootFSOpensAFIFOWithoutBlocking: a FIFO that appears where the loader
+// saw a regular file opens at once through the loader's file system and
+// shows its type, so Pack refuses it instead of waiting for a writer.
+func TestRootFSOpensAFIFOWithoutBlocking(t *testing.T) {
+	dir := t.TempDir()
+	if err := mkfifo(filepath.Join(dir, "spec.yaml")); err != nil {
+		t.Skip(err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := rootFS{r}.Open("spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Mode().IsRegular() {
+		t.Errorf("FIFO opened through rootFS: %v, %v; want its non-regular mode", st, err)
+	}
+	if _, err := (rootFS{r}).Open("../x"); err == nil {
+		t.Error("rootFS opened a path that is not a valid fs path")
+	}
+}
