@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 
@@ -67,31 +67,34 @@ type LoadOptions struct {
 }
 
 // OCIScheme prefixes references that name a bundle in an OCI registry.
-const OCIScheme = "oci://"
+const OCIScheme = oci.Scheme
 
 // IsOCIRef reports whether ref names a registry bundle rather than a directory.
-func IsOCIRef(ref string) bool { return strings.HasPrefix(ref, OCIScheme) }
+func IsOCIRef(ref string) bool { return oci.IsReference(ref) }
 
 // Load loads the bundle a reference names: an oci:// reference, a file://
-// URL or a directory path.
+// URL or a directory path, as [oci.ParseBundleRef] reads it.
 func Load(ctx context.Context, ref string, opts *LoadOptions) (*Bundle, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
-	if IsOCIRef(ref) {
-		return loadOCI(ctx, ref, opts)
+	r, err := oci.ParseBundleRef(ref)
+	if err != nil {
+		return nil, err
 	}
-	return LoadDir(strings.TrimPrefix(ref, "file://"), opts)
+	if r.IsLocal() {
+		return LoadDir(r.Local, opts)
+	}
+	return loadOCI(ctx, ref, r.OCI, opts)
 }
 
 // LoadDir loads the bundle in a directory. The directory's files go through
 // .pactoignore, the reproducible packer and the hostile-archive extractor,
 // so a local bundle is byte for byte what it would be once pushed, and is
-// held to the same limits.
+// held to the same limits. Every read goes through an [os.Root] opened at
+// the directory: a file swapped for a link while the bundle is read cannot
+// make it read outside.
 func LoadDir(dir string, opts *LoadOptions) (*Bundle, error) {
-	if opts == nil {
-		opts = &LoadOptions{}
-	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("bundle directory %q: %w", dir, err)
@@ -106,7 +109,54 @@ func LoadDir(dir string, opts *LoadOptions) (*Bundle, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory: a local bundle is a directory holding %s", abs, contract.FileName)
 	}
-	dirFS := os.DirFS(abs)
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("bundle directory %s: %w", abs, err)
+	}
+	defer r.Close()
+	return loadRoot(r, abs, opts)
+}
+
+// LoadDirIn loads the bundle in directory p (absolute, or relative to root)
+// without ever reading outside root: p is checked with [Confine] for a
+// precise error, then opened and read through handles below root
+// ([OpenDirIn]), so a directory or file swapped for a link to outside root
+// between the check and the reads is refused, not followed. A confinement
+// error wraps [ErrOutsideRoot] or [ErrLinkLoop].
+func LoadDirIn(root, p string, opts *LoadOptions) (*Bundle, error) {
+	rel, err := Confine(root, p)
+	if err != nil {
+		return nil, fmt.Errorf("bundle directory %s: %w", p, err)
+	}
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	r, err := OpenDirIn(root, rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, notExistError("bundle directory " + abs + " does not exist")
+		}
+		return nil, fmt.Errorf("bundle directory %s: %w", abs, RootError(err))
+	}
+	defer r.Close()
+	return loadRoot(r, abs, opts)
+}
+
+// notExistError is a message that reports as fs.ErrNotExist.
+type notExistError string
+
+func (e notExistError) Error() string        { return string(e) }
+func (e notExistError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// loadRoot loads the bundle whose directory r is; abs names it in messages
+// and in the bundle's Source.
+func loadRoot(r *os.Root, abs string, opts *LoadOptions) (*Bundle, error) {
+	return loadFS(rootFS{r}, abs, opts)
+}
+
+// loadFS loads the bundle whose files dirFS holds.
+func loadFS(dirFS fs.FS, abs string, opts *LoadOptions) (*Bundle, error) {
+	if opts == nil {
+		opts = &LoadOptions{}
+	}
 	if _, err := fs.Stat(dirFS, contract.FileName); err != nil {
 		return nil, fmt.Errorf("%s has no %s: a bundle directory must hold one", abs, contract.FileName)
 	}
@@ -129,15 +179,36 @@ func LoadDir(dir string, opts *LoadOptions) (*Bundle, error) {
 	return b, nil
 }
 
+// CheckFiles holds the files of a bundle directory (as fsys presents them:
+// it may be the directory as a write is about to leave it) to the limits and
+// rules LoadDir applies, without packing anything: the files the loader
+// would take, each a regular file, within the size limits, and no more
+// entries (files and the directories holding them) than the entry limit. A
+// bundle that passes loads, as far as its files go.
+func CheckFiles(fsys fs.FS, lim archive.Limits) error {
+	files, err := Files(fsys)
+	if err != nil {
+		return err
+	}
+	return checkLimits(fsys, files, lim)
+}
+
 // checkLimits holds a directory's files to the limits before any is read:
 // Pack reads every byte it is given into memory, so a huge file would
-// otherwise be compressed in full only for Extract to refuse it. Extract
-// still enforces the limits exactly (entries include directories there).
+// otherwise be compressed in full only for Extract to refuse it. Entries are
+// counted as Pack writes them and Extract counts them: each file and each
+// directory holding one.
 func checkLimits(fsys fs.FS, files []string, lim archive.Limits) error {
 	lim = lim.WithDefaults()
-	if len(files) > lim.MaxEntries {
+	dirs := map[string]bool{}
+	for _, p := range files {
+		for d := path.Dir(p); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	if n := len(files) + len(dirs); n > lim.MaxEntries {
 		return &archive.Error{Kind: archive.ErrLimit,
-			Detail: fmt.Sprintf("%d files: more than %d entries (entry limit)", len(files), lim.MaxEntries)}
+			Detail: fmt.Sprintf("%d entries (%d files and the %d directories holding them): more than %d entries, the limit of entries a bundle may hold", n, len(files), len(dirs), lim.MaxEntries)}
 	}
 	var total int64
 	for _, p := range files {
@@ -188,13 +259,10 @@ func fromFS(afs *archive.FS) (*Bundle, error) {
 	return b, nil
 }
 
-func loadOCI(ctx context.Context, ref string, opts *LoadOptions) (*Bundle, error) {
-	r, err := oci.ParseReference(ref)
-	if err != nil {
-		return nil, err
-	}
+func loadOCI(ctx context.Context, ref string, r oci.Reference, opts *LoadOptions) (*Bundle, error) {
 	c := opts.Client
 	if c == nil {
+		var err error
 		c, err = oci.NewClient(&oci.ClientOptions{Limits: opts.Limits})
 		if err != nil {
 			return nil, err

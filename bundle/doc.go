@@ -11,6 +11,13 @@
 // validate.Resolver that follows references to other bundles. The contract
 // model lives in bundle/contract, validation in bundle/validate.
 //
+// It is also the one place paths are confined: Confine checks a path below a
+// root (a workspace) for a precise message, and every read then goes through
+// an os.Root handle (OpenDirIn, LoadDirIn, LoadDir), so a directory or file
+// swapped for a link between the check and the read is refused, not
+// followed. References are read by bundle/oci's ParseBundleRef, the one
+// parser of oci://, file:// and bare-path references.
+//
 // It must not import MCP or Kubernetes packages: the MCP server, the sidecar
 // and the operator all build on it.
 package bundle

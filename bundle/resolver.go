@@ -2,10 +2,10 @@ package bundle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/kubepact/kubepact/bundle/archive"
@@ -32,8 +32,9 @@ type ResolverOptions struct {
 	// make us read local files.
 	BaseDir string
 	// Root, when set, confines local references: one that resolves (links
-	// followed) outside Root is refused. A server that validates on an
-	// agent's behalf sets it to its workspace.
+	// followed) outside Root is refused, and a referenced bundle is read
+	// through handles below Root from the check to the last read. A server
+	// that validates on an agent's behalf sets it to its workspace.
 	Root string
 	// Client pulls oci:// references. Nil refuses them.
 	Client *oci.Client
@@ -76,40 +77,34 @@ func (r *Resolver) Resolve(ctx context.Context, ref string) (fs.FS, error) {
 }
 
 func (r *Resolver) load(ctx context.Context, ref string) (*Bundle, error) {
-	if IsOCIRef(ref) {
+	br, err := oci.ParseBundleRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	if !br.IsLocal() {
 		if r.opts.Client == nil {
 			return nil, fmt.Errorf("reference %s: no registry access is configured here", ref)
 		}
-		return Load(ctx, ref, &LoadOptions{Client: r.opts.Client, Limits: r.opts.Limits})
+		return loadOCI(ctx, ref, br.OCI, &LoadOptions{Client: r.opts.Client, Limits: r.opts.Limits})
 	}
 	if r.opts.BaseDir == "" {
 		return nil, fmt.Errorf("local reference %q is not followed from a bundle that is not a local directory", ref)
 	}
-	p := strings.TrimPrefix(ref, "file://")
+	p := br.Local
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.opts.BaseDir, filepath.FromSlash(p))
 	}
-	if r.opts.Root != "" {
-		if err := within(r.opts.Root, p); err != nil {
-			return nil, fmt.Errorf("local reference %q: %w", ref, err)
-		}
+	if r.opts.Root == "" {
+		return LoadDir(p, &LoadOptions{Limits: r.opts.Limits})
 	}
-	return LoadDir(p, &LoadOptions{Limits: r.opts.Limits})
-}
-
-// within reports an error unless p, with links followed, is root or below it.
-func within(root, p string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return fmt.Errorf("resolving %s: %w", root, err)
+	// Checked and read through handles below Root, so a directory or file
+	// swapped for a link to outside while it is read is refused.
+	b, err := LoadDirIn(r.opts.Root, p, &LoadOptions{Limits: r.opts.Limits})
+	if errors.Is(err, ErrOutsideRoot) {
+		return nil, fmt.Errorf("local reference %q: it leads outside %s, which references may not leave", ref, r.opts.Root)
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return fmt.Errorf("resolving %s: %w", p, err)
+	if errors.Is(err, ErrLinkLoop) {
+		return nil, fmt.Errorf("local reference %q: its symbolic links loop", ref)
 	}
-	rel, err := filepath.Rel(realRoot, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return fmt.Errorf("it leads outside %s, which references may not leave", root)
-	}
-	return nil
+	return b, err
 }

@@ -3,6 +3,7 @@ package bundle
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -51,7 +52,11 @@ func ReadSkill(fsys fs.FS, name string) (string, error) {
 		return "", fmt.Errorf("skill name %q is not accepted: give a bare name such as %q, without folders or a leading dot", name, "refund-a-payment")
 	}
 	p := path.Join(SkillsDir, bare+".md")
-	st, err := fs.Stat(fsys, p)
+	// A look by name first: opening a FIFO would block. Then one open, the
+	// same checks on what was opened, and a bounded read: a skill swapped
+	// between the look and the read (for a huge file, say) is judged by
+	// what is actually read.
+	f, err := openRegular(fsys, p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			names, lerr := ListSkills(fsys)
@@ -60,6 +65,14 @@ func ReadSkill(fsys fs.FS, name string) (string, error) {
 			}
 			return "", fmt.Errorf("skill %q not found; the bundle has: %s", bare, strings.Join(names, ", "))
 		}
+		if errors.Is(err, errNotRegular) {
+			return "", fmt.Errorf("skill %q is not a regular file", bare)
+		}
+		return "", fmt.Errorf("reading skill %q: %w", bare, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
 		return "", fmt.Errorf("reading skill %q: %w", bare, err)
 	}
 	if !st.Mode().IsRegular() {
@@ -68,11 +81,29 @@ func ReadSkill(fsys fs.FS, name string) (string, error) {
 	if st.Size() > maxSkillBytes {
 		return "", fmt.Errorf("skill %q is %d bytes; at most %d are served", bare, st.Size(), maxSkillBytes)
 	}
-	data, err := fs.ReadFile(fsys, p)
+	data, err := io.ReadAll(io.LimitReader(f, maxSkillBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("reading skill %q: %w", bare, err)
 	}
+	if len(data) > maxSkillBytes {
+		return "", fmt.Errorf("skill %q is over %d bytes; at most %d are served", bare, maxSkillBytes, maxSkillBytes)
+	}
 	return string(data), nil
 }
+
+// openRegular opens name when, looked at by name, it is a regular file; any
+// other kind is refused without opening it.
+func openRegular(fsys fs.FS, name string) (fs.File, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	return fsys.Open(name)
+}
+
+var errNotRegular = errors.New("not a regular file")
 
 func errorsIsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -83,5 +84,26 @@ func TestListedSkillsAreReadable(t *testing.T) {
 		if _, err := ReadSkill(fsys, n); err != nil {
 			t.Errorf("ListSkills offered %q, but ReadSkill refuses it: %v", n, err)
 		}
+	}
+}
+
+// TestReadSkillRefusesAFIFOWithoutOpeningIt: a skill that is a FIFO in a
+// local bundle directory, read through an os.Root as pacto_skill reads it,
+// is refused; opening it would block until a writer came.
+func TestReadSkillRefusesAFIFOWithoutOpeningIt(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, SkillsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkfifo(filepath.Join(dir, SkillsDir, "pipe.md")); err != nil {
+		t.Skip(err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := ReadSkill(r.FS(), "pipe"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("ReadSkill(FIFO) = %v; want it refused as not a regular file", err)
 	}
 }

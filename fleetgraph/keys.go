@@ -2,6 +2,8 @@ package fleetgraph
 
 import (
 	"strings"
+
+	"github.com/kubepact/kubepact/bundle/oci"
 )
 
 // escapeKey escapes one key component the way Pacto does: '%' becomes %25
@@ -45,17 +47,31 @@ type ref struct {
 	digest string
 }
 
-// parseRef splits a reference without validating it: it only needs to be
-// good enough to derive a domain, a name, a tag and a pinned digest.
+// parseRef splits a reference into a domain, a name, a tag and a pinned
+// digest. A reference the bundle package's one parser reads is split by it
+// (oci://, file:// and bare local paths); what it refuses — a bare repo:tag
+// as contracts sometimes write, or a registry reference with a grammar
+// error — is split leniently, since a fleet shows such edges rather than
+// dropping them.
 func parseRef(s string) ref {
+	if br, err := oci.ParseBundleRef(s); err == nil {
+		if !br.IsLocal() {
+			o := br.OCI
+			r := ref{oci: true, domain: o.Registry, repo: o.Repository, tag: o.Tag, digest: o.Digest}
+			if i := strings.LastIndex(o.Repository, "/"); i >= 0 {
+				r.domain, r.repo = o.Registry+"/"+o.Repository[:i], o.Repository[i+1:]
+			}
+			return r
+		}
+		if strings.HasPrefix(s, oci.LocalScheme) || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") {
+			p := strings.TrimRight(br.Local, "/")
+			return ref{repo: p[strings.LastIndex(p, "/")+1:]}
+		}
+	}
 	var r ref
-	if rest, ok := strings.CutPrefix(s, "oci://"); ok {
+	if rest, ok := strings.CutPrefix(s, oci.Scheme); ok {
 		r.oci = true
 		s = rest
-	} else if strings.HasPrefix(s, "file://") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") {
-		p := strings.TrimRight(strings.TrimPrefix(s, "file://"), "/")
-		r.repo = p[strings.LastIndex(p, "/")+1:]
-		return r
 	}
 	if before, after, ok := strings.Cut(s, "@"); ok {
 		s, r.digest = before, after

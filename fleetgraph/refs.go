@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -71,53 +70,23 @@ func (l *RefLoader) Load(ctx context.Context, ref string) (*bundle.Bundle, error
 	if bundle.IsOCIRef(ref) {
 		return l.loadOCI(ctx, ref)
 	}
-	dir, err := l.confine(ref)
-	if err != nil {
-		return nil, err
-	}
-	b, err := bundle.LoadDir(dir, nil)
-	if err != nil {
-		return nil, &RefError{Code: CodeRefNotFound, Ref: ref, Message: fmt.Sprintf("%s is not a loadable bundle directory: %s", ref, firstLine(err.Error()))}
-	}
-	return b, nil
-}
-
-// confine resolves a local reference inside the workspace.
-func (l *RefLoader) confine(ref string) (string, error) {
 	if l.opts.Workspace == "" {
-		return "", &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: "local paths are not accepted here: no workspace is configured"}
+		return nil, &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: "local paths are not accepted here: no workspace is configured"}
 	}
-	root, err := filepath.EvalSymlinks(l.opts.Workspace)
-	if err != nil {
-		return "", &RefError{Code: CodeRefUnavailable, Ref: ref, Message: "the workspace cannot be read"}
+	// Checked, then read through handles below the workspace, so a path
+	// swapped for a link to outside meanwhile is refused, not followed.
+	b, err := bundle.LoadDirIn(l.opts.Workspace, strings.TrimPrefix(ref, oci.LocalScheme), nil)
+	switch {
+	case err == nil:
+		return b, nil
+	case errors.Is(err, bundle.ErrOutsideRoot):
+		return nil, &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: ref + " is outside the workspace"}
+	case errors.Is(err, bundle.ErrLinkLoop):
+		return nil, &RefError{Code: CodeRefNotFound, Ref: ref, Message: ref + " cannot be read: its symbolic links loop"}
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &RefError{Code: CodeRefNotFound, Ref: ref, Message: ref + " does not exist in the workspace"}
 	}
-	p := strings.TrimPrefix(ref, "file://")
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
-	}
-	// Refuse a path that leaves the workspace before looking at it, so the
-	// answer never says whether something outside exists; then again with
-	// links followed.
-	if !inside(root, filepath.Clean(p)) {
-		return "", &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: ref + " is outside the workspace"}
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", &RefError{Code: CodeRefNotFound, Ref: ref, Message: ref + " does not exist in the workspace"}
-		}
-		return "", &RefError{Code: CodeRefUnavailable, Ref: ref, Message: ref + " cannot be read"}
-	}
-	if !inside(root, real) {
-		return "", &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: ref + " is outside the workspace"}
-	}
-	return real, nil
-}
-
-// inside reports whether p is root or below it, lexically.
-func inside(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return nil, &RefError{Code: CodeRefNotFound, Ref: ref, Message: fmt.Sprintf("%s is not a loadable bundle directory: %s", ref, firstLine(err.Error()))}
 }
 
 func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, error) {
@@ -143,7 +112,7 @@ func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, er
 	if ok {
 		return b, nil
 	}
-	pinned := "oci://" + r.Registry + "/" + r.Repository + "@" + d
+	pinned := oci.Scheme + oci.Reference{Registry: r.Registry, Repository: r.Repository, Digest: d}.String()
 	b, err = bundle.Load(ctx, pinned, &bundle.LoadOptions{Client: l.opts.Client})
 	if err != nil {
 		se := SanitizeError(err)

@@ -1,32 +1,38 @@
 package mcp
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/bundle/oci"
 )
 
+// writeUnder writes content to rel (a slash path) below base, making the
+// directories on the way.
+func writeUnder(t *testing.T, base, rel, content string) {
+	t.Helper()
+	p := filepath.Join(base, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCheckFollowsPolicyRefsInsideTheWorkspace: pacto_check enforces a
 // policy referenced by a local path, from the checked bundle's directory,
 // and fails closed on one that leads out of the workspace.
 func TestCheckFollowsPolicyRefsInsideTheWorkspace(t *testing.T) {
 	ws := t.TempDir()
-	write := func(rel, content string) {
-		t.Helper()
-		p := filepath.Join(ws, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { writeUnder(t, ws, rel, content) }
 	write("baseline/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: baseline\n  version: 1.0.0\npolicies:\n  - name: baseline\n    schema: policy/schema.json\n")
 	write("baseline/policy/schema.json", `{"type":"object","required":["state"]}`)
 	write("svc/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: svc\n  version: 1.0.0\npolicies:\n  - name: baseline\n    ref: ../baseline\n")
@@ -121,5 +127,85 @@ func TestCheckUnreachableRegistryIsCouldNotCheck(t *testing.T) {
 	}
 	if !strings.Contains(text(res), "could not be checked") || strings.Contains(text(res), "invalid:") {
 		t.Errorf("summary: %s", text(res))
+	}
+}
+
+// TestCheckPolicyRefSwapRaceNeverReadsOutside: while pacto_check follows a
+// local policy ref, another process keeps swapping the policy bundle's
+// directory, and one file in it, with symlinks to a policy outside the
+// workspace. Confinement is held by open handles from the check to the
+// read, so no call ever applies or quotes the outside policy, however the
+// swaps interleave with the reads. Runs for ten seconds.
+func TestCheckPolicyRefSwapRaceNeverReadsOutside(t *testing.T) {
+	const marker = "OUTSIDE_POLICY_MARKER"
+	ws, outside := t.TempDir(), t.TempDir()
+	writeFile := func(base, rel, content string) { writeUnder(t, base, rel, content) }
+	// The policy inside the workspace accepts the contract; the one outside
+	// demands a field named by the marker, so applying it shows in a finding.
+	writeFile(ws, "baseline/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: baseline\n  version: 1.0.0\npolicies:\n  - name: baseline\n    schema: policy/schema.json\n")
+	writeFile(ws, "baseline/policy/schema.json", `{"type":"object"}`)
+	writeFile(ws, "svc/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: svc\n  version: 1.0.0\npolicies:\n  - name: baseline\n    ref: ../baseline\n")
+	writeFile(outside, "pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: "+strings.ToLower(marker)+"\n  version: 1.0.0\npolicies:\n  - name: "+marker+"\n    schema: policy/schema.json\n")
+	writeFile(outside, "policy/schema.json", `{"type":"object","required":["`+marker+`"],"title":"`+marker+`"}`)
+
+	s := newTestServer(t, &Options{Workspace: ws})
+	cs := connect(t.Context(), t, s)
+
+	dir := filepath.Join(ws, "baseline")
+	parked := filepath.Join(ws, "baseline.parked")
+	file := filepath.Join(dir, "policy", "schema.json")
+	fileParked := filepath.Join(ws, "schema.json.parked")
+	stop := make(chan struct{})
+	swapped := make(chan int)
+	go func() {
+		n := 0
+		defer func() { swapped <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// The whole policy directory, then one file in it.
+			if os.Rename(dir, parked) == nil {
+				_ = os.Symlink(outside, dir)
+				n++
+				_ = os.Remove(dir)
+				_ = os.Rename(parked, dir)
+			}
+			if os.Rename(file, fileParked) == nil {
+				_ = os.Symlink(filepath.Join(outside, "policy", "schema.json"), file)
+				n++
+				_ = os.Remove(file)
+				_ = os.Rename(fileParked, file)
+			}
+		}
+	}()
+
+	calls, refused := 0, 0
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "pacto_check", Arguments: map[string]any{"path": "svc"}})
+		if err != nil {
+			close(stop)
+			<-swapped
+			t.Fatal(err)
+		}
+		calls++
+		raw, _ := json.Marshal(res)
+		if strings.Contains(string(raw), marker) {
+			close(stop)
+			<-swapped
+			t.Fatalf("call %d read outside the workspace: %s", calls, raw)
+		}
+		if out := structured(t, res); out["valid"] != true {
+			refused++
+		}
+	}
+	close(stop)
+	swaps := <-swapped
+	t.Logf("%d calls, %d swaps, %d calls failed closed while a swap was in place", calls, swaps, refused)
+	if swaps == 0 {
+		t.Fatal("no swap happened: the race was not exercised")
 	}
 }

@@ -7,11 +7,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -93,7 +97,33 @@ func (a *Authoring) validateResult(ctx context.Context, root *os.Root, dir strin
 	if err != nil {
 		base = root.FS()
 	}
-	return validate.ValidateBytes(ctx, manifest, &overlayFS{base: base, files: files}, a.validateOptions(dir))
+	ov := &overlayFS{base: base, files: files}
+	r := validate.ValidateBytes(ctx, manifest, ov, a.validateOptions(dir))
+	return withLoadability(r, ov)
+}
+
+// FindingBundleNotLoadable is the finding code (kubepact's own, beside
+// bundle/validate's) for a bundle directory the loader refuses whatever its
+// contract says: more entries or bytes than the archive limits, or a link or
+// other non-regular file. Such a bundle cannot be checked by `kubepact
+// check`, packed or pushed, so authoring never calls it valid or writes one.
+const FindingBundleNotLoadable = "BUNDLE_NOT_LOADABLE"
+
+// withLoadability adds to r an error finding when the bundle files in fsys
+// (the directory as it is, or as a write would leave it) would be refused by
+// the loader, which holds them to the default archive limits.
+func withLoadability(r validate.Result, fsys fs.FS) validate.Result {
+	err := bundle.CheckFiles(fsys, archive.Limits{})
+	if err == nil {
+		return r
+	}
+	f := validate.Finding{Code: FindingBundleNotLoadable, Message: "the bundle cannot be loaded, packed or pushed: " + err.Error()}
+	var ae *archive.Error
+	if errors.As(err, &ae) {
+		f.Path, f.Message = ae.Entry, "the bundle cannot be loaded, packed or pushed: "+ae.Detail
+	}
+	r.Errors = append(r.Errors, f)
+	return r
 }
 
 // readIfExists returns a file's content, or nil when it does not exist.
@@ -219,6 +249,9 @@ func decodeDependencies(field string, raw []byte) ([]DependencySpec, bool, error
 // scheme, tag or digest ("oci://ghcr.io/acme/payments-pacto:1.2.0" gives
 // "payments-pacto").
 func dependencyName(ref string) string {
+	if br, err := oci.ParseBundleRef(ref); err == nil && !br.IsLocal() {
+		return path.Base(br.OCI.Repository)
+	}
 	s := ref
 	if _, rest, ok := strings.Cut(s, "://"); ok {
 		s = rest

@@ -147,7 +147,7 @@ func TestCreateNeverReplacesScaffoldTarget(t *testing.T) {
 	}
 	defer root.Close()
 	writeFile(t, filepath.Join(ws, "x/interfaces/api.yaml"), []byte("mine\n"))
-	err = a.writeAll(root, []fileChange{
+	err = a.writeAll(t.Context(), root, []fileChange{
 		{rel: "x/interfaces/api.yaml", data: []byte("stub\n"), create: true},
 		{rel: "x/pacto.yaml", data: []byte(minimalContract)},
 	})

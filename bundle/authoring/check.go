@@ -29,7 +29,7 @@ func (a *Authoring) Check(ctx context.Context, req CheckRequest) (*CheckResult, 
 	if err != nil {
 		return nil, internalError("opening "+dir, err)
 	}
-	r := validate.ValidateBytes(ctx, data, base, a.validateOptions(dir))
+	r := withLoadability(validate.ValidateBytes(ctx, data, base, a.validateOptions(dir)), base)
 	res := &CheckResult{
 		Valid:         r.Valid(),
 		CouldNotCheck: r.CouldNotCheck(),

@@ -92,7 +92,7 @@ func (a *Authoring) Create(ctx context.Context, req CreateRequest) (*CreateResul
 		res.Diff = diffAll(changes)
 		return res, nil
 	}
-	if err := a.writeAll(root, changes); err != nil {
+	if err := a.writeAll(ctx, root, changes); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -86,7 +86,7 @@ func (a *Authoring) Edit(ctx context.Context, req EditRequest) (*EditResult, err
 		res.Diff = diffAll(changes)
 		return res, nil
 	}
-	if err := a.writeAll(root, changes); err != nil {
+	if err := a.writeAll(ctx, root, changes); err != nil {
 		return nil, err
 	}
 	return res, nil

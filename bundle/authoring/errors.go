@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -54,13 +55,19 @@ func argError(field, msg string) *Error {
 }
 
 // internalError wraps an I/O failure. os.Root refusing a symlink that leads
-// out of the workspace is reported as PATH_OUTSIDE_WORKSPACE: the os package
-// has no exported sentinel for it, so its fixed message is matched.
+// out of the workspace is reported as PATH_OUTSIDE_WORKSPACE, and a link
+// loop as an argument error on "path": the caller's path is at fault, not
+// the server ([bundle.RootError] tells them apart).
 func internalError(msg string, err error) *Error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+	switch cerr := bundle.RootError(err); {
+	case errors.Is(cerr, bundle.ErrOutsideRoot) && errors.As(err, &pe):
 		return &Error{Code: CodePathOutsideWorkspace, Message: fmt.Sprintf(
 			"%s: %s leads outside the workspace through a symlink", msg, pe.Path), err: err}
+	case errors.Is(cerr, bundle.ErrLinkLoop):
+		e := argError("path", fmt.Sprintf("%s: the path cannot be used: its symbolic links loop, so it names no file or directory; remove or fix the link", msg))
+		e.err = err
+		return e
 	}
 	return &Error{Code: CodeInternal, Message: msg + ": " + err.Error(), err: err}
 }

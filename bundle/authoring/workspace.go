@@ -3,11 +3,11 @@ package authoring
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/kubepact/kubepact/bundle"
 )
 
 // Workspace confines file access to a directory tree. Root is absolute and
@@ -43,61 +43,41 @@ func NewWorkspace(dir string) (*Workspace, error) {
 // Rel maps a path given by a caller (relative to Root, or absolute) to a
 // clean slash-separated path relative to Root ("." for Root itself). A path
 // that is, or through a symlink resolves to, a place outside Root is refused
-// with [CodePathOutsideWorkspace].
+// with [CodePathOutsideWorkspace]; one whose links loop is an argument error
+// naming the loop.
 //
 // The lexical result is what later file operations use, through an [os.Root]
 // opened at Root, which refuses symlink escapes again at the moment of use.
 func (w *Workspace) Rel(field, p string) (string, error) {
-	if p == "" {
-		p = "."
-	}
 	if strings.ContainsRune(p, 0) {
 		return "", argError(field, fmt.Sprintf("%q contains a NUL byte", field))
 	}
-	full := p
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(w.Root, p)
-	}
-	full = filepath.Clean(full)
-	outside := &Error{
-		Code:    CodePathOutsideWorkspace,
-		Field:   field,
-		Message: fmt.Sprintf("%s %q is outside the workspace %s; give a path inside it", field, p, w.Root),
-	}
-	lexical, err := filepath.Rel(w.Root, full)
-	if err != nil || !local(lexical) {
-		return "", outside
-	}
-	// Resolve the deepest existing ancestor: a symlink on the way may point
-	// out of the workspace. Components below it do not exist yet.
-	existing, rest := full, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			return "", internalError("checking "+field, err)
-		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			break
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
-	}
-	resolved, err := filepath.EvalSymlinks(existing)
+	rel, err := bundle.Confine(w.Root, p)
 	if err != nil {
-		return "", outside // a dangling or looping link: refuse rather than guess
+		return "", w.pathError(field, p, err)
 	}
-	real, err := filepath.Rel(w.Root, filepath.Join(resolved, rest))
-	if err != nil || !local(real) {
-		return "", outside
-	}
-	return filepath.ToSlash(lexical), nil
+	return rel, nil
 }
 
-// local reports whether a relative OS path stays below its base.
-func local(rel string) bool {
-	return rel == "." || filepath.IsLocal(rel)
+// pathError answers a confinement failure on the path the caller gave as
+// field, met by [bundle.Confine] or by an [os.Root] operation: outside the
+// workspace, a link loop, or else an internal error.
+func (w *Workspace) pathError(field, p string, err error) error {
+	if p == "" {
+		p = "."
+	}
+	err = bundle.RootError(err)
+	switch {
+	case errors.Is(err, bundle.ErrOutsideRoot):
+		return &Error{
+			Code:    CodePathOutsideWorkspace,
+			Field:   field,
+			Message: fmt.Sprintf("%s %q is outside the workspace %s; give a path inside it", field, p, w.Root),
+		}
+	case errors.Is(err, bundle.ErrLinkLoop):
+		return argError(field, fmt.Sprintf("%s %q cannot be used: its symbolic links loop, so it names no file or directory; remove or fix the link", field, p))
+	}
+	return internalError("checking "+field, err)
 }
 
 // join joins slash paths relative to the workspace root.

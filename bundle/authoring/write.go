@@ -1,6 +1,7 @@
 package authoring
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -42,36 +43,92 @@ func reportFiles(changes []fileChange) []FileChange {
 }
 
 // writeAll writes changes in order through root. Callers put pacto.yaml last
-// so that a failure part-way never leaves it referring to missing files.
-// Files created by this call are removed again when a later write fails.
-func (a *Authoring) writeAll(root *os.Root, changes []fileChange) error {
-	var created []string
+// so that a failure part-way never leaves it referring to missing files. A
+// call either writes every change or leaves the workspace as it found it:
+// when a write fails, or ctx is cancelled before the last file is in place,
+// the files this call created are removed, the files it updated get their
+// old content back, and the directories it created are removed again.
+// Temporary files never outlive the call.
+func (a *Authoring) writeAll(ctx context.Context, root *os.Root, changes []fileChange) error {
+	var done []fileChange
+	var dirs []string // created by this call, parents first
 	for _, c := range changes {
-		if err := a.writeAtomic(root, c); err != nil {
-			for _, rel := range created {
-				_ = root.Remove(rel)
+		err := ctx.Err()
+		if err == nil {
+			var made []string
+			made, err = mkdirs(root, path.Dir(c.rel))
+			dirs = append(dirs, made...)
+			if err == nil {
+				err = a.writeAtomic(ctx, root, c)
+			}
+		}
+		if err != nil {
+			rollback(ctx, root, done, dirs)
+			if ctx.Err() != nil {
+				return &Error{Code: CodeInternal, Message: "the call was cancelled before all its files were written; the workspace was left as it was", err: ctx.Err()}
 			}
 			return err
 		}
-		if c.old == nil {
-			created = append(created, c.rel)
-		}
+		done = append(done, c)
 	}
 	return nil
+}
+
+// rollback undoes the writes done, newest first, and removes the
+// directories a call created (deepest first, and only while empty: a file
+// someone else put there meanwhile keeps its directory). It is best-effort:
+// it runs because something already failed, and goes on when ctx is
+// cancelled: that is one of the failures it repairs.
+func rollback(ctx context.Context, root *os.Root, done []fileChange, dirs []string) {
+	ctx = context.WithoutCancel(ctx)
+	for i := len(done) - 1; i >= 0; i-- {
+		c := done[i]
+		if c.old == nil {
+			_ = root.Remove(c.rel)
+			continue
+		}
+		undo := fileChange{rel: c.rel, data: c.old, old: c.data}
+		_ = (&Authoring{}).writeAtomic(ctx, root, undo)
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = root.Remove(dirs[i])
+	}
+}
+
+// mkdirs creates dir and its missing parents below root and returns the ones
+// it created, parents first.
+func mkdirs(root *os.Root, dir string) ([]string, error) {
+	var missing []string
+	for d := dir; d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if _, err := root.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+	}
+	var made []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		err := root.Mkdir(missing[i], 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue // made meanwhile by someone else: not ours to remove
+		}
+		if err != nil {
+			return made, internalError("creating directory "+missing[i], err)
+		}
+		made = append(made, missing[i])
+	}
+	return made, nil
 }
 
 // writeAtomic writes one file so that readers see the old content or the new
 // content, never a prefix: a temporary file in the same directory is written,
 // fsynced and renamed over the target (or, for a new file, hard-linked into
 // place so an existing file is never replaced), then the directory is
-// fsynced.
-func (a *Authoring) writeAtomic(root *os.Root, c fileChange) (err error) {
+// fsynced. The directory must exist. Cancelling ctx before the file is in
+// place leaves the target untouched and removes the temporary file.
+func (a *Authoring) writeAtomic(ctx context.Context, root *os.Root, c fileChange) (err error) {
 	dir, base := path.Split(c.rel)
 	if dir == "" {
 		dir = "."
-	}
-	if err := root.MkdirAll(dir, 0o755); err != nil {
-		return internalError("creating directory "+dir, err)
 	}
 	perm := fs.FileMode(0o644)
 	if st, err := root.Stat(c.rel); err == nil {
@@ -106,6 +163,9 @@ func (a *Authoring) writeAtomic(root *os.Root, c fileChange) (err error) {
 	}
 	if err := f.Close(); err != nil {
 		return internalError("closing "+c.rel, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if c.create {
 		if err := root.Link(tmp, c.rel); err != nil {

@@ -9,6 +9,10 @@
 // deterministically and without the network, so the manifest digest, a
 // bundle's identity, is known whether or not the bundle is ever pushed.
 //
+// ParseBundleRef is kubepact's one reader of bundle references: it tells
+// oci:// from file:// and bare local paths, and ParseReference splits and
+// checks registry, repository, tag and digest, for validation as for pulls.
+//
 // A Client pushes and pulls through oras-go: references are validated,
 // tags are resolved to digests and everything after that is fetched and
 // verified by digest, registry credentials come from a Docker config file or

@@ -45,11 +45,11 @@ func TestParseReferenceRejects(t *testing.T) {
 		{in: "", want: "empty"},
 		{in: "oci://", want: "empty"},
 		{in: "acme/orders:1.0", want: `"acme" is not a registry host`},
-		{in: "orders", want: "want registry/repository"},
-		{in: "ghcr.io/", want: "want registry/repository"},
-		{in: "ghcr.io/Acme/orders", want: `repository component "Acme"`},
-		{in: "ghcr.io/acme//orders", want: `repository component ""`},
-		{in: "ghcr.io/acme/../orders", want: `repository component ".."`},
+		{in: "orders", want: "has no registry host"},
+		{in: "ghcr.io/", want: "the repository is missing"},
+		{in: "ghcr.io/Acme/orders", want: `repository path component "Acme"`},
+		{in: "ghcr.io/acme//orders", want: `repository path component ""`},
+		{in: "ghcr.io/acme/../orders", want: `repository path component ".."`},
 		{in: "ghcr.io/acme/orders:", want: `tag ""`},
 		{in: "ghcr.io/acme/orders:-bad", want: `tag "-bad"`},
 		{in: "ghcr.io/acme/orders:" + strings.Repeat("t", 129), want: "tag"},
@@ -72,5 +72,31 @@ func TestParseReferenceRejects(t *testing.T) {
 				t.Errorf("ParseReference() error = %q; want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseBundleRef(t *testing.T) {
+	for _, tt := range []struct {
+		in, local, registry, want string
+	}{
+		{in: "oci://ghcr.io/acme/orders:1.0.0", registry: "ghcr.io"},
+		{in: "file://../policies", local: "../policies"},
+		{in: "./policies", local: "./policies"},
+		{in: "/abs/bundle", local: "/abs/bundle"},
+		{in: "oci://ghcr.io/Acme", want: "repository path component"},
+		{in: "https://ghcr.io/acme/orders", want: `scheme "https" is not supported`},
+		{in: "file://", want: "names no directory"},
+		{in: "  ", want: "reference is empty"},
+	} {
+		got, err := oci.ParseBundleRef(tt.in)
+		if tt.want != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ParseBundleRef(%q) error = %v; want it to contain %q", tt.in, err, tt.want)
+			}
+			continue
+		}
+		if err != nil || got.Local != tt.local || got.OCI.Registry != tt.registry || got.IsLocal() != (tt.local != "") {
+			t.Errorf("ParseBundleRef(%q) = %+v, %v", tt.in, got, err)
+		}
 	}
 }

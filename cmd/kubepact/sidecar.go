@@ -10,7 +10,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -82,7 +81,9 @@ func (o *sidecarOptions) validate(upstream string) error {
 	if o.bundle == "" {
 		return errors.New("--bundle is required: a mounted bundle directory or an oci:// reference pinned by digest")
 	}
-	if bundle.IsOCIRef(o.bundle) && !strings.Contains(o.bundle, "@sha256:") {
+	if br, err := oci.ParseBundleRef(o.bundle); err != nil {
+		return fmt.Errorf("--bundle %s: %w", o.bundle, err)
+	} else if !br.IsLocal() && br.OCI.Digest == "" {
 		return fmt.Errorf("--bundle %s: pin an oci:// reference by digest (oci://REPO@sha256:…) so the pod serves the contract it was deployed with", o.bundle)
 	}
 	if upstream == "" {
