@@ -215,3 +215,149 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 		})
 	}
 }
+
+// raiseFileLimit lifts the soft limit on open files to the hard one, for
+// this process and the server it starts: the load test holds thousands of
+// connections on both ends.
+func raiseFileLimit(t testing.TB) uint64 {
+	t.Helper()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Skipf("no file limit to raise: %v", err)
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
+	}
+	return lim.Cur
+}
+
+// TestHTTPLoadBounded: on both HTTP shapes, with their default limits,
+// open many sessions while many slow connections are dialled (headers
+// sent, then a body byte every second, as in the attack the issue
+// reproduced):
+// resident memory stays under a stated bound, and a legitimate client is
+// still served. Full size is 10,000 sessions and 5,000 slow connections
+// for kubepact mcp (the sidecar opens 5,000 sessions: its 16 MiB soft
+// memory limit makes it collect often, so each session costs more time);
+// -short runs a fifth of that.
+func TestHTTPLoadBounded(t *testing.T) {
+	files := raiseFileLimit(t)
+	for _, tc := range []struct {
+		shape          httpShape
+		sessions, slow int
+		boundMiB       int64
+	}{
+		{httpShapes[1], 10_000, 5_000, 160},
+		{httpShapes[0], 5_000, 5_000, 80},
+	} {
+		t.Run(tc.shape.name, func(t *testing.T) {
+			sessions, slow := tc.sessions, tc.slow
+			if testing.Short() {
+				sessions, slow = sessions/5, slow/5
+			}
+			if need := uint64(2*slow + 500); files < need {
+				t.Skipf("open-file limit %d < %d", files, need)
+			}
+			p := tc.shape.start(t, slowUpstream(t))
+			pid := p.cmd.Process.Pid
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+			openSession(t, hc, p.mcpURL)
+			time.Sleep(200 * time.Millisecond)
+			idle := vmRSS(t, pid)
+
+			var peak atomic.Int64
+			sampleDone := make(chan struct{})
+			stopSampling := make(chan struct{})
+			go func() {
+				defer close(sampleDone)
+				for {
+					peak.Store(max(peak.Load(), vmRSS(t, pid)))
+					select {
+					case <-stopSampling:
+						return
+					case <-time.After(25 * time.Millisecond):
+					}
+				}
+			}()
+			defer func() { close(stopSampling); <-sampleDone }()
+
+			addr := strings.TrimSuffix(strings.TrimPrefix(p.mcpURL, "http://"), "/mcp")
+			conns := make([]net.Conn, 0, slow)
+			defer func() {
+				for _, c := range conns {
+					c.Close()
+				}
+			}()
+			for range slow {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatalf("dialing slow connection %d: %v", len(conns), err)
+				}
+				fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{", addr)
+				conns = append(conns, c)
+			}
+			trickle := make(chan struct{})
+			var trickled sync.WaitGroup
+			trickled.Go(func() {
+				for {
+					select {
+					case <-trickle:
+						return
+					case <-time.After(time.Second):
+					}
+					for _, c := range conns {
+						_ = c.SetWriteDeadline(time.Now().Add(time.Millisecond))
+						_, _ = c.Write([]byte(" "))
+					}
+				}
+			})
+			defer func() { close(trickle); trickled.Wait() }()
+
+			start := time.Now()
+			var opened, refused atomic.Int64
+			work := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 16 {
+				wg.Go(func() {
+					for range work {
+						status, hdr, _, err := post(t.Context(), hc, p.mcpURL, "", rawInitialize)
+						if err == nil && status == http.StatusOK && hdr.Get("Mcp-Session-Id") != "" {
+							opened.Add(1)
+						} else {
+							refused.Add(1)
+						}
+					}
+				})
+			}
+			for range sessions {
+				work <- struct{}{}
+			}
+			close(work)
+			wg.Wait()
+			openedIn := time.Since(start)
+
+			// A legitimate client, on fresh connections, beside all that.
+			legit := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
+			t0 := time.Now()
+			sid := openSession(t, legit, p.mcpURL)
+			status, _, body, err := post(t.Context(), legit, p.mcpURL, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"getProduct","arguments":{"productId":"p-0001"}}}`)
+			if err != nil || status != http.StatusOK || !sseResult(body, "p-0001") {
+				t.Errorf("legitimate client under load: %d %v %q", status, err, body)
+			}
+			served := time.Since(t0)
+			now := vmRSS(t, pid)
+			peak.Store(max(peak.Load(), now))
+			t.Logf("%s: %d sessions opened (%d refused) in %v while %d slow connections were dialled and trickled (the server keeps at most its limit of them); legitimate client served in %v; RSS idle %d MiB, peak %d MiB (bound %d MiB)",
+				tc.shape.name, opened.Load(), refused.Load(), openedIn.Round(time.Millisecond), slow, served.Round(time.Millisecond),
+				idle>>20, peak.Load()>>20, tc.boundMiB)
+			if opened.Load() == 0 {
+				t.Error("no session could be opened")
+			}
+			if peak.Load() > tc.boundMiB<<20 {
+				t.Errorf("peak RSS %d MiB exceeds the bound of %d MiB", peak.Load()>>20, tc.boundMiB)
+			}
+		})
+	}
+}
