@@ -487,3 +487,40 @@ func TestHTTPDrainIsBounded(t *testing.T) {
 		t.Fatal("Serve did not return within 15s of shutdown with DrainTimeout 300ms")
 	}
 }
+
+// BenchmarkSessionTable measures one session's life in the table (reserve
+// with eviction, initialize, a request, idle) at different table sizes:
+// the cost per operation must not grow with the number of sessions.
+func BenchmarkSessionTable(b *testing.B) {
+	for _, size := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("sessions=%d", size), func(b *testing.B) {
+			tab := newSessionTable(size, time.Hour, func(context.Context, string) {})
+			ids := make([]string, size)
+			for i := range ids {
+				ids[i] = fmt.Sprintf("s%d", i)
+				if _, err := tab.reserve(); err != nil {
+					b.Fatal(err)
+				}
+				tab.initialized(ids[i])
+				tab.created(ids[i])
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				id := fmt.Sprintf("n%d", n)
+				n++
+				if _, err := tab.reserve(); err != nil { // evicts the oldest idle one
+					b.Fatal(err)
+				}
+				tab.initialized(id)
+				tab.created(id)
+				if tab.acquire(id) {
+					tab.release(id, false)
+				}
+			}
+			if got := tab.len(); got != size {
+				b.Fatalf("table holds %d, want %d", got, size)
+			}
+		})
+	}
+}

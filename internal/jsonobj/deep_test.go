@@ -1,6 +1,8 @@
 package jsonobj
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -42,11 +44,40 @@ func TestDuplicateKeyPathDeep(t *testing.T) {
 	}
 }
 
+// BenchmarkDuplicateKeyPath prices the strict envelope check beside what
+// the SDK does with the same body anyway (decode it), on a typical
+// tools/call and on a 1 MiB one.
 func BenchmarkDuplicateKeyPath(b *testing.B) {
-	raw := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pacto_create","arguments":{"name":"svc","version":"1.0.0","metadata":{` +
-		strings.Repeat(`"k":"v",`, 0) + `"team":"a","tier":"b"},"interfaces":[{"name":"api","type":"http","port":8080}]}}}`)
-	b.SetBytes(int64(len(raw)))
-	for b.Loop() {
-		DuplicateKeyPath(raw)
+	small := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pacto_create","arguments":{"name":"svc","version":"1.0.0",` +
+		`"metadata":{"team":"a","tier":"b"},"interfaces":[{"name":"api","type":"openapi"}]}}}`)
+	var meta strings.Builder
+	for i := 0; meta.Len() < 1<<20; i++ {
+		fmt.Fprintf(&meta, `"key%d":{"v":[%d,"x"]},`, i, i)
+	}
+	large := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pacto_create","arguments":{"name":"svc","metadata":{` +
+		strings.TrimSuffix(meta.String(), ",") + `}}}}`)
+	for _, in := range []struct {
+		name string
+		raw  []byte
+	}{{"small", small}, {"1MiB", large}} {
+		b.Run("check/"+in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, dup := DuplicateKeyPath(in.raw); dup {
+					b.Fatal("duplicate")
+				}
+			}
+		})
+		b.Run("decode/"+in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var v any
+				if err := json.Unmarshal(in.raw, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
