@@ -331,15 +331,34 @@ func TestHTTPConnectionLimit(t *testing.T) {
 	tr := &http.Transport{DisableKeepAlives: true}
 	t.Cleanup(tr.CloseIdleConnections)
 	var wg sync.WaitGroup
-	for range 4 {
-		sid := rawSession(t, url)
+	sids := make([]string, 4)
+	for i := range sids {
+		sids[i] = rawSession(t, url)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	for _, sid := range sids {
 		wg.Go(func() {
 			body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"pacto_test_block","arguments":{"name":"x"}}}`
-			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set(sessionHeader, sid)
-			resp, err := tr.RoundTrip(req)
+			hdr := http.Header{}
+			hdr.Set("Content-Type", "application/json")
+			hdr.Set("Accept", "application/json, text/event-stream")
+			hdr.Set(sessionHeader, sid)
+			// A fresh connection may lose its slot to another fresh one
+			// before its request was read, or find every slot serving;
+			// a client retries.
+			var resp *http.Response
+			var err error
+			for range 100 {
+				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+				req.Header = hdr
+				if resp, err = tr.RoundTrip(req); err == nil && resp.StatusCode != http.StatusServiceUnavailable {
+					break
+				}
+				if err == nil {
+					resp.Body.Close()
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 			if err != nil {
 				t.Errorf("call: %v", err)
 				return
@@ -352,7 +371,12 @@ func TestHTTPConnectionLimit(t *testing.T) {
 		})
 	}
 	for range 4 {
-		<-started
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second):
+			close(release)
+			t.Fatal("four calls did not start")
+		}
 	}
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), Endpoint)
 	c, err := net.Dial("tcp", addr)

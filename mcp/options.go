@@ -270,8 +270,11 @@ func (o *Options) validate() error {
 	if o.SessionTimeout < 0 || o.DrainTimeout < 0 || o.MaxRequestBytes < 0 || o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.IdleTimeout < 0 {
 		return fmt.Errorf("--session-timeout, --drain-timeout, --max-request-bytes, --read-header-timeout, --read-timeout and --idle-timeout must not be negative")
 	}
-	if o.MaxSessions < 0 || o.MaxConnections < 0 {
-		return fmt.Errorf("--max-sessions %d, --max-connections %d: want a positive number (0 means the default)", o.MaxSessions, o.MaxConnections)
+	if o.MaxSessions < 0 {
+		return fmt.Errorf("--max-sessions %d: want a positive number (0 means the default, %d)", o.MaxSessions, DefaultMaxSessions)
+	}
+	if o.MaxConnections < 0 {
+		return fmt.Errorf("--max-connections %d: want a positive number (0 means the default, %d)", o.MaxConnections, DefaultMaxConnections)
 	}
 	if o.Transport == TransportHTTP && !isLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
 		return fmt.Errorf("--listen %s reaches beyond loopback without authentication: pass --auth-token-file, or --allow-unauthenticated-remote to accept that risk", o.Listen)
