@@ -193,6 +193,23 @@ func TestHTTPIDsKeptExactly(t *testing.T) {
 	}
 }
 
+// TestHTTPBatchIDs: the 2025 era accepts JSON-RPC batches; an element
+// whose id would be changed refuses the whole batch, naming the element.
+func TestHTTPBatchIDs(t *testing.T) {
+	s := newTestServer(t, &Options{Transport: TransportHTTP})
+	url := serveHTTP(t, s)
+	sid := rawSession(t, url)
+	r := rpcPost(t, url, sid, "", `[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":1e308,"method":"ping"}]`)
+	_, code, msg, isErr := rpcError(t, r.raw)
+	if r.status != http.StatusBadRequest || !isErr || code != codeInvalidRequest || !strings.Contains(msg, "batch element 1: id 1e308") {
+		t.Errorf("batch with an inexact id: %d %q", r.status, r.body)
+	}
+	if r := rpcPost(t, url, sid, "", `[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":"six","method":"ping"}]`); r.status != http.StatusOK ||
+		!strings.Contains(r.body, `"id":5,`) || !strings.Contains(r.body, `"id":"six",`) {
+		t.Errorf("batch with exact ids: %d %q", r.status, r.body)
+	}
+}
+
 // blockingTool is a read-only tool that returns once release is closed
 // (or after hold, when release is nil), and counts the calls it started.
 func blockingTool(t testing.TB, started chan<- struct{}, release <-chan struct{}, hold time.Duration) *tool {
