@@ -321,6 +321,19 @@ func TestHTTPSlowBodyTimesOut(t *testing.T) {
 	}
 }
 
+// TestHTTPReadTimeoutSparesLongCalls: ReadTimeout bounds reading the
+// request only; a call that runs longer still writes its full result.
+func TestHTTPReadTimeoutSparesLongCalls(t *testing.T) {
+	s := newTestServer(t, &Options{Transport: TransportHTTP, ReadTimeout: 200 * time.Millisecond})
+	addTestTool(t, s, blockingTool(t, nil, nil, 700*time.Millisecond))
+	url := serveHTTP(t, s)
+	sid := rawSession(t, url)
+	r := rpcPost(t, url, sid, "", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"pacto_test_block","arguments":{"name":"long"}}}`)
+	if r.status != http.StatusOK || !strings.Contains(r.raw, "done long") {
+		t.Errorf("a call longer than ReadTimeout: %d %q", r.status, r.body)
+	}
+}
+
 // TestHTTPConnectionLimit: at MaxConnections, slow clients give their
 // slots to new ones, so a legitimate client is served while many slow
 // connections are held; when every slot is serving a call, a new
