@@ -31,6 +31,12 @@
 //   - http.go: Streamable HTTP at /mcp serving both protocol eras (sessions
 //     for 2025-11-25 clients, stateless for 2026-07-28 ones), Host/Origin
 //     checks, bearer authentication, limits and graceful shutdown.
+//     Serve is the one HTTP server of every shape (mcp -t http, sidecar):
+//     it drains calls in progress before closing sessions.
+//   - envelope.go: the strict JSON-RPC envelope (no key twice at any
+//     depth, ids the SDK echoes exactly), checked before the SDK decodes.
+//   - connlimit.go, sessions.go: the connection and session limits, with
+//     O(1) eviction of the connection or session idle longest.
 //
 // # Safety
 //

@@ -1,16 +1,21 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,9 +42,9 @@ func (s *Server) newHTTPHandler() http.Handler {
 	sdkLog := sdkLogger(s.log.WithName("http"))
 	// The SDK's own localhost protection is off because guard does the same
 	// check and more: it also honours AllowedHosts, and it also applies when
-	// the listener is not on loopback.
+	// the listener is not on loopback. Its idle timer is off too: the
+	// session table expires, bounds and closes sessions.
 	stateful := sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
-		SessionTimeout:             s.opts.SessionTimeout,
 		MaxRequestBodyBytes:        s.opts.MaxRequestBytes,
 		Logger:                     sdkLog,
 		DisableLocalhostProtection: true,
@@ -50,12 +55,51 @@ func (s *Server) newHTTPHandler() http.Handler {
 		Logger:                     sdkLog,
 		DisableLocalhostProtection: true,
 	})
+	s.sessions = newSessionTable(s.opts.MaxSessions, s.opts.SessionTimeout, func(ctx context.Context, id string) {
+		r, _ := http.NewRequestWithContext(ctx, http.MethodDelete, Endpoint, nil)
+		r.Header.Set(sessionHeader, id)
+		stateful.ServeHTTP(&discardWriter{}, r)
+	})
+	s.sdk.AddReceivingMiddleware(s.sessions.trackInitialize)
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, refused, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
+			if limit, tooLarge := bodyTooLarge(err); tooLarge {
+				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
+				return
+			}
+			if err != nil {
+				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			if refused != nil {
+				writeRPCError(w, http.StatusBadRequest, refused.id, codeInvalidRequest, refused.msg)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+		}
+		// The whole request has been read: from here the connection is
+		// working for a client and is not given to another.
+		markServing(r)
+		// A POST or DELETE is a call whose response must reach the client
+		// in full, so shutdown waits for it; a GET is a stream that only
+		// ends when its session is closed.
+		if r.Method != http.MethodGet {
+			if !s.gate.enter() {
+				writeRPCError(w, http.StatusServiceUnavailable, nil, codeUnavailable, "the server is shutting down; retry against another instance")
+				return
+			}
+			defer s.gate.leave()
+		} else if s.gate.closed() {
+			http.Error(w, "the server is shutting down", http.StatusServiceUnavailable)
+			return
+		}
 		if r.Header.Get("Mcp-Protocol-Version") >= statelessEra {
 			stateless.ServeHTTP(w, r)
 			return
 		}
-		stateful.ServeHTTP(w, r)
+		s.sessions.serve(w, r, stateful)
 	})
 	mux := http.NewServeMux()
 	mux.Handle(Endpoint, s.guard(route))
@@ -146,8 +190,12 @@ func isLoopbackHost(host string) bool {
 }
 
 // Serve serves the HTTP transport on ln until ctx is done, then shuts down
-// gracefully: open sessions are closed, in-flight requests get
-// ShutdownTimeout to finish, and whatever remains is cut off.
+// in order, within DrainTimeout however many sessions are open: it stops
+// accepting and refuses new requests (503, a JSON-RPC error), lets every
+// call in progress write its full response, closes the sessions (which
+// ends their streams), and then closes whatever connection remains. The
+// listener hands out at most MaxConnections connections, and every
+// connection is bounded by the read, header and idle timeouts.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	url := "http://" + ln.Addr().String() + Endpoint
 	s.servedURL.Store(&url)
@@ -155,39 +203,116 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if !isLoopbackHost(host) && s.tokenSum == nil {
 		s.log.Info("WARNING: serving MCP beyond loopback without authentication; anyone who can reach this address can call every tool", "url", url)
 	}
+	lim := newConnLimiter(ln, s.opts.MaxConnections)
 	srv := &http.Server{
 		Handler:           s.httpHandler,
-		ReadHeaderTimeout: defaultReadHeaderWait,
-		IdleTimeout:       defaultIdleConnTimeout,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         lim.connState,
+		ConnContext:       withConn,
 		ErrorLog:          slog.NewLogLogger(logr.ToSlogHandler(s.log.WithName("http")), slog.LevelError),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	s.log.Info("Serving MCP over Streamable HTTP", "url", url, "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly,
-		"authentication", s.tokenSum != nil, "workspace", s.opts.Workspace)
+		"authentication", s.tokenSum != nil, "workspace", s.opts.Workspace,
+		"maxSessions", s.opts.MaxSessions, "maxConnections", s.opts.MaxConnections)
 
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(lim) }()
 	select {
 	case err := <-served:
 		return err
 	case <-ctx.Done():
 	}
 
-	s.log.Info("Shutting down MCP over HTTP", "timeout", s.opts.ShutdownTimeout)
-	for ss := range s.sdk.Sessions() {
-		_ = ss.Close() // ends long-lived SSE streams so Shutdown can finish
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
+	start := time.Now()
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.DrainTimeout)
 	defer cancel()
-	err := srv.Shutdown(sctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = srv.Close()
+	idle := s.gate.close()
+	s.log.Info("Draining MCP over HTTP", "inflight", s.gate.count(), "sessions", s.sessions.len(), "timeout", s.opts.DrainTimeout)
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(dctx) }() // stops accepting, closes idle connections
+	drained := true
+	select {
+	case <-idle:
+	case <-dctx.Done():
+		drained = false
 	}
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
+	closed := make(chan struct{})
+	go func() { s.sessions.closeAll(dctx); close(closed) }()
+	select {
+	case <-closed:
+	case <-dctx.Done():
+		drained = false
 	}
-	return err
+	// Every call has been answered and every session closed: what remains
+	// is connections still sending a request that would be refused.
+	_ = srv.Close()
+	if err := <-shut; err != nil {
+		s.log.V(1).Info("HTTP shutdown cut short", "reason", err.Error())
+	}
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	s.log.Info("Stopped MCP over HTTP", "drained", drained, "unfinished", s.gate.count(), "ms", time.Since(start).Milliseconds(),
+		"evictedConnections", lim.evicted.Load(), "refusedConnections", lim.refused.Load(),
+		"evictedSessions", s.sessions.evicted.Load(), "refusedSessions", s.sessions.refused.Load())
+	return nil
+}
+
+// drainGate counts calls in progress and, once closed, admits no more and
+// reports when the last one has finished.
+type drainGate struct {
+	mu     sync.Mutex
+	n      int
+	shut   bool
+	zeroed chan struct{} // closed when shut and n == 0
+}
+
+func (g *drainGate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shut {
+		return false
+	}
+	g.n++
+	return true
+}
+
+func (g *drainGate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n--; g.n == 0 && g.shut {
+		close(g.zeroed)
+	}
+}
+
+// close admits no more calls; the channel is closed when none is left.
+func (g *drainGate) close() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.shut {
+		g.shut = true
+		g.zeroed = make(chan struct{})
+		if g.n == 0 {
+			close(g.zeroed)
+		}
+	}
+	return g.zeroed
+}
+
+func (g *drainGate) closed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.shut
+}
+
+func (g *drainGate) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n
 }
 
 // protocolEras lists what the HTTP endpoint negotiates, for pacto_server_info.

@@ -45,9 +45,17 @@ const (
 	DefaultListen          = "127.0.0.1"
 	DefaultSessionTimeout  = 30 * time.Minute
 	DefaultMaxRequestBytes = 4 << 20
-	DefaultShutdownTimeout = 10 * time.Second
-	defaultReadHeaderWait  = 10 * time.Second
-	defaultIdleConnTimeout = 2 * time.Minute
+	DefaultDrainTimeout    = 10 * time.Second
+	// DefaultMaxSessions bounds the open HTTP sessions; at about 13 KiB
+	// each, the default costs at most ~13 MiB.
+	DefaultMaxSessions = 1000
+	// DefaultMaxConnections bounds the open HTTP connections; at about
+	// 20 KiB each (buffers and a goroutine), the default costs at most
+	// ~20 MiB.
+	DefaultMaxConnections    = 1024
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
 )
 
 // DefaultFamilies are the families a server registers when
@@ -92,10 +100,27 @@ type Options struct {
 	AllowedOrigins []string
 	// SessionTimeout closes HTTP sessions idle this long (default 30m).
 	SessionTimeout time.Duration
+	// MaxSessions bounds the open HTTP sessions (default 1000). At the
+	// limit a new session evicts the one idle longest; when every session
+	// has a request in progress, the new one is refused (503).
+	MaxSessions int
+	// MaxConnections bounds the open HTTP connections (default 1024). At
+	// the limit a new connection takes the slot of the one waiting longest
+	// (idle, or still sending its request); when every connection is
+	// serving a request, the new one is refused (503).
+	MaxConnections int
 	// MaxRequestBytes bounds an HTTP request body (default 4 MiB).
 	MaxRequestBytes int64
-	// ShutdownTimeout bounds the graceful HTTP shutdown (default 10s).
-	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers (default 10s),
+	// ReadTimeout reading the whole request, body included (default 30s),
+	// and IdleTimeout how long a keep-alive connection may wait for its
+	// next request (default 2m).
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
+	// DrainTimeout bounds the HTTP shutdown, however many sessions are
+	// open (default 10s): calls in progress finish within it.
+	DrainTimeout time.Duration
 
 	// Registry pulls the oci:// bundles that contracts reference (policy
 	// and configuration refs) when the tools validate. Nil resolves only
@@ -121,19 +146,35 @@ type Options struct {
 // e.g. one from [DefaultOptions].
 func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.Transport, "transport", "t", o.Transport, "transport: stdio or http")
-	fs.StringVar(&o.Listen, "listen", o.Listen, "address the HTTP transport binds to; anything but loopback needs --auth-token-file or --allow-unauthenticated-remote")
-	fs.IntVar(&o.Port, "port", o.Port, "HTTP port")
 	fs.StringVar(&o.Workspace, "workspace", o.Workspace, "directory below which the authoring tools read and write")
 	fs.BoolVar(&o.ReadOnly, "read-only", o.ReadOnly, "register no tool that can write anything")
 	fs.Var((*familiesValue)(&o.Families), "families", "comma-separated tool families to serve: "+strings.Join(familyNames(knownFamilies), ", "))
-	fs.StringVar(&o.AuthTokenFile, "auth-token-file", o.AuthTokenFile, "file holding the bearer token every HTTP request must carry")
+	o.BindHTTPFlags(fs)
 	fs.BoolVar(&o.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", o.AllowUnauthenticatedRemote, "allow listening beyond loopback without --auth-token-file (logged as a warning)")
+	// The flag's old name, kept for existing command lines.
+	fs.DurationVar(&o.DrainTimeout, "shutdown-timeout", o.DrainTimeout, "")
+	_ = fs.MarkDeprecated("shutdown-timeout", "use --drain-timeout")
+	o.Fleet.BindFlags(fs)
+}
+
+// BindHTTPFlags binds the HTTP option group that every shape serving MCP
+// over HTTP shares (`kubepact mcp -t http`, `kubepact sidecar`): address,
+// authentication, allow-lists, limits, timeouts and the drain. Defaults
+// are the current field values.
+func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Listen, "listen", o.Listen, "address the HTTP transport binds to; anything but loopback needs --auth-token-file")
+	fs.IntVar(&o.Port, "port", o.Port, "HTTP port (the endpoint is /mcp)")
+	fs.StringVar(&o.AuthTokenFile, "auth-token-file", o.AuthTokenFile, "file holding the bearer token every HTTP request must carry")
 	fs.StringSliceVar(&o.AllowedHosts, "allowed-host", o.AllowedHosts, "Host header name accepted besides loopback (repeatable; DNS-rebinding allow-list)")
 	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", o.AllowedOrigins, "browser Origin accepted besides loopback and --allowed-host ones (repeatable)")
 	fs.DurationVar(&o.SessionTimeout, "session-timeout", o.SessionTimeout, "close HTTP sessions idle this long")
+	fs.IntVar(&o.MaxSessions, "max-sessions", o.MaxSessions, "most HTTP sessions open at once; a new one evicts the session idle longest, or is refused when all are busy")
+	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "most HTTP connections open at once; a new one takes the slot of the connection waiting longest, or is refused when all are serving")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest HTTP request body accepted")
-	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "how long a graceful HTTP shutdown may take")
-	o.Fleet.BindFlags(fs)
+	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "how long a client may take to send a request's headers")
+	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "how long a client may take to send a whole request, body included")
+	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "how long a keep-alive connection may wait for its next request")
+	fs.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "on shutdown (SIGTERM), how long calls in progress may take to finish, however many sessions are open")
 }
 
 // DefaultOptions returns Options holding every default, ready for BindFlags.
@@ -173,8 +214,23 @@ func (o *Options) setDefaults() {
 	if o.MaxRequestBytes == 0 {
 		o.MaxRequestBytes = DefaultMaxRequestBytes
 	}
-	if o.ShutdownTimeout == 0 {
-		o.ShutdownTimeout = DefaultShutdownTimeout
+	if o.DrainTimeout == 0 {
+		o.DrainTimeout = DefaultDrainTimeout
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxConnections == 0 {
+		o.MaxConnections = DefaultMaxConnections
+	}
+	if o.ReadHeaderTimeout == 0 {
+		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if o.ReadTimeout == 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = DefaultIdleTimeout
 	}
 	if o.Version == "" {
 		o.Version = "dev"
@@ -211,8 +267,14 @@ func (o *Options) validate() error {
 			return fmt.Errorf("--families: unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies), ", "))
 		}
 	}
-	if o.SessionTimeout < 0 || o.ShutdownTimeout < 0 || o.MaxRequestBytes < 0 {
-		return fmt.Errorf("--session-timeout, --shutdown-timeout and --max-request-bytes must not be negative")
+	if o.SessionTimeout < 0 || o.DrainTimeout < 0 || o.MaxRequestBytes < 0 || o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.IdleTimeout < 0 {
+		return fmt.Errorf("--session-timeout, --drain-timeout, --max-request-bytes, --read-header-timeout, --read-timeout and --idle-timeout must not be negative")
+	}
+	if o.MaxSessions < 0 {
+		return fmt.Errorf("--max-sessions %d: want a positive number (0 means the default, %d)", o.MaxSessions, DefaultMaxSessions)
+	}
+	if o.MaxConnections < 0 {
+		return fmt.Errorf("--max-connections %d: want a positive number (0 means the default, %d)", o.MaxConnections, DefaultMaxConnections)
 	}
 	if o.Transport == TransportHTTP && !isLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
 		return fmt.Errorf("--listen %s reaches beyond loopback without authentication: pass --auth-token-file, or --allow-unauthenticated-remote to accept that risk", o.Listen)

@@ -51,6 +51,8 @@ type Server struct {
 	tokenSum    []byte                 // sha256 of the bearer token; nil without authentication
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
 	httpHandler http.Handler
+	sessions    *sessionTable // the HTTP sessions of the 2025 era
+	gate        drainGate     // HTTP calls in progress, for shutdown
 }
 
 // familyState records what a family contributed, for the instructions and

@@ -292,6 +292,9 @@ func TestOptionsValidation(t *testing.T) {
 		{"remote explicitly unauthenticated", Options{Transport: TransportHTTP, Listen: "0.0.0.0", AllowUnauthenticatedRemote: true}, ""},
 		{"unknown family", Options{Families: []Family{"fleeet"}}, "unknown family"},
 		{"missing token file", Options{AuthTokenFile: "/nonexistent/token"}, "--auth-token-file"},
+		{"negative session limit", Options{MaxSessions: -1}, "--max-sessions -1: want a positive number"},
+		{"negative connection limit", Options{MaxConnections: -5}, "--max-connections -5: want a positive number"},
+		{"negative read timeout", Options{ReadTimeout: -1}, "must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,33 +23,43 @@ import (
 	"github.com/kubepact/kubepact/mcp"
 )
 
-// sidecarOptions is the option group of `kubepact sidecar`.
+// sidecarOptions is the option group of `kubepact sidecar`; the HTTP
+// options are mcp's shared group (mcp.Options.BindHTTPFlags).
 type sidecarOptions struct {
 	bundle              string
 	allowRemoteUpstream bool
-	listen              string
-	port                int
 	healthAddr          string
-	authTokenFile       string
-	sessionTimeout      time.Duration
-	drainTimeout        time.Duration
 	memoryLimitMiB      int64
+	http                *mcp.Options
+}
+
+// Sidecar defaults that differ from `kubepact mcp`: a pod's agent traffic
+// arrives through kubectl port-forward, so a few hundred sessions and
+// connections are plenty, and kept small they fit the memory limit.
+const (
+	sidecarMaxSessions    = 256
+	sidecarMaxConnections = 256
+	sidecarDrainTimeout   = 20 * time.Second
+)
+
+func newSidecarOptions() *sidecarOptions {
+	h := mcp.DefaultOptions()
+	h.MaxSessions = sidecarMaxSessions
+	h.MaxConnections = sidecarMaxConnections
+	h.DrainTimeout = sidecarDrainTimeout
+	return &sidecarOptions{http: h}
 }
 
 func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.bundle, "bundle", "", "the pod's bundle: a mounted directory, or an oci:// reference pinned by digest (oci://REPO@sha256:…)")
 	fs.BoolVar(&o.allowRemoteUpstream, "allow-remote-upstream", false, "allow an --upstream that is not loopback (the sidecar is meant to reach only its own pod)")
-	fs.StringVar(&o.listen, "listen", mcp.DefaultListen, "address the MCP endpoint binds to (reach it with kubectl port-forward)")
-	fs.IntVar(&o.port, "port", mcp.DefaultPort, "port of the MCP endpoint (/mcp)")
 	fs.StringVar(&o.healthAddr, "health-addr", ":8586", "address serving /healthz and /readyz for the kubelet's probes")
-	fs.StringVar(&o.authTokenFile, "auth-token-file", "", "file holding the bearer token every MCP request must carry (default: none; the endpoint is loopback only)")
-	fs.DurationVar(&o.sessionTimeout, "session-timeout", mcp.DefaultSessionTimeout, "close MCP sessions idle this long")
-	fs.DurationVar(&o.drainTimeout, "drain-timeout", 20*time.Second, "on SIGTERM, how long in-flight calls may take to finish")
 	fs.Int64Var(&o.memoryLimitMiB, "memory-limit-mib", 16, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none)")
+	o.http.BindHTTPFlags(fs)
 }
 
 func newSidecarCommand() *cobra.Command {
-	o := &sidecarOptions{}
+	o := newSidecarOptions()
 	capOpts := &capabilityOptions{}
 	reg := &registryOptions{}
 	cmd := &cobra.Command{
@@ -96,8 +106,8 @@ func (o *sidecarOptions) validate(upstream string) error {
 	if !capability.IsLoopbackHost(u.Hostname()) && !o.allowRemoteUpstream {
 		return fmt.Errorf("--upstream %s is not loopback: the sidecar reaches only its own pod unless --allow-remote-upstream is given", upstream)
 	}
-	if !capability.IsLoopbackHost(o.listen) && o.authTokenFile == "" {
-		return fmt.Errorf("--listen %s reaches beyond loopback: pass --auth-token-file (kubectl port-forward reaches loopback)", o.listen)
+	if !capability.IsLoopbackHost(o.http.Listen) && o.http.AuthTokenFile == "" {
+		return fmt.Errorf("--listen %s reaches beyond loopback: pass --auth-token-file (kubectl port-forward reaches loopback)", o.http.Listen)
 	}
 	return nil
 }
@@ -126,66 +136,32 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
-	s, err := mcp.New(&mcp.Options{
-		Transport:      mcp.TransportHTTP,
-		Listen:         o.listen,
-		Port:           o.port,
-		Families:       []mcp.Family{mcp.FamilyCapability},
-		Capability:     cb,
-		AuthTokenFile:  o.authTokenFile,
-		SessionTimeout: o.sessionTimeout,
-		Version:        version,
-		Logger:         log.WithName("mcp"),
-	})
+	opts := *o.http
+	opts.Transport = mcp.TransportHTTP
+	opts.Families = []mcp.Family{mcp.FamilyCapability}
+	opts.Capability = cb
+	opts.Version = version
+	opts.Logger = log.WithName("mcp")
+	s, err := mcp.New(&opts)
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(o.listen, strconv.Itoa(o.port)))
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port)))
 	if err != nil {
 		return &exitError{code: 2, msg: fmt.Sprintf("listening for MCP: %v", err)}
 	}
-	var inflight atomic.Int64
-	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				inflight.Add(1)
-				defer inflight.Add(-1)
-			}
-			s.Handler().ServeHTTP(w, r)
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
 	ready.Store(true)
 	settleMemory(o.memoryLimitMiB)
 	log.Info("Sidecar ready", "url", "http://"+ln.Addr().String()+mcp.Endpoint, "health", o.healthAddr,
 		"service", cb.Capability.Service, "bundle", cb.Bundle.Identity.String(), "tools", s.ToolNames(),
 		"withheld", len(cb.Capability.Withheld), "startupMs", time.Since(start).Milliseconds())
-
-	select {
-	case err := <-served:
+	// On SIGTERM the kubelet's probe sees unready at once, while Serve
+	// drains the calls in progress.
+	stopReady := context.AfterFunc(ctx, func() { ready.Store(false) })
+	defer stopReady()
+	if err := s.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serving MCP: %w", err)
-	case <-ctx.Done():
-	}
-	ready.Store(false)
-	log.Info("Draining", "inflight", inflight.Load(), "timeout", o.drainTimeout)
-	drainCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.drainTimeout)
-	defer cancel()
-	shut := make(chan error, 1)
-	go func() { shut <- srv.Shutdown(drainCtx) }() // stops accepting; waits for requests in progress
-	for inflight.Load() > 0 && drainCtx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
-	}
-	for ss := range s.SDK().Sessions() {
-		_ = ss.Close() // ends idle SSE streams, which Shutdown would otherwise wait for
-	}
-	if err := <-shut; err != nil {
-		_ = srv.Close()
-		log.Info("Drain cut short", "reason", err.Error(), "inflight", inflight.Load())
 	}
 	log.Info("Stopped")
 	return nil
