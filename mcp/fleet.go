@@ -14,6 +14,8 @@ import (
 
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
+
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // FamilyFleet is pacto_fleet_search, _get, _graph, _status, _explain and
@@ -102,7 +104,7 @@ func withSession(ctx context.Context, ss *sdk.ServerSession) context.Context {
 // loader impact resolves refs with.
 type fleetState struct {
 	b      *fleetgraph.Builder
-	loader *fleetgraph.RefLoader
+	loader *source.RefLoader
 	stdio  bool
 	idle   time.Duration
 
@@ -186,7 +188,7 @@ func queryToolError(err error) error {
 	if errors.As(err, &qe) {
 		return &ToolError{Code: qe.Code, Field: qe.Field, Message: qe.Message}
 	}
-	var re *fleetgraph.RefError
+	var re *source.RefError
 	if errors.As(err, &re) {
 		return &ToolError{Code: re.Code, Message: re.Message}
 	}
@@ -309,7 +311,7 @@ func (s *Server) newFleetState() (*fleetState, error) {
 	}
 	f := &fleetState{
 		b:      o.Builder,
-		loader: fleetgraph.NewRefLoader(&fleetgraph.RefLoaderOptions{Workspace: s.opts.Workspace, Client: client}),
+		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: s.opts.Workspace, Client: client}),
 		stdio:  s.opts.Transport == TransportStdio,
 		idle:   s.opts.SessionTimeout,
 		pins:   map[*sdk.ServerSession]*pin{},
@@ -318,20 +320,20 @@ func (s *Server) newFleetState() (*fleetState, error) {
 		return f, nil
 	}
 	f.b = fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Freshness: o.Freshness, Retention: o.Retention})
-	var sources []fleetgraph.Source
+	var sources []source.Source
 	for _, d := range o.Local {
-		sources = append(sources, &fleetgraph.LocalSource{Dir: filepath.Clean(d)})
+		sources = append(sources, &source.LocalSource{Dir: filepath.Clean(d)})
 	}
 	if len(o.OCI) > 0 {
-		sources = append(sources, &fleetgraph.OCISource{Refs: o.OCI, Client: client})
+		sources = append(sources, &source.OCISource{Refs: o.OCI, Client: client})
 	}
 	if o.TargetState != "" {
-		sources = append(sources, &fleetgraph.TargetStateSource{Path: o.TargetState})
+		sources = append(sources, &source.TargetStateSource{Path: o.TargetState})
 	}
 	// New takes no context; collecting the sources is bounded instead.
 	ctx, cancel := context.WithTimeout(context.TODO(), fleetLoadTimeout)
 	defer cancel()
-	snap := fleetgraph.Populate(ctx, f.b, sources)
+	snap := source.Populate(ctx, f.b, sources)
 	sv, revs, tgts := snap.Counts()
 	s.log.Info("Fleet snapshot built", "snapshot", snap.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", snap.Meta().Completeness)
 	return f, nil

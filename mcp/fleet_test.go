@@ -14,6 +14,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/fleetgraph"
+
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // fakeClock is a settable clock for snapshot retention.
@@ -35,10 +37,10 @@ func fleetServer(t *testing.T) (*Server, *fleetgraph.Builder, *fakeClock) {
 	t.Helper()
 	clock := &fakeClock{now: time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)}
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: clock.Now, Freshness: 24 * time.Hour, Retention: time.Minute})
-	fleetgraph.Populate(t.Context(), b, []fleetgraph.Source{
-		&fleetgraph.LocalSource{Dir: "../examples/bundles"},
-		&fleetgraph.LocalSource{Dir: "../fleetgraph/testdata/bundles"},
-		&fleetgraph.TargetStateSource{Path: "../fleetgraph/testdata/targets.yaml"},
+	source.Populate(t.Context(), b, []source.Source{
+		&source.LocalSource{Dir: "../examples/bundles"},
+		&source.LocalSource{Dir: "../fleetgraph/testdata/bundles"},
+		&source.TargetStateSource{Path: "../fleetgraph/testdata/targets.yaml"},
 	})
 	root, err := filepath.Abs("..")
 	if err != nil {

@@ -1,4 +1,4 @@
-package fleetgraph
+package source
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/fleetgraph"
 )
 
 // Source kinds.
@@ -39,9 +40,9 @@ type Source interface {
 
 // Collection is what one Collect returned.
 type Collection struct {
-	Revisions   []*Revision
-	Targets     []*Target
-	Limitations []Limitation
+	Revisions   []*fleetgraph.Revision
+	Targets     []*fleetgraph.Target
+	Limitations []fleetgraph.Limitation
 	// Partial says some records could not be read; Limitations say which.
 	Partial bool
 	// Status overrides the source's status (a fixture may declare itself
@@ -54,7 +55,7 @@ type Collection struct {
 // sanitised error) and publishes once. Sources sharing an id are one
 // entry, as available as the least available of them, with a
 // DUPLICATE_SOURCE_ID limitation.
-func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
+func Populate(ctx context.Context, b *fleetgraph.Builder, sources []Source) *fleetgraph.Snapshot {
 	type out struct {
 		c   *Collection
 		err error
@@ -68,26 +69,26 @@ func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
 		})
 	}
 	wg.Wait()
-	now := b.opts.Clock().UTC()
+	now := b.Now().UTC()
 	// One entry per source id: duplicates (the same directory given twice,
 	// two files with one base name) are merged, never left to overwrite
 	// each other.
 	type merged struct {
-		st   SourceState
-		lims []Limitation
+		st   fleetgraph.SourceState
+		lims []fleetgraph.Limitation
 		n    int
 	}
 	byID := map[string]*merged{}
 	var ids []string
 	for i, src := range sources {
-		st := SourceState{ID: src.ID(), Kind: src.Kind(), Status: SourceAvailable, ObservedAt: now}
-		var lims []Limitation
+		st := fleetgraph.SourceState{ID: src.ID(), Kind: src.Kind(), Status: fleetgraph.SourceAvailable, ObservedAt: now}
+		var lims []fleetgraph.Limitation
 		if r := results[i]; r.err != nil {
-			st.Status, st.Error = SourceUnavailable, sourceError(r.err)
+			st.Status, st.Error = fleetgraph.SourceUnavailable, sourceError(r.err)
 		} else {
 			st.LastSuccessfulSync = now
 			if r.c.Partial {
-				st.Status = SourcePartial
+				st.Status = fleetgraph.SourcePartial
 			}
 			if r.c.Status != "" {
 				st.Status = r.c.Status
@@ -96,13 +97,13 @@ func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
 			for _, rev := range r.c.Revisions {
 				rev.Source = st.ID
 				if err := b.UpsertRevision(rev); err != nil {
-					lims = append(lims, Limitation{Code: LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
+					lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
 				}
 			}
 			for _, t := range r.c.Targets {
 				t.Source = st.ID
 				if err := b.UpsertTarget(t); err != nil {
-					lims = append(lims, Limitation{Code: LimitRecordInvalid, Message: err.Error(), Source: st.ID})
+					lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Message: err.Error(), Source: st.ID})
 				}
 			}
 		}
@@ -120,7 +121,7 @@ func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
 		m := byID[id]
 		if m.n > 1 {
 			m.lims = sortedLimitations(m.lims)
-			m.lims = append(m.lims, Limitation{Code: LimitDuplicateSourceID, Source: id,
+			m.lims = append(m.lims, fleetgraph.Limitation{Code: fleetgraph.LimitDuplicateSourceID, Source: id,
 				Message: fmt.Sprintf("%d sources have the id %s: they are one entry, as available as the least available of them, holding the records of all; give each source a distinct directory or file name", m.n, id)})
 		}
 		b.SetSource(m.st, m.lims...)
@@ -131,11 +132,11 @@ func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
 // sourceRank orders source statuses, least available first.
 func sourceRank(status string) int {
 	switch status {
-	case SourceUnavailable:
+	case fleetgraph.SourceUnavailable:
 		return 0
-	case SourcePartial:
+	case fleetgraph.SourcePartial:
 		return 1
-	case SourceStale:
+	case fleetgraph.SourceStale:
 		return 2
 	default:
 		return 3
@@ -146,7 +147,7 @@ func sourceRank(status string) int {
 // (and its error) wins, so an unavailable source is never hidden by a
 // duplicate; between equals the smaller error wins, so the order the
 // sources were given in does not matter.
-func mergeStates(a, b SourceState) SourceState {
+func mergeStates(a, b fleetgraph.SourceState) fleetgraph.SourceState {
 	synced := a.LastSuccessfulSync
 	if synced.IsZero() {
 		synced = b.LastSuccessfulSync
@@ -159,7 +160,7 @@ func mergeStates(a, b SourceState) SourceState {
 	return out
 }
 
-func errorKey(e *SourceError) string {
+func errorKey(e *fleetgraph.SourceError) string {
 	if e == nil {
 		return ""
 	}
@@ -168,8 +169,8 @@ func errorKey(e *SourceError) string {
 
 // sortedLimitations sorts and de-duplicates the limitations of merged
 // sources: the same directory scanned twice reports each gap twice.
-func sortedLimitations(lims []Limitation) []Limitation {
-	slices.SortFunc(lims, func(x, y Limitation) int {
+func sortedLimitations(lims []fleetgraph.Limitation) []fleetgraph.Limitation {
+	slices.SortFunc(lims, func(x, y fleetgraph.Limitation) int {
 		return strings.Compare(x.Code+"\x00"+x.Subject+"\x00"+x.Message+"\x00"+x.Source, y.Code+"\x00"+y.Subject+"\x00"+y.Message+"\x00"+y.Source)
 	})
 	return slices.Compact(lims)
@@ -177,12 +178,12 @@ func sortedLimitations(lims []Limitation) []Limitation {
 
 // sourceError keeps a fixture's own parse message (it names only a line
 // and a field) and sanitises everything else.
-func sourceError(err error) *SourceError {
+func sourceError(err error) *fleetgraph.SourceError {
 	var fe *FixtureError
 	if errors.As(err, &fe) {
-		return &SourceError{Code: ErrInvalid, Message: fe.Error()}
+		return &fleetgraph.SourceError{Code: fleetgraph.ErrInvalid, Message: fe.Error()}
 	}
-	return SanitizeError(err)
+	return fleetgraph.SanitizeError(err)
 }
 
 // Local scan bounds.
@@ -216,10 +217,10 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 	c := &Collection{}
 	for i, g := range gaps {
 		if i == maxGapsListed {
-			c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: l.ID(), Message: fmt.Sprintf("and %d more unreadable directories", len(gaps)-maxGapsListed)})
+			c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: l.ID(), Message: fmt.Sprintf("and %d more unreadable directories", len(gaps)-maxGapsListed)})
 			break
 		}
-		c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: l.ID(), Message: "directory " + g + " could not be read"})
+		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: l.ID(), Message: "directory " + g + " could not be read"})
 	}
 	c.Partial = len(gaps) > 0
 	for _, d := range dirs {
@@ -229,14 +230,14 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 		rel, _ := filepath.Rel(l.Dir, d)
 		b, err := bundle.LoadDir(d, l.Load)
 		if err == nil {
-			var rev *Revision
-			if rev, err = NewRevision(ctx, b, &RevisionOptions{Validate: true}); err == nil {
+			var rev *fleetgraph.Revision
+			if rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true}); err == nil {
 				c.Revisions = append(c.Revisions, rev)
 				continue
 			}
 		}
 		c.Partial = true
-		c.Limitations = append(c.Limitations, Limitation{Code: LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(err.Error())})
+		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(err.Error())})
 	}
 	return c, nil
 }
@@ -306,8 +307,8 @@ func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
 	for _, ref := range o.Refs {
 		b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: o.Client})
 		if err == nil {
-			var rev *Revision
-			if rev, err = NewRevision(ctx, b, &RevisionOptions{Validate: true}); err == nil {
+			var rev *fleetgraph.Revision
+			if rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true}); err == nil {
 				c.Revisions = append(c.Revisions, rev)
 				continue
 			}
@@ -315,9 +316,9 @@ func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
 		if firstErr == nil {
 			firstErr = err
 		}
-		se := SanitizeError(err)
+		se := fleetgraph.SanitizeError(err)
 		c.Partial = true
-		c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: o.ID(), Subject: ref, Message: ref + ": " + se.Code + ": " + se.Message})
+		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: o.ID(), Subject: ref, Message: ref + ": " + se.Code + ": " + se.Message})
 	}
 	if len(c.Revisions) == 0 && firstErr != nil {
 		return nil, firstErr
@@ -413,7 +414,7 @@ type fixtureTarget struct {
 // known fields only, the v1 schema, at most 5000 targets, service and name
 // on every target, canonical compliance values. It returns the targets and
 // the state the file declares for itself.
-func DecodeTargetState(raw []byte) ([]*Target, string, error) {
+func DecodeTargetState(raw []byte) ([]*fleetgraph.Target, string, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	var f fixtureFile
@@ -436,26 +437,26 @@ func DecodeTargetState(raw []byte) ([]*Target, string, error) {
 	status := ""
 	if f.State != nil && f.State.Status != "" {
 		switch f.State.Status {
-		case SourceAvailable, SourcePartial, SourceStale, SourceUnavailable:
+		case fleetgraph.SourceAvailable, fleetgraph.SourcePartial, fleetgraph.SourceStale, fleetgraph.SourceUnavailable:
 			status = f.State.Status
 		default:
 			return nil, "", fmt.Errorf("state.status %q: want available, partial, stale or unavailable", f.State.Status)
 		}
 	}
-	out := make([]*Target, 0, len(f.Targets))
+	out := make([]*fleetgraph.Target, 0, len(f.Targets))
 	seen := map[string]int{}
 	for i, ft := range f.Targets {
 		at := fmt.Sprintf("targets[%d]", i)
 		if ft.Service == "" || ft.Name == "" {
 			return nil, "", fmt.Errorf("%s: service and name are required", at)
 		}
-		t := &Target{Scope: ft.Scope, Kind: ft.Kind, Name: ft.Name, Service: ft.Service, Labels: ft.Labels,
-			RequestedRef: ft.RequestedRef, ResolvedRef: ft.ResolvedRef, Digest: ft.Digest, Compliance: Status(ft.Compliance)}
+		t := &fleetgraph.Target{Scope: ft.Scope, Kind: ft.Kind, Name: ft.Name, Service: ft.Service, Labels: ft.Labels,
+			RequestedRef: ft.RequestedRef, ResolvedRef: ft.ResolvedRef, Digest: ft.Digest, Compliance: fleetgraph.Status(ft.Compliance)}
 		if t.Compliance != "" && !t.Compliance.Valid() {
-			return nil, "", fmt.Errorf("%s.compliance %q: want one of %v", at, ft.Compliance, Statuses())
+			return nil, "", fmt.Errorf("%s.compliance %q: want one of %v", at, ft.Compliance, fleetgraph.Statuses())
 		}
 		if ft.Coverage != nil {
-			t.Coverage = &Coverage{Evaluated: ft.Coverage.Evaluated, Required: ft.Coverage.Required}
+			t.Coverage = &fleetgraph.Coverage{Evaluated: ft.Coverage.Evaluated, Required: ft.Coverage.Required}
 		}
 		if ft.EvidenceAt != nil {
 			t.EvidenceAt = ft.EvidenceAt.UTC()
@@ -474,7 +475,7 @@ func DecodeTargetState(raw []byte) ([]*Target, string, error) {
 			if fd.Code == "" {
 				return nil, "", fmt.Errorf("%s.findings[%d]: code is required", at, j)
 			}
-			t.Findings = append(t.Findings, Finding{Code: fd.Code, Severity: fd.Severity, Category: fd.Category, SubjectKind: fd.SubjectKind, SubjectName: fd.SubjectName, Message: fd.Message})
+			t.Findings = append(t.Findings, fleetgraph.Finding{Code: fd.Code, Severity: fd.Severity, Category: fd.Category, SubjectKind: fd.SubjectKind, SubjectName: fd.SubjectName, Message: fd.Message})
 		}
 		if prev, dup := seen[t.Key()]; dup {
 			return nil, "", fmt.Errorf("%s duplicates targets[%d] (%s)", at, prev, t.Key())

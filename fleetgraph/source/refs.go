@@ -1,4 +1,4 @@
-package fleetgraph
+package source
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/fleetgraph"
 )
 
 // RefError codes.
@@ -132,7 +133,7 @@ func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, er
 	if d == "" {
 		dg, err := l.opts.Client.Resolve(ctx, r)
 		if err != nil {
-			se := SanitizeError(err)
+			se := fleetgraph.SanitizeError(err)
 			return nil, &RefError{Code: se.Code, Ref: ref, Message: ref + ": " + se.Message}
 		}
 		d = dg.String()
@@ -146,7 +147,7 @@ func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, er
 	pinned := "oci://" + r.Registry + "/" + r.Repository + "@" + d
 	b, err = bundle.Load(ctx, pinned, &bundle.LoadOptions{Client: l.opts.Client})
 	if err != nil {
-		se := SanitizeError(err)
+		se := fleetgraph.SanitizeError(err)
 		return nil, &RefError{Code: se.Code, Ref: ref, Message: ref + ": " + se.Message}
 	}
 	l.mu.Lock()
