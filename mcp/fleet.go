@@ -50,9 +50,9 @@ type FleetOptions struct {
 	// Builder, when set, is the live fleet (the operator's feed drives it)
 	// and the sources above are not collected.
 	Builder *fleetgraph.Builder
-	// Registry pulls --oci sources and pacto_impact's oci:// refs; nil
-	// makes a default client when either needs one.
-	Registry *oci.Client
+	// WatchDebounce is how long the watch on Local and TargetState waits
+	// after a change before it re-reads (default 250ms).
+	WatchDebounce time.Duration
 }
 
 // BindFlags binds the fleet flags.
@@ -298,10 +298,14 @@ func shallow(required []string, props map[string]string) *jsonschema.Schema {
 }
 
 // newFleetState builds the fleet: the given builder, or one populated
-// from the sources.
-func (s *Server) newFleetState() (*fleetState, error) {
+// from the sources with ctx (bounded by fleetLoadTimeout), whose local
+// directories and target-state file are then watched until ctx is done.
+// --oci sources and pacto_impact's oci:// refs use the server's one
+// registry client (Options.Registry), so --plain-http and the credential
+// and cache flags hold for them too.
+func (s *Server) newFleetState(ctx context.Context) (*fleetState, error) {
 	o := &s.opts.Fleet
-	client := o.Registry
+	client := s.opts.Registry
 	if client == nil && len(o.OCI) > 0 {
 		c, err := oci.NewClient(nil)
 		if err != nil {
@@ -330,18 +334,51 @@ func (s *Server) newFleetState() (*fleetState, error) {
 	if o.TargetState != "" {
 		sources = append(sources, &source.TargetStateSource{Path: o.TargetState})
 	}
-	// New takes no context; collecting the sources is bounded instead.
-	ctx, cancel := context.WithTimeout(context.TODO(), fleetLoadTimeout)
-	defer cancel()
-	snap := source.Populate(ctx, f.b, sources)
+	feed := source.NewFeed(f.b, sources)
+	cctx, cancel := context.WithTimeout(ctx, fleetLoadTimeout)
+	snap := feed.Collect(cctx, nil)
+	cancel()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("collecting the fleet sources: %w", err)
+	}
 	sv, revs, tgts := snap.Counts()
 	s.log.Info("Fleet snapshot built", "snapshot", snap.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", snap.Meta().Completeness)
+	s.logSourceProblems(snap)
+	if len(o.Local) > 0 || o.TargetState != "" {
+		go func() {
+			err := feed.Watch(ctx, &source.WatchOptions{Debounce: o.WatchDebounce, OnCollect: func(string) {
+				cur := f.b.Current()
+				sv, revs, tgts := cur.Counts()
+				s.log.Info("Fleet snapshot updated", "snapshot", cur.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", cur.Meta().Completeness)
+				s.logSourceProblems(cur)
+			}})
+			if err != nil {
+				s.log.Error(err, "Watching the fleet's local sources failed; they stay as they were last read")
+			}
+		}()
+	}
 	return f, nil
 }
 
+// logSourceProblems logs every source that is not available, with the
+// error agents see in meta.limitations, so a refused file is never only
+// "targets: 0" in the log.
+func (s *Server) logSourceProblems(snap *fleetgraph.Snapshot) {
+	for _, st := range snap.Sources() {
+		if st.Status == fleetgraph.SourceAvailable {
+			continue
+		}
+		kv := []any{"source", st.ID, "status", st.Status}
+		if st.Error != nil {
+			kv = append(kv, "code", st.Error.Code, "error", st.Error.Message)
+		}
+		s.log.Info("Fleet source not fully available", kv...)
+	}
+}
+
 // fleetTools builds the fleet family.
-func (s *Server) fleetTools() ([]*tool, error) {
-	f, err := s.newFleetState()
+func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
+	f, err := s.newFleetState(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 
+	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/oci"
 )
 
@@ -214,7 +215,7 @@ func (o *Options) validate() error {
 	if o.SessionTimeout < 0 || o.ShutdownTimeout < 0 || o.MaxRequestBytes < 0 {
 		return fmt.Errorf("--session-timeout, --shutdown-timeout and --max-request-bytes must not be negative")
 	}
-	if o.Transport == TransportHTTP && !isLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
+	if o.Transport == TransportHTTP && !capability.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
 		return fmt.Errorf("--listen %s reaches beyond loopback without authentication: pass --auth-token-file, or --allow-unauthenticated-remote to accept that risk", o.Listen)
 	}
 	return nil

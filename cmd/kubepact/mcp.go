@@ -57,7 +57,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 					opts.Families = append(opts.Families, mcp.FamilyCapability)
 				}
 			}
-			s, err := mcp.New(opts)
+			s, err := mcp.NewContext(ctx, opts)
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}

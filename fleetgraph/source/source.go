@@ -50,29 +50,140 @@ type Collection struct {
 	Status string
 }
 
-// Populate collects every source concurrently, feeds the records to b,
-// records each source's state (a failed source is unavailable, with a
-// sanitised error) and publishes once. Sources sharing an id are one
-// entry, as available as the least available of them, with a
-// DUPLICATE_SOURCE_ID limitation.
+// Populate collects every source once, with ctx, feeds the records to b,
+// records each source's state and publishes once. It is
+// NewFeed(b, sources).Collect(ctx, nil).
 func Populate(ctx context.Context, b *fleetgraph.Builder, sources []Source) *fleetgraph.Snapshot {
+	return NewFeed(b, sources).Collect(ctx, nil)
+}
+
+// Feed keeps a Builder in step with a fixed set of sources. Each Collect
+// re-reads some of them and hands the Builder only the difference: every
+// record a source holds now is upserted (an unchanged one publishes
+// nothing new), and every record no source holds any more is deleted —
+// the same upserts and deletes an informer produces. It is safe for
+// concurrent use.
+type Feed struct {
+	b       *fleetgraph.Builder
+	sources []Source
+
+	mu    sync.Mutex
+	state []fedState // per source, by index
+}
+
+// fedState is what one source last contributed.
+type fedState struct {
+	st      fleetgraph.SourceState
+	lims    []fleetgraph.Limitation
+	records map[string]struct{} // "r"+revision key, "t"+target key
+	ok      bool                // collected successfully at least once
+}
+
+// NewFeed returns a Feed of sources into b. Nothing is read until Collect.
+func NewFeed(b *fleetgraph.Builder, sources []Source) *Feed {
+	return &Feed{b: b, sources: slices.Clone(sources), state: make([]fedState, len(sources))}
+}
+
+// Collect re-reads the sources for which pick returns true (nil: all of
+// them) concurrently, with ctx, feeds the difference to the Builder and
+// publishes. A source that fails is unavailable, with a sanitised error;
+// the records of its last successful read are kept (and a limitation says
+// so), so a file caught half-written does not empty the fleet. Sources
+// sharing an id are one entry, as available as the least available of
+// them, with a DUPLICATE_SOURCE_ID limitation.
+func (f *Feed) Collect(ctx context.Context, pick func(Source) bool) *fleetgraph.Snapshot {
 	type out struct {
 		c   *Collection
 		err error
 	}
-	results := make([]out, len(sources))
+	results := make([]*out, len(f.sources))
 	var wg sync.WaitGroup
-	for i, src := range sources {
+	for i, src := range f.sources {
+		if pick != nil && !pick(src) {
+			continue
+		}
+		results[i] = &out{}
 		wg.Go(func() {
-			c, err := src.Collect(ctx)
-			results[i] = out{c, err}
+			results[i].c, results[i].err = src.Collect(ctx)
 		})
 	}
 	wg.Wait()
-	now := b.Now().UTC()
-	// One entry per source id: duplicates (the same directory given twice,
-	// two files with one base name) are merged, never left to overwrite
-	// each other.
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.b.Now().UTC()
+	for i, src := range f.sources {
+		r := results[i]
+		if r == nil {
+			continue
+		}
+		prev := f.state[i]
+		st := fleetgraph.SourceState{ID: src.ID(), Kind: src.Kind(), Status: fleetgraph.SourceAvailable, ObservedAt: now}
+		if r.err != nil {
+			st.Status, st.Error = fleetgraph.SourceUnavailable, sourceError(r.err)
+			st.LastSuccessfulSync = prev.st.LastSuccessfulSync
+			var lims []fleetgraph.Limitation
+			if len(prev.records) > 0 {
+				lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourceUnavailable, Source: st.ID,
+					Message: fmt.Sprintf("source %s keeps the %d records of its last successful read at %s until it can be read again", st.ID, len(prev.records), prev.st.LastSuccessfulSync.Format(time.RFC3339))})
+			}
+			f.state[i] = fedState{st: st, lims: lims, records: prev.records, ok: prev.ok}
+			continue
+		}
+		st.LastSuccessfulSync = now
+		if r.c.Partial {
+			st.Status = fleetgraph.SourcePartial
+		}
+		if r.c.Status != "" {
+			st.Status = r.c.Status
+		}
+		lims := slices.Clone(r.c.Limitations)
+		records := map[string]struct{}{}
+		for _, rev := range r.c.Revisions {
+			rev.Source = st.ID
+			if err := f.b.UpsertRevision(rev); err != nil {
+				lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
+				continue
+			}
+			records["r"+rev.Key()] = struct{}{}
+		}
+		for _, t := range r.c.Targets {
+			t.Source = st.ID
+			if err := f.b.UpsertTarget(t); err != nil {
+				lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Message: err.Error(), Source: st.ID})
+				continue
+			}
+			records["t"+t.Key()] = struct{}{}
+		}
+		f.state[i] = fedState{st: st, lims: lims, records: records, ok: true}
+		for k := range prev.records {
+			if _, kept := records[k]; !kept && !f.heldElsewhere(i, k) {
+				if k[0] == 'r' {
+					f.b.DeleteRevision(k[1:])
+				} else {
+					f.b.DeleteTarget(k[1:])
+				}
+			}
+		}
+	}
+	f.publishStates()
+	return f.b.Flush()
+}
+
+// heldElsewhere reports whether a source other than i still holds the
+// record. Caller holds mu.
+func (f *Feed) heldElsewhere(i int, key string) bool {
+	for j := range f.state {
+		if _, ok := f.state[j].records[key]; ok && j != i {
+			return true
+		}
+	}
+	return false
+}
+
+// publishStates hands the Builder one state per source id. Caller holds
+// mu.
+func (f *Feed) publishStates() {
 	type merged struct {
 		st   fleetgraph.SourceState
 		lims []fleetgraph.Limitation
@@ -80,42 +191,20 @@ func Populate(ctx context.Context, b *fleetgraph.Builder, sources []Source) *fle
 	}
 	byID := map[string]*merged{}
 	var ids []string
-	for i, src := range sources {
-		st := fleetgraph.SourceState{ID: src.ID(), Kind: src.Kind(), Status: fleetgraph.SourceAvailable, ObservedAt: now}
-		var lims []fleetgraph.Limitation
-		if r := results[i]; r.err != nil {
-			st.Status, st.Error = fleetgraph.SourceUnavailable, sourceError(r.err)
-		} else {
-			st.LastSuccessfulSync = now
-			if r.c.Partial {
-				st.Status = fleetgraph.SourcePartial
-			}
-			if r.c.Status != "" {
-				st.Status = r.c.Status
-			}
-			lims = r.c.Limitations
-			for _, rev := range r.c.Revisions {
-				rev.Source = st.ID
-				if err := b.UpsertRevision(rev); err != nil {
-					lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
-				}
-			}
-			for _, t := range r.c.Targets {
-				t.Source = st.ID
-				if err := b.UpsertTarget(t); err != nil {
-					lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Message: err.Error(), Source: st.ID})
-				}
-			}
+	for i := range f.sources {
+		fs := f.state[i]
+		if fs.st.ID == "" {
+			continue // never collected: not reported until it is
 		}
-		m, dup := byID[st.ID]
+		m, dup := byID[fs.st.ID]
 		if !dup {
-			byID[st.ID] = &merged{st: st, lims: lims, n: 1}
-			ids = append(ids, st.ID)
+			byID[fs.st.ID] = &merged{st: fs.st, lims: slices.Clone(fs.lims), n: 1}
+			ids = append(ids, fs.st.ID)
 			continue
 		}
 		m.n++
-		m.st = mergeStates(m.st, st)
-		m.lims = append(m.lims, lims...)
+		m.st = mergeStates(m.st, fs.st)
+		m.lims = append(m.lims, fs.lims...)
 	}
 	for _, id := range ids {
 		m := byID[id]
@@ -124,9 +213,8 @@ func Populate(ctx context.Context, b *fleetgraph.Builder, sources []Source) *fle
 			m.lims = append(m.lims, fleetgraph.Limitation{Code: fleetgraph.LimitDuplicateSourceID, Source: id,
 				Message: fmt.Sprintf("%d sources have the id %s: they are one entry, as available as the least available of them, holding the records of all; give each source a distinct directory or file name", m.n, id)})
 		}
-		b.SetSource(m.st, m.lims...)
+		f.b.SetSource(m.st, m.lims...)
 	}
-	return b.Flush()
 }
 
 // sourceRank orders source statuses, least available first.
