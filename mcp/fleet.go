@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -424,7 +425,7 @@ func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
 		if err != nil {
 			return nil, "", queryToolError(err)
 		}
-		return &fleetGetOut{res, p}, found(res.Found, res.Kind, res.Subject, res.Reason), nil
+		return &fleetGetOut{res, p}, found(res.Found, res.Kind, res.Subject, res.Reason, res.Candidates), nil
 	})
 	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "candidates": "array", "service": "object", "revisions": "array", "targets": "array", "dependencies": "array", "dependents": "array", "target": "object", "revision": "object"})); err != nil {
 		return nil, err
@@ -444,7 +445,7 @@ func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
 			return nil, "", queryToolError(err)
 		}
 		if !res.Found {
-			return &fleetGraphOut{res, p}, found(false, "root", res.Root, res.Reason), nil
+			return &fleetGraphOut{res, p}, found(false, "root", res.Root, res.Reason, res.Candidates), nil
 		}
 		return &fleetGraphOut{res, p}, fmt.Sprintf("%d nodes, %d edges, %d cycles, %d unresolved from %s (%s)%s.", len(res.Nodes), len(res.Edges), len(res.Cycles), len(res.Unresolved), res.Root, res.Direction, more(res.Truncated)), nil
 	})
@@ -482,7 +483,7 @@ func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
 			return nil, "", queryToolError(err)
 		}
 		if !res.Found {
-			return &fleetExplainOut{res, p}, found(false, "subject", res.Subject, res.Reason), nil
+			return &fleetExplainOut{res, p}, found(false, "subject", res.Subject, res.Reason, res.Candidates), nil
 		}
 		return &fleetExplainOut{res, p}, fmt.Sprintf("%s %s is %s: %d reason(s).", res.Kind, res.Key, res.Status, len(res.Reasons)), nil
 	})
@@ -554,9 +555,15 @@ func more(truncated bool) string {
 	return ""
 }
 
-func found(ok bool, kind, subject, reason string) string {
+// found is the text of a get, graph or explain answer. A miss names its
+// did-you-mean candidates in the text too, for clients that show only it.
+func found(ok bool, kind, subject, reason string, candidates []string) string {
 	if ok {
 		return fmt.Sprintf("Found %s %s.", kind, subject)
 	}
-	return "Not found: " + reason + " (found:false; see candidates and meta.completeness)."
+	msg := "Not found: " + reason
+	if len(candidates) > 0 {
+		msg += "; did you mean " + strings.Join(candidates, ", ") + "?"
+	}
+	return msg + " (found:false; see candidates and meta.completeness)."
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,5 +53,57 @@ func TestFleetOCISourceUsesRegistryFlags(t *testing.T) {
 	src := meta["sources"].([]any)[0].(map[string]any)
 	if src["id"] != "oci" || src["status"] != "available" || meta["completeness"] != "complete" {
 		t.Errorf("the oci source is %v, completeness %v; want available and complete", src, meta["completeness"])
+	}
+}
+
+// startFleet runs `kubepact mcp --fleet ARGS…` over stdio and returns the
+// client session and the server's stderr.
+func startFleet(t *testing.T, args ...string) (*sdk.ClientSession, *syncBuffer) {
+	t.Helper()
+	stderr := &syncBuffer{}
+	cmd := exec.Command(kubepactBin, append([]string{"mcp", "--families", "", "--fleet", "--workspace", t.TempDir()}, args...)...)
+	cmd.Stderr = stderr
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBEPACT_CACHE_DIR="+t.TempDir())
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, stderr
+}
+
+func fleetMeta(t *testing.T, cs *sdk.ClientSession) map[string]any {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "pacto_fleet_status", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := res.StructuredContent.(map[string]any)
+	if out == nil {
+		t.Fatalf("pacto_fleet_status: %s", res.Content)
+	}
+	return out["meta"].(map[string]any)
+}
+
+// TestFleetTargetStateSizedForTheFleet: a target-state file of 6,000
+// targets (over the old 5,000 bound, which refused it whole and logged
+// only "targets: 0") is read.
+func TestFleetTargetStateSizedForTheFleet(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("schemaVersion: pacto.dev/fleet-targets/v1\ntargets:\n")
+	for i := range 6000 {
+		fmt.Fprintf(&b, "  - {scope: c%d, kind: kubernetes-workload, name: ns/svc-%d, service: svc-%d, compliance: Compliant}\n", i%5, i, i%500)
+	}
+	file := filepath.Join(t.TempDir(), "targets.yaml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, stderr := startFleet(t, "--target-state", file)
+	meta := fleetMeta(t, cs)
+	src := meta["sources"].([]any)[0].(map[string]any)
+	if src["status"] != "available" || src["targetCount"] != float64(6000) {
+		t.Errorf("6,000 targets: source %v\n%s", src, stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -414,11 +415,14 @@ func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
 	return c, nil
 }
 
-// Target-state fixture bounds.
+// Target-state file bounds: sized for the fleet kubepact aims at (30k
+// targets and more; a target takes about 250 bytes of YAML). A file past
+// either bound is refused whole, with an error naming the bound, never
+// truncated.
 const (
 	TargetStateSchema = "pacto.dev/fleet-targets/v1"
-	MaxFixtureTargets = 5000
-	maxFixtureBytes   = 8 << 20
+	MaxFixtureTargets = 100_000
+	maxFixtureBytes   = 64 << 20
 )
 
 // FixtureError is a target-state file that does not decode; its message
@@ -441,25 +445,56 @@ func (t *TargetStateSource) ID() string { return "target-state:" + filepath.Base
 // Kind implements Source.
 func (t *TargetStateSource) Kind() string { return KindTargetState }
 
-// Collect implements Source.
+// Collect implements Source. Only a regular file (or a symlink to one)
+// is read: a FIFO or a device would block start-up or never end, so it is
+// refused with an error, and opened non-blocking so that one swapped in
+// after the check cannot hang either.
 func (t *TargetStateSource) Collect(context.Context) (*Collection, error) {
-	f, err := os.Open(t.Path)
+	notRegular := func(m os.FileMode) error {
+		return &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("is a %s, not a regular file: --target-state reads only regular files", fileKind(m))}
+	}
+	if st, err := os.Stat(t.Path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, notRegular(st.Mode())
+	}
+	f, err := os.OpenFile(t.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, notRegular(st.Mode())
+	}
 	raw, err := io.ReadAll(io.LimitReader(f, maxFixtureBytes+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(raw) > maxFixtureBytes {
-		return nil, &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("larger than %d bytes", maxFixtureBytes)}
+		return nil, &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("larger than %d MiB: the whole file is refused; split the fleet over several files or sources", maxFixtureBytes>>20)}
 	}
 	targets, status, err := DecodeTargetState(raw)
 	if err != nil {
 		return nil, &FixtureError{File: filepath.Base(t.Path), Message: err.Error()}
 	}
 	return &Collection{Targets: targets, Status: status}, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO (named pipe)"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	default:
+		return "special file"
+	}
 }
 
 type fixtureFile struct {
@@ -520,7 +555,7 @@ func DecodeTargetState(raw []byte) ([]*fleetgraph.Target, string, error) {
 		return nil, "", fmt.Errorf("schemaVersion %q: want %s", f.SchemaVersion, TargetStateSchema)
 	}
 	if len(f.Targets) > MaxFixtureTargets {
-		return nil, "", fmt.Errorf("%d targets: at most %d are accepted", len(f.Targets), MaxFixtureTargets)
+		return nil, "", fmt.Errorf("%d targets: at most %d are accepted in one file, so the whole file is refused; split it over several files or sources", len(f.Targets), MaxFixtureTargets)
 	}
 	status := ""
 	if f.State != nil && f.State.Status != "" {
