@@ -76,6 +76,7 @@ func TestFleetToolsGolden(t *testing.T) {
 		{"pacto_fleet_get", map[string]any{"service": "orders"}},
 		{"pacto_fleet_get", map[string]any{"target": "commerce/orders"}},
 		{"pacto_fleet_get", map[string]any{"service": "ordres"}},
+		{"pacto_fleet_get", map[string]any{"service": "payments"}},
 		{"pacto_fleet_get", map[string]any{}},
 		{"pacto_fleet_graph", map[string]any{"service": "billing", "transitive": true}},
 		{"pacto_fleet_graph", map[string]any{"service": "catalog", "direction": "dependents", "transitive": true, "max_depth": 1}},
