@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 
+	"github.com/kubepact/kubepact/bundle/authoring"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
 
@@ -383,6 +385,7 @@ func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.fleet = f
 	ro := hints{readOnly: true, idempotent: true}
 	var tools []*tool
 	add := func(t *tool, err error, out *jsonschema.Schema) error {
@@ -524,6 +527,32 @@ func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
 		return nil, err
 	}
 	return tools, nil
+}
+
+// fleetDependencies lets the authoring tools resolve dependency refs
+// against the fleet's current snapshot (authoring.Dependencies); nil when
+// the fleet family is off, so refs stay as given.
+func (s *Server) fleetDependencies() authoring.Dependencies {
+	if !slices.Contains(s.opts.Families, FamilyFleet) {
+		return nil
+	}
+	return fleetDependencies{s}
+}
+
+type fleetDependencies struct{ s *Server }
+
+// Dependency implements authoring.Dependencies. The fleet state is built
+// after the authoring family, and read at call time.
+func (d fleetDependencies) Dependency(name string) (authoring.KnownDependency, []string, bool) {
+	f := d.s.fleet
+	if f == nil {
+		return authoring.KnownDependency{}, nil, false
+	}
+	e, miss := f.b.Current().Dependency(name)
+	if e == nil {
+		return authoring.KnownDependency{}, miss.Candidates, false
+	}
+	return authoring.KnownDependency{Ref: e.Ref, Compatibility: e.Compatibility, Version: e.Version}, nil, true
 }
 
 func fieldError(err error, field string) error {

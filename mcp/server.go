@@ -44,6 +44,8 @@ type Server struct {
 	withheld []string         // write tools left out because of ReadOnly
 	// capability is the capability family's state; nil when it is off.
 	capability *capabilityState
+	// fleet is the fleet family's state; nil when it is off.
+	fleet *fleetState
 	// fixtures is the conformance fixture family's state; nil when it is
 	// off, and always nil without -tags conformance.
 	fixtures *fixtureState
