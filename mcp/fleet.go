@@ -73,11 +73,11 @@ func (o *FleetOptions) validate() error {
 	hasSource := len(o.Local) > 0 || len(o.OCI) > 0 || o.TargetState != "" || o.Builder != nil
 	switch {
 	case o.Enabled && !hasSource:
-		return errors.New("--fleet needs at least one source: add --local DIR (bundles below a directory), --oci oci://REF (a published bundle) or --target-state FILE (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
+		return errors.New("Fleet.Enabled needs at least one source: set Fleet.Local (directories scanned for bundles), Fleet.OCI (oci:// references of published bundles) or Fleet.TargetState (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
 	case !o.Enabled && hasSource && o.Builder == nil:
-		return errors.New("--local, --oci and --target-state are fleet sources: add --fleet to serve the fleet tools")
+		return errors.New("Fleet.Local, Fleet.OCI and Fleet.TargetState are fleet sources: set Fleet.Enabled to serve the fleet tools")
 	case o.Freshness < 0:
-		return errors.New("--freshness must not be negative")
+		return errors.New("Fleet.Freshness must not be negative")
 	}
 	return nil
 }

@@ -137,6 +137,20 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	o.Fleet.BindFlags(fs)
 }
 
+// FlagNames maps the option fields that errors from [New] name to the
+// flags BindFlags binds, so a command can print its own flag names (the
+// library's errors name fields: an operator fills them from a resource,
+// not from flags).
+var FlagNames = map[string]string{
+	"Transport": "--transport", "Listen": "--listen", "Port": "--port", "Workspace": "--workspace",
+	"ReadOnly": "--read-only", "Families": "--families", "AuthTokenFile": "--auth-token-file",
+	"AllowUnauthenticatedRemote": "--allow-unauthenticated-remote", "AllowedHosts": "--allowed-host",
+	"AllowedOrigins": "--allowed-origin", "SessionTimeout": "--session-timeout",
+	"MaxRequestBytes": "--max-request-bytes", "ShutdownTimeout": "--shutdown-timeout",
+	"Fleet.Enabled": "--fleet", "Fleet.Local": "--local", "Fleet.OCI": "--oci",
+	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
+}
+
 // DefaultOptions returns Options holding every default, ready for BindFlags.
 func DefaultOptions() *Options {
 	o := &Options{}
@@ -193,30 +207,30 @@ func (o *Options) validate() error {
 	switch o.Transport {
 	case TransportStdio, TransportHTTP:
 	default:
-		return fmt.Errorf("--transport %q: want %s or %s", o.Transport, TransportStdio, TransportHTTP)
+		return fmt.Errorf("Transport %q: want %s or %s", o.Transport, TransportStdio, TransportHTTP)
 	}
 	if o.Port < 1 || o.Port > 65535 {
-		return fmt.Errorf("--port %d: want 1..65535", o.Port)
+		return fmt.Errorf("Port %d: want 1..65535", o.Port)
 	}
 	if net.ParseIP(o.Listen) == nil && o.Listen != "localhost" {
-		return fmt.Errorf("--listen %q: want an IP address or localhost", o.Listen)
+		return fmt.Errorf("Listen %q: want an IP address or localhost", o.Listen)
 	}
 	if o.Workspace == "" {
-		return fmt.Errorf("--workspace: cannot determine the current directory")
+		return fmt.Errorf("Workspace: cannot determine the current directory")
 	}
 	if err := o.Fleet.validate(); err != nil {
 		return err
 	}
 	for _, f := range o.Families {
 		if !slices.Contains(knownFamilies, f) {
-			return fmt.Errorf("--families: unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies), ", "))
+			return fmt.Errorf("Families: unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies), ", "))
 		}
 	}
 	if o.SessionTimeout < 0 || o.ShutdownTimeout < 0 || o.MaxRequestBytes < 0 {
-		return fmt.Errorf("--session-timeout, --shutdown-timeout and --max-request-bytes must not be negative")
+		return fmt.Errorf("SessionTimeout, ShutdownTimeout and MaxRequestBytes must not be negative")
 	}
 	if o.Transport == TransportHTTP && !capability.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
-		return fmt.Errorf("--listen %s reaches beyond loopback without authentication: pass --auth-token-file, or --allow-unauthenticated-remote to accept that risk", o.Listen)
+		return fmt.Errorf("Listen %s reaches beyond loopback without authentication: set AuthTokenFile, or AllowUnauthenticatedRemote to accept that risk", o.Listen)
 	}
 	return nil
 }

@@ -222,11 +222,11 @@ func (s *Server) Run(ctx context.Context) error {
 func readToken(path string) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--auth-token-file: %w", err)
+		return nil, fmt.Errorf("AuthTokenFile: %w", err)
 	}
 	tok := strings.TrimSpace(string(raw))
 	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
-		return nil, fmt.Errorf("--auth-token-file %s: want one non-empty token without whitespace", path)
+		return nil, fmt.Errorf("AuthTokenFile %s: want one non-empty token without whitespace", path)
 	}
 	return []byte(tok), nil
 }

@@ -307,11 +307,11 @@ func TestOptionsValidation(t *testing.T) {
 		want string // substring of the error; "" = valid
 	}{
 		{"defaults", Options{}, ""},
-		{"bad transport", Options{Transport: "sse"}, "--transport"},
-		{"remote without auth", Options{Transport: TransportHTTP, Listen: "0.0.0.0"}, "--allow-unauthenticated-remote"},
+		{"bad transport", Options{Transport: "sse"}, "Transport"},
+		{"remote without auth", Options{Transport: TransportHTTP, Listen: "0.0.0.0"}, "AllowUnauthenticatedRemote"},
 		{"remote explicitly unauthenticated", Options{Transport: TransportHTTP, Listen: "0.0.0.0", AllowUnauthenticatedRemote: true}, ""},
 		{"unknown family", Options{Families: []Family{"fleeet"}}, "unknown family"},
-		{"missing token file", Options{AuthTokenFile: "/nonexistent/token"}, "--auth-token-file"},
+		{"missing token file", Options{AuthTokenFile: "/nonexistent/token"}, "AuthTokenFile"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

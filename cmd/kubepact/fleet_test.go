@@ -107,3 +107,32 @@ func TestFleetTargetStateSizedForTheFleet(t *testing.T) {
 		t.Errorf("6,000 targets: source %v\n%s", src, stderr)
 	}
 }
+
+// TestOptionErrorsNameFlags: the mcp library's errors name option fields
+// (an operator fills them from a resource); the CLI prints its flags.
+func TestOptionErrorsNameFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"mcp", "--fleet"}, []string{"--fleet needs at least one source", "--local", "--oci", "--target-state"}},
+		{[]string{"mcp", "--local", "."}, []string{"--local, --oci and --target-state are fleet sources", "--fleet"}},
+		{[]string{"mcp", "-t", "sse"}, []string{`--transport "sse"`}},
+		{[]string{"mcp", "--registry-secret-file", "/nonexistent/secret"}, []string{"--registry-secret-file"}},
+	} {
+		_, stderr, code := runKubepact(t, tc.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", tc.args, code)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr %q lacks %q", tc.args, stderr, w)
+			}
+		}
+		for _, field := range []string{"Fleet.", "Transport", "SecretFile"} {
+			if strings.Contains(stderr, field) {
+				t.Errorf("%v: stderr %q names the option field %s, not the flag", tc.args, stderr, field)
+			}
+		}
+	}
+}

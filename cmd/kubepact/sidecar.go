@@ -137,7 +137,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 		Logger:         log.WithName("mcp"),
 	})
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames).Error()}
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(o.listen, strconv.Itoa(o.port)))
