@@ -136,3 +136,22 @@ func TestOptionErrorsNameFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestCapabilityErrorsNameFlags: capability.Project names option fields;
+// each command prints its own flag (--base-url for mcp).
+func TestCapabilityErrorsNameFlags(t *testing.T) {
+	catalog := filepath.Join(repoRoot(t), "examples", "bundles", "catalog")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", catalog, "--base-url", "/v1"}, "--base-url"},
+		{[]string{"mcp", catalog, "--auth", "bearer=x"}, "credentials (--auth, --auth-file) need an explicit base URL (--base-url)"},
+		{[]string{"mcp", catalog, "--allow-operations", "nope"}, `--allow-operations: no operation is named "nope"`},
+	} {
+		_, stderr, code := runKubepact(t, append(tc.args, "--workspace", t.TempDir())...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "BaseURL") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
