@@ -3,11 +3,11 @@ package fleetgraph
 import (
 	"context"
 	"fmt"
-	"github.com/kubepact/kubepact/bundle/diff"
 	"math"
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/diff"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 

@@ -273,7 +273,7 @@ func (s *Snapshot) Explain(q ExplainQuery) (*ExplainResult, error) {
 		return res, nil
 	}
 	res.Reason = "no service or target named " + q.Subject + " is in the fleet snapshot"
-	cands := append(smiss.Candidates, tmiss.Candidates...)
+	cands := slices.Concat(smiss.Candidates, tmiss.Candidates)
 	// A name several services (or targets) share is not a miss to
 	// correct but a choice to make: say so, and list the keys.
 	for _, m := range []Miss{smiss, tmiss} {

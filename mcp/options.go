@@ -207,32 +207,51 @@ func (o *Options) validate() error {
 	switch o.Transport {
 	case TransportStdio, TransportHTTP:
 	default:
-		return fmt.Errorf("Transport %q: want %s or %s", o.Transport, TransportStdio, TransportHTTP)
+		return optionErrorf("Transport", "%q: want %s or %s", o.Transport, TransportStdio, TransportHTTP)
 	}
 	if o.Port < 1 || o.Port > 65535 {
-		return fmt.Errorf("Port %d: want 1..65535", o.Port)
+		return optionErrorf("Port", "%d: want 1..65535", o.Port)
 	}
 	if net.ParseIP(o.Listen) == nil && o.Listen != "localhost" {
-		return fmt.Errorf("Listen %q: want an IP address or localhost", o.Listen)
+		return optionErrorf("Listen", "%q: want an IP address or localhost", o.Listen)
 	}
 	if o.Workspace == "" {
-		return fmt.Errorf("Workspace: cannot determine the current directory")
+		return optionErrorf("Workspace", ": cannot determine the current directory")
 	}
 	if err := o.Fleet.validate(); err != nil {
 		return err
 	}
 	for _, f := range o.Families {
 		if !slices.Contains(knownFamilies, f) {
-			return fmt.Errorf("Families: unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies), ", "))
+			return optionErrorf("Families", ": unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies), ", "))
 		}
 	}
 	if o.SessionTimeout < 0 || o.ShutdownTimeout < 0 || o.MaxRequestBytes < 0 {
 		return fmt.Errorf("SessionTimeout, ShutdownTimeout and MaxRequestBytes must not be negative")
 	}
 	if o.Transport == TransportHTTP && !capability.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
-		return fmt.Errorf("Listen %s reaches beyond loopback without authentication: set AuthTokenFile, or AllowUnauthenticatedRemote to accept that risk", o.Listen)
+		return optionErrorf("Listen", "%s reaches beyond loopback without authentication: set AuthTokenFile, or AllowUnauthenticatedRemote to accept that risk", o.Listen)
 	}
 	return nil
+}
+
+// OptionError is an option [New] refuses. It names the option field, not
+// a flag: the options may come from a resource as well as from flags
+// (FlagNames maps them for a command).
+type OptionError struct {
+	Field   string
+	Message string
+}
+
+func (e *OptionError) Error() string {
+	if strings.HasPrefix(e.Message, ":") {
+		return e.Field + e.Message
+	}
+	return e.Field + " " + e.Message
+}
+
+func optionErrorf(field, format string, args ...any) error {
+	return &OptionError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // familiesValue adapts []Family to a comma-separated pflag value.

@@ -66,7 +66,8 @@ type familyState struct {
 // New is NewContext with a context that is never done: the fleet's local
 // sources, if any, are watched for the life of the process.
 func New(opts *Options) (*Server, error) {
-	return NewContext(context.Background(), opts)
+	return NewContext(context.Background(), opts) //nolint:forbidigo // New predates contexts and has no caller's ctx; NewContext takes one
+
 }
 
 // NewContext assembles a server from opts (nil means defaults): it builds

@@ -173,7 +173,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	}
 	for name := range p.creds {
 		if !knownSchemes[name] {
-			return nil, fmt.Errorf("Auth %s: no interface declares a security scheme of that name (declared: %s)", name, orNone(sortedKeys(knownSchemes)))
+			return nil, fmt.Errorf("security scheme %s (Auth): no interface declares a security scheme of that name (declared: %s)", name, orNone(sortedKeys(knownSchemes)))
 		}
 	}
 	if err := p.checkLists(all); err != nil {
