@@ -699,3 +699,7 @@ func remove(tx *pmapTx[[]string], k, v string) {
 		tx.set(k, n)
 	}
 }
+
+// Now is the Builder's clock (BuilderOptions.Clock): sources stamp the
+// states they report with it, so a snapshot's times agree with each other.
+func (b *Builder) Now() time.Time { return b.opts.Clock() }

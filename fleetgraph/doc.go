@@ -18,13 +18,16 @@
 //   - builder.go, snapshot.go: [Builder] takes incremental upserts and
 //     deletes, coalesces bursts and publishes a [Snapshot] through an
 //     atomic pointer.
-//   - sources.go: laptop and CI sources: a bounded local directory scan,
-//     OCI references, Pacto's pacto.dev/fleet-targets/v1 fixture.
 //   - query.go, graph.go, status.go: pure, deterministic queries over one
 //     snapshot (search with cursors, get, graph, status, explain). Status
 //     walks attention lists the Builder keeps per code.
-//   - impact.go, diff.go: the semantic diff of two contract revisions
-//     projected onto a snapshot's dependents.
+//   - impact.go: the semantic diff of two contract revisions (package
+//     bundle/diff) projected onto a snapshot's dependents.
+//
+// What feeds a Builder lives beside the core: fleetgraph/source holds the
+// laptop and CI sources (local directories, OCI references, Pacto's
+// target-state file, watched for changes) and the loader impact resolves
+// refs with; the Kubernetes feed will be its sibling fleetgraph/kube.
 //
 // # Memory
 //
@@ -47,7 +50,8 @@
 // # Imports
 //
 // The package imports github.com/kubepact/kubepact/bundle and its
-// sub-packages and a few general libraries (semver); never Kubernetes and
-// never MCP (import_test.go enforces it). A Kubernetes feed lives in its own
-// sub-package and drives a [Builder] through its upsert/delete methods.
+// sub-packages and a few general libraries (semver); never Kubernetes,
+// never MCP and never its own sub-packages (TestImports enforces it). A
+// feed lives in its own sub-package and drives a [Builder] through its
+// upsert/delete methods.
 package fleetgraph

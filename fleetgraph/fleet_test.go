@@ -13,10 +13,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubepact/kubepact/fleetgraph"
+
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // TestImports enforces the package's import rule: bundle and general
-// libraries, never Kubernetes, never MCP.
+// libraries, never Kubernetes, never MCP, never its own sub-packages (the
+// feeds depend on the core, not the other way round).
 func TestImports(t *testing.T) {
 	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", ".").Output()
 	if err != nil {
@@ -29,7 +32,7 @@ func TestImports(t *testing.T) {
 			t.Errorf("fleetgraph depends on %s", dep)
 		case strings.HasPrefix(dep, "github.com/kubepact/kubepact/") &&
 			!strings.HasPrefix(dep, "github.com/kubepact/kubepact/bundle") && dep != "github.com/kubepact/kubepact/fleetgraph":
-			t.Errorf("fleetgraph imports %s; only bundle and its sub-packages are allowed", dep)
+			t.Errorf("fleetgraph imports %s; only bundle and its sub-packages are allowed (feeds such as fleetgraph/source import the core)", dep)
 		}
 	}
 }
@@ -134,7 +137,7 @@ func TestTargetStateFixture(t *testing.T) {
 					t.Skip(err)
 				}
 			}
-			got, _, err := fleetgraph.DecodeTargetState(in)
+			got, _, err := source.DecodeTargetState(in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("error %v, want one containing %q", err, tt.wantErr)
@@ -150,7 +153,7 @@ func TestTargetStateFixture(t *testing.T) {
 
 func TestBrokenFixtureSurfacesItsError(t *testing.T) {
 	b := fleetgraph.NewBuilder(nil)
-	s := fleetgraph.Populate(t.Context(), b, []fleetgraph.Source{&fleetgraph.TargetStateSource{Path: "testdata/golden/search-all.json"}})
+	s := source.Populate(t.Context(), b, []source.Source{&source.TargetStateSource{Path: "testdata/golden/search-all.json"}})
 	src := s.Sources()
 	if len(src) != 1 || src[0].Status != fleetgraph.SourceUnavailable || src[0].Error == nil || src[0].Error.Code != fleetgraph.ErrInvalid {
 		t.Fatalf("sources = %+v, want one unavailable with code %s", src, fleetgraph.ErrInvalid)
@@ -161,7 +164,7 @@ func TestBrokenFixtureSurfacesItsError(t *testing.T) {
 }
 
 func TestScanSkipsHiddenAndVendor(t *testing.T) {
-	got, gaps, err := fleetgraph.ScanDir("testdata/bundles", 0)
+	got, gaps, err := source.ScanDir("testdata/bundles", 0)
 	if err != nil || len(gaps) != 0 {
 		t.Fatal(err, gaps)
 	}
@@ -169,18 +172,18 @@ func TestScanSkipsHiddenAndVendor(t *testing.T) {
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("ScanDir (-got +want):\n%s", diff)
 	}
-	if got, _, _ := fleetgraph.ScanDir("testdata", 1); len(got) != 0 {
+	if got, _, _ := source.ScanDir("testdata", 1); len(got) != 0 {
 		t.Errorf("depth 1 found %v", got)
 	}
 }
 
 func TestRefLoaderConfinesLocalPaths(t *testing.T) {
-	l := fleetgraph.NewRefLoader(&fleetgraph.RefLoaderOptions{Workspace: "testdata"})
+	l := source.NewRefLoader(&source.RefLoaderOptions{Workspace: "testdata"})
 	if _, err := l.Load(t.Context(), "impact/payments-v4"); err != nil {
 		t.Errorf("inside the workspace: %v", err)
 	}
 	for _, ref := range []string{"../../examples/bundles/payments", "/etc", "oci://registry.example.com/x/y:1"} {
-		var re *fleetgraph.RefError
+		var re *source.RefError
 		if _, err := l.Load(t.Context(), ref); !errors.As(err, &re) {
 			t.Errorf("%s: %v, want a RefError", ref, err)
 		}
@@ -188,9 +191,9 @@ func TestRefLoaderConfinesLocalPaths(t *testing.T) {
 	// A path outside is refused as outside whether or not it exists: the
 	// answer must not tell an agent what exists beyond the workspace.
 	for _, ref := range []string{"../../examples/bundles/payments", "../no-such-dir", "/no/such/dir", "/etc"} {
-		var re *fleetgraph.RefError
-		if _, err := l.Load(t.Context(), ref); !errors.As(err, &re) || re.Code != fleetgraph.CodeOutsideWorkspace {
-			t.Errorf("%s: %v, want %s", ref, err, fleetgraph.CodeOutsideWorkspace)
+		var re *source.RefError
+		if _, err := l.Load(t.Context(), ref); !errors.As(err, &re) || re.Code != source.CodeOutsideWorkspace {
+			t.Errorf("%s: %v, want %s", ref, err, source.CodeOutsideWorkspace)
 		}
 	}
 }

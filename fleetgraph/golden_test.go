@@ -12,6 +12,9 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/fleetgraph"
+
+	"github.com/kubepact/kubepact/bundle/diff"
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -25,10 +28,10 @@ var testAsOf = time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
 func testFleet(t testing.TB) (*fleetgraph.Builder, *fleetgraph.Snapshot) {
 	t.Helper()
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }, Freshness: 24 * time.Hour})
-	snap := fleetgraph.Populate(t.Context(), b, []fleetgraph.Source{
-		&fleetgraph.LocalSource{Dir: "../examples/bundles"},
-		&fleetgraph.LocalSource{Dir: "testdata/bundles"},
-		&fleetgraph.TargetStateSource{Path: "testdata/targets.yaml"},
+	snap := source.Populate(t.Context(), b, []source.Source{
+		&source.LocalSource{Dir: "../examples/bundles"},
+		&source.LocalSource{Dir: "testdata/bundles"},
+		&source.TargetStateSource{Path: "testdata/targets.yaml"},
 	})
 	if err := snap.CheckInvariants(); err != nil {
 		t.Fatal(err)
@@ -138,7 +141,7 @@ func TestGoldenImpact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Classification != fleetgraph.Breaking || got.IncompatibleConsumers == 0 {
+	if got.Classification != diff.Breaking || got.IncompatibleConsumers == 0 {
 		t.Errorf("classification %s with %d incompatible consumers, want BREAKING with some", got.Classification, got.IncompatibleConsumers)
 	}
 	golden(t, "impact-payments-v4", got)

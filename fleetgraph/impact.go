@@ -7,6 +7,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/diff"
 )
 
 // ImpactSchema is the impact answer's schema, Pacto's.
@@ -58,20 +59,20 @@ type Consumer struct {
 
 // ImpactResult is pacto_impact's answer.
 type ImpactResult struct {
-	SchemaVersion              string     `json:"schemaVersion"`
-	Meta                       Meta       `json:"meta"`
-	Service                    string     `json:"service"`
-	InFleet                    bool       `json:"inFleet"`
-	OldVersion                 string     `json:"oldVersion"`
-	NewVersion                 string     `json:"newVersion"`
-	Classification             string     `json:"classification"`
-	BreakingChanges            []Change   `json:"breakingChanges"`
-	PotentiallyBreakingChanges []Change   `json:"potentiallyBreakingChanges"`
-	NonBreakingChanges         []Change   `json:"nonBreakingChanges"`
-	Consumers                  []Consumer `json:"consumers"`
-	IncompatibleConsumers      int        `json:"incompatibleConsumers"`
-	ActiveTargets              []string   `json:"activeTargets"`
-	Owners                     []string   `json:"owners"`
+	SchemaVersion              string        `json:"schemaVersion"`
+	Meta                       Meta          `json:"meta"`
+	Service                    string        `json:"service"`
+	InFleet                    bool          `json:"inFleet"`
+	OldVersion                 string        `json:"oldVersion"`
+	NewVersion                 string        `json:"newVersion"`
+	Classification             string        `json:"classification"`
+	BreakingChanges            []diff.Change `json:"breakingChanges"`
+	PotentiallyBreakingChanges []diff.Change `json:"potentiallyBreakingChanges"`
+	NonBreakingChanges         []diff.Change `json:"nonBreakingChanges"`
+	Consumers                  []Consumer    `json:"consumers"`
+	IncompatibleConsumers      int           `json:"incompatibleConsumers"`
+	ActiveTargets              []string      `json:"activeTargets"`
+	Owners                     []string      `json:"owners"`
 }
 
 // Impact diffs two revisions of a contract and projects the changes onto
@@ -85,20 +86,20 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 	if maxConsumers <= 0 {
 		maxConsumers = 5000
 	}
-	changes, err := Diff(older, newer)
+	changes, err := diff.Diff(older, newer)
 	if err != nil {
 		return nil, err
 	}
 	res := &ImpactResult{
 		SchemaVersion: ImpactSchema, OldVersion: older.Contract.Service.Version, NewVersion: newer.Contract.Service.Version,
-		Classification: Classification(changes), BreakingChanges: []Change{}, PotentiallyBreakingChanges: []Change{}, NonBreakingChanges: []Change{},
+		Classification: diff.Classification(changes), BreakingChanges: []diff.Change{}, PotentiallyBreakingChanges: []diff.Change{}, NonBreakingChanges: []diff.Change{},
 		Consumers: []Consumer{}, ActiveTargets: []string{}, Owners: []string{},
 	}
 	for _, c := range changes {
 		switch c.Classification {
-		case Breaking:
+		case diff.Breaking:
 			res.BreakingChanges = append(res.BreakingChanges, c)
-		case PotentiallyBreaking:
+		case diff.PotentiallyBreaking:
 			res.PotentiallyBreakingChanges = append(res.PotentiallyBreakingChanges, c)
 		default:
 			res.NonBreakingChanges = append(res.NonBreakingChanges, c)

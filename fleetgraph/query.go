@@ -593,6 +593,11 @@ type GetResult struct {
 	Dependents   []string       `json:"dependents,omitempty"`
 	Target       *TargetView    `json:"target,omitempty"`
 	Revision     *RevisionView  `json:"revision,omitempty"`
+	// Refs are a service's canonical registry references (without tag or
+	// digest), and DependencyEntry what another contract's dependencies
+	// list needs to depend on it.
+	Refs            []string         `json:"refs,omitempty"`
+	DependencyEntry *DependencyEntry `json:"dependencyEntry,omitempty"`
 }
 
 // Get answers pacto_fleet_get.
@@ -652,6 +657,8 @@ func (s *Snapshot) Get(q GetQuery) (*GetResult, error) {
 		res.Targets = append(res.Targets, tv)
 	}
 	res.Dependents = s.dependentServices(sv)
+	res.Refs = s.canonicalRefs(sv)
+	res.DependencyEntry = s.dependencyEntry(sv, res.Refs)
 	res.Meta = s.meta(lims)
 	return res, nil
 }

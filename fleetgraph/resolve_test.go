@@ -13,6 +13,9 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/fleetgraph"
+
+	"github.com/kubepact/kubepact/bundle/diff"
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // edgeFleet publishes revisions and targets and checks the snapshot.
@@ -154,7 +157,7 @@ func TestGraphFromUnlinkedTargetWalksNoRevision(t *testing.T) {
 // caller handed to SetSource or got back from Sources or Meta.
 func TestSourceStatesAreNotShared(t *testing.T) {
 	b := fleetgraph.NewBuilder(nil)
-	st := fleetgraph.SourceState{ID: "oci", Kind: fleetgraph.KindOCI, Status: fleetgraph.SourceUnavailable,
+	st := fleetgraph.SourceState{ID: "oci", Kind: source.KindOCI, Status: fleetgraph.SourceUnavailable,
 		Error: &fleetgraph.SourceError{Code: fleetgraph.ErrAuthFailed, Message: "the source refused access"}}
 	b.SetSource(st)
 	s := b.Flush()
@@ -226,11 +229,11 @@ func TestDiffReportsAnUnreadableSpec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			changes, err := fleetgraph.Diff(older, newer)
+			changes, err := diff.Diff(older, newer)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := fleetgraph.Classification(changes); c == fleetgraph.NonBreaking {
+			if c := diff.Classification(changes); c == diff.NonBreaking {
 				t.Errorf("changes %+v classified %s; the spec of interface http can no longer be read", changes, c)
 			}
 		})
@@ -436,13 +439,13 @@ func TestUnpinnedEdgeResolvesByItsReference(t *testing.T) {
 // fakeSource is a source with a fixed id and answer.
 type fakeSource struct {
 	id  string
-	c   *fleetgraph.Collection
+	c   *source.Collection
 	err error
 }
 
 func (f *fakeSource) ID() string   { return f.id }
 func (f *fakeSource) Kind() string { return "fake" }
-func (f *fakeSource) Collect(context.Context) (*fleetgraph.Collection, error) {
+func (f *fakeSource) Collect(context.Context) (*source.Collection, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -461,7 +464,7 @@ func (f *fakeSource) Collect(context.Context) (*fleetgraph.Collection, error) {
 // of them, so an unavailable source is never hidden behind a duplicate,
 // whichever order they come in.
 func TestDuplicateSourceIDs(t *testing.T) {
-	up := &fakeSource{id: "dup", c: &fleetgraph.Collection{Revisions: []*fleetgraph.Revision{{Name: "svc", Version: "1.0.0", Digest: "sha256:01"}}}}
+	up := &fakeSource{id: "dup", c: &source.Collection{Revisions: []*fleetgraph.Revision{{Name: "svc", Version: "1.0.0", Digest: "sha256:01"}}}}
 	down := &fakeSource{id: "dup", err: fs.ErrPermission}
 	type entry struct {
 		ID, Status, Error string
@@ -487,31 +490,31 @@ func TestDuplicateSourceIDs(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		sources []fleetgraph.Source
+		sources []source.Source
 		want    entry
 	}{{
 		name:    "same directory twice",
-		sources: []fleetgraph.Source{&fleetgraph.LocalSource{Dir: "testdata/bundles"}, &fleetgraph.LocalSource{Dir: "testdata/bundles"}},
+		sources: []source.Source{&source.LocalSource{Dir: "testdata/bundles"}, &source.LocalSource{Dir: "testdata/bundles"}},
 		want:    entry{ID: "local:testdata/bundles", Status: fleetgraph.SourceAvailable, Revisions: 3, Codes: []string{fleetgraph.LimitDuplicateSourceID}},
 	}, {
 		name:    "unavailable first",
-		sources: []fleetgraph.Source{down, up},
+		sources: []source.Source{down, up},
 		want:    entry{ID: "dup", Status: fleetgraph.SourceUnavailable, Error: fleetgraph.ErrAuthFailed, Revisions: 1, Codes: []string{fleetgraph.LimitSourceUnavailable, fleetgraph.LimitDuplicateSourceID}},
 	}, {
 		name:    "unavailable last",
-		sources: []fleetgraph.Source{up, down},
+		sources: []source.Source{up, down},
 		want:    entry{ID: "dup", Status: fleetgraph.SourceUnavailable, Error: fleetgraph.ErrAuthFailed, Revisions: 1, Codes: []string{fleetgraph.LimitSourceUnavailable, fleetgraph.LimitDuplicateSourceID}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := fleetgraph.Populate(t.Context(), fleetgraph.NewBuilder(nil), tc.sources)
+			s := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), tc.sources)
 			if diff := cmp.Diff(view(s), tc.want); diff != "" {
 				t.Errorf("(-got +want):\n%s", diff)
 			}
 		})
 	}
 	// The order of the duplicates does not change the snapshot.
-	a := fleetgraph.Populate(t.Context(), fleetgraph.NewBuilder(nil), []fleetgraph.Source{down, up})
-	b := fleetgraph.Populate(t.Context(), fleetgraph.NewBuilder(nil), []fleetgraph.Source{up, down})
+	a := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{down, up})
+	b := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{up, down})
 	if a.ID() != b.ID() {
 		t.Errorf("snapshot ids %s and %s differ with the order of duplicate sources", a.ID(), b.ID())
 	}

@@ -2,12 +2,12 @@ package fleetgraph
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/diff"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -29,7 +29,7 @@ type RevisionOptions struct {
 
 // ErrNoContract is returned for a bundle whose pacto.yaml did not parse:
 // it has no service name, so no identity in the fleet.
-var ErrNoContract = errors.New("the bundle's pacto.yaml did not parse, so it has no service identity")
+var ErrNoContract = diff.ErrNoContract
 
 // NewRevision derives a fleet revision from a loaded bundle: identity,
 // the fields queries use and the declared edges. The bundle itself is not

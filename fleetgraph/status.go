@@ -258,20 +258,30 @@ func (s *Snapshot) Explain(q ExplainQuery) (*ExplainResult, error) {
 		return nil, invalid("subject", "subject is required: a service name or key, or a target name or key")
 	}
 	res := &ExplainResult{Subject: q.Subject, Reasons: []Reason{}}
-	if sv, _ := s.findService(q.Subject); sv != nil {
+	sv, smiss := s.findService(q.Subject)
+	if sv != nil {
 		res.Found, res.Kind, res.Key, res.Status = true, "service", sv.key, sv.status
 		s.explainService(sv, res)
 		res.Meta = s.meta(nil)
 		return res, nil
 	}
-	if t, _ := s.findTarget(q.Subject); t != nil {
+	t, tmiss := s.findTarget(q.Subject)
+	if t != nil {
 		res.Found, res.Kind, res.Key, res.Status = true, "target", t.Key(), t.compliance()
 		res.Reasons = s.targetReasons(t)
 		res.Meta = s.meta(nil)
 		return res, nil
 	}
 	res.Reason = "no service or target named " + q.Subject + " is in the fleet snapshot"
-	cands := append(s.suggestServices(q.Subject), s.suggestTargets(q.Subject)...)
+	cands := slices.Concat(smiss.Candidates, tmiss.Candidates)
+	// A name several services (or targets) share is not a miss to
+	// correct but a choice to make: say so, and list the keys.
+	for _, m := range []Miss{smiss, tmiss} {
+		if strings.Contains(m.Reason, "ambiguous") {
+			res.Reason, cands = m.Reason, m.Candidates
+			break
+		}
+	}
 	if len(cands) > maxCandidates {
 		cands = cands[:maxCandidates]
 	}

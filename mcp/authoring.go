@@ -106,6 +106,7 @@ func (s *Server) authoringTools() ([]*tool, error) {
 		ResolverFor: func(dir string) validate.Resolver {
 			return bundle.NewResolver(&bundle.ResolverOptions{BaseDir: dir, Root: s.opts.Workspace, Client: s.opts.Registry})
 		},
+		Dependencies: s.fleetDependencies(),
 	})
 	if err != nil {
 		return nil, err

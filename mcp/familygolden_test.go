@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/fleetgraph"
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // TestToolListGoldenFamilies pins the tool list of every family beside the
@@ -22,9 +23,9 @@ func TestToolListGoldenFamilies(t *testing.T) {
 	configs := map[string]func() *Server{
 		"fleet": func() *Server {
 			b := fleetgraph.NewBuilder(nil)
-			fleetgraph.Populate(t.Context(), b, []fleetgraph.Source{
-				&fleetgraph.LocalSource{Dir: "../examples/bundles"},
-				&fleetgraph.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
+			source.Populate(t.Context(), b, []source.Source{
+				&source.LocalSource{Dir: "../examples/bundles"},
+				&source.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
 			})
 			return newTestServer(t, &Options{Families: []Family{FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: b}})
 		},

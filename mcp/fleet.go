@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,8 +14,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 
+	"github.com/kubepact/kubepact/bundle/authoring"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
+
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // FamilyFleet is pacto_fleet_search, _get, _graph, _status, _explain and
@@ -48,9 +53,9 @@ type FleetOptions struct {
 	// Builder, when set, is the live fleet (the operator's feed drives it)
 	// and the sources above are not collected.
 	Builder *fleetgraph.Builder
-	// Registry pulls --oci sources and pacto_impact's oci:// refs; nil
-	// makes a default client when either needs one.
-	Registry *oci.Client
+	// WatchDebounce is how long the watch on Local and TargetState waits
+	// after a change before it re-reads (default 250ms).
+	WatchDebounce time.Duration
 }
 
 // BindFlags binds the fleet flags.
@@ -68,11 +73,11 @@ func (o *FleetOptions) validate() error {
 	hasSource := len(o.Local) > 0 || len(o.OCI) > 0 || o.TargetState != "" || o.Builder != nil
 	switch {
 	case o.Enabled && !hasSource:
-		return errors.New("--fleet needs at least one source: add --local DIR (bundles below a directory), --oci oci://REF (a published bundle) or --target-state FILE (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
+		return errors.New("Fleet.Enabled needs at least one source: set Fleet.Local (directories scanned for bundles), Fleet.OCI (oci:// references of published bundles) or Fleet.TargetState (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
 	case !o.Enabled && hasSource && o.Builder == nil:
-		return errors.New("--local, --oci and --target-state are fleet sources: add --fleet to serve the fleet tools")
+		return errors.New("Fleet.Local, Fleet.OCI and Fleet.TargetState are fleet sources: set Fleet.Enabled to serve the fleet tools")
 	case o.Freshness < 0:
-		return errors.New("--freshness must not be negative")
+		return errors.New("Fleet.Freshness must not be negative")
 	}
 	return nil
 }
@@ -102,7 +107,7 @@ func withSession(ctx context.Context, ss *sdk.ServerSession) context.Context {
 // loader impact resolves refs with.
 type fleetState struct {
 	b      *fleetgraph.Builder
-	loader *fleetgraph.RefLoader
+	loader *source.RefLoader
 	stdio  bool
 	idle   time.Duration
 
@@ -186,7 +191,7 @@ func queryToolError(err error) error {
 	if errors.As(err, &qe) {
 		return &ToolError{Code: qe.Code, Field: qe.Field, Message: qe.Message}
 	}
-	var re *fleetgraph.RefError
+	var re *source.RefError
 	if errors.As(err, &re) {
 		return &ToolError{Code: re.Code, Message: re.Message}
 	}
@@ -296,10 +301,14 @@ func shallow(required []string, props map[string]string) *jsonschema.Schema {
 }
 
 // newFleetState builds the fleet: the given builder, or one populated
-// from the sources.
-func (s *Server) newFleetState() (*fleetState, error) {
+// from the sources with ctx (bounded by fleetLoadTimeout), whose local
+// directories and target-state file are then watched until ctx is done.
+// --oci sources and pacto_impact's oci:// refs use the server's one
+// registry client (Options.Registry), so --plain-http and the credential
+// and cache flags hold for them too.
+func (s *Server) newFleetState(ctx context.Context) (*fleetState, error) {
 	o := &s.opts.Fleet
-	client := o.Registry
+	client := s.opts.Registry
 	if client == nil && len(o.OCI) > 0 {
 		c, err := oci.NewClient(nil)
 		if err != nil {
@@ -309,7 +318,7 @@ func (s *Server) newFleetState() (*fleetState, error) {
 	}
 	f := &fleetState{
 		b:      o.Builder,
-		loader: fleetgraph.NewRefLoader(&fleetgraph.RefLoaderOptions{Workspace: s.opts.Workspace, Client: client}),
+		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: s.opts.Workspace, Client: client}),
 		stdio:  s.opts.Transport == TransportStdio,
 		idle:   s.opts.SessionTimeout,
 		pins:   map[*sdk.ServerSession]*pin{},
@@ -318,31 +327,65 @@ func (s *Server) newFleetState() (*fleetState, error) {
 		return f, nil
 	}
 	f.b = fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Freshness: o.Freshness, Retention: o.Retention})
-	var sources []fleetgraph.Source
+	var sources []source.Source
 	for _, d := range o.Local {
-		sources = append(sources, &fleetgraph.LocalSource{Dir: filepath.Clean(d)})
+		sources = append(sources, &source.LocalSource{Dir: filepath.Clean(d)})
 	}
 	if len(o.OCI) > 0 {
-		sources = append(sources, &fleetgraph.OCISource{Refs: o.OCI, Client: client})
+		sources = append(sources, &source.OCISource{Refs: o.OCI, Client: client})
 	}
 	if o.TargetState != "" {
-		sources = append(sources, &fleetgraph.TargetStateSource{Path: o.TargetState})
+		sources = append(sources, &source.TargetStateSource{Path: o.TargetState})
 	}
-	// New takes no context; collecting the sources is bounded instead.
-	ctx, cancel := context.WithTimeout(context.TODO(), fleetLoadTimeout)
-	defer cancel()
-	snap := fleetgraph.Populate(ctx, f.b, sources)
+	feed := source.NewFeed(f.b, sources)
+	cctx, cancel := context.WithTimeout(ctx, fleetLoadTimeout)
+	snap := feed.Collect(cctx, nil)
+	cancel()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("collecting the fleet sources: %w", err)
+	}
 	sv, revs, tgts := snap.Counts()
 	s.log.Info("Fleet snapshot built", "snapshot", snap.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", snap.Meta().Completeness)
+	s.logSourceProblems(snap)
+	if len(o.Local) > 0 || o.TargetState != "" {
+		go func() {
+			err := feed.Watch(ctx, &source.WatchOptions{Debounce: o.WatchDebounce, OnCollect: func(string) {
+				cur := f.b.Current()
+				sv, revs, tgts := cur.Counts()
+				s.log.Info("Fleet snapshot updated", "snapshot", cur.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", cur.Meta().Completeness)
+				s.logSourceProblems(cur)
+			}})
+			if err != nil {
+				s.log.Error(err, "Watching the fleet's local sources failed; they stay as they were last read")
+			}
+		}()
+	}
 	return f, nil
 }
 
+// logSourceProblems logs every source that is not available, with the
+// error agents see in meta.limitations, so a refused file is never only
+// "targets: 0" in the log.
+func (s *Server) logSourceProblems(snap *fleetgraph.Snapshot) {
+	for _, st := range snap.Sources() {
+		if st.Status == fleetgraph.SourceAvailable {
+			continue
+		}
+		kv := []any{"source", st.ID, "status", st.Status}
+		if st.Error != nil {
+			kv = append(kv, "code", st.Error.Code, "error", st.Error.Message)
+		}
+		s.log.Info("Fleet source not fully available", kv...)
+	}
+}
+
 // fleetTools builds the fleet family.
-func (s *Server) fleetTools() ([]*tool, error) {
-	f, err := s.newFleetState()
+func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
+	f, err := s.newFleetState(ctx)
 	if err != nil {
 		return nil, err
 	}
+	s.fleet = f
 	ro := hints{readOnly: true, idempotent: true}
 	var tools []*tool
 	add := func(t *tool, err error, out *jsonschema.Schema) error {
@@ -385,7 +428,7 @@ func (s *Server) fleetTools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", queryToolError(err)
 		}
-		return &fleetGetOut{res, p}, found(res.Found, res.Kind, res.Subject, res.Reason), nil
+		return &fleetGetOut{res, p}, found(res.Found, res.Kind, res.Subject, res.Reason, res.Candidates), nil
 	})
 	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "candidates": "array", "service": "object", "revisions": "array", "targets": "array", "dependencies": "array", "dependents": "array", "target": "object", "revision": "object"})); err != nil {
 		return nil, err
@@ -405,7 +448,7 @@ func (s *Server) fleetTools() ([]*tool, error) {
 			return nil, "", queryToolError(err)
 		}
 		if !res.Found {
-			return &fleetGraphOut{res, p}, found(false, "root", res.Root, res.Reason), nil
+			return &fleetGraphOut{res, p}, found(false, "root", res.Root, res.Reason, res.Candidates), nil
 		}
 		return &fleetGraphOut{res, p}, fmt.Sprintf("%d nodes, %d edges, %d cycles, %d unresolved from %s (%s)%s.", len(res.Nodes), len(res.Edges), len(res.Cycles), len(res.Unresolved), res.Root, res.Direction, more(res.Truncated)), nil
 	})
@@ -443,7 +486,7 @@ func (s *Server) fleetTools() ([]*tool, error) {
 			return nil, "", queryToolError(err)
 		}
 		if !res.Found {
-			return &fleetExplainOut{res, p}, found(false, "subject", res.Subject, res.Reason), nil
+			return &fleetExplainOut{res, p}, found(false, "subject", res.Subject, res.Reason, res.Candidates), nil
 		}
 		return &fleetExplainOut{res, p}, fmt.Sprintf("%s %s is %s: %d reason(s).", res.Kind, res.Key, res.Status, len(res.Reasons)), nil
 	})
@@ -486,6 +529,32 @@ func (s *Server) fleetTools() ([]*tool, error) {
 	return tools, nil
 }
 
+// fleetDependencies lets the authoring tools resolve dependency refs
+// against the fleet's current snapshot (authoring.Dependencies); nil when
+// the fleet family is off, so refs stay as given.
+func (s *Server) fleetDependencies() authoring.Dependencies {
+	if !slices.Contains(s.opts.Families, FamilyFleet) {
+		return nil
+	}
+	return fleetDependencies{s}
+}
+
+type fleetDependencies struct{ s *Server }
+
+// Dependency implements authoring.Dependencies. The fleet state is built
+// after the authoring family, and read at call time.
+func (d fleetDependencies) Dependency(name string) (authoring.KnownDependency, []string, bool) {
+	f := d.s.fleet
+	if f == nil {
+		return authoring.KnownDependency{}, nil, false
+	}
+	e, miss := f.b.Current().Dependency(name)
+	if e == nil {
+		return authoring.KnownDependency{}, miss.Candidates, false
+	}
+	return authoring.KnownDependency{Ref: e.Ref, Compatibility: e.Compatibility, Version: e.Version}, nil, true
+}
+
 func fieldError(err error, field string) error {
 	var te *ToolError
 	if errors.As(err, &te) && te.Field == "" {
@@ -515,9 +584,15 @@ func more(truncated bool) string {
 	return ""
 }
 
-func found(ok bool, kind, subject, reason string) string {
+// found is the text of a get, graph or explain answer. A miss names its
+// did-you-mean candidates in the text too, for clients that show only it.
+func found(ok bool, kind, subject, reason string, candidates []string) string {
 	if ok {
 		return fmt.Sprintf("Found %s %s.", kind, subject)
 	}
-	return "Not found: " + reason + " (found:false; see candidates and meta.completeness)."
+	msg := "Not found: " + reason
+	if len(candidates) > 0 {
+		msg += "; did you mean " + strings.Join(candidates, ", ") + "?"
+	}
+	return msg + " (found:false; see candidates and meta.completeness)."
 }

@@ -14,6 +14,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/fleetgraph"
+
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // fakeClock is a settable clock for snapshot retention.
@@ -35,10 +37,10 @@ func fleetServer(t *testing.T) (*Server, *fleetgraph.Builder, *fakeClock) {
 	t.Helper()
 	clock := &fakeClock{now: time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)}
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: clock.Now, Freshness: 24 * time.Hour, Retention: time.Minute})
-	fleetgraph.Populate(t.Context(), b, []fleetgraph.Source{
-		&fleetgraph.LocalSource{Dir: "../examples/bundles"},
-		&fleetgraph.LocalSource{Dir: "../fleetgraph/testdata/bundles"},
-		&fleetgraph.TargetStateSource{Path: "../fleetgraph/testdata/targets.yaml"},
+	source.Populate(t.Context(), b, []source.Source{
+		&source.LocalSource{Dir: "../examples/bundles"},
+		&source.LocalSource{Dir: "../fleetgraph/testdata/bundles"},
+		&source.TargetStateSource{Path: "../fleetgraph/testdata/targets.yaml"},
 	})
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -74,6 +76,7 @@ func TestFleetToolsGolden(t *testing.T) {
 		{"pacto_fleet_get", map[string]any{"service": "orders"}},
 		{"pacto_fleet_get", map[string]any{"target": "commerce/orders"}},
 		{"pacto_fleet_get", map[string]any{"service": "ordres"}},
+		{"pacto_fleet_get", map[string]any{"service": "payments"}},
 		{"pacto_fleet_get", map[string]any{}},
 		{"pacto_fleet_graph", map[string]any{"service": "billing", "transitive": true}},
 		{"pacto_fleet_graph", map[string]any{"service": "catalog", "direction": "dependents", "transitive": true, "max_depth": 1}},
@@ -191,11 +194,11 @@ func TestFleetSnapshotPinning(t *testing.T) {
 
 func TestFleetNeedsASource(t *testing.T) {
 	_, err := New(&Options{Workspace: t.TempDir(), Fleet: FleetOptions{Enabled: true}})
-	if err == nil || !strings.Contains(err.Error(), "--local") || !strings.Contains(err.Error(), "--target-state") {
+	if err == nil || !strings.Contains(err.Error(), "Fleet.Local") || !strings.Contains(err.Error(), "Fleet.TargetState") {
 		t.Errorf("New(--fleet without sources) = %v, want an error naming the source flags", err)
 	}
 	_, err = New(&Options{Workspace: t.TempDir(), Fleet: FleetOptions{Local: []string{"."}}})
-	if err == nil || !strings.Contains(err.Error(), "--fleet") {
+	if err == nil || !strings.Contains(err.Error(), "Fleet.Enabled") {
 		t.Errorf("New(--local without --fleet) = %v", err)
 	}
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/bundle/capability"
 )
 
 // Endpoint is the only HTTP path served; every other path is 404.
@@ -119,7 +121,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	}
 	hostOK := func(host string) bool {
 		host = strings.ToLower(strings.TrimSuffix(host, "."))
-		return isLoopbackHost(host) || allowedHosts[host]
+		return capability.IsLoopbackHost(host) || allowedHosts[host]
 	}
 	allowedOrigins := map[string]bool{}
 	for _, o := range s.opts.AllowedOrigins {
@@ -180,15 +182,6 @@ func hostname(hostport string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
 }
 
-// isLoopbackHost reports whether host (no port) names the loopback interface.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // Serve serves the HTTP transport on ln until ctx is done, then shuts down
 // in order, within DrainTimeout however many sessions are open: it stops
 // accepting and refuses new requests (503, a JSON-RPC error), lets every
@@ -200,7 +193,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	url := "http://" + ln.Addr().String() + Endpoint
 	s.servedURL.Store(&url)
 	host := hostname(ln.Addr().String())
-	if !isLoopbackHost(host) && s.tokenSum == nil {
+	if !capability.IsLoopbackHost(host) && s.tokenSum == nil {
 		s.log.Info("WARNING: serving MCP beyond loopback without authentication; anyone who can reach this address can call every tool", "url", url)
 	}
 	lim := newConnLimiter(ln, s.opts.MaxConnections)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/fleetgraph"
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // TestToolsMatchMCPSchema checks every tool definition of every server
@@ -39,9 +40,9 @@ func TestToolsMatchMCPSchema(t *testing.T) {
 	base := demoService(t, nil)
 	fleet := func() *fleetgraph.Builder {
 		b := fleetgraph.NewBuilder(nil)
-		fleetgraph.Populate(t.Context(), b, []fleetgraph.Source{
-			&fleetgraph.LocalSource{Dir: "../examples/bundles"},
-			&fleetgraph.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
+		source.Populate(t.Context(), b, []source.Source{
+			&source.LocalSource{Dir: "../examples/bundles"},
+			&source.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
 		})
 		return b
 	}

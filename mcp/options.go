@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 
+	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/oci"
 )
 
@@ -177,6 +178,22 @@ func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "on shutdown (SIGTERM), how long calls in progress may take to finish, however many sessions are open")
 }
 
+// FlagNames maps the option fields that errors from [New] name to the
+// flags BindFlags binds, so a command can print its own flag names (the
+// library's errors name fields: an operator fills them from a resource,
+// not from flags).
+var FlagNames = map[string]string{
+	"Transport": "--transport", "Listen": "--listen", "Port": "--port", "Workspace": "--workspace",
+	"ReadOnly": "--read-only", "Families": "--families", "AuthTokenFile": "--auth-token-file",
+	"AllowUnauthenticatedRemote": "--allow-unauthenticated-remote", "AllowedHosts": "--allowed-host",
+	"AllowedOrigins": "--allowed-origin", "SessionTimeout": "--session-timeout",
+	"MaxRequestBytes": "--max-request-bytes", "DrainTimeout": "--drain-timeout",
+	"MaxSessions": "--max-sessions", "MaxConnections": "--max-connections",
+	"ReadHeaderTimeout": "--read-header-timeout", "ReadTimeout": "--read-timeout", "IdleTimeout": "--idle-timeout",
+	"Fleet.Enabled": "--fleet", "Fleet.Local": "--local", "Fleet.OCI": "--oci",
+	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
+}
+
 // DefaultOptions returns Options holding every default, ready for BindFlags.
 func DefaultOptions() *Options {
 	o := &Options{}
@@ -248,38 +265,66 @@ func (o *Options) validate() error {
 	switch o.Transport {
 	case TransportStdio, TransportHTTP:
 	default:
-		return fmt.Errorf("--transport %q: want %s or %s", o.Transport, TransportStdio, TransportHTTP)
+		return optionErrorf("Transport", "%q: want %s or %s", o.Transport, TransportStdio, TransportHTTP)
 	}
 	if o.Port < 1 || o.Port > 65535 {
-		return fmt.Errorf("--port %d: want 1..65535", o.Port)
+		return optionErrorf("Port", "%d: want 1..65535", o.Port)
 	}
 	if net.ParseIP(o.Listen) == nil && o.Listen != "localhost" {
-		return fmt.Errorf("--listen %q: want an IP address or localhost", o.Listen)
+		return optionErrorf("Listen", "%q: want an IP address or localhost", o.Listen)
 	}
 	if o.Workspace == "" {
-		return fmt.Errorf("--workspace: cannot determine the current directory")
+		return optionErrorf("Workspace", ": cannot determine the current directory")
 	}
 	if err := o.Fleet.validate(); err != nil {
 		return err
 	}
 	for _, f := range o.Families {
 		if !slices.Contains(knownFamilies, f) {
-			return fmt.Errorf("--families: unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies), ", "))
+			return optionErrorf("Families", ": unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies), ", "))
 		}
 	}
-	if o.SessionTimeout < 0 || o.DrainTimeout < 0 || o.MaxRequestBytes < 0 || o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.IdleTimeout < 0 {
-		return fmt.Errorf("--session-timeout, --drain-timeout, --max-request-bytes, --read-header-timeout, --read-timeout and --idle-timeout must not be negative")
+	for _, n := range []struct {
+		field string
+		value int64
+	}{
+		{"SessionTimeout", int64(o.SessionTimeout)}, {"DrainTimeout", int64(o.DrainTimeout)},
+		{"MaxRequestBytes", o.MaxRequestBytes}, {"ReadHeaderTimeout", int64(o.ReadHeaderTimeout)},
+		{"ReadTimeout", int64(o.ReadTimeout)}, {"IdleTimeout", int64(o.IdleTimeout)},
+	} {
+		if n.value < 0 {
+			return optionErrorf(n.field, "must not be negative")
+		}
 	}
 	if o.MaxSessions < 0 {
-		return fmt.Errorf("--max-sessions %d: want a positive number (0 means the default, %d)", o.MaxSessions, DefaultMaxSessions)
+		return optionErrorf("MaxSessions", "%d: want a positive number (0 means the default, %d)", o.MaxSessions, DefaultMaxSessions)
 	}
 	if o.MaxConnections < 0 {
-		return fmt.Errorf("--max-connections %d: want a positive number (0 means the default, %d)", o.MaxConnections, DefaultMaxConnections)
+		return optionErrorf("MaxConnections", "%d: want a positive number (0 means the default, %d)", o.MaxConnections, DefaultMaxConnections)
 	}
-	if o.Transport == TransportHTTP && !isLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
-		return fmt.Errorf("--listen %s reaches beyond loopback without authentication: pass --auth-token-file, or --allow-unauthenticated-remote to accept that risk", o.Listen)
+	if o.Transport == TransportHTTP && !capability.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
+		return optionErrorf("Listen", "%s reaches beyond loopback without authentication: set AuthTokenFile, or AllowUnauthenticatedRemote to accept that risk", o.Listen)
 	}
 	return nil
+}
+
+// OptionError is an option [New] refuses. It names the option field, not
+// a flag: the options may come from a resource as well as from flags
+// (FlagNames maps them for a command).
+type OptionError struct {
+	Field   string
+	Message string
+}
+
+func (e *OptionError) Error() string {
+	if strings.HasPrefix(e.Message, ":") {
+		return e.Field + e.Message
+	}
+	return e.Field + " " + e.Message
+}
+
+func optionErrorf(field, format string, args ...any) error {
+	return &OptionError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // familiesValue adapts []Family to a comma-separated pflag value.

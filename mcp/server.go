@@ -44,6 +44,8 @@ type Server struct {
 	withheld []string         // write tools left out because of ReadOnly
 	// capability is the capability family's state; nil when it is off.
 	capability *capabilityState
+	// fleet is the fleet family's state; nil when it is off.
+	fleet *fleetState
 	// fixtures is the conformance fixture family's state; nil when it is
 	// off, and always nil without -tags conformance.
 	fixtures *fixtureState
@@ -63,10 +65,19 @@ type familyState struct {
 	tools   []string // registered tool names, sorted
 }
 
-// New assembles a server from opts (nil means defaults): it builds the
-// selected tool families, leaves out every tool that can write when
-// ReadOnly is set, and registers the rest explicitly on one SDK server.
+// New is NewContext with a context that is never done: the fleet's local
+// sources, if any, are watched for the life of the process.
 func New(opts *Options) (*Server, error) {
+	return NewContext(context.Background(), opts) //nolint:forbidigo // New predates contexts and has no caller's ctx; NewContext takes one
+
+}
+
+// NewContext assembles a server from opts (nil means defaults): it builds
+// the selected tool families, leaves out every tool that can write when
+// ReadOnly is set, and registers the rest explicitly on one SDK server.
+// ctx bounds the start-up I/O (collecting the fleet sources) and the life
+// of the fleet's watch on its local directories and target-state file.
+func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -99,7 +110,7 @@ func New(opts *Options) (*Server, error) {
 	for _, f := range knownFamilies {
 		st := familyState{name: f, enabled: slices.Contains(s.opts.Families, f)}
 		if st.enabled {
-			ts, err := s.buildFamily(f)
+			ts, err := s.buildFamily(ctx, f)
 			if err != nil {
 				return nil, fmt.Errorf("family %s: %w", f, err)
 			}
@@ -161,14 +172,14 @@ func New(opts *Options) (*Server, error) {
 
 // buildFamily returns the tools of one family. Each family is a method, so
 // adding one is a new case here and a new constant, nothing global.
-func (s *Server) buildFamily(f Family) ([]*tool, error) {
+func (s *Server) buildFamily(ctx context.Context, f Family) ([]*tool, error) {
 	switch f {
 	case FamilyAuthoring:
 		return s.authoringTools()
 	case FamilyCapability:
 		return s.capabilityTools()
 	case FamilyFleet:
-		return s.fleetTools()
+		return s.fleetTools(ctx)
 	case FamilyConformance:
 		return s.fixtureTools()
 	default:
@@ -217,11 +228,11 @@ func (s *Server) Run(ctx context.Context) error {
 func readToken(path string) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--auth-token-file: %w", err)
+		return nil, fmt.Errorf("AuthTokenFile: %w", err)
 	}
 	tok := strings.TrimSpace(string(raw))
 	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
-		return nil, fmt.Errorf("--auth-token-file %s: want one non-empty token without whitespace", path)
+		return nil, fmt.Errorf("AuthTokenFile %s: want one non-empty token without whitespace", path)
 	}
 	return []byte(tok), nil
 }

@@ -287,14 +287,14 @@ func TestOptionsValidation(t *testing.T) {
 		want string // substring of the error; "" = valid
 	}{
 		{"defaults", Options{}, ""},
-		{"bad transport", Options{Transport: "sse"}, "--transport"},
-		{"remote without auth", Options{Transport: TransportHTTP, Listen: "0.0.0.0"}, "--allow-unauthenticated-remote"},
+		{"bad transport", Options{Transport: "sse"}, "Transport"},
+		{"remote without auth", Options{Transport: TransportHTTP, Listen: "0.0.0.0"}, "AllowUnauthenticatedRemote"},
 		{"remote explicitly unauthenticated", Options{Transport: TransportHTTP, Listen: "0.0.0.0", AllowUnauthenticatedRemote: true}, ""},
 		{"unknown family", Options{Families: []Family{"fleeet"}}, "unknown family"},
-		{"missing token file", Options{AuthTokenFile: "/nonexistent/token"}, "--auth-token-file"},
-		{"negative session limit", Options{MaxSessions: -1}, "--max-sessions -1: want a positive number"},
-		{"negative connection limit", Options{MaxConnections: -5}, "--max-connections -5: want a positive number"},
-		{"negative read timeout", Options{ReadTimeout: -1}, "must not be negative"},
+		{"missing token file", Options{AuthTokenFile: "/nonexistent/token"}, "AuthTokenFile"},
+		{"negative session limit", Options{MaxSessions: -1}, "MaxSessions -1: want a positive number"},
+		{"negative connection limit", Options{MaxConnections: -5}, "MaxConnections -5: want a positive number"},
+		{"negative read timeout", Options{ReadTimeout: -1}, "ReadTimeout must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

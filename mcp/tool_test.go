@@ -9,6 +9,8 @@ import (
 
 	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/fleetgraph"
+
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // toolListBytes is the size of tools/list's tools as the wire carries them
@@ -53,9 +55,9 @@ func TestToolListSize(t *testing.T) {
 func fleetServer2(t *testing.T, families []Family) *Server {
 	t.Helper()
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Freshness: 24 * time.Hour, Retention: time.Minute})
-	fleetgraph.Populate(t.Context(), b, []fleetgraph.Source{
-		&fleetgraph.LocalSource{Dir: "../examples/bundles"},
-		&fleetgraph.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
+	source.Populate(t.Context(), b, []source.Source{
+		&source.LocalSource{Dir: "../examples/bundles"},
+		&source.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
 	})
 	root, err := filepath.Abs("..")
 	if err != nil {

@@ -31,6 +31,11 @@ type Options struct {
 	// directory validated (local refs are relative to it) and takes
 	// precedence over Resolver.
 	ResolverFor func(bundleDir string) validate.Resolver
+	// Dependencies, when set, knows the services a dependency may name
+	// (the fleet): bare dependency refs resolve against it and a missing
+	// compatibility comes from the known version. Nil leaves refs as given
+	// and defaults compatibility to ^1.0.0.
+	Dependencies Dependencies
 }
 
 // Authoring performs the authoring operations inside one workspace. It is
@@ -40,6 +45,7 @@ type Authoring struct {
 	ws          *Workspace
 	resolver    validate.Resolver
 	resolverFor func(bundleDir string) validate.Resolver
+	deps        Dependencies
 
 	// wrapWriter, when set (tests only), wraps the writer of each temporary
 	// file, so a test can fail a write part-way.
@@ -55,7 +61,7 @@ func New(opts *Options) (*Authoring, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Authoring{ws: ws, resolver: opts.Resolver, resolverFor: opts.ResolverFor}, nil
+	return &Authoring{ws: ws, resolver: opts.Resolver, resolverFor: opts.ResolverFor, deps: opts.Dependencies}, nil
 }
 
 // Workspace returns the workspace this Authoring is confined to.
@@ -234,9 +240,8 @@ func decodeDependencies(field string, raw []byte) ([]DependencySpec, bool, error
 			return nil, false, argError(f+".name", fmt.Sprintf("dependency %q is given twice", it.Name))
 		}
 		seen[it.Name] = true
-		if it.Compatibility == "" {
-			it.Compatibility = "^1.0.0"
-		}
+		// An empty compatibility is filled in by completeDependencies,
+		// from the dependency's known version where there is one.
 		if it.Required == nil {
 			t := true
 			it.Required = &t

@@ -144,6 +144,9 @@ func (a *Authoring) planCreate(req CreateRequest) (*createPlan, error) {
 	}
 
 	p := &createPlan{dir: dir, version: req.Version}
+	if p.derived, err = a.completeDependencies("dependencies", deps); err != nil {
+		return nil, err
+	}
 	inf := infer(req.Description)
 	if p.version == "" {
 		p.version = "0.1.0"

@@ -33,6 +33,10 @@ func (a *Authoring) Edit(ctx context.Context, req EditRequest) (*EditResult, err
 	if err != nil {
 		return nil, err
 	}
+	resolved, err := a.completeDependencies("add_dependencies", ed.addDependencies)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := a.ws.Rel("path", req.Path)
 	if err != nil {
 		return nil, err
@@ -56,6 +60,9 @@ func (a *Authoring) Edit(ctx context.Context, req EditRequest) (*EditResult, err
 	if err := e.apply(ed); err != nil {
 		return nil, err
 	}
+	// A resolved ref or a compatibility from a known version is said, as
+	// every other inference is.
+	e.warnings = append(e.warnings, resolved...)
 	res := &EditResult{Path: dir, Changes: e.changes, Files: []FileChange{}, DryRun: req.DryRun, Warnings: e.warnings}
 	if len(e.changes) == 0 {
 		res.Summary = summarize(doc)

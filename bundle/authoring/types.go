@@ -15,7 +15,7 @@ type CreateRequest struct {
 	Version                   string          `json:"version,omitempty" jsonschema:"semantic version; default 0.1.0"`
 	Owner                     string          `json:"owner,omitempty" jsonschema:"owning team, written as service.owner.team"`
 	Interfaces                json.RawMessage `json:"interfaces,omitempty" jsonschema:"array of {name, type (openapi|asyncapi|grpc), visibility? (public|internal)}, or that array JSON-encoded in a string; a stub spec is scaffolded for each"`
-	Dependencies              json.RawMessage `json:"dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default ^1.0.0)}, or that array JSON-encoded in a string"`
+	Dependencies              json.RawMessage `json:"dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default: from the fleet service's known version, else ^1.0.0)}, or that array JSON-encoded in a string; with the fleet on, a bare ref such as payments names a fleet service"`
 	Workload                  string          `json:"workload,omitempty" jsonschema:"service, job or scheduled; default service"`
 	StoresData                *bool           `json:"stores_data,omitempty" jsonschema:"the service keeps data (state.type stateful)"`
 	DataSurvivesRestart       *bool           `json:"data_survives_restart,omitempty" jsonschema:"with stores_data: the data is persistent"`
@@ -35,7 +35,7 @@ type EditRequest struct {
 	Owner                     string          `json:"owner,omitempty" jsonschema:"new owning team (service.owner.team)"`
 	AddInterfaces             json.RawMessage `json:"add_interfaces,omitempty" jsonschema:"array of {name, type (openapi|asyncapi|grpc), visibility?}, or that array JSON-encoded in a string; a stub spec is scaffolded for each unless the file exists"`
 	RemoveInterfaces          json.RawMessage `json:"remove_interfaces,omitempty" jsonschema:"array of interface names, or that array JSON-encoded in a string; an unknown name is an error"`
-	AddDependencies           json.RawMessage `json:"add_dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default ^1.0.0)}, or that array JSON-encoded in a string"`
+	AddDependencies           json.RawMessage `json:"add_dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default: from the fleet service's known version, else ^1.0.0)}, or that array JSON-encoded in a string; with the fleet on, a bare ref such as payments names a fleet service"`
 	RemoveDependencies        json.RawMessage `json:"remove_dependencies,omitempty" jsonschema:"array of dependency refs (or names), or that array JSON-encoded in a string; an unknown one is an error"`
 	Workload                  string          `json:"workload,omitempty" jsonschema:"service, job or scheduled"`
 	StoresData                *bool           `json:"stores_data,omitempty" jsonschema:"the service keeps data (state.type stateful)"`

@@ -80,34 +80,34 @@ func (o *Options) withDefaults() Options {
 // credentials parses Auth and AuthFiles into scheme name → value.
 func (o *Options) credentials() (map[string]string, error) {
 	creds := map[string]string{}
-	add := func(flag, kv string, fromFile bool) error {
+	add := func(field, kv string, fromFile bool) error {
 		name, val, ok := strings.Cut(kv, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || val == "" {
-			return fmt.Errorf("--%s %q: want name=%s", flag, redact(kv), map[bool]string{false: "value", true: "PATH"}[fromFile])
+			return fmt.Errorf("%s %q: want name=%s", field, redact(kv), map[bool]string{false: "value", true: "PATH"}[fromFile])
 		}
 		if fromFile {
 			raw, err := os.ReadFile(val)
 			if err != nil {
-				return fmt.Errorf("--%s %s: %w", flag, name, err)
+				return fmt.Errorf("%s %s: %w", field, name, err)
 			}
 			if val = strings.TrimSpace(string(raw)); val == "" {
-				return fmt.Errorf("--%s %s: the file is empty", flag, name)
+				return fmt.Errorf("%s %s: the file is empty", field, name)
 			}
 		}
 		if _, dup := creds[name]; dup {
-			return fmt.Errorf("--%s: security scheme %q is given twice", flag, name)
+			return fmt.Errorf("%s: security scheme %q is given twice", field, name)
 		}
 		creds[name] = val
 		return nil
 	}
 	for _, kv := range o.Auth {
-		if err := add("auth", kv, false); err != nil {
+		if err := add("Auth", kv, false); err != nil {
 			return nil, err
 		}
 	}
 	for _, kv := range o.AuthFiles {
-		if err := add("auth-file", kv, true); err != nil {
+		if err := add("AuthFiles", kv, true); err != nil {
 			return nil, err
 		}
 	}

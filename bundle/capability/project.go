@@ -146,10 +146,10 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	}
 	if p.opts.BaseURL != "" {
 		if err := checkBaseURL(p.opts.BaseURL); err != nil {
-			return nil, fmt.Errorf("--base-url: %w", err)
+			return nil, fmt.Errorf("BaseURL: %w", err)
 		}
 	} else if len(p.creds) > 0 {
-		return nil, errors.New("credentials (--auth, --auth-file) need an explicit base URL: they are never sent to a host chosen by bundle content")
+		return nil, errors.New("credentials (Auth, AuthFiles) need an explicit base URL (BaseURL): they are never sent to a host chosen by bundle content")
 	}
 	p.client = newHTTPClient(p.opts.Transport)
 
@@ -174,7 +174,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	}
 	for name := range p.creds {
 		if !knownSchemes[name] {
-			return nil, fmt.Errorf("--auth %s: no interface declares a security scheme of that name (declared: %s)", name, orNone(sortedKeys(knownSchemes)))
+			return nil, fmt.Errorf("security scheme %s (Auth): no interface declares a security scheme of that name (declared: %s)", name, orNone(sortedKeys(knownSchemes)))
 		}
 	}
 	if err := p.checkLists(all); err != nil {
@@ -198,7 +198,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	base := p.opts.BaseURL
 	if base == "" {
 		if base = d.serverURL(); base == "" {
-			return nil, sum, errors.New("no base URL (set --base-url or add an absolute servers[0].url to the spec)")
+			return nil, sum, errors.New("no base URL (set BaseURL or add an absolute servers[0].url to the spec)")
 		}
 		if err := checkBaseURL(base); err != nil {
 			return nil, sum, fmt.Errorf("servers[0].url: %w", err)
@@ -229,7 +229,7 @@ func (p *projector) checkLists(all []*operation) error {
 	for _, op := range all {
 		names[op.name] = true
 	}
-	for flag, list := range map[string][]string{"--allow-operations": p.opts.AllowOperations, "--deny-operations": p.opts.DenyOperations} {
+	for flag, list := range map[string][]string{"AllowOperations": p.opts.AllowOperations, "DenyOperations": p.opts.DenyOperations} {
 		for _, n := range list {
 			if !names[strings.TrimSpace(n)] {
 				return fmt.Errorf("%s: no operation is named %q (names: %s)", flag, n, orNone(sortedKeys(names)))

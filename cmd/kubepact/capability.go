@@ -18,11 +18,13 @@ import (
 // (base URL: --upstream).
 type capabilityOptions struct {
 	capability.Options
+	baseURLFlag string
 }
 
 // bindFlags binds the shared flags and the base URL under the given name.
 func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHelp string) {
 	fs.StringVar(&o.BaseURL, baseURLFlag, o.BaseURL, baseURLHelp)
+	o.baseURLFlag = "--" + baseURLFlag
 	o.BindFlags(fs)
 }
 
@@ -36,7 +38,9 @@ func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, clie
 	}
 	c, err := capability.Project(ctx, b, &o.Options)
 	if err != nil {
-		return nil, err
+		// The library names option fields; print this command's flags.
+		return nil, fieldsToFlags(err, map[string]string{"BaseURL": o.baseURLFlag, "Auth": "--auth", "AuthFiles": "--auth-file",
+			"AllowWrites": "--allow-writes", "AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations"})
 	}
 	for _, line := range c.Warnings {
 		fmt.Fprintf(w, "%s: %s\n", prefix, line)

@@ -7,6 +7,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
+	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/mcp"
 )
 
@@ -57,9 +58,9 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 					opts.Families = append(opts.Families, mcp.FamilyCapability)
 				}
 			}
-			s, err := mcp.New(opts)
+			s, err := mcp.NewContext(ctx, opts)
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
 			}
 			return s.Run(ctx)
 		},

@@ -1,59 +1,87 @@
 package main
 
 import (
-	"fmt"
-	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kubepact/kubepact/bundle/oci"
 )
 
-// registryOptions is the option group for reaching OCI registries, shared by
-// every subcommand that loads or pushes bundles.
+// registryOptions binds oci.Options, the one registry and cache option
+// group, for the subcommands that load or push bundles. Each command builds
+// one client from it and hands that client to every consumer.
 type registryOptions struct {
-	plainHTTP        bool
-	dockerConfig     string
-	dockerConfigJSON string
-	cacheDir         string
-	noCache          bool
+	oci.Options
 }
 
 func (o *registryOptions) BindFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&o.plainHTTP, "plain-http", false, "talk to registries over plain HTTP (never the default; for local test registries)")
-	fs.StringVar(&o.dockerConfig, "registry-config", "", "Docker config file with registry credentials (default: the Docker CLI's, ~/.docker/config.json)")
-	fs.StringVar(&o.dockerConfigJSON, "registry-secret-file", "", "a .dockerconfigjson file, as a Kubernetes pull Secret holds, with registry credentials")
-	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "content cache for pulled bundles, keyed by digest")
-	fs.BoolVar(&o.noCache, "no-cache", false, "do not read or write the content cache")
+	if o.CacheDir == "" {
+		o.CacheDir = oci.DefaultCacheDir()
+	}
+	o.Options.BindFlags(fs)
 }
 
+// client builds the shared registry client; an error names the flag.
 func (o *registryOptions) client() (*oci.Client, error) {
-	opts := &oci.ClientOptions{
-		PlainHTTP:        o.plainHTTP,
-		DockerConfigPath: o.dockerConfig,
+	c, err := o.Client()
+	if err != nil {
+		return nil, fieldsToFlags(err, oci.FlagNames)
 	}
-	if !o.noCache {
-		opts.CacheDir = o.cacheDir
-	}
-	if o.dockerConfigJSON != "" {
-		data, err := os.ReadFile(o.dockerConfigJSON)
-		if err != nil {
-			return nil, fmt.Errorf("--registry-secret-file: %w", err)
-		}
-		opts.DockerConfigJSON = data
-	}
-	return oci.NewClient(opts)
+	return c, nil
 }
 
-// defaultCacheDir is $KUBEPACT_CACHE_DIR, else kubepact/oci under the user's
-// cache directory, else no cache.
-func defaultCacheDir() string {
-	if d := os.Getenv("KUBEPACT_CACHE_DIR"); d != "" {
-		return d
+// flagError is a library error whose option field names were replaced by
+// the flags that set them.
+type flagError struct {
+	msg string
+	err error
+}
+
+func (e *flagError) Error() string { return e.msg }
+func (e *flagError) Unwrap() error { return e.err }
+
+// fieldsToFlags rewrites a library error that names option fields
+// (Options.Transport, SecretFile, …) into one that names the command's
+// flags. Only whole field names at the start of the message or after a
+// space, quote or parenthesis are replaced.
+func fieldsToFlags(err error, names ...map[string]string) error {
+	if err == nil {
+		return nil
 	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
+	msg := err.Error()
+	for _, m := range names {
+		for field, flag := range m {
+			msg = replaceWord(msg, field, flag)
+		}
 	}
-	return d + "/kubepact/oci"
+	if msg == err.Error() {
+		return err
+	}
+	return &flagError{msg: msg, err: err}
+}
+
+func replaceWord(s, word, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, word)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(word)
+		before := i == 0 || strings.ContainsRune(" \t(\"'`,", rune(s[i-1]))
+		after := end == len(s) || !isIdent(s[end])
+		b.WriteString(s[:i])
+		if before && after {
+			b.WriteString(with)
+		} else {
+			b.WriteString(word)
+		}
+		s = s[end:]
+	}
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -144,7 +144,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	opts.Logger = log.WithName("mcp")
 	s, err := mcp.New(&opts)
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames).Error()}
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port)))

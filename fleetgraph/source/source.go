@@ -1,4 +1,4 @@
-package fleetgraph
+package source
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/fleetgraph"
 )
 
 // Source kinds.
@@ -39,9 +41,9 @@ type Source interface {
 
 // Collection is what one Collect returned.
 type Collection struct {
-	Revisions   []*Revision
-	Targets     []*Target
-	Limitations []Limitation
+	Revisions   []*fleetgraph.Revision
+	Targets     []*fleetgraph.Target
+	Limitations []fleetgraph.Limitation
 	// Partial says some records could not be read; Limitations say which.
 	Partial bool
 	// Status overrides the source's status (a fixture may declare itself
@@ -49,93 +51,181 @@ type Collection struct {
 	Status string
 }
 
-// Populate collects every source concurrently, feeds the records to b,
-// records each source's state (a failed source is unavailable, with a
-// sanitised error) and publishes once. Sources sharing an id are one
-// entry, as available as the least available of them, with a
-// DUPLICATE_SOURCE_ID limitation.
-func Populate(ctx context.Context, b *Builder, sources []Source) *Snapshot {
+// Populate collects every source once, with ctx, feeds the records to b,
+// records each source's state and publishes once. It is
+// NewFeed(b, sources).Collect(ctx, nil).
+func Populate(ctx context.Context, b *fleetgraph.Builder, sources []Source) *fleetgraph.Snapshot {
+	return NewFeed(b, sources).Collect(ctx, nil)
+}
+
+// Feed keeps a Builder in step with a fixed set of sources. Each Collect
+// re-reads some of them and hands the Builder only the difference: every
+// record a source holds now is upserted (an unchanged one publishes
+// nothing new), and every record no source holds any more is deleted —
+// the same upserts and deletes an informer produces. It is safe for
+// concurrent use.
+type Feed struct {
+	b       *fleetgraph.Builder
+	sources []Source
+
+	mu    sync.Mutex
+	state []fedState // per source, by index
+}
+
+// fedState is what one source last contributed.
+type fedState struct {
+	st      fleetgraph.SourceState
+	lims    []fleetgraph.Limitation
+	records map[string]struct{} // "r"+revision key, "t"+target key
+	ok      bool                // collected successfully at least once
+}
+
+// NewFeed returns a Feed of sources into b. Nothing is read until Collect.
+func NewFeed(b *fleetgraph.Builder, sources []Source) *Feed {
+	return &Feed{b: b, sources: slices.Clone(sources), state: make([]fedState, len(sources))}
+}
+
+// Collect re-reads the sources for which pick returns true (nil: all of
+// them) concurrently, with ctx, feeds the difference to the Builder and
+// publishes. A source that fails is unavailable, with a sanitised error;
+// the records of its last successful read are kept (and a limitation says
+// so), so a file caught half-written does not empty the fleet. Sources
+// sharing an id are one entry, as available as the least available of
+// them, with a DUPLICATE_SOURCE_ID limitation.
+func (f *Feed) Collect(ctx context.Context, pick func(Source) bool) *fleetgraph.Snapshot {
 	type out struct {
 		c   *Collection
 		err error
 	}
-	results := make([]out, len(sources))
+	results := make([]*out, len(f.sources))
 	var wg sync.WaitGroup
-	for i, src := range sources {
+	for i, src := range f.sources {
+		if pick != nil && !pick(src) {
+			continue
+		}
+		results[i] = &out{}
 		wg.Go(func() {
-			c, err := src.Collect(ctx)
-			results[i] = out{c, err}
+			results[i].c, results[i].err = src.Collect(ctx)
 		})
 	}
 	wg.Wait()
-	now := b.opts.Clock().UTC()
-	// One entry per source id: duplicates (the same directory given twice,
-	// two files with one base name) are merged, never left to overwrite
-	// each other.
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.b.Now().UTC()
+	for i, src := range f.sources {
+		r := results[i]
+		if r == nil {
+			continue
+		}
+		prev := f.state[i]
+		st := fleetgraph.SourceState{ID: src.ID(), Kind: src.Kind(), Status: fleetgraph.SourceAvailable, ObservedAt: now}
+		if r.err != nil {
+			st.Status, st.Error = fleetgraph.SourceUnavailable, sourceError(r.err)
+			st.LastSuccessfulSync = prev.st.LastSuccessfulSync
+			var lims []fleetgraph.Limitation
+			if len(prev.records) > 0 {
+				lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourceUnavailable, Source: st.ID,
+					Message: fmt.Sprintf("source %s keeps the %d records of its last successful read at %s until it can be read again", st.ID, len(prev.records), prev.st.LastSuccessfulSync.Format(time.RFC3339))})
+			}
+			f.state[i] = fedState{st: st, lims: lims, records: prev.records, ok: prev.ok}
+			continue
+		}
+		st.LastSuccessfulSync = now
+		if r.c.Partial {
+			st.Status = fleetgraph.SourcePartial
+		}
+		if r.c.Status != "" {
+			st.Status = r.c.Status
+		}
+		lims := slices.Clone(r.c.Limitations)
+		records := map[string]struct{}{}
+		for _, rev := range r.c.Revisions {
+			rev.Source = st.ID
+			if err := f.b.UpsertRevision(rev); err != nil {
+				lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
+				continue
+			}
+			records["r"+rev.Key()] = struct{}{}
+		}
+		for _, t := range r.c.Targets {
+			t.Source = st.ID
+			if err := f.b.UpsertTarget(t); err != nil {
+				lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Message: err.Error(), Source: st.ID})
+				continue
+			}
+			records["t"+t.Key()] = struct{}{}
+		}
+		f.state[i] = fedState{st: st, lims: lims, records: records, ok: true}
+		for k := range prev.records {
+			if _, kept := records[k]; !kept && !f.heldElsewhere(i, k) {
+				if k[0] == 'r' {
+					f.b.DeleteRevision(k[1:])
+				} else {
+					f.b.DeleteTarget(k[1:])
+				}
+			}
+		}
+	}
+	f.publishStates()
+	return f.b.Flush()
+}
+
+// heldElsewhere reports whether a source other than i still holds the
+// record. Caller holds mu.
+func (f *Feed) heldElsewhere(i int, key string) bool {
+	for j := range f.state {
+		if _, ok := f.state[j].records[key]; ok && j != i {
+			return true
+		}
+	}
+	return false
+}
+
+// publishStates hands the Builder one state per source id. Caller holds
+// mu.
+func (f *Feed) publishStates() {
 	type merged struct {
-		st   SourceState
-		lims []Limitation
+		st   fleetgraph.SourceState
+		lims []fleetgraph.Limitation
 		n    int
 	}
 	byID := map[string]*merged{}
 	var ids []string
-	for i, src := range sources {
-		st := SourceState{ID: src.ID(), Kind: src.Kind(), Status: SourceAvailable, ObservedAt: now}
-		var lims []Limitation
-		if r := results[i]; r.err != nil {
-			st.Status, st.Error = SourceUnavailable, sourceError(r.err)
-		} else {
-			st.LastSuccessfulSync = now
-			if r.c.Partial {
-				st.Status = SourcePartial
-			}
-			if r.c.Status != "" {
-				st.Status = r.c.Status
-			}
-			lims = r.c.Limitations
-			for _, rev := range r.c.Revisions {
-				rev.Source = st.ID
-				if err := b.UpsertRevision(rev); err != nil {
-					lims = append(lims, Limitation{Code: LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
-				}
-			}
-			for _, t := range r.c.Targets {
-				t.Source = st.ID
-				if err := b.UpsertTarget(t); err != nil {
-					lims = append(lims, Limitation{Code: LimitRecordInvalid, Message: err.Error(), Source: st.ID})
-				}
-			}
+	for i := range f.sources {
+		fs := f.state[i]
+		if fs.st.ID == "" {
+			continue // never collected: not reported until it is
 		}
-		m, dup := byID[st.ID]
+		m, dup := byID[fs.st.ID]
 		if !dup {
-			byID[st.ID] = &merged{st: st, lims: lims, n: 1}
-			ids = append(ids, st.ID)
+			byID[fs.st.ID] = &merged{st: fs.st, lims: slices.Clone(fs.lims), n: 1}
+			ids = append(ids, fs.st.ID)
 			continue
 		}
 		m.n++
-		m.st = mergeStates(m.st, st)
-		m.lims = append(m.lims, lims...)
+		m.st = mergeStates(m.st, fs.st)
+		m.lims = append(m.lims, fs.lims...)
 	}
 	for _, id := range ids {
 		m := byID[id]
 		if m.n > 1 {
 			m.lims = sortedLimitations(m.lims)
-			m.lims = append(m.lims, Limitation{Code: LimitDuplicateSourceID, Source: id,
+			m.lims = append(m.lims, fleetgraph.Limitation{Code: fleetgraph.LimitDuplicateSourceID, Source: id,
 				Message: fmt.Sprintf("%d sources have the id %s: they are one entry, as available as the least available of them, holding the records of all; give each source a distinct directory or file name", m.n, id)})
 		}
-		b.SetSource(m.st, m.lims...)
+		f.b.SetSource(m.st, m.lims...)
 	}
-	return b.Flush()
 }
 
 // sourceRank orders source statuses, least available first.
 func sourceRank(status string) int {
 	switch status {
-	case SourceUnavailable:
+	case fleetgraph.SourceUnavailable:
 		return 0
-	case SourcePartial:
+	case fleetgraph.SourcePartial:
 		return 1
-	case SourceStale:
+	case fleetgraph.SourceStale:
 		return 2
 	default:
 		return 3
@@ -146,7 +236,7 @@ func sourceRank(status string) int {
 // (and its error) wins, so an unavailable source is never hidden by a
 // duplicate; between equals the smaller error wins, so the order the
 // sources were given in does not matter.
-func mergeStates(a, b SourceState) SourceState {
+func mergeStates(a, b fleetgraph.SourceState) fleetgraph.SourceState {
 	synced := a.LastSuccessfulSync
 	if synced.IsZero() {
 		synced = b.LastSuccessfulSync
@@ -159,7 +249,7 @@ func mergeStates(a, b SourceState) SourceState {
 	return out
 }
 
-func errorKey(e *SourceError) string {
+func errorKey(e *fleetgraph.SourceError) string {
 	if e == nil {
 		return ""
 	}
@@ -168,8 +258,8 @@ func errorKey(e *SourceError) string {
 
 // sortedLimitations sorts and de-duplicates the limitations of merged
 // sources: the same directory scanned twice reports each gap twice.
-func sortedLimitations(lims []Limitation) []Limitation {
-	slices.SortFunc(lims, func(x, y Limitation) int {
+func sortedLimitations(lims []fleetgraph.Limitation) []fleetgraph.Limitation {
+	slices.SortFunc(lims, func(x, y fleetgraph.Limitation) int {
 		return strings.Compare(x.Code+"\x00"+x.Subject+"\x00"+x.Message+"\x00"+x.Source, y.Code+"\x00"+y.Subject+"\x00"+y.Message+"\x00"+y.Source)
 	})
 	return slices.Compact(lims)
@@ -177,12 +267,12 @@ func sortedLimitations(lims []Limitation) []Limitation {
 
 // sourceError keeps a fixture's own parse message (it names only a line
 // and a field) and sanitises everything else.
-func sourceError(err error) *SourceError {
+func sourceError(err error) *fleetgraph.SourceError {
 	var fe *FixtureError
 	if errors.As(err, &fe) {
-		return &SourceError{Code: ErrInvalid, Message: fe.Error()}
+		return &fleetgraph.SourceError{Code: fleetgraph.ErrInvalid, Message: fe.Error()}
 	}
-	return SanitizeError(err)
+	return fleetgraph.SanitizeError(err)
 }
 
 // Local scan bounds.
@@ -216,10 +306,10 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 	c := &Collection{}
 	for i, g := range gaps {
 		if i == maxGapsListed {
-			c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: l.ID(), Message: fmt.Sprintf("and %d more unreadable directories", len(gaps)-maxGapsListed)})
+			c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: l.ID(), Message: fmt.Sprintf("and %d more unreadable directories", len(gaps)-maxGapsListed)})
 			break
 		}
-		c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: l.ID(), Message: "directory " + g + " could not be read"})
+		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: l.ID(), Message: "directory " + g + " could not be read"})
 	}
 	c.Partial = len(gaps) > 0
 	for _, d := range dirs {
@@ -229,14 +319,14 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 		rel, _ := filepath.Rel(l.Dir, d)
 		b, err := bundle.LoadDir(d, l.Load)
 		if err == nil {
-			var rev *Revision
-			if rev, err = NewRevision(ctx, b, &RevisionOptions{Validate: true}); err == nil {
+			var rev *fleetgraph.Revision
+			if rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true}); err == nil {
 				c.Revisions = append(c.Revisions, rev)
 				continue
 			}
 		}
 		c.Partial = true
-		c.Limitations = append(c.Limitations, Limitation{Code: LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(err.Error())})
+		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(err.Error())})
 	}
 	return c, nil
 }
@@ -306,8 +396,8 @@ func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
 	for _, ref := range o.Refs {
 		b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: o.Client})
 		if err == nil {
-			var rev *Revision
-			if rev, err = NewRevision(ctx, b, &RevisionOptions{Validate: true}); err == nil {
+			var rev *fleetgraph.Revision
+			if rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true}); err == nil {
 				c.Revisions = append(c.Revisions, rev)
 				continue
 			}
@@ -315,9 +405,9 @@ func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
 		if firstErr == nil {
 			firstErr = err
 		}
-		se := SanitizeError(err)
+		se := fleetgraph.SanitizeError(err)
 		c.Partial = true
-		c.Limitations = append(c.Limitations, Limitation{Code: LimitSourcePartial, Source: o.ID(), Subject: ref, Message: ref + ": " + se.Code + ": " + se.Message})
+		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: o.ID(), Subject: ref, Message: ref + ": " + se.Code + ": " + se.Message})
 	}
 	if len(c.Revisions) == 0 && firstErr != nil {
 		return nil, firstErr
@@ -325,11 +415,14 @@ func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
 	return c, nil
 }
 
-// Target-state fixture bounds.
+// Target-state file bounds: sized for the fleet kubepact aims at (30k
+// targets and more; a target takes about 250 bytes of YAML). A file past
+// either bound is refused whole, with an error naming the bound, never
+// truncated.
 const (
 	TargetStateSchema = "pacto.dev/fleet-targets/v1"
-	MaxFixtureTargets = 5000
-	maxFixtureBytes   = 8 << 20
+	MaxFixtureTargets = 100_000
+	maxFixtureBytes   = 64 << 20
 )
 
 // FixtureError is a target-state file that does not decode; its message
@@ -352,25 +445,56 @@ func (t *TargetStateSource) ID() string { return "target-state:" + filepath.Base
 // Kind implements Source.
 func (t *TargetStateSource) Kind() string { return KindTargetState }
 
-// Collect implements Source.
+// Collect implements Source. Only a regular file (or a symlink to one)
+// is read: a FIFO or a device would block start-up or never end, so it is
+// refused with an error, and opened non-blocking so that one swapped in
+// after the check cannot hang either.
 func (t *TargetStateSource) Collect(context.Context) (*Collection, error) {
-	f, err := os.Open(t.Path)
+	notRegular := func(m os.FileMode) error {
+		return &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("is a %s, not a regular file: --target-state reads only regular files", fileKind(m))}
+	}
+	if st, err := os.Stat(t.Path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, notRegular(st.Mode())
+	}
+	f, err := os.OpenFile(t.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, notRegular(st.Mode())
+	}
 	raw, err := io.ReadAll(io.LimitReader(f, maxFixtureBytes+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(raw) > maxFixtureBytes {
-		return nil, &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("larger than %d bytes", maxFixtureBytes)}
+		return nil, &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("larger than %d MiB: the whole file is refused; split the fleet over several files or sources", maxFixtureBytes>>20)}
 	}
 	targets, status, err := DecodeTargetState(raw)
 	if err != nil {
 		return nil, &FixtureError{File: filepath.Base(t.Path), Message: err.Error()}
 	}
 	return &Collection{Targets: targets, Status: status}, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO (named pipe)"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	default:
+		return "special file"
+	}
 }
 
 type fixtureFile struct {
@@ -413,7 +537,7 @@ type fixtureTarget struct {
 // known fields only, the v1 schema, at most 5000 targets, service and name
 // on every target, canonical compliance values. It returns the targets and
 // the state the file declares for itself.
-func DecodeTargetState(raw []byte) ([]*Target, string, error) {
+func DecodeTargetState(raw []byte) ([]*fleetgraph.Target, string, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	var f fixtureFile
@@ -431,31 +555,31 @@ func DecodeTargetState(raw []byte) ([]*Target, string, error) {
 		return nil, "", fmt.Errorf("schemaVersion %q: want %s", f.SchemaVersion, TargetStateSchema)
 	}
 	if len(f.Targets) > MaxFixtureTargets {
-		return nil, "", fmt.Errorf("%d targets: at most %d are accepted", len(f.Targets), MaxFixtureTargets)
+		return nil, "", fmt.Errorf("%d targets: at most %d are accepted in one file, so the whole file is refused; split it over several files or sources", len(f.Targets), MaxFixtureTargets)
 	}
 	status := ""
 	if f.State != nil && f.State.Status != "" {
 		switch f.State.Status {
-		case SourceAvailable, SourcePartial, SourceStale, SourceUnavailable:
+		case fleetgraph.SourceAvailable, fleetgraph.SourcePartial, fleetgraph.SourceStale, fleetgraph.SourceUnavailable:
 			status = f.State.Status
 		default:
 			return nil, "", fmt.Errorf("state.status %q: want available, partial, stale or unavailable", f.State.Status)
 		}
 	}
-	out := make([]*Target, 0, len(f.Targets))
+	out := make([]*fleetgraph.Target, 0, len(f.Targets))
 	seen := map[string]int{}
 	for i, ft := range f.Targets {
 		at := fmt.Sprintf("targets[%d]", i)
 		if ft.Service == "" || ft.Name == "" {
 			return nil, "", fmt.Errorf("%s: service and name are required", at)
 		}
-		t := &Target{Scope: ft.Scope, Kind: ft.Kind, Name: ft.Name, Service: ft.Service, Labels: ft.Labels,
-			RequestedRef: ft.RequestedRef, ResolvedRef: ft.ResolvedRef, Digest: ft.Digest, Compliance: Status(ft.Compliance)}
+		t := &fleetgraph.Target{Scope: ft.Scope, Kind: ft.Kind, Name: ft.Name, Service: ft.Service, Labels: ft.Labels,
+			RequestedRef: ft.RequestedRef, ResolvedRef: ft.ResolvedRef, Digest: ft.Digest, Compliance: fleetgraph.Status(ft.Compliance)}
 		if t.Compliance != "" && !t.Compliance.Valid() {
-			return nil, "", fmt.Errorf("%s.compliance %q: want one of %v", at, ft.Compliance, Statuses())
+			return nil, "", fmt.Errorf("%s.compliance %q: want one of %v", at, ft.Compliance, fleetgraph.Statuses())
 		}
 		if ft.Coverage != nil {
-			t.Coverage = &Coverage{Evaluated: ft.Coverage.Evaluated, Required: ft.Coverage.Required}
+			t.Coverage = &fleetgraph.Coverage{Evaluated: ft.Coverage.Evaluated, Required: ft.Coverage.Required}
 		}
 		if ft.EvidenceAt != nil {
 			t.EvidenceAt = ft.EvidenceAt.UTC()
@@ -474,7 +598,7 @@ func DecodeTargetState(raw []byte) ([]*Target, string, error) {
 			if fd.Code == "" {
 				return nil, "", fmt.Errorf("%s.findings[%d]: code is required", at, j)
 			}
-			t.Findings = append(t.Findings, Finding{Code: fd.Code, Severity: fd.Severity, Category: fd.Category, SubjectKind: fd.SubjectKind, SubjectName: fd.SubjectName, Message: fd.Message})
+			t.Findings = append(t.Findings, fleetgraph.Finding{Code: fd.Code, Severity: fd.Severity, Category: fd.Category, SubjectKind: fd.SubjectKind, SubjectName: fd.SubjectName, Message: fd.Message})
 		}
 		if prev, dup := seen[t.Key()]; dup {
 			return nil, "", fmt.Errorf("%s duplicates targets[%d] (%s)", at, prev, t.Key())

@@ -1,4 +1,4 @@
-package fleetgraph
+package source
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/fleetgraph"
 )
 
 // RefError codes.
@@ -101,7 +102,7 @@ func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, er
 	if d == "" {
 		dg, err := l.opts.Client.Resolve(ctx, r)
 		if err != nil {
-			se := SanitizeError(err)
+			se := fleetgraph.SanitizeError(err)
 			return nil, &RefError{Code: se.Code, Ref: ref, Message: ref + ": " + se.Message}
 		}
 		d = dg.String()
@@ -115,7 +116,7 @@ func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, er
 	pinned := oci.Scheme + oci.Reference{Registry: r.Registry, Repository: r.Repository, Digest: d}.String()
 	b, err = bundle.Load(ctx, pinned, &bundle.LoadOptions{Client: l.opts.Client})
 	if err != nil {
-		se := SanitizeError(err)
+		se := fleetgraph.SanitizeError(err)
 		return nil, &RefError{Code: se.Code, Ref: ref, Message: ref + ": " + se.Message}
 	}
 	l.mu.Lock()

@@ -1,7 +1,8 @@
-package fleetgraph
+package diff
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -14,6 +15,10 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
 )
+
+// ErrNoContract is returned for a bundle whose pacto.yaml did not parse: it
+// has no contract to compare.
+var ErrNoContract = errors.New("the bundle's pacto.yaml did not parse, so it has no service identity")
 
 // Change classifications, least to most severe.
 const (

@@ -1,0 +1,14 @@
+// Package source feeds a fleetgraph.Builder from laptop and CI sources:
+// bundle directories below a local root ([LocalSource]), published
+// bundles by OCI reference ([OCISource]) and Pacto's
+// pacto.dev/fleet-targets/v1 target-state file ([TargetStateSource]).
+//
+// [Populate] collects every source once, with the caller's context, and
+// publishes one snapshot.
+//
+// [RefLoader] loads the two bundles pacto_impact compares: oci:// refs
+// through the registry client, local directories confined to a workspace.
+//
+// It imports fleetgraph, bundle and its sub-packages; never
+// Kubernetes and never MCP.
+package source
