@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -41,8 +43,26 @@ type document struct {
 	version string // as declared: 2.0, 3.0.3, 3.1.0…
 	v30     bool   // OpenAPI 3.0 schema dialect (also converted Swagger 2.0)
 	order   []pathOrder
+	// kin-openapi's model is loaded on first use (a tool's first call):
+	// it costs more than the whole projection on a large API.
+	kinData []byte
+	kinOnce sync.Once
 	kin     *openapi3.T // nil when kin-openapi could not load the document
 	kinErr  error
+	// decoded holds the hashes of the schemas checkSchemas has decoded.
+	decoded map[[sha256.Size]byte]bool
+}
+
+// kinDoc returns kin-openapi's model of the document, loading it once.
+func (d *document) kinDoc() *openapi3.T {
+	d.kinOnce.Do(func() {
+		if d.kinData == nil {
+			return // d.kinErr says why
+		}
+		d.kin, d.kinErr = loadKin(d.fsys, d.file, d.kinData)
+		d.kinData = nil
+	})
+	return d.kin
 }
 
 // pathOrder is one path key and its method keys, in document order.
@@ -62,15 +82,26 @@ func loadDocument(fsys fs.FS, file string) (*document, error) {
 }
 
 func parseDocument(fsys fs.FS, file string, data []byte) (*document, error) {
-	tree, err := contract.DecodeGenericLimit(data, maxSpecBytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	var tree any
+	var order []pathOrder
+	if contract.IsJSON(file, data) {
+		t, keys, err := contract.DecodeJSON(data, maxSpecBytes, 3)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		tree, order = t, jsonPathOrder(keys)
+	} else {
+		t, err := contract.DecodeGenericLimit(data, maxSpecBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		tree, order = t, pathOrderOf(data)
 	}
 	root, _ := tree.(map[string]any)
 	if root == nil {
 		return nil, fmt.Errorf("%s: the document is not a mapping", file)
 	}
-	d := &document{fsys: fsys, file: file, trees: map[string]any{file: root}, root: root, order: pathOrderOf(data)}
+	d := &document{fsys: fsys, file: file, trees: map[string]any{file: root}, root: root, order: order}
 	switch sw, oa := scalarString(root["swagger"]), scalarString(root["openapi"]); {
 	case strings.HasPrefix(sw, "2."):
 		d.version, d.v30 = sw, true
@@ -80,10 +111,13 @@ func parseDocument(fsys fs.FS, file string, data []byte) (*document, error) {
 	case strings.HasPrefix(oa, "3."):
 		d.version = oa
 		d.v30 = strings.HasPrefix(oa, "3.0")
-		if raw, err := json.Marshal(root); err != nil {
+		// kin-openapi loads JSON (see loadKin), on a tool's first call.
+		if contract.IsJSON(file, data) {
+			d.kinData = data
+		} else if raw, err := json.Marshal(root); err != nil {
 			d.kinErr = err
 		} else {
-			d.kin, d.kinErr = loadKin(fsys, file, raw)
+			d.kinData = raw
 		}
 	default:
 		return nil, fmt.Errorf("%s: neither `openapi: 3.x` nor `swagger: \"2.0\"` is declared", file)
@@ -116,7 +150,7 @@ func (d *document) convertSwagger() (err error) {
 	}
 	d.root = tree
 	d.trees[d.file] = tree
-	d.kin, d.kinErr = loadKin(d.fsys, d.file, raw3)
+	d.kinData = raw3
 	return nil
 }
 
@@ -180,6 +214,22 @@ func pathOrderOf(data []byte) []pathOrder {
 				if k := item.Content[j].Value; slices.Contains(methods, k) {
 					po.methods = append(po.methods, k)
 				}
+			}
+		}
+		out = append(out, po)
+	}
+	return out
+}
+
+// jsonPathOrder is pathOrderOf for a JSON document, from the key order
+// contract.DecodeJSON recorded.
+func jsonPathOrder(keys map[string][]string) []pathOrder {
+	var out []pathOrder
+	for _, p := range keys["/paths"] {
+		po := pathOrder{path: p}
+		for _, k := range keys["/paths/"+escapePointer(p)] {
+			if slices.Contains(methods, k) {
+				po.methods = append(po.methods, k)
 			}
 		}
 		out = append(out, po)
@@ -297,7 +347,7 @@ func (d *document) tree(file string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := contract.DecodeGenericLimit(data, maxSpecBytes)
+	t, err := contract.DecodeDocument(file, data, maxSpecBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,16 @@ import (
 // count (they become $defs entries).
 const maxSchemaDepth = 64
 
+// maxToolDefs bounds the definitions one tool's input schema may carry in
+// its $defs: each tool definition is sent whole in tools/list, so a request
+// body that reaches an API's whole schema graph would repeat it in every
+// tool.
+const maxToolDefs = 256
+
+// MaxInputSchemaBytes bounds one tool's input schema as JSON: every tool
+// definition is sent whole in a tools/list page.
+const MaxInputSchemaBytes = 256 << 10
+
 // Keywords whose value is one schema, a map of schemas, or a list of
 // schemas. Everything else is copied as a value.
 var (
@@ -71,10 +81,17 @@ func (c *converter) ref(n map[string]any, ref, file string, depth int) any {
 	id := tfile + "#" + frag
 	key, seen := c.keys[id]
 	if !seen {
+		if len(c.defs) >= maxToolDefs {
+			c.fail(fmt.Errorf("the input schema reaches more than %d definitions through $ref; a tool definition that large is not served", maxToolDefs))
+			return map[string]any{}
+		}
 		key = c.defKey(frag)
 		c.keys[id] = key
 		c.defs[key] = map[string]any{} // placeholder: a cycle back here ends at the reference
-		c.defs[key] = c.schema(target, tfile, depth+1)
+		// A definition's own nesting counts from zero: a long chain of
+		// references (common in large APIs) is bounded by the number of
+		// definitions, each converted once, not by maxSchemaDepth.
+		c.defs[key] = c.schema(target, tfile, 0)
 	}
 	local := "#/$defs/" + escapePointer(key)
 	if c.doc.v30 || len(n) == 1 {
@@ -134,6 +151,18 @@ func (c *converter) object(n map[string]any, file string, depth int) map[string]
 			}
 		default:
 			out[k] = v
+		}
+	}
+	if p, ok := out["pattern"].(string); ok {
+		if _, err := regexp.Compile(p); err != nil {
+			c.fail(fmt.Errorf("pattern %q is not a regular expression: %w", p, err))
+		}
+	}
+	if pp, ok := out["patternProperties"].(map[string]any); ok {
+		for p := range pp {
+			if _, err := regexp.Compile(p); err != nil {
+				c.fail(fmt.Errorf("patternProperties key %q is not a regular expression: %w", p, err))
+			}
 		}
 	}
 	if props, ok := n["properties"].(map[string]any); ok {
