@@ -23,7 +23,7 @@ import (
 
 // Bounds on what one interface may make the projection read.
 const (
-	maxSpecBytes = 16 << 20 // one spec file
+	maxSpecBytes = 16 << 20 // one spec file, unless Options.MaxSpecBytes is larger
 	maxSpecFiles = 64       // files reached through $ref
 	maxRefHops   = 64       // a chain of $ref to $ref to …
 )
@@ -36,13 +36,14 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 // of names, schemas and serialization rules) plus, when kin-openapi can load
 // it, its typed model (used to validate requests before they are sent).
 type document struct {
-	fsys    fs.FS
-	file    string         // bundle path of the spec
-	trees   map[string]any // bundle path → decoded tree, for $refs into other files
-	root    map[string]any
-	version string // as declared: 2.0, 3.0.3, 3.1.0…
-	v30     bool   // OpenAPI 3.0 schema dialect (also converted Swagger 2.0)
-	order   []pathOrder
+	fsys     fs.FS
+	file     string         // bundle path of the spec
+	maxBytes int            // the largest spec file read
+	trees    map[string]any // bundle path → decoded tree, for $refs into other files
+	root     map[string]any
+	version  string // as declared: 2.0, 3.0.3, 3.1.0…
+	v30      bool   // OpenAPI 3.0 schema dialect (also converted Swagger 2.0)
+	order    []pathOrder
 	// kin-openapi's model is loaded on first use (a tool's first call):
 	// it costs more than the whole projection on a large API.
 	kinData []byte
@@ -51,6 +52,13 @@ type document struct {
 	kinErr  error
 	// decoded holds the hashes of the schemas checkSchemas has decoded.
 	decoded map[[sha256.Size]byte]bool
+}
+
+// release drops what only projection reads: the decoded trees of a large
+// API are most of the memory a server would otherwise keep for its
+// lifetime. Calls read their operation's own fields and kinDoc.
+func (d *document) release() {
+	d.trees, d.root, d.order, d.decoded = nil, nil, nil, nil
 }
 
 // kinDoc returns kin-openapi's model of the document, loading it once.
@@ -73,25 +81,25 @@ type pathOrder struct {
 
 // loadDocument reads and decodes the spec at file in fsys. Swagger 2.0 is
 // converted to OpenAPI 3.0 first.
-func loadDocument(fsys fs.FS, file string) (*document, error) {
+func loadDocument(fsys fs.FS, file string, maxBytes int) (*document, error) {
 	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	return parseDocument(fsys, file, data)
+	return parseDocument(fsys, file, data, maxBytes)
 }
 
-func parseDocument(fsys fs.FS, file string, data []byte) (*document, error) {
+func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*document, error) {
 	var tree any
 	var order []pathOrder
 	if contract.IsJSON(file, data) {
-		t, keys, err := contract.DecodeJSON(data, maxSpecBytes, 3)
+		t, keys, err := contract.DecodeJSON(data, maxBytes, 3)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		tree, order = t, jsonPathOrder(keys)
 	} else {
-		t, err := contract.DecodeGenericLimit(data, maxSpecBytes)
+		t, err := contract.DecodeGenericLimit(data, maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -101,7 +109,7 @@ func parseDocument(fsys fs.FS, file string, data []byte) (*document, error) {
 	if root == nil {
 		return nil, fmt.Errorf("%s: the document is not a mapping", file)
 	}
-	d := &document{fsys: fsys, file: file, trees: map[string]any{file: root}, root: root, order: order}
+	d := &document{fsys: fsys, file: file, maxBytes: maxBytes, trees: map[string]any{file: root}, root: root, order: order}
 	switch sw, oa := scalarString(root["swagger"]), scalarString(root["openapi"]); {
 	case strings.HasPrefix(sw, "2."):
 		d.version, d.v30 = sw, true
@@ -347,7 +355,7 @@ func (d *document) tree(file string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := contract.DecodeDocument(file, data, maxSpecBytes)
+	t, err := contract.DecodeDocument(file, data, d.maxBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -191,7 +191,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	if !fs.ValidPath(s.file) {
 		return nil, sum, fmt.Errorf("ref %q leaves the bundle", s.file)
 	}
-	d, err := loadDocument(fsys, s.file)
+	d, err := loadDocument(fsys, s.file, int(max(p.opts.MaxSpecBytes, maxSpecBytes)))
 	if err != nil {
 		return nil, sum, err
 	}
@@ -220,6 +220,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	for _, pm := range d.operationsInOrder() {
 		ops = append(ops, p.operation(ifc, prefix, pm[0], pm[1]))
 	}
+	d.release()
 	return ops, sum, nil
 }
 

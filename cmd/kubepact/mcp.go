@@ -48,7 +48,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			}
 			opts.Registry = client
 			if len(args) == 1 {
-				cb, err := capOpts.loadCapability(ctx, args[0], client, os.Stderr, "kubepact mcp")
+				cb, err := capOpts.loadCapability(ctx, args[0], client, &reg.limits, os.Stderr, "kubepact mcp")
 				if err != nil {
 					return &exitError{code: 2, msg: err.Error()}
 				}

@@ -17,6 +17,9 @@ type registryOptions struct {
 	dockerConfigJSON string
 	cacheDir         string
 	noCache          bool
+	// limits bound the bundles loaded, local or pulled; every command that
+	// reaches a registry also loads bundles, so they are bound here.
+	limits limitOptions
 }
 
 func (o *registryOptions) BindFlags(fs *pflag.FlagSet) {
@@ -25,12 +28,18 @@ func (o *registryOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.dockerConfigJSON, "registry-secret-file", "", "a .dockerconfigjson file, as a Kubernetes pull Secret holds, with registry credentials")
 	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "content cache for pulled bundles, keyed by digest")
 	fs.BoolVar(&o.noCache, "no-cache", false, "do not read or write the content cache")
+	o.limits.BindFlags(fs)
 }
 
 func (o *registryOptions) client() (*oci.Client, error) {
+	lim, err := o.limits.limits()
+	if err != nil {
+		return nil, err
+	}
 	opts := &oci.ClientOptions{
 		PlainHTTP:        o.plainHTTP,
 		DockerConfigPath: o.dockerConfig,
+		Limits:           lim,
 	}
 	if !o.noCache {
 		opts.CacheDir = o.cacheDir
