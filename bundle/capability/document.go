@@ -50,6 +50,8 @@ type document struct {
 	kinOnce sync.Once
 	kin     *openapi3.T // nil when kin-openapi could not load the document
 	kinErr  error
+	// anchors maps file → $anchor name → JSON pointer, built on first use.
+	anchors map[string]map[string]string
 	// decoded holds the hashes of the schemas checkSchemas has decoded.
 	decoded map[[sha256.Size]byte]bool
 }
@@ -58,7 +60,49 @@ type document struct {
 // API are most of the memory a server would otherwise keep for its
 // lifetime. Calls read their operation's own fields and kinDoc.
 func (d *document) release() {
-	d.trees, d.root, d.order, d.decoded = nil, nil, nil, nil
+	d.trees, d.root, d.order, d.decoded, d.anchors = nil, nil, nil, nil, nil
+}
+
+// anchor returns the pointer of the schema in file whose $anchor is name.
+// An anchor declared twice in a file resolves to neither.
+func (d *document) anchor(file string, tree any, name string) (string, bool) {
+	if d.anchors == nil {
+		d.anchors = map[string]map[string]string{}
+	}
+	idx, ok := d.anchors[file]
+	if !ok {
+		idx = map[string]string{}
+		dup := map[string]bool{}
+		var walk func(n any, p string, depth int)
+		walk = func(n any, p string, depth int) {
+			if depth > contract.MaxDepth {
+				return
+			}
+			switch x := n.(type) {
+			case map[string]any:
+				if a, ok := x["$anchor"].(string); ok {
+					if _, seen := idx[a]; seen {
+						dup[a] = true
+					}
+					idx[a] = p
+				}
+				for k, v := range x {
+					walk(v, p+"/"+escapePointer(k), depth+1)
+				}
+			case []any:
+				for i, v := range x {
+					walk(v, p+"/"+strconv.Itoa(i), depth+1)
+				}
+			}
+		}
+		walk(tree, "", 0)
+		for a := range dup {
+			delete(idx, a)
+		}
+		d.anchors[file] = idx
+	}
+	p, ok := idx[name]
+	return p, ok
 }
 
 // kinDoc returns kin-openapi's model of the document, loading it once.

@@ -418,6 +418,18 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	}
 	if op.body != nil {
 		props["body"] = op.body.schema
+	}
+	for name, s := range props {
+		// A boolean schema (3.1) is valid JSON Schema, but MCP types each
+		// property of an input schema as an object.
+		if b, ok := s.(bool); ok {
+			props[name] = map[string]any{}
+			if !b {
+				props[name] = map[string]any{"not": map[string]any{}}
+			}
+		}
+	}
+	if op.body != nil {
 		if op.body.required {
 			required = append(required, "body")
 		}

@@ -3,6 +3,7 @@ package capability
 import (
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,6 +45,42 @@ type converter struct {
 	defs map[string]any    // $defs key → converted schema
 	keys map[string]string // file#fragment → $defs key
 	err  error             // the first unresolvable reference
+	// base is the file and pointer of the definition being converted: the
+	// schema resource a "#/$defs/…" reference inside it may mean.
+	base [2]string
+}
+
+// resolve follows a schema's $ref and returns its target, the target's
+// file and its JSON pointer there. Besides JSON pointers it follows the
+// two OpenAPI 3.1 forms a pointer from the document root does not reach:
+// "#name", a schema's $anchor, and "#/$defs/…" written inside a component
+// schema for that schema's own $defs.
+func (c *converter) resolve(file, ref string) (any, string, string, error) {
+	target, tfile, err := c.doc.resolve(file, ref)
+	before, frag, _ := strings.Cut(ref, "#")
+	if err == nil {
+		return target, tfile, frag, nil
+	}
+	tfile = file
+	if before != "" {
+		tfile = path.Join(path.Dir(file), before)
+	}
+	tree, terr := c.doc.tree(tfile)
+	if terr != nil {
+		return nil, "", "", err
+	}
+	switch {
+	case frag != "" && !strings.HasPrefix(frag, "/"):
+		if p, ok := c.doc.anchor(tfile, tree, frag); ok {
+			node, _ := pointer(tree, p)
+			return node, tfile, p, nil
+		}
+	case strings.HasPrefix(frag, "/$defs/") && c.base[0] == tfile && c.base[1] != "":
+		if node, ok := pointer(tree, c.base[1]+frag); ok {
+			return node, tfile, c.base[1] + frag, nil
+		}
+	}
+	return nil, "", "", err
 }
 
 func newConverter(d *document) *converter {
@@ -72,12 +109,11 @@ func (c *converter) schema(node any, file string, depth int) any {
 // ref converts a $ref into a reference to its $defs entry, converting the
 // target the first time it is met.
 func (c *converter) ref(n map[string]any, ref, file string, depth int) any {
-	target, tfile, err := c.doc.resolve(file, ref)
+	target, tfile, frag, err := c.resolve(file, ref)
 	if err != nil {
 		c.fail(err)
 		return map[string]any{}
 	}
-	_, frag, _ := strings.Cut(ref, "#")
 	id := tfile + "#" + frag
 	key, seen := c.keys[id]
 	if !seen {
@@ -91,7 +127,10 @@ func (c *converter) ref(n map[string]any, ref, file string, depth int) any {
 		// A definition's own nesting counts from zero: a long chain of
 		// references (common in large APIs) is bounded by the number of
 		// definitions, each converted once, not by maxSchemaDepth.
+		outer := c.base
+		c.base = [2]string{tfile, frag}
 		c.defs[key] = c.schema(target, tfile, 0)
+		c.base = outer
 	}
 	local := "#/$defs/" + escapePointer(key)
 	if c.doc.v30 || len(n) == 1 {
