@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 	"slices"
 
 	"github.com/go-logr/logr"
@@ -60,6 +61,11 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			s, err := mcp.New(opts)
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
+			}
+			if opts.Capability != nil {
+				// Projecting a large API leaves most of its garbage behind
+				// (decoded documents); hand it back before serving.
+				debug.FreeOSMemory()
 			}
 			return s.Run(ctx)
 		},
