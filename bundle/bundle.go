@@ -207,7 +207,7 @@ func checkLimits(fsys fs.FS, files []string, lim archive.Limits) error {
 		}
 	}
 	if n := len(files) + len(dirs); n > lim.MaxEntries {
-		return &archive.Error{Kind: archive.ErrLimit,
+		return &archive.Error{Kind: archive.ErrLimit, Limit: archive.LimitEntries,
 			Detail: fmt.Sprintf("%d entries (%d files and the %d directories holding them): more than %d entries, the limit of entries a bundle may hold", n, len(files), len(dirs), lim.MaxEntries)}
 	}
 	var total int64
@@ -218,12 +218,12 @@ func checkLimits(fsys fs.FS, files []string, lim archive.Limits) error {
 		}
 		size := st.Size()
 		if size > lim.MaxFileBytes {
-			return &archive.Error{Entry: p, Kind: archive.ErrLimit,
+			return &archive.Error{Entry: p, Kind: archive.ErrLimit, Limit: archive.LimitFile,
 				Detail: fmt.Sprintf("size %d bytes exceeds the per-file limit of %d bytes", size, lim.MaxFileBytes)}
 		}
 		if total += size; total > lim.MaxTotalBytes {
-			return &archive.Error{Entry: p, Kind: archive.ErrLimit,
-				Detail: fmt.Sprintf("contents exceed the total limit of %d bytes", lim.MaxTotalBytes)}
+			return &archive.Error{Entry: p, Kind: archive.ErrLimit, Limit: archive.LimitTotal,
+				Detail: fmt.Sprintf("contents of at least %d bytes exceed the total limit of %d bytes", total, lim.MaxTotalBytes)}
 		}
 	}
 	return nil

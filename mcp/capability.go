@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,19 +120,32 @@ func (s *Server) capabilityTools() ([]*tool, error) {
 
 // generatedTool wraps one projected operation.
 func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error) {
-	var input jsonschema.Schema
-	if err := json.Unmarshal(ct.InputSchema, &input); err != nil {
-		return nil, err
+	if !json.Valid(ct.InputSchema) {
+		return nil, errors.New("the input schema is not JSON")
 	}
 	title := ct.Title
 	if title == "" {
 		title = ct.Method + " " + ct.Path
 	}
-	dec, err := newArgDecoderResolved(&input, ct.ArgumentSchemas())
-	if err != nil {
-		return nil, err
+	// The decoder is built on the tool's first call: a large API's tools
+	// are registered without compiling a schema for the ones never called.
+	var (
+		decOnce sync.Once
+		dec     *argDecoder
+		decErr  error
+	)
+	decoder := func() (*argDecoder, error) {
+		decOnce.Do(func() {
+			var input jsonschema.Schema
+			if decErr = json.Unmarshal(ct.InputSchema, &input); decErr != nil {
+				return
+			}
+			if dec, decErr = newArgDecoderResolved(&input, ct.ArgumentSchemas()); decErr == nil {
+				dec.encoded = false // a string is a value of its own here
+			}
+		})
+		return dec, decErr
 	}
-	dec.encoded = false // a string is a value of its own here
 	refuse := func(diags []capability.Diagnostic) *sdk.CallToolResult {
 		msgs := make([]string, len(diags))
 		for i, d := range diags {
@@ -155,10 +169,14 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 		title:       title,
 		description: ct.Description,
 		hints:       hints{readOnly: ct.Hints.ReadOnly, destructive: ct.Hints.Destructive, idempotent: ct.Hints.Idempotent, openWorld: ct.Hints.OpenWorld},
-		input:       &input,
+		inputJSON:   ct.InputSchema,
 		output:      output,
 		generated:   true,
 		call: func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
+			dec, err := decoder()
+			if err != nil {
+				return errorResult(fmt.Errorf("the tool's input schema could not be compiled: %w", err))
+			}
 			values, diags := dec.checkAll(args)
 			if len(diags) > 0 {
 				return refuse(diags)

@@ -40,6 +40,12 @@ const (
 	FamilyCapability Family = "capability"
 )
 
+// ListPageSize is the number of tools (resources, prompts) in one page of
+// a list: with each tool's input schema bounded by the projection
+// (capability.MaxInputSchemaBytes), a page of a large API stays a few
+// megabytes at most.
+const ListPageSize = 50
+
 // Defaults applied by [New] to zero fields of [Options].
 const (
 	DefaultPort            = 8585

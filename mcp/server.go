@@ -148,6 +148,10 @@ func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 		Instructions: s.instructions(),
 		Logger:       sdkLogger(s.log.WithName("sdk")),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		// Pages of a bounded number of tools, each of bounded size (see
+		// capability's per-tool schema bound): a large API's tools/list
+		// stays within what a client reads as one message.
+		PageSize: ListPageSize,
 	}
 	if s.fixtures != nil {
 		s.fixtures.configure(sopts)

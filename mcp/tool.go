@@ -27,8 +27,13 @@ type tool struct {
 	description string
 	hints       hints
 	input       *jsonschema.Schema // type object, additionalProperties false
-	output      *jsonschema.Schema // the success shape
-	generated   bool               // projected from a bundle's OpenAPI operation; never pacto_*
+	// inputJSON, when set, is the input schema already encoded (a generated
+	// tool's projection); input is then nil. Decoding a large API's schemas
+	// into jsonschema.Schema values only to encode them again took most of
+	// the start-up time.
+	inputJSON json.RawMessage
+	output    *jsonschema.Schema // the success shape
+	generated bool               // projected from a bundle's OpenAPI operation; never pacto_*
 	// call answers one tools/call with the raw arguments. It never panics
 	// out (see handler) and always returns a result.
 	call func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult
@@ -107,7 +112,7 @@ func (t *tool) sdkTool() *sdk.Tool {
 		Name:         t.name,
 		Title:        t.title,
 		Description:  t.description,
-		InputSchema:  encodedSchema(t.input),
+		InputSchema:  t.encodedInput(),
 		OutputSchema: encodedSchema(withErrorAlternative(t.output)),
 		Annotations: &sdk.ToolAnnotations{
 			Title:           t.title,
@@ -117,6 +122,16 @@ func (t *tool) sdkTool() *sdk.Tool {
 			OpenWorldHint:   new(t.hints.openWorld),
 		},
 	}
+}
+
+func (t *tool) encodedInput() any {
+	if t.inputJSON != nil {
+		if shaped, err := mcpShape(t.inputJSON); err == nil {
+			return json.RawMessage(shaped)
+		}
+		return t.inputJSON
+	}
+	return encodedSchema(t.input)
 }
 
 // encodedSchema returns s as JSON in the shape every MCP client accepts

@@ -63,6 +63,13 @@ func (l Limits) StreamBytes() int64 {
 	return l.MaxTotalBytes + int64(l.MaxEntries)*entryOverhead + streamSlack
 }
 
+// The limits an *Error with Kind ErrLimit names, one per field of Limits.
+const (
+	LimitFile    = "file"    // MaxFileBytes
+	LimitTotal   = "total"   // MaxTotalBytes
+	LimitEntries = "entries" // MaxEntries
+)
+
 // Errors returned by Extract wrap one of these kinds, so callers can tell a
 // hostile or oversized archive from a broken one with errors.Is.
 var (
@@ -83,6 +90,10 @@ type Error struct {
 	Kind error
 	// Detail says what was wrong, naming the limit or rule.
 	Detail string
+	// Limit names the limit an ErrLimit error broke: LimitFile,
+	// LimitTotal or LimitEntries (a decompression bomb breaks LimitTotal),
+	// so a command can say which flag raises it.
+	Limit string
 	// Err is the underlying error, if any.
 	Err error
 }
@@ -147,7 +158,7 @@ func Extract(r io.Reader, lim Limits) (*FS, error) {
 		}
 		entries++
 		if entries > lim.MaxEntries {
-			return nil, &Error{Entry: hdr.Name, Kind: ErrLimit,
+			return nil, &Error{Entry: hdr.Name, Kind: ErrLimit, Limit: LimitEntries,
 				Detail: fmt.Sprintf("more than %d entries (entry limit)", lim.MaxEntries)}
 		}
 		prev = hdr.Name
@@ -175,12 +186,12 @@ func Extract(r io.Reader, lim Limits) (*FS, error) {
 				return nil, err
 			}
 			if hdr.Size > lim.MaxFileBytes {
-				return nil, &Error{Entry: hdr.Name, Kind: ErrLimit,
+				return nil, &Error{Entry: hdr.Name, Kind: ErrLimit, Limit: LimitFile,
 					Detail: fmt.Sprintf("size %d bytes exceeds the per-file limit of %d bytes", hdr.Size, lim.MaxFileBytes)}
 			}
 			if total+hdr.Size > lim.MaxTotalBytes {
-				return nil, &Error{Entry: hdr.Name, Kind: ErrLimit,
-					Detail: fmt.Sprintf("contents exceed the total limit of %d bytes", lim.MaxTotalBytes)}
+				return nil, &Error{Entry: hdr.Name, Kind: ErrLimit, Limit: LimitTotal,
+					Detail: fmt.Sprintf("contents of at least %d bytes exceed the total limit of %d bytes", total+hdr.Size, lim.MaxTotalBytes)}
 			}
 			// The size is now known to be within limits; ReadFull counts the
 			// bytes that really arrive, so a lying header is a short read.
@@ -286,7 +297,7 @@ func gzipError(err error) error {
 func streamError(err error, after string) error {
 	var limit *limitError
 	if errors.As(err, &limit) {
-		return &Error{Entry: after, Kind: ErrLimit, Detail: limit.Error()}
+		return &Error{Entry: after, Kind: ErrLimit, Limit: LimitTotal, Detail: limit.Error()}
 	}
 	detail := "corrupt archive"
 	if errors.Is(err, io.ErrUnexpectedEOF) {

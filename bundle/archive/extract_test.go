@@ -89,7 +89,7 @@ func TestExtractRejectsHostileArchives(t *testing.T) {
 		{name: "total over limit", lim: small, input: tgz(t,
 			file("a", strings.Repeat("x", 1000)), file("b", strings.Repeat("x", 1000)),
 			file("c", strings.Repeat("x", 1000)), file("d", strings.Repeat("x", 1000)), file("e", strings.Repeat("x", 1000))),
-			kind: archive.ErrLimit, want: `entry "e": contents exceed the total limit of 4096 bytes`},
+			kind: archive.ErrLimit, want: `entry "e": contents of at least 5000 bytes exceed the total limit of 4096 bytes`},
 		{name: "too many entries", lim: small, input: tgz(t,
 			dir("d/"), file("d/1", ""), file("d/2", ""), file("d/3", ""), file("d/4", ""), file("d/5", ""),
 			file("d/6", ""), file("d/7", ""), file("d/8", "")),

@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -21,7 +23,7 @@ import (
 
 // Bounds on what one interface may make the projection read.
 const (
-	maxSpecBytes = 16 << 20 // one spec file
+	maxSpecBytes = 16 << 20 // one spec file, unless Options.MaxSpecBytes is larger
 	maxSpecFiles = 64       // files reached through $ref
 	maxRefHops   = 64       // a chain of $ref to $ref to …
 )
@@ -34,15 +36,85 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 // of names, schemas and serialization rules) plus, when kin-openapi can load
 // it, its typed model (used to validate requests before they are sent).
 type document struct {
-	fsys    fs.FS
-	file    string         // bundle path of the spec
-	trees   map[string]any // bundle path → decoded tree, for $refs into other files
-	root    map[string]any
-	version string // as declared: 2.0, 3.0.3, 3.1.0…
-	v30     bool   // OpenAPI 3.0 schema dialect (also converted Swagger 2.0)
-	order   []pathOrder
+	fsys     fs.FS
+	file     string         // bundle path of the spec
+	maxBytes int            // the largest spec file read
+	trees    map[string]any // bundle path → decoded tree, for $refs into other files
+	root     map[string]any
+	version  string // as declared: 2.0, 3.0.3, 3.1.0…
+	v30      bool   // OpenAPI 3.0 schema dialect (also converted Swagger 2.0)
+	order    []pathOrder
+	// kin-openapi's model is loaded on first use (a tool's first call):
+	// it costs more than the whole projection on a large API.
+	kinData []byte
+	kinOnce sync.Once
 	kin     *openapi3.T // nil when kin-openapi could not load the document
 	kinErr  error
+	// anchors maps file → $anchor name → JSON pointer, built on first use.
+	anchors map[string]map[string]string
+	// decoded holds the hashes of the schemas checkSchemas has decoded.
+	decoded map[[sha256.Size]byte]bool
+}
+
+// release drops what only projection reads: the decoded trees of a large
+// API are most of the memory a server would otherwise keep for its
+// lifetime. Calls read their operation's own fields and kinDoc.
+func (d *document) release() {
+	d.trees, d.root, d.order, d.decoded, d.anchors = nil, nil, nil, nil, nil
+}
+
+// anchor returns the pointer of the schema in file whose $anchor is name.
+// An anchor declared twice in a file resolves to neither.
+func (d *document) anchor(file string, tree any, name string) (string, bool) {
+	if d.anchors == nil {
+		d.anchors = map[string]map[string]string{}
+	}
+	idx, ok := d.anchors[file]
+	if !ok {
+		idx = map[string]string{}
+		dup := map[string]bool{}
+		var walk func(n any, p string, depth int)
+		walk = func(n any, p string, depth int) {
+			if depth > contract.MaxDepth {
+				return
+			}
+			switch x := n.(type) {
+			case map[string]any:
+				if a, ok := x["$anchor"].(string); ok {
+					if _, seen := idx[a]; seen {
+						dup[a] = true
+					}
+					idx[a] = p
+				}
+				for k, v := range x {
+					walk(v, p+"/"+escapePointer(k), depth+1)
+				}
+			case []any:
+				for i, v := range x {
+					walk(v, p+"/"+strconv.Itoa(i), depth+1)
+				}
+			}
+		}
+		walk(tree, "", 0)
+		for a := range dup {
+			delete(idx, a)
+		}
+		d.anchors[file] = idx
+	}
+	p, ok := idx[name]
+	return p, ok
+}
+
+// kinDoc returns kin-openapi's model of the document, loading it once.
+func (d *document) kinDoc() *openapi3.T {
+	d.kinOnce.Do(func() {
+		if d.kinData == nil {
+			return // d.kinErr says why
+		}
+		d.kin, d.kinErr = loadKin(d.fsys, d.file, d.kinData)
+		d.kinData = nil
+	})
+	return d.kin
 }
 
 // pathOrder is one path key and its method keys, in document order.
@@ -53,24 +125,35 @@ type pathOrder struct {
 
 // loadDocument reads and decodes the spec at file in fsys. Swagger 2.0 is
 // converted to OpenAPI 3.0 first.
-func loadDocument(fsys fs.FS, file string) (*document, error) {
+func loadDocument(fsys fs.FS, file string, maxBytes int) (*document, error) {
 	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	return parseDocument(fsys, file, data)
+	return parseDocument(fsys, file, data, maxBytes)
 }
 
-func parseDocument(fsys fs.FS, file string, data []byte) (*document, error) {
-	tree, err := contract.DecodeGenericLimit(data, maxSpecBytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*document, error) {
+	var tree any
+	var order []pathOrder
+	if contract.IsJSON(file, data) {
+		t, keys, err := contract.DecodeJSON(data, maxBytes, 3)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		tree, order = t, jsonPathOrder(keys)
+	} else {
+		t, err := contract.DecodeGenericLimit(data, maxBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		tree, order = t, pathOrderOf(data)
 	}
 	root, _ := tree.(map[string]any)
 	if root == nil {
 		return nil, fmt.Errorf("%s: the document is not a mapping", file)
 	}
-	d := &document{fsys: fsys, file: file, trees: map[string]any{file: root}, root: root, order: pathOrderOf(data)}
+	d := &document{fsys: fsys, file: file, maxBytes: maxBytes, trees: map[string]any{file: root}, root: root, order: order}
 	switch sw, oa := scalarString(root["swagger"]), scalarString(root["openapi"]); {
 	case strings.HasPrefix(sw, "2."):
 		d.version, d.v30 = sw, true
@@ -80,10 +163,13 @@ func parseDocument(fsys fs.FS, file string, data []byte) (*document, error) {
 	case strings.HasPrefix(oa, "3."):
 		d.version = oa
 		d.v30 = strings.HasPrefix(oa, "3.0")
-		if raw, err := json.Marshal(root); err != nil {
+		// kin-openapi loads JSON (see loadKin), on a tool's first call.
+		if contract.IsJSON(file, data) {
+			d.kinData = data
+		} else if raw, err := json.Marshal(root); err != nil {
 			d.kinErr = err
 		} else {
-			d.kin, d.kinErr = loadKin(fsys, file, raw)
+			d.kinData = raw
 		}
 	default:
 		return nil, fmt.Errorf("%s: neither `openapi: 3.x` nor `swagger: \"2.0\"` is declared", file)
@@ -116,7 +202,7 @@ func (d *document) convertSwagger() (err error) {
 	}
 	d.root = tree
 	d.trees[d.file] = tree
-	d.kin, d.kinErr = loadKin(d.fsys, d.file, raw3)
+	d.kinData = raw3
 	return nil
 }
 
@@ -180,6 +266,22 @@ func pathOrderOf(data []byte) []pathOrder {
 				if k := item.Content[j].Value; slices.Contains(methods, k) {
 					po.methods = append(po.methods, k)
 				}
+			}
+		}
+		out = append(out, po)
+	}
+	return out
+}
+
+// jsonPathOrder is pathOrderOf for a JSON document, from the key order
+// contract.DecodeJSON recorded.
+func jsonPathOrder(keys map[string][]string) []pathOrder {
+	var out []pathOrder
+	for _, p := range keys["/paths"] {
+		po := pathOrder{path: p}
+		for _, k := range keys["/paths/"+escapePointer(p)] {
+			if slices.Contains(methods, k) {
+				po.methods = append(po.methods, k)
 			}
 		}
 		out = append(out, po)
@@ -297,7 +399,7 @@ func (d *document) tree(file string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := contract.DecodeGenericLimit(data, maxSpecBytes)
+	t, err := contract.DecodeDocument(file, data, d.maxBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,10 @@ func (t *Tool) Accepted() []string { return slices.Clone(t.op.validator.names) }
 // by Project, for a caller that checks arguments itself before
 // CallChecked. The map and the schemas are shared: read them, never
 // change them.
-func (t *Tool) ArgumentSchemas() map[string]*jsonschema.Resolved { return t.op.validator.props }
+func (t *Tool) ArgumentSchemas() map[string]*jsonschema.Resolved {
+	props, _ := t.op.validator.resolved() // built on first use; nil if they cannot be
+	return props
+}
 
 // Call checks args (a JSON object) and, when they are right, calls the
 // service. It returns an *ArgumentError, and sends nothing, when they are
@@ -205,9 +208,13 @@ func (op *operation) decodeArgs(raw json.RawMessage) (map[string]any, map[string
 // check validates the arguments against the input schema, one property at
 // a time: unknown names, then missing required ones, then each value.
 func (v *argValidator) check(args map[string]any) []Diagnostic {
+	props, err := v.resolved()
+	if err != nil {
+		return []Diagnostic{{Code: DiagInvalidValue, Message: "the tool's input schema could not be compiled: " + err.Error()}}
+	}
 	var diags []Diagnostic
 	for _, name := range sortedKeys(args) {
-		if _, ok := v.props[name]; !ok {
+		if _, ok := props[name]; !ok {
 			diags = append(diags, Diagnostic{Field: name, Code: DiagUnknown, Expected: "one of: " + orNone(v.names), Message: fmt.Sprintf("unknown argument %q", name)})
 		}
 	}
@@ -217,7 +224,7 @@ func (v *argValidator) check(args map[string]any) []Diagnostic {
 		}
 	}
 	for _, name := range sortedKeys(args) {
-		r, ok := v.props[name]
+		r, ok := props[name]
 		if !ok {
 			continue
 		}
@@ -340,7 +347,8 @@ func (op *operation) newRequest(ctx context.Context, r *request) (*http.Request,
 // kinValidate runs kin-openapi's request validator on a copy of the
 // request: parameters as serialized and the encoded body.
 func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *request) (diags []Diagnostic) {
-	if op.kinRoute == nil {
+	route := op.route()
+	if route == nil {
 		return nil
 	}
 	defer func() {
@@ -362,11 +370,11 @@ func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *requ
 		Request:    vreq,
 		PathParams: r.pathParams,
 		Route: &routers.Route{
-			Spec:      op.kinRoute.doc,
+			Spec:      route.doc,
 			Path:      op.path,
-			PathItem:  op.kinRoute.pathItem,
+			PathItem:  route.pathItem,
 			Method:    op.method,
-			Operation: op.kinRoute.op,
+			Operation: route.op,
 		},
 		Options: opts,
 	})

@@ -39,6 +39,10 @@ type Options struct {
 	// MaxResponseBytes caps the response body kept (default 1 MiB); a longer
 	// body is cut and the result says truncated.
 	MaxResponseBytes int64
+	// MaxSpecBytes is the largest OpenAPI document (or file it references)
+	// read, in bytes; values under 16 MiB keep 16 MiB. A command that raises
+	// a bundle's per-file limit raises this with it.
+	MaxSpecBytes int64
 	// Transport sends the requests; nil means a default transport. Redirects
 	// are never followed whatever the transport.
 	Transport http.RoundTripper

@@ -2,6 +2,7 @@ package capability
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"slices"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -190,7 +191,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	if !fs.ValidPath(s.file) {
 		return nil, sum, fmt.Errorf("ref %q leaves the bundle", s.file)
 	}
-	d, err := loadDocument(fsys, s.file)
+	d, err := loadDocument(fsys, s.file, int(max(p.opts.MaxSpecBytes, maxSpecBytes)))
 	if err != nil {
 		return nil, sum, err
 	}
@@ -219,6 +220,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	for _, pm := range d.operationsInOrder() {
 		ops = append(ops, p.operation(ifc, prefix, pm[0], pm[1]))
 	}
+	d.release()
 	return ops, sum, nil
 }
 
@@ -341,7 +343,8 @@ type operation struct {
 	schemes     map[string]bool       // scheme names the requirements mention
 	input       json.RawMessage
 	validator   *argValidator
-	kinRoute    *kinRoute // nil: no request validation by kin-openapi
+	kinOnce     sync.Once
+	kinRoute    *kinRoute // nil: no request validation by kin-openapi; set by route()
 	client      *http.Client
 	opts        *Options
 	err         error // why no tool can be built
@@ -415,6 +418,18 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	}
 	if op.body != nil {
 		props["body"] = op.body.schema
+	}
+	for name, s := range props {
+		// A boolean schema (3.1) is valid JSON Schema, but MCP types each
+		// property of an input schema as an object.
+		if b, ok := s.(bool); ok {
+			props[name] = map[string]any{}
+			if !b {
+				props[name] = map[string]any{"not": map[string]any{}}
+			}
+		}
+	}
+	if op.body != nil {
 		if op.body.required {
 			required = append(required, "body")
 		}
@@ -445,13 +460,22 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	if op.input, err = json.Marshal(input); err != nil {
 		return fmt.Errorf("input schema: %w", err)
 	}
-	if op.validator, err = newArgValidator(op.input, props, c.defs); err != nil {
-		return fmt.Errorf("input schema does not resolve as JSON Schema 2020-12: %w", err)
+	if len(op.input) > MaxInputSchemaBytes {
+		return fmt.Errorf("the input schema is %d bytes, more than the %d a tool definition may take (its $defs hold %d definitions)", len(op.input), MaxInputSchemaBytes, len(c.defs))
 	}
+	if err := d.checkSchemas(op.input); err != nil {
+		return fmt.Errorf("input schema is not JSON Schema 2020-12: %w", err)
+	}
+	op.validator = newArgValidator(op.input, props, c.defs, required)
 	op.accept = acceptHeader(d, opNode, file)
 	op.security, op.schemes = effectiveSecurity(d, opNode)
-	op.kinRoute = newKinRoute(d, op.path, op.method)
 	return nil
+}
+
+// route returns the operation's kin-openapi route, built on first use.
+func (op *operation) route() *kinRoute {
+	op.kinOnce.Do(func() { op.kinRoute = newKinRoute(op.iface.doc, op.path, op.method) })
+	return op.kinRoute
 }
 
 // describe returns the title and the description of an operation: summary
@@ -542,10 +566,11 @@ type kinRoute struct {
 // For OpenAPI 3.1 it checks the request's wire form against wireRoute's
 // copy of the operation; see there.
 func newKinRoute(d *document, pth, method string) *kinRoute {
-	if d.kin == nil || d.kin.Paths == nil {
+	kin := d.kinDoc()
+	if kin == nil || kin.Paths == nil {
 		return nil
 	}
-	item := d.kin.Paths.Value(pth)
+	item := kin.Paths.Value(pth)
 	if item == nil {
 		return nil
 	}
@@ -553,34 +578,102 @@ func newKinRoute(d *document, pth, method string) *kinRoute {
 	if kop == nil {
 		return nil
 	}
-	if d.kin.IsOpenAPI31OrLater() {
-		return wireRoute(d.kin, item, kop)
+	if kin.IsOpenAPI31OrLater() {
+		return wireRoute(kin, item, kop)
 	}
-	return &kinRoute{doc: d.kin, pathItem: item, op: kop}
+	return &kinRoute{doc: kin, pathItem: item, op: kop}
 }
 
 // argValidator checks arguments against the input schema: one resolved
-// schema per property, so every argument gets its own diagnostic.
+// schema per property, so every argument gets its own diagnostic. The
+// validators are built on the tool's first call and kept, so serving a
+// large API compiles nothing for the tools nobody calls. What would make
+// them fail to build (an unresolvable reference, a pattern that is no
+// regular expression) is found by the converter at projection, and the
+// operation withheld with the reason.
 type argValidator struct {
-	props    map[string]*jsonschema.Resolved
+	input    json.RawMessage
 	expected map[string]string
 	required []string
 	names    []string // sorted
+
+	once  sync.Once
+	props map[string]*jsonschema.Resolved
+	err   error
 }
 
-func newArgValidator(input json.RawMessage, props, defs map[string]any) (*argValidator, error) {
-	var whole jsonschema.Schema
+func newArgValidator(input json.RawMessage, props, defs map[string]any, required []any) *argValidator {
+	v := &argValidator{input: input, expected: map[string]string{}}
+	for _, r := range required {
+		v.required = append(v.required, r.(string))
+	}
+	for _, name := range sortedKeys(props) {
+		v.expected[name] = expectation(props[name], defs)
+		v.names = append(v.names, name)
+	}
+	return v
+}
+
+// checkSchemas checks that each property schema and each definition of an
+// input schema decodes as a JSON Schema: what makes a validator fail to
+// build once references and patterns are known to be right. Definitions
+// are shared by many tools of an API; each distinct one is decoded once
+// per document.
+func (d *document) checkSchemas(input json.RawMessage) error {
+	var whole struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(input, &whole); err != nil {
+		return err
+	}
+	if d.decoded == nil {
+		d.decoded = map[[sha256.Size]byte]bool{}
+	}
+	check := func(what, name string, raw json.RawMessage) error {
+		sum := sha256.Sum256(raw)
+		if d.decoded[sum] {
+			return nil
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("%s %s: %w", what, name, err)
+		}
+		d.decoded[sum] = true
+		return nil
+	}
+	for _, name := range sortedKeys(whole.Properties) {
+		if err := check("property", name, whole.Properties[name]); err != nil {
+			return err
+		}
+	}
+	for _, name := range sortedKeys(whole.Defs) {
+		if err := check("definition", name, whole.Defs[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolved returns the per-property validators, building them once.
+func (v *argValidator) resolved() (map[string]*jsonschema.Resolved, error) {
+	v.once.Do(func() { v.props, v.err = resolveProperties(v.input) })
+	return v.props, v.err
+}
+
+func resolveProperties(input json.RawMessage) (map[string]*jsonschema.Resolved, error) {
+	var whole struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       json.RawMessage            `json:"$defs"`
+	}
 	if err := json.Unmarshal(input, &whole); err != nil {
 		return nil, err
 	}
-	if _, err := whole.Resolve(nil); err != nil {
-		return nil, err
-	}
-	v := &argValidator{props: map[string]*jsonschema.Resolved{}, expected: map[string]string{}, required: slices.Clone(whole.Required)}
-	for _, name := range sortedKeys(props) {
-		sub := map[string]any{"allOf": []any{props[name]}}
-		if len(defs) > 0 {
-			sub["$defs"] = defs
+	out := make(map[string]*jsonschema.Resolved, len(whole.Properties))
+	for name, prop := range whole.Properties {
+		sub := map[string]json.RawMessage{"allOf": json.RawMessage("[" + string(prop) + "]")}
+		if len(whole.Defs) > 0 {
+			sub["$defs"] = whole.Defs
 		}
 		raw, err := json.Marshal(sub)
 		if err != nil {
@@ -594,11 +687,9 @@ func newArgValidator(input json.RawMessage, props, defs map[string]any) (*argVal
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", name, err)
 		}
-		v.props[name] = r
-		v.expected[name] = expectation(props[name], defs)
-		v.names = append(v.names, name)
+		out[name] = r
 	}
-	return v, nil
+	return out, nil
 }
 
 func setOf(list []string) map[string]bool {

@@ -3,6 +3,7 @@ package capability
 import (
 	"encoding/json"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -57,5 +58,31 @@ func TestProjectExamples(t *testing.T) {
 				t.Logf("%s %s", tl.Name, tl.InputSchema)
 			}
 		})
+	}
+}
+
+// TestProjectJSONDocument: a JSON document is read as JSON (an escaped
+// surrogate pair is one character, which YAML would refuse) and its
+// operations keep the order the text gives them.
+func TestProjectJSONDocument(t *testing.T) {
+	doc := `{"openapi": "3.0.3", "servers": [{"url": "http://127.0.0.1:1"}], "paths": {
+	  "/zeta": {"get": {"operationId": "zeta", "summary": "Launch \ud83d\ude80"}},
+	  "/alpha": {"post": {"operationId": "alphaPost"}, "get": {"operationId": "alphaGet"}}}}`
+	for _, name := range []string{"spec.json", "spec.txt"} {
+		fsys := fstest.MapFS{name: {Data: []byte(doc)}}
+		c, err := project(t.Context(), fsys, []spec{{name: "api", file: name}}, &Options{AllowWrites: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got []string
+		for _, tl := range c.Tools {
+			got = append(got, tl.Name)
+		}
+		if diff := cmp.Diff([]string{"zeta", "alphaPost", "alphaGet"}, got); diff != "" {
+			t.Errorf("%s: tool order (-want +got):\n%s", name, diff)
+		}
+		if tl := c.Tool("zeta"); tl == nil || tl.Title != "Launch 🚀" {
+			t.Errorf("%s: zeta's title is not decoded: %+v", name, tl)
+		}
 	}
 }

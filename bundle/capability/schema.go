@@ -3,6 +3,7 @@ package capability
 import (
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,6 +12,16 @@ import (
 // maxSchemaDepth bounds the nesting of inline schemas; references do not
 // count (they become $defs entries).
 const maxSchemaDepth = 64
+
+// maxToolDefs bounds the definitions one tool's input schema may carry in
+// its $defs: each tool definition is sent whole in tools/list, so a request
+// body that reaches an API's whole schema graph would repeat it in every
+// tool.
+const maxToolDefs = 256
+
+// MaxInputSchemaBytes bounds one tool's input schema as JSON: every tool
+// definition is sent whole in a tools/list page.
+const MaxInputSchemaBytes = 256 << 10
 
 // Keywords whose value is one schema, a map of schemas, or a list of
 // schemas. Everything else is copied as a value.
@@ -34,6 +45,42 @@ type converter struct {
 	defs map[string]any    // $defs key → converted schema
 	keys map[string]string // file#fragment → $defs key
 	err  error             // the first unresolvable reference
+	// base is the file and pointer of the definition being converted: the
+	// schema resource a "#/$defs/…" reference inside it may mean.
+	base [2]string
+}
+
+// resolve follows a schema's $ref and returns its target, the target's
+// file and its JSON pointer there. Besides JSON pointers it follows the
+// two OpenAPI 3.1 forms a pointer from the document root does not reach:
+// "#name", a schema's $anchor, and "#/$defs/…" written inside a component
+// schema for that schema's own $defs.
+func (c *converter) resolve(file, ref string) (any, string, string, error) {
+	target, tfile, err := c.doc.resolve(file, ref)
+	before, frag, _ := strings.Cut(ref, "#")
+	if err == nil {
+		return target, tfile, frag, nil
+	}
+	tfile = file
+	if before != "" {
+		tfile = path.Join(path.Dir(file), before)
+	}
+	tree, terr := c.doc.tree(tfile)
+	if terr != nil {
+		return nil, "", "", err
+	}
+	switch {
+	case frag != "" && !strings.HasPrefix(frag, "/"):
+		if p, ok := c.doc.anchor(tfile, tree, frag); ok {
+			node, _ := pointer(tree, p)
+			return node, tfile, p, nil
+		}
+	case strings.HasPrefix(frag, "/$defs/") && c.base[0] == tfile && c.base[1] != "":
+		if node, ok := pointer(tree, c.base[1]+frag); ok {
+			return node, tfile, c.base[1] + frag, nil
+		}
+	}
+	return nil, "", "", err
 }
 
 func newConverter(d *document) *converter {
@@ -62,19 +109,28 @@ func (c *converter) schema(node any, file string, depth int) any {
 // ref converts a $ref into a reference to its $defs entry, converting the
 // target the first time it is met.
 func (c *converter) ref(n map[string]any, ref, file string, depth int) any {
-	target, tfile, err := c.doc.resolve(file, ref)
+	target, tfile, frag, err := c.resolve(file, ref)
 	if err != nil {
 		c.fail(err)
 		return map[string]any{}
 	}
-	_, frag, _ := strings.Cut(ref, "#")
 	id := tfile + "#" + frag
 	key, seen := c.keys[id]
 	if !seen {
+		if len(c.defs) >= maxToolDefs {
+			c.fail(fmt.Errorf("the input schema reaches more than %d definitions through $ref; a tool definition that large is not served", maxToolDefs))
+			return map[string]any{}
+		}
 		key = c.defKey(frag)
 		c.keys[id] = key
 		c.defs[key] = map[string]any{} // placeholder: a cycle back here ends at the reference
-		c.defs[key] = c.schema(target, tfile, depth+1)
+		// A definition's own nesting counts from zero: a long chain of
+		// references (common in large APIs) is bounded by the number of
+		// definitions, each converted once, not by maxSchemaDepth.
+		outer := c.base
+		c.base = [2]string{tfile, frag}
+		c.defs[key] = c.schema(target, tfile, 0)
+		c.base = outer
 	}
 	local := "#/$defs/" + escapePointer(key)
 	if c.doc.v30 || len(n) == 1 {
@@ -134,6 +190,18 @@ func (c *converter) object(n map[string]any, file string, depth int) map[string]
 			}
 		default:
 			out[k] = v
+		}
+	}
+	if p, ok := out["pattern"].(string); ok {
+		if _, err := regexp.Compile(p); err != nil {
+			c.fail(fmt.Errorf("pattern %q is not a regular expression: %w", p, err))
+		}
+	}
+	if pp, ok := out["patternProperties"].(map[string]any); ok {
+		for p := range pp {
+			if _, err := regexp.Compile(p); err != nil {
+				c.fail(fmt.Errorf("patternProperties key %q is not a regular expression: %w", p, err))
+			}
 		}
 	}
 	if props, ok := n["properties"].(map[string]any); ok {

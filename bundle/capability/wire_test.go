@@ -16,7 +16,7 @@ func TestWireRouteFor31(t *testing.T) {
 		t.Fatal(err)
 	}
 	op := c.Tool("getThing").op
-	route := op.kinRoute
+	route := op.route()
 	if route == nil {
 		t.Fatal("no kin-openapi route for a 3.1 operation")
 	}
@@ -61,7 +61,7 @@ func TestWireRouteFor31(t *testing.T) {
 	}
 
 	// The original document is left as it was.
-	if orig := op.iface.doc.kin; !orig.IsOpenAPI31OrLater() || orig.Paths.Value("/things/{id}").Get.Parameters[0].Value.Schema.Value.Const == nil {
+	if orig := op.iface.doc.kinDoc(); !orig.IsOpenAPI31OrLater() || orig.Paths.Value("/things/{id}").Get.Parameters[0].Value.Schema.Value.Const == nil {
 		t.Error("wireRoute changed the loaded document")
 	}
 }
@@ -71,7 +71,7 @@ func TestWireRouteOfRecursiveBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	route := c.Tool("createNode").op.kinRoute
+	route := c.Tool("createNode").op.route()
 	node := route.op.RequestBody.Value.Content.Get("application/json").Schema.Value
 	if got := node.Properties["children"].Value.Items.Value; got != node {
 		t.Errorf("recursive schema not kept as one copy: children items %p, node %p", got, node)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubepact/kubepact/bundle/archive"
 )
 
 // Options is the registry and cache option group: how every consumer (the
@@ -27,6 +29,9 @@ type Options struct {
 	CacheDir string
 	// NoCache neither reads nor writes the cache (--no-cache).
 	NoCache bool
+	// Limits bound extraction of pulled layers (zero fields: the
+	// defaults, Pacto's).
+	Limits archive.Limits
 }
 
 // DefaultOptions returns Options holding every default, ready for
@@ -58,7 +63,7 @@ func (o *Options) Client() (*Client, error) {
 	if o == nil {
 		o = DefaultOptions()
 	}
-	copts := &ClientOptions{PlainHTTP: o.PlainHTTP, DockerConfigPath: o.ConfigPath}
+	copts := &ClientOptions{PlainHTTP: o.PlainHTTP, DockerConfigPath: o.ConfigPath, Limits: o.Limits}
 	if !o.NoCache {
 		copts.CacheDir = o.CacheDir
 	}

@@ -59,7 +59,7 @@ func (v *validator) checkInterfaces() {
 			v.res.addError(p+".ref", CodeInterfaceRefRequired, "an interface needs ref: the bundle path of its spec file")
 			continue
 		}
-		data, err := readFile(v.fsys, in.Ref, maxSpecBytes)
+		data, err := readFile(v.fsys, in.Ref, v.maxSpecBytes)
 		if err != nil {
 			if isNotFound(err) {
 				v.res.addError(p+".ref", CodeFileNotFound, missingMessage("interface spec", in.Ref, err))

@@ -35,9 +35,10 @@ func checkSpec(ctx context.Context, typ, name string, data []byte) (err error) {
 }
 
 // decodeSpec parses a YAML or JSON spec with the same hostile-input bounds
-// as pacto.yaml (aliases, depth), but the larger size limit of specs.
+// as pacto.yaml (aliases, depth); its size was bounded when it was read.
+// A document that starts with "{" is read as JSON, not as YAML.
 func decodeSpec(data []byte) (map[string]any, error) {
-	tree, err := contract.DecodeGenericLimit(data, maxSpecBytes)
+	tree, err := contract.DecodeDocument("", data, len(data))
 	if err != nil {
 		return nil, fmt.Errorf("not parseable as YAML or JSON: %w", err)
 	}

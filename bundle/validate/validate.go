@@ -64,6 +64,10 @@ type Options struct {
 	// Resolver fetches bundles named by configuration and policy refs.
 	// When nil, refs cannot be resolved: see the package documentation.
 	Resolver Resolver
+	// MaxSpecBytes is the largest interface spec read, in bytes; zero or
+	// less means 10 MiB, the archive's default per-file limit. A command
+	// that raises a bundle's per-file limit raises this with it.
+	MaxSpecBytes int64
 }
 
 // MaxRefDepth bounds how many bundle references deep a configuration or
@@ -98,8 +102,12 @@ func Validate(ctx context.Context, fsys fs.FS, opts *Options) Result {
 // referenced file is then FILE_NOT_FOUND.
 func ValidateBytes(ctx context.Context, raw []byte, fsys fs.FS, opts *Options) Result {
 	v := &validator{ctx: ctx, fsys: fsys, res: newResult()}
+	v.maxSpecBytes = maxSpecBytes
 	if opts != nil {
 		v.resolver = opts.Resolver
+		if opts.MaxSpecBytes > 0 {
+			v.maxSpecBytes = opts.MaxSpecBytes
+		}
 	}
 	v.run(raw)
 	v.res.sort()
@@ -111,6 +119,8 @@ type validator struct {
 	fsys     fs.FS
 	resolver Resolver
 	res      result
+
+	maxSpecBytes int64
 
 	doc      map[string]any     // generic tree of pacto.yaml
 	c        *contract.Contract // typed contract

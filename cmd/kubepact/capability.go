@@ -31,11 +31,16 @@ func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHel
 // loadCapability loads the bundle ref names, projects it, and prints the
 // projection's warnings (skipped and withheld operations) on w, each line
 // prefixed with the command's name.
-func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, client *oci.Client, w io.Writer, prefix string) (*mcp.CapabilityBundle, error) {
-	b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client})
+func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, client *oci.Client, limits *limitOptions, w io.Writer, prefix string) (*mcp.CapabilityBundle, error) {
+	lim, err := limits.limits()
 	if err != nil {
 		return nil, err
 	}
+	b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client, Limits: lim})
+	if err != nil {
+		return nil, explainLimit(err)
+	}
+	o.MaxSpecBytes = lim.MaxFileBytes
 	c, err := capability.Project(ctx, b, &o.Options)
 	if err != nil {
 		// The library names option fields; print this command's flags.

@@ -51,11 +51,12 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 				return couldNotCheck(CodeRegistryConfigInvalid, err)
 			}
 			ctx := cmd.Context()
-			b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client})
+			lim := reg.limits.lim
+			b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client, Limits: lim})
 			if err != nil {
-				return couldNotCheck(loadFailureCode(err), err)
+				return couldNotCheck(loadFailureCode(err), explainLimit(err))
 			}
-			res := validate.Validate(ctx, b.FS, &validate.Options{Resolver: bundle.ResolverFor(b, client)})
+			res := validate.Validate(ctx, b.FS, &validate.Options{Resolver: bundle.ResolverFor(b, client), MaxSpecBytes: lim.MaxFileBytes})
 			rep := newCheckReport(b, res)
 			if output == "json" {
 				err = writeJSON(cmd.OutOrStdout(), rep)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 	"slices"
 
 	"github.com/go-logr/logr"
@@ -49,7 +50,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			}
 			opts.Registry = client
 			if len(args) == 1 {
-				cb, err := capOpts.loadCapability(ctx, args[0], client, os.Stderr, "kubepact mcp")
+				cb, err := capOpts.loadCapability(ctx, args[0], client, &reg.limits, os.Stderr, "kubepact mcp")
 				if err != nil {
 					return &exitError{code: 2, msg: err.Error()}
 				}
@@ -61,6 +62,11 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			s, err := mcp.NewContext(ctx, opts)
 			if err != nil {
 				return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
+			}
+			if opts.Capability != nil {
+				// Projecting a large API leaves most of its garbage behind
+				// (decoded documents); hand it back before serving.
+				debug.FreeOSMemory()
 			}
 			return s.Run(ctx)
 		},

@@ -12,6 +12,7 @@ import (
 
 func newPackCommand() *cobra.Command {
 	var out string
+	limits := &limitOptions{}
 	cmd := &cobra.Command{
 		Use:   "pack DIR -o FILE",
 		Short: "Pack a bundle directory into its reproducible layer (tar+gzip)",
@@ -24,9 +25,13 @@ The file is written atomically: it is either complete or absent.`,
 			if out == "" {
 				return &exitError{code: 2, msg: "pack needs -o FILE: where to write the layer"}
 			}
-			b, err := bundle.LoadDir(args[0], nil)
+			lim, err := limits.limits()
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
+			}
+			b, err := bundle.LoadDir(args[0], &bundle.LoadOptions{Limits: lim})
+			if err != nil {
+				return &exitError{code: 2, msg: explainLimit(err).Error()}
 			}
 			img, err := b.Image()
 			if err != nil {
@@ -40,6 +45,7 @@ The file is written atomically: it is either complete or absent.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the layer to (required)")
+	limits.BindFlags(cmd.Flags())
 	return cmd
 }
 

@@ -36,11 +36,11 @@ It prints the manifest digest: the bundle's identity, the same digest
 				return &exitError{code: 2, msg: err.Error()}
 			}
 			ctx := cmd.Context()
-			b, err := bundle.LoadDir(args[0], nil)
+			b, err := bundle.LoadDir(args[0], &bundle.LoadOptions{Limits: reg.limits.lim})
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: explainLimit(err).Error()}
 			}
-			res := validate.Validate(ctx, b.FS, &validate.Options{Resolver: bundle.ResolverFor(b, client)})
+			res := validate.Validate(ctx, b.FS, &validate.Options{Resolver: bundle.ResolverFor(b, client), MaxSpecBytes: reg.limits.lim.MaxFileBytes})
 			if !res.Valid() {
 				var lines []string
 				for _, f := range res.Errors {

@@ -13,6 +13,9 @@ import (
 // one client from it and hands that client to every consumer.
 type registryOptions struct {
 	oci.Options
+	// limits bound the bundles loaded, local or pulled; every command that
+	// reaches a registry also loads bundles, so they are bound here.
+	limits limitOptions
 }
 
 func (o *registryOptions) BindFlags(fs *pflag.FlagSet) {
@@ -20,10 +23,16 @@ func (o *registryOptions) BindFlags(fs *pflag.FlagSet) {
 		o.CacheDir = oci.DefaultCacheDir()
 	}
 	o.Options.BindFlags(fs)
+	o.limits.BindFlags(fs)
 }
 
 // client builds the shared registry client; an error names the flag.
 func (o *registryOptions) client() (*oci.Client, error) {
+	lim, err := o.limits.limits()
+	if err != nil {
+		return nil, err
+	}
+	o.Limits = lim
 	c, err := o.Client()
 	if err != nil {
 		return nil, fieldsToFlags(err, oci.FlagNames)

@@ -132,7 +132,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 			return &exitError{code: 2, msg: err.Error()}
 		}
 	}
-	cb, err := capOpts.loadCapability(ctx, o.bundle, client, os.Stderr, "kubepact sidecar")
+	cb, err := capOpts.loadCapability(ctx, o.bundle, client, &reg.limits, os.Stderr, "kubepact sidecar")
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}

@@ -128,7 +128,10 @@ func (p *sidecarProc) connect(t testing.TB) *sdk.ClientSession {
 }
 
 // vmRSS reads a process's resident set size in bytes from /proc.
-func vmRSS(t testing.TB, pid int) int64 {
+func vmRSS(t testing.TB, pid int) int64 { return procStatus(t, pid, "VmRSS:") }
+
+// procStatus reads one kB figure of /proc/PID/status, in bytes.
+func procStatus(t testing.TB, pid int, field string) int64 {
 	t.Helper()
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -137,12 +140,12 @@ func vmRSS(t testing.TB, pid int) int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			return kb << 10
 		}
 	}
-	t.Fatal("no VmRSS line")
+	t.Fatalf("no %s line", field)
 	return 0
 }
 
