@@ -448,9 +448,9 @@ func (r *ServiceContractReconciler) unbound(obj *v1alpha1.ServiceContract, se *s
 // finish computes Ready, Reconciling and Stalled from the outcome and says
 // when to come back.
 func (r *ServiceContractReconciler) finish(obj *v1alpha1.ServiceContract, se *stepError) (ctrl.Result, error) {
-	interval := obj.Spec.Interval.Duration
-	if interval <= 0 {
-		interval = defaultInterval
+	interval := defaultInterval
+	if i := obj.Spec.Interval; i != nil && i.Duration > 0 {
+		interval = i.Duration
 	}
 	if se == nil {
 		msg := "bundle " + obj.Status.Digest

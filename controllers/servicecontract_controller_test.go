@@ -130,7 +130,7 @@ func TestTagMovedIsFollowed(t *testing.T) {
 	d2 := push(t, c, writeBundle(t, "orders", "2.1.0", ""), ref)
 	// Resolve again now rather than after the 30s minimum interval: any
 	// spec change makes the reconciler look at the tag.
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = metav1.Duration{Duration: 31 * time.Second} })
+	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
 	got := waitFor(t, key, "the new digest", func(sc *v1alpha1.ServiceContract) bool { return isReady(sc) && sc.Status.Digest == string(d2) })
 	if s, r := condition(got, v1alpha1.ConditionBundleResolved); s != metav1.ConditionTrue || r != v1alpha1.ReasonTagMoved {
 		t.Errorf("BundleResolved = %s/%s, want True/%s", s, r, v1alpha1.ReasonTagMoved)
@@ -223,7 +223,7 @@ func TestRegistryDownKeepsLastGood(t *testing.T) {
 	waitFor(t, key, "Ready", isReady)
 
 	proxy.setDown(true)
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = metav1.Duration{Duration: 31 * time.Second} })
+	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
 	got := waitFor(t, key, "Reconciling=True RegistryUnavailable", func(sc *v1alpha1.ServiceContract) bool {
 		s, r := condition(sc, v1alpha1.ConditionReconciling)
 		return s == metav1.ConditionTrue && r == v1alpha1.ReasonRegistryUnavailable && sc.Status.ObservedGeneration == sc.Generation
@@ -281,7 +281,7 @@ func TestPrivateRegistryWithPullSecret(t *testing.T) {
 	})
 	// The Secret is not watched: a spec change (or the 30s requeue) brings
 	// the reconciler back.
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = metav1.Duration{Duration: 31 * time.Second} })
+	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
 	got = waitFor(t, key, "Ready", readyForWait)
 	if got.Status.Digest != string(d) {
 		t.Errorf("digest %q, want %q", got.Status.Digest, d)
@@ -340,7 +340,7 @@ func TestSuspend(t *testing.T) {
 	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Suspend = true })
 	d2 := push(t, c, writeBundle(t, "orders", "2.1.0", ""), ref)
 	// A spec change reaches the reconciler, which must leave it alone.
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = metav1.Duration{Duration: 31 * time.Second} })
+	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
 	time.Sleep(3 * time.Second)
 	got := &v1alpha1.ServiceContract{}
 	if err := admin.Get(t.Context(), key, got); err != nil {
@@ -391,7 +391,7 @@ func TestSpecValidation(t *testing.T) {
 		"both bundle sources": {func(sc *v1alpha1.ServiceContract) {
 			sc.Spec.Bundle.ConfigMapRef = &v1alpha1.LocalObjectReference{Name: "x"}
 		}, "exactly one of oci and configMapRef"},
-		"interval under 30s":  {func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = metav1.Duration{Duration: 5 * time.Second} }, "at least 30s"},
+		"interval under 30s":  {func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 5 * time.Second} }, "at least 30s"},
 		"unknown target kind": {func(sc *v1alpha1.ServiceContract) { sc.Spec.TargetRef.Kind = "Pod" }, "Unsupported value"},
 	}
 	for name, tc := range cases {
@@ -407,7 +407,7 @@ func TestSpecValidation(t *testing.T) {
 	// The default interval is filled in by the API server.
 	sc := newContract(ns, "defaulted", "oci://registry.example.com/x:1", "x")
 	create(t, sc)
-	if sc.Spec.Interval.Duration != 10*time.Minute {
-		t.Errorf("interval %v, want the 10m default", sc.Spec.Interval.Duration)
+	if sc.Spec.Interval == nil || sc.Spec.Interval.Duration != 10*time.Minute {
+		t.Errorf("interval %v, want the 10m default", sc.Spec.Interval)
 	}
 }
