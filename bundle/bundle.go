@@ -229,6 +229,17 @@ func checkLimits(fsys fs.FS, files []string, lim archive.Limits) error {
 	return nil
 }
 
+// LoadLayer loads a bundle from its packed layer, the gzip'd tar that
+// `kubepact pack` writes and that is the bundle's OCI layer (a bundle kept in
+// a ConfigMap, for instance). The layer is extracted under opts' limits and the
+// identity is the manifest digest the bundle has once pushed.
+func LoadLayer(layer []byte, opts *LoadOptions) (*Bundle, error) {
+	if opts == nil {
+		opts = &LoadOptions{}
+	}
+	return fromLayer(layer, opts.Limits)
+}
+
 // fromLayer builds a Bundle from a packed layer: it extracts it under the
 // limits, parses the contract and computes the identity.
 func fromLayer(layer []byte, lim archive.Limits) (*Bundle, error) {

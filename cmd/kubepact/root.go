@@ -38,6 +38,7 @@ the contract grants and no more.`,
 	root.AddCommand(
 		newCheckCommand(),
 		newMCPCommand(),
+		newOperatorCommand(),
 		newPackCommand(),
 		newPushCommand(),
 		newSidecarCommand(),

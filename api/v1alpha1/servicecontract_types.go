@@ -1,0 +1,274 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ServiceContractKind is the kind name of ServiceContract.
+const ServiceContractKind = "ServiceContract"
+
+// ConfigMapBundleKey is the ConfigMap key (binaryData or data) that holds a
+// bundle as `kubepact pack` writes it: the gzip'd tar that is also the
+// bundle's OCI layer, so the bundle has the same identity as once pushed.
+const ConfigMapBundleKey = "bundle.tar.gz"
+
+// MaxFindings bounds status.findings; status.findingsTotal counts them all.
+const MaxFindings = 20
+
+// Condition types. Ready, Reconciling and Stalled are the kstatus triple;
+// the others say which step holds Ready back.
+const (
+	// ConditionReady is True when the bundle is resolved and valid and its
+	// target exists.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the reconciler is making progress
+	// or retrying a transient failure (kstatus "abnormal-true").
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when no progress is possible until the spec
+	// or the referenced objects change (kstatus "abnormal-true").
+	ConditionStalled = "Stalled"
+	// ConditionBundleResolved is True when the bundle was fetched and
+	// pinned to a digest.
+	ConditionBundleResolved = "BundleResolved"
+	// ConditionContractValid is True when the bundle passed all three
+	// validation layers, references followed.
+	ConditionContractValid = "ContractValid"
+	// ConditionTargetBound is True when the target workload (and the
+	// Service, when one is named) exists.
+	ConditionTargetBound = "TargetBound"
+)
+
+// Condition reasons.
+const (
+	// ReasonSucceeded: the step (or, on Ready, the whole reconcile) succeeded.
+	ReasonSucceeded = "Succeeded"
+	// ReasonProgressing: a reconcile is under way.
+	ReasonProgressing = "Progressing"
+	// ReasonTagMoved: the tag now names another digest, which was followed.
+	ReasonTagMoved = "TagMoved"
+	// ReasonInvalidReference: spec.bundle.oci is not a valid reference.
+	ReasonInvalidReference = "InvalidReference"
+	// ReasonRegistryUnavailable: the registry could not be reached or
+	// answered with a server error; retried with backoff.
+	ReasonRegistryUnavailable = "RegistryUnavailable"
+	// ReasonAuthenticationFailed: the registry refused the credentials.
+	ReasonAuthenticationFailed = "AuthenticationFailed"
+	// ReasonArtifactNotFound: the tag or digest does not exist.
+	ReasonArtifactNotFound = "ArtifactNotFound"
+	// ReasonBundleUnreadable: the artifact or ConfigMap is not a readable
+	// Pacto bundle.
+	ReasonBundleUnreadable = "BundleUnreadable"
+	// ReasonPullSecretNotFound: spec.pullSecretRef names a Secret that does
+	// not exist or holds no .dockerconfigjson.
+	ReasonPullSecretNotFound = "PullSecretNotFound"
+	// ReasonConfigMapNotFound: spec.bundle.configMapRef names a ConfigMap
+	// that does not exist or lacks the bundle key.
+	ReasonConfigMapNotFound = "ConfigMapNotFound"
+	// ReasonValidationFailed: the contract has validation errors (see
+	// status.findings).
+	ReasonValidationFailed = "ValidationFailed"
+	// ReasonPolicyUnresolved: a policy reference could not be resolved, so
+	// the contract is not considered valid (fail closed).
+	ReasonPolicyUnresolved = "PolicyUnresolved"
+	// ReasonTargetNotFound: the target workload does not exist.
+	ReasonTargetNotFound = "TargetNotFound"
+	// ReasonServiceNotFound: the Service named by spec.serviceRef does not
+	// exist.
+	ReasonServiceNotFound = "ServiceNotFound"
+	// ReasonSuspended: spec.suspend is true; nothing is reconciled.
+	ReasonSuspended = "Suspended"
+)
+
+// ServiceContractSpec says which bundle describes which workload.
+type ServiceContractSpec struct {
+	// Bundle is where the Pacto bundle is read from.
+	// +required
+	Bundle BundleSource `json:"bundle"`
+
+	// PullSecretRef names a kubernetes.io/dockerconfigjson Secret in the
+	// same namespace holding the registry credentials. It is read by name
+	// only when set.
+	// +optional
+	PullSecretRef *LocalObjectReference `json:"pullSecretRef,omitempty"`
+
+	// TargetRef is the workload, in the same namespace, that serves the
+	// contract.
+	// +required
+	TargetRef TargetReference `json:"targetRef"`
+
+	// ServiceRef optionally names the Service, in the same namespace, that
+	// exposes the target.
+	// +optional
+	ServiceRef *LocalObjectReference `json:"serviceRef,omitempty"`
+
+	// Interval is how often a tag is resolved again, and the target and
+	// references re-checked. Minimum 30s.
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('30s')",message="interval must be at least 30s"
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
+
+	// Suspend stops reconciliation; the status is left as it was.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+}
+
+// BundleSource names a bundle: exactly one of OCI and ConfigMapRef.
+// +kubebuilder:validation:XValidation:rule="has(self.oci) != has(self.configMapRef)",message="set exactly one of oci and configMapRef"
+type BundleSource struct {
+	// OCI is an OCI reference, oci://registry/repository:tag or
+	// oci://registry/repository@sha256:…; a tag is resolved to a digest and
+	// followed when it moves.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	OCI string `json:"oci,omitempty"`
+
+	// ConfigMapRef names a ConfigMap in the same namespace whose
+	// "bundle.tar.gz" key holds the bundle as `kubepact pack` writes it, for
+	// clusters without a registry.
+	// +optional
+	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`
+}
+
+// LocalObjectReference names an object in the ServiceContract's namespace.
+type LocalObjectReference struct {
+	// Name of the object.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+}
+
+// TargetReference names a workload in the ServiceContract's namespace.
+type TargetReference struct {
+	// Kind of the workload.
+	// +kubebuilder:validation:Enum=Deployment;StatefulSet;DaemonSet
+	// +required
+	Kind string `json:"kind"`
+
+	// Name of the workload.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+}
+
+// ServiceContractStatus is what the reconciler observed.
+type ServiceContractStatus struct {
+	// ObservedGeneration is the generation of the spec last reconciled.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// ResolvedRef is the bundle reference pinned to its digest
+	// (registry/repository[:tag]@sha256:…), or configmap/NAME for a bundle
+	// read from a ConfigMap.
+	// +optional
+	ResolvedRef string `json:"resolvedRef,omitempty"`
+
+	// Digest is the bundle's identity: its OCI manifest digest.
+	// +optional
+	Digest string `json:"digest,omitempty"`
+
+	// Contract summarizes the last good bundle.
+	// +optional
+	Contract *ContractSummary `json:"contract,omitempty"`
+
+	// Findings are the first validation findings, errors first (at most 20).
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=atomic
+	// +optional
+	Findings []Finding `json:"findings,omitempty"`
+
+	// FindingsTotal counts all findings, including those left out of
+	// Findings.
+	// +optional
+	FindingsTotal int32 `json:"findingsTotal,omitempty"`
+
+	// LastResolvedAt is when the bundle was last resolved successfully.
+	// +optional
+	LastResolvedAt *metav1.Time `json:"lastResolvedAt,omitempty"`
+
+	// Conditions: Ready, Reconciling, Stalled, BundleResolved,
+	// ContractValid, TargetBound.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ContractSummary is what the bundle says about the service.
+type ContractSummary struct {
+	// Service is the contract's service name.
+	Service string `json:"service,omitempty"`
+	// Version is the contract's service version.
+	Version string `json:"version,omitempty"`
+	// Owner is the contract's owner.
+	// +optional
+	Owner string `json:"owner,omitempty"`
+	// Interfaces are the names of the contract's interfaces.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	Interfaces []string `json:"interfaces,omitempty"`
+	// Dependencies counts the contract's dependencies.
+	// +optional
+	Dependencies int32 `json:"dependencies,omitempty"`
+}
+
+// Finding is one validation problem, with Pacto's code.
+type Finding struct {
+	// Severity is Error or Warning.
+	// +kubebuilder:validation:Enum=Error;Warning
+	Severity string `json:"severity"`
+	// Path points into pacto.yaml (interfaces[0].ref); empty for the whole
+	// document.
+	// +optional
+	Path string `json:"path,omitempty"`
+	// Code is Pacto's finding code (SCHEMA_VIOLATION, …).
+	Code string `json:"code"`
+	// Message says what is wrong.
+	Message string `json:"message"`
+}
+
+// Finding severities.
+const (
+	SeverityError   = "Error"
+	SeverityWarning = "Warning"
+)
+
+// ServiceContract binds a Pacto bundle to the workload that serves it.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=svcc,categories=kubepact
+// +kubebuilder:printcolumn:name="Service",type=string,JSONPath=`.status.contract.service`
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.contract.version`
+// +kubebuilder:printcolumn:name="Digest",type=string,JSONPath=`.status.digest`,priority=1
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ServiceContract struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ServiceContractSpec   `json:"spec,omitempty"`
+	Status ServiceContractStatus `json:"status,omitempty"`
+}
+
+// GetConditions returns the status conditions.
+func (in *ServiceContract) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *ServiceContract) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// ServiceContractList is a list of ServiceContracts.
+//
+// +kubebuilder:object:root=true
+type ServiceContractList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ServiceContract `json:"items"`
+}

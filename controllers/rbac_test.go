@@ -1,0 +1,61 @@
+package controllers_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubepact/kubepact/api/v1alpha1"
+)
+
+// TestOperatorRBACIsNoMore runs, as the operator's ServiceAccount bound to
+// the generated ClusterRole, what the reconciler must never do. (That it is
+// enough is shown by every other test here: the manager under test runs with
+// exactly this identity.)
+func TestOperatorRBACIsNoMore(t *testing.T) {
+	ns := newNamespace(t)
+	op, err := client.New(operatorConfig, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := newContract(ns, "rbac", "oci://registry.example.com/x:1", "x")
+	create(t, sc)
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "creds"}, StringData: map[string]string{"k": "v"}})
+
+	// Allowed: what the reconciler does.
+	if err := op.Get(t.Context(), client.ObjectKeyFromObject(sc), &v1alpha1.ServiceContract{}); err != nil {
+		t.Errorf("get ServiceContract: %v", err)
+	}
+	if err := op.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "creds"}, &corev1.Secret{}); err != nil {
+		t.Errorf("get a Secret by name: %v", err)
+	}
+
+	forbidden := map[string]func() error{
+		"list Secrets": func() error { return op.List(t.Context(), &corev1.SecretList{}, client.InNamespace(ns)) },
+		"list ConfigMaps": func() error {
+			return op.List(t.Context(), &corev1.ConfigMapList{}, client.InNamespace(ns))
+		},
+		"update a ServiceContract's spec": func() error {
+			cp := sc.DeepCopy()
+			cp.Spec.Suspend = true
+			return op.Update(t.Context(), cp)
+		},
+		"delete a ServiceContract": func() error { return op.Delete(t.Context(), sc.DeepCopy()) },
+		"create a Deployment":      func() error { w := workload(ns, "intruder"); return op.Create(t.Context(), w) },
+		"delete a Service": func() error {
+			return op.Delete(t.Context(), &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "x"}})
+		},
+		"create a Secret": func() error {
+			return op.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mine"}})
+		},
+		"read Pods": func() error { return op.List(t.Context(), &corev1.PodList{}, client.InNamespace(ns)) },
+	}
+	for what, do := range forbidden {
+		if err := do(); !apierrors.IsForbidden(err) {
+			t.Errorf("%s as the operator: %v, want Forbidden", what, err)
+		}
+	}
+}
