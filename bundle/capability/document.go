@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
 // Bounds on what one interface may make the projection read.
@@ -381,7 +382,7 @@ func (d *document) resolve(file, ref string) (any, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("%w %q: %w", errRef, ref, err)
 	}
-	node, ok := pointer(tree, frag)
+	node, ok := jsonobj.Pointer(tree, frag)
 	if !ok {
 		return nil, "", fmt.Errorf("%w %q: nothing is there", errRef, ref)
 	}
@@ -427,40 +428,6 @@ func (d *document) deref(file string, node any) (any, string) {
 		node, file = n, f
 	}
 	return nil, file
-}
-
-// pointer walks a JSON pointer given as a URI fragment ("/a/b~1c").
-func pointer(tree any, frag string) (any, bool) {
-	if frag == "" {
-		return tree, true
-	}
-	if !strings.HasPrefix(frag, "/") {
-		return nil, false
-	}
-	cur := tree
-	for seg := range strings.SplitSeq(frag[1:], "/") {
-		if u, err := url.PathUnescape(seg); err == nil {
-			seg = u
-		}
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[seg]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // scalarString renders a scalar (a version may be written as a number).

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
 // maxSchemaDepth bounds the nesting of inline schemas; references do not
@@ -72,11 +74,11 @@ func (c *converter) resolve(file, ref string) (any, string, string, error) {
 	switch {
 	case frag != "" && !strings.HasPrefix(frag, "/"):
 		if p, ok := c.doc.anchor(tfile, tree, frag); ok {
-			node, _ := pointer(tree, p)
+			node, _ := jsonobj.Pointer(tree, p)
 			return node, tfile, p, nil
 		}
 	case strings.HasPrefix(frag, "/$defs/") && c.base[0] == tfile && c.base[1] != "":
-		if node, ok := pointer(tree, c.base[1]+frag); ok {
+		if node, ok := jsonobj.Pointer(tree, c.base[1]+frag); ok {
 			return node, tfile, c.base[1] + frag, nil
 		}
 	}

@@ -21,8 +21,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
 // MaxChain bounds how many schemas may apply, one inside the other, to the
@@ -193,7 +194,7 @@ func (w *walker) ref(ref string, level int) int {
 		}
 		return st - 1
 	}
-	target, ok := pointer(w.doc, ref[1:])
+	target, ok := jsonobj.Pointer(w.doc, ref[1:])
 	if !ok {
 		return 0 // unresolvable: reported by whoever resolves it
 	}
@@ -203,54 +204,4 @@ func (w *walker) ref(ref string, level int) int {
 	w.stack = w.stack[:len(w.stack)-1]
 	w.state[ref] = d + 1
 	return d
-}
-
-// pointer resolves a JSON pointer (RFC 6901, URL-unescaped first as
-// references are written in URI fragments) in tree.
-func pointer(tree any, ptr string) (any, bool) {
-	if ptr == "" {
-		return tree, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	cur := tree
-	for seg := range strings.SplitSeq(ptr[1:], "/") {
-		seg = unescape(seg)
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[seg]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
-func unescape(seg string) string {
-	if strings.Contains(seg, "%") {
-		var b strings.Builder
-		for i := 0; i < len(seg); i++ {
-			if seg[i] == '%' && i+2 < len(seg) {
-				if v, err := strconv.ParseUint(seg[i+1:i+3], 16, 8); err == nil {
-					b.WriteByte(byte(v))
-					i += 2
-					continue
-				}
-			}
-			b.WriteByte(seg[i])
-		}
-		seg = b.String()
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
 }

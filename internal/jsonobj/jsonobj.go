@@ -1,7 +1,9 @@
 // Package jsonobj inspects JSON objects for what encoding/json silently
 // accepts: a key given twice, where decoding keeps the last value. Tool
 // arguments are untrusted, and a proxy or an approval prompt that reads the
-// first value would see a different call from the one made.
+// first value would see a different call from the one made. It also
+// resolves JSON pointers in decoded trees (Pointer), for the OpenAPI
+// projection and the schema-cycle check alike.
 //
 // It imports the standard library only, so any package may use it.
 package jsonobj
