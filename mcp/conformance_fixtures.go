@@ -324,12 +324,12 @@ func newFixtureTool[In any](name, title string, h hints, run func(context.Contex
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
 	}
-	return fixtureTool(name, title, h, input, nil, run)
+	return fixtureTool(name, title, h, input, run)
 }
 
-func fixtureTool[In any](name, title string, h hints, input *jsonschema.Schema, unmarshal func(json.RawMessage, any) error,
+func fixtureTool[In any](name, title string, h hints, input *jsonschema.Schema,
 	run func(context.Context, In) ([]sdk.Content, fixtureOutcome, error)) (*tool, error) {
-	dec, err := newArgDecoder(input, unmarshal)
+	dec, err := newArgDecoder(input)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %w", name, err)
 	}
@@ -518,9 +518,8 @@ func elicit(ctx context.Context, message string, schema json.RawMessage, label s
 
 // jsonSchema2020Tool is the pending suite's json_schema_2020_12_tool: its
 // input schema uses $schema, $defs and $ref, which tools/list must pass on
-// untouched. A $ref cannot be checked one property at a time, so the
-// decoder checks names and top-level types and the whole object is then
-// validated against the resolved schema.
+// untouched. The one argument decoder resolves each property's $ref
+// against the input schema's $defs, as it does for generated tools.
 func jsonSchema2020Tool() (*tool, error) {
 	var input jsonschema.Schema
 	if err := json.Unmarshal([]byte(`{
@@ -532,25 +531,11 @@ func jsonSchema2020Tool() (*tool, error) {
 	}`), &input); err != nil {
 		return nil, err
 	}
-	whole, err := input.Resolve(nil)
-	if err != nil {
-		return nil, err
-	}
-	unmarshal := func(raw json.RawMessage, dst any) error {
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return err
-		}
-		if err := whole.Validate(v); err != nil {
-			return &ToolError{Code: CodeInvalidArgument, Message: cleanSchemaError(err), Accepted: []string{"address", "name"}}
-		}
-		return json.Unmarshal(raw, dst)
-	}
 	type args struct {
 		Name    string          `json:"name"`
 		Address json.RawMessage `json:"address"`
 	}
-	return fixtureTool("json_schema_2020_12_tool", "Accept a JSON Schema 2020-12 input", hints{readOnly: true, idempotent: true}, &input, unmarshal,
+	return fixtureTool("json_schema_2020_12_tool", "Accept a JSON Schema 2020-12 input", hints{readOnly: true, idempotent: true}, &input,
 		func(_ context.Context, in args) ([]sdk.Content, fixtureOutcome, error) {
 			return []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("Received name=%q, address=%s", in.Name, orNull(in.Address))}}, fixtureOutcome{}, nil
 		})
