@@ -73,22 +73,36 @@ func (f *Feed) Watch(ctx context.Context, opts *WatchOptions) error {
 	}
 	defer w.Close()
 	watched := map[string]bool{}
-	sync := func() {
+	// sync watches the directories the sources name now and reports
+	// whether it added any. A directory is watched only after it exists,
+	// so what was written into it before the watch was added (a bundle
+	// created file by file) sends no event: whenever sync adds one, the
+	// sources are read again, once more.
+	sync := func() (added bool) {
 		for _, s := range ws {
 			for _, d := range s.WatchDirs() {
 				if len(watched) >= maxWatchedDirs {
-					return
+					return added
 				}
 				if !watched[d] && w.Add(d) == nil {
-					watched[d] = true
+					watched[d], added = true, true
 				}
 			}
 		}
+		return added
 	}
-	sync()
-
 	dirty := map[Source]bool{}
 	var timer <-chan time.Time
+	rereadAll := func() {
+		for _, s := range ws {
+			dirty[s] = true
+		}
+		timer = time.After(o.Debounce)
+	}
+	// The sources were read before the watch began: read them once more,
+	// so a change made in between is not lost.
+	sync()
+	rereadAll()
 	for {
 		select {
 		case <-ctx.Done():
@@ -115,17 +129,16 @@ func (f *Feed) Watch(ctx context.Context, opts *WatchOptions) error {
 			}
 			// An overflowed queue lost events: re-read everything.
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				for _, s := range ws {
-					dirty[s] = true
-				}
-				timer = time.After(o.Debounce)
+				rereadAll()
 			}
 		case <-timer:
 			timer = nil
 			pick := dirty
 			dirty = map[Source]bool{}
 			snap := f.Collect(ctx, func(s Source) bool { return pick[s] })
-			sync() // new directories (a bundle just created) are watched too
+			if sync() { // new directories (a bundle just created) are watched too
+				rereadAll()
+			}
 			if o.OnCollect != nil {
 				o.OnCollect(snap.ID())
 			}
