@@ -175,17 +175,14 @@ func oneOf(field, value string, accepted ...string) error {
 	return e
 }
 
-var interfaceShape = shape{list: true, what: "objects {name, type (openapi|asyncapi|grpc), visibility? (public|internal)}"}
-var dependencyShape = shape{list: true, what: "objects {ref, name?, required?, compatibility?}"}
-var configShape = shape{list: true, what: "objects {name, type? (string|integer|number|boolean|object|array), required?, description?}"}
-var namesShape = shape{list: true, what: "strings"}
-var metadataShape = shape{what: "metadata keys and values"}
-
-// decodeInterfaces decodes and checks interfaces/add_interfaces.
-func decodeInterfaces(field string, raw []byte) ([]InterfaceSpec, bool, error) {
-	items, ok, err := decodeItems[InterfaceSpec](field, raw, interfaceShape)
-	if err != nil || !ok {
-		return nil, ok, err
+// checkInterfaces checks interfaces/add_interfaces. Given is false when
+// the argument was not given.
+func checkInterfaces(field string, items []InterfaceSpec) ([]InterfaceSpec, bool, error) {
+	if items == nil {
+		return nil, false, nil
+	}
+	if err := checkArgumentSize(field, len(items)); err != nil {
+		return nil, false, err
 	}
 	seen := map[string]bool{}
 	for i, it := range items {
@@ -216,12 +213,15 @@ func decodeInterfaces(field string, raw []byte) ([]InterfaceSpec, bool, error) {
 	return items, true, nil
 }
 
-// decodeDependencies decodes dependencies/add_dependencies and fills in
-// derived names and defaults.
-func decodeDependencies(field string, raw []byte) ([]DependencySpec, bool, error) {
-	items, ok, err := decodeItems[DependencySpec](field, raw, dependencyShape)
-	if err != nil || !ok {
-		return nil, ok, err
+// checkDependencies checks dependencies/add_dependencies and fills in
+// derived names and defaults, in a copy: the caller's slice is left as is.
+func checkDependencies(field string, given []DependencySpec) ([]DependencySpec, bool, error) {
+	if given == nil {
+		return nil, false, nil
+	}
+	items := slices.Clone(given)
+	if err := checkArgumentSize(field, len(items)); err != nil {
+		return nil, false, err
 	}
 	seen := map[string]bool{}
 	for i := range items {
@@ -274,10 +274,13 @@ func dependencyName(ref string) string {
 
 var configTypes = []string{"string", "integer", "number", "boolean", "object", "array"}
 
-func decodeConfigProperties(field string, raw []byte) ([]ConfigProperty, bool, error) {
-	items, ok, err := decodeItems[ConfigProperty](field, raw, configShape)
-	if err != nil || !ok {
-		return nil, ok, err
+// checkConfigProperties checks config_properties/add_config_properties.
+func checkConfigProperties(field string, items []ConfigProperty) ([]ConfigProperty, bool, error) {
+	if items == nil {
+		return nil, false, nil
+	}
+	if err := checkArgumentSize(field, len(items)); err != nil {
+		return nil, false, err
 	}
 	seen := map[string]bool{}
 	for i, it := range items {
