@@ -118,15 +118,16 @@ func (a *Authoring) planCreate(req CreateRequest) (*createPlan, error) {
 	if err := oneOf("data_loss_impact", req.DataLossImpact, "low", "medium", "high"); err != nil {
 		return nil, err
 	}
-	interfaces, haveInterfaces, err := checkInterfaces("interfaces", req.Interfaces)
+	interfaces, err := checkInterfaces("interfaces", req.Interfaces)
 	if err != nil {
 		return nil, err
 	}
-	deps, _, err := checkDependencies("dependencies", req.Dependencies)
+	haveInterfaces := req.Interfaces != nil
+	deps, err := checkDependencies("dependencies", req.Dependencies)
 	if err != nil {
 		return nil, err
 	}
-	config, _, err := checkConfigProperties("config_properties", req.ConfigProperties)
+	config, err := checkConfigProperties("config_properties", req.ConfigProperties)
 	if err != nil {
 		return nil, err
 	}

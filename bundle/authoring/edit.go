@@ -148,28 +148,27 @@ func decodeEdit(req EditRequest) (*editArgs, error) {
 			ed.given = append(ed.given, field)
 		}
 	}
-	var ok bool
 	var err error
-	if ed.addInterfaces, ok, err = checkInterfaces("add_interfaces", req.AddInterfaces); err != nil {
+	if ed.addInterfaces, err = checkInterfaces("add_interfaces", req.AddInterfaces); err != nil {
 		return nil, err
 	}
-	note("add_interfaces", ok)
+	note("add_interfaces", req.AddInterfaces != nil)
 	if ed.removeInterfaces, err = checkNames("remove_interfaces", req.RemoveInterfaces); err != nil {
 		return nil, err
 	}
 	note("remove_interfaces", req.RemoveInterfaces != nil)
-	if ed.addDependencies, ok, err = checkDependencies("add_dependencies", req.AddDependencies); err != nil {
+	if ed.addDependencies, err = checkDependencies("add_dependencies", req.AddDependencies); err != nil {
 		return nil, err
 	}
-	note("add_dependencies", ok)
+	note("add_dependencies", req.AddDependencies != nil)
 	if ed.removeDependencies, err = checkNames("remove_dependencies", req.RemoveDependencies); err != nil {
 		return nil, err
 	}
 	note("remove_dependencies", req.RemoveDependencies != nil)
-	if ed.addConfigProperties, ok, err = checkConfigProperties("add_config_properties", req.AddConfigProperties); err != nil {
+	if ed.addConfigProperties, err = checkConfigProperties("add_config_properties", req.AddConfigProperties); err != nil {
 		return nil, err
 	}
-	note("add_config_properties", ok)
+	note("add_config_properties", req.AddConfigProperties != nil)
 	if ed.setMetadata, err = metadataMembers("set_metadata", req.SetMetadata); err != nil {
 		return nil, err
 	}
