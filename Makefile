@@ -101,7 +101,6 @@ fuzz: ## Run every fuzz target for FUZZTIME each.
 	go test ./bundle/contract -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./bundle/archive -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME)
 	go test ./bundle/validate -run '^$$' -fuzz '^FuzzValidateBytes$$' -fuzztime $(FUZZTIME)
-	go test ./bundle/authoring -run '^$$' -fuzz '^FuzzDecodeArgs$$' -fuzztime $(FUZZTIME)
 	go test ./mcp -run '^$$' -fuzz '^FuzzDecodeArgs$$' -fuzztime $(FUZZTIME)
 
 .PHONY: verify

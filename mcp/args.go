@@ -3,7 +3,9 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -109,14 +111,37 @@ func (d *argDecoder) decode(raw json.RawMessage, dst any) error {
 	}
 	if err := json.Unmarshal(clean, dst); err != nil {
 		// The schemas above should have caught every mismatch; this is the
-		// backstop for a Go type stricter than its schema.
+		// backstop for a Go type stricter than its schema (authoring's
+		// metadata refuses a duplicate key at any depth).
 		field := ""
 		if te, ok := err.(*json.UnmarshalTypeError); ok { //nolint:errorlint // Unmarshal returns it unwrapped
 			field = te.Field
+		} else {
+			field, err = failingArg(args, dst)
 		}
-		return d.argErr(field, fmt.Sprintf("argument %q does not fit what the tool takes: %s", field, d.describeSchema(d.schemas[field])))
+		if _, declared := d.schemas[field]; !declared {
+			return d.argErr("", "the arguments do not fit what the tool takes: "+err.Error())
+		}
+		return d.argErr(field, fmt.Sprintf("argument %q does not fit what the tool takes: %s; it takes %s", field, err, d.describeSchema(d.schemas[field])))
 	}
 	return nil
+}
+
+// failingArg finds the argument that a type's own UnmarshalJSON refuses,
+// by decoding each alone into a fresh value of dst's type.
+func failingArg(args map[string]json.RawMessage, dst any) (string, error) {
+	t := reflect.TypeOf(dst).Elem()
+	names := slices.Sorted(maps.Keys(args))
+	for _, name := range names {
+		one, err := json.Marshal(map[string]json.RawMessage{name: args[name]})
+		if err != nil {
+			return name, err
+		}
+		if err := json.Unmarshal(one, reflect.New(t).Interface()); err != nil {
+			return name, err
+		}
+	}
+	return "", errors.New("no single argument is refused")
 }
 
 // check returns the arguments with nulls dropped and JSON-encoded

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -16,8 +18,10 @@ import (
 )
 
 // Structured authoring arguments: a native JSON array (or object) or the
-// same JSON encoded in a string. bundle/authoring decodes both and reports
-// item-level faults with their path (add_interfaces[1].type).
+// same JSON encoded in a string. The argument decoder (args.go) takes
+// both, checks them against these schemas and hands bundle/authoring typed
+// values; authoring checks only what a schema cannot say (a name usable as
+// a file name, duplicates), naming the path (add_interfaces[1].name).
 var (
 	arrayArgs = map[string]*jsonschema.Schema{
 		"interfaces":            itemSchema[authoring.InterfaceSpec](interfaceEnums),
@@ -35,6 +39,10 @@ var (
 	interfaceEnums = map[string][]any{"type": {"openapi", "asyncapi", "grpc"}, "visibility": {"public", "internal"}}
 	configEnums    = map[string][]any{"type": {"string", "integer", "number", "boolean"}}
 	scalarEnums    = map[string][]any{"workload": {"service", "job", "scheduled"}, "data_loss_impact": {"low", "medium", "high"}}
+
+	// metadataSchema stops inference from reading authoring.Metadata's
+	// (unexported) fields; authoringInput writes the property's schema.
+	metadataSchema = map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[authoring.Metadata](): {}}
 )
 
 // itemSchema infers the schema of one structured item and adds enums.
@@ -55,19 +63,18 @@ func itemSchema[T any](enums map[string][]any) *jsonschema.Schema {
 // narrows what inference cannot know: which raw fields take arrays and
 // which objects (each also as a JSON-encoded string), and the enums.
 func authoringInput[T any]() (*jsonschema.Schema, error) {
-	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: rawTypeSchemas})
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: metadataSchema})
 	if err != nil {
 		return nil, err
 	}
 	for name, p := range s.Properties {
 		if items, ok := arrayArgs[name]; ok {
-			p.Types = []string{"array", "string"}
-			p.Items = items
+			p = &jsonschema.Schema{Description: p.Description, Types: []string{"array", "string"}, Items: items}
+			s.Properties[name] = p
 		}
-		for _, o := range objectArgs {
-			if name == o {
-				p.Types = []string{"object", "string"}
-			}
+		if slices.Contains(objectArgs, name) {
+			p = &jsonschema.Schema{Description: p.Description, Types: []string{"object", "string"}}
+			s.Properties[name] = p
 		}
 		if values, ok := scalarEnums[name]; ok {
 			p.Enum = values

@@ -175,69 +175,62 @@ func oneOf(field, value string, accepted ...string) error {
 	return e
 }
 
-var interfaceShape = shape{list: true, what: "objects {name, type (openapi|asyncapi|grpc), visibility? (public|internal)}"}
-var dependencyShape = shape{list: true, what: "objects {ref, name?, required?, compatibility?}"}
-var configShape = shape{list: true, what: "objects {name, type? (string|integer|number|boolean|object|array), required?, description?}"}
-var namesShape = shape{list: true, what: "strings"}
-var metadataShape = shape{what: "metadata keys and values"}
-
-// decodeInterfaces decodes and checks interfaces/add_interfaces.
-func decodeInterfaces(field string, raw []byte) ([]InterfaceSpec, bool, error) {
-	items, ok, err := decodeItems[InterfaceSpec](field, raw, interfaceShape)
-	if err != nil || !ok {
-		return nil, ok, err
+// checkInterfaces checks interfaces/add_interfaces.
+func checkInterfaces(field string, items []InterfaceSpec) ([]InterfaceSpec, error) {
+	if err := checkArgumentSize(field, len(items)); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, it := range items {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if it.Name == "" {
-			return nil, false, argError(f+".name", f+".name is required")
+			return nil, argError(f+".name", f+".name is required")
 		}
 		if !safeName.MatchString(it.Name) || strings.Contains(it.Name, "..") {
-			return nil, false, argError(f+".name", fmt.Sprintf(
+			return nil, argError(f+".name", fmt.Sprintf(
 				"%s.name %q must be letters, digits, '.', '_' or '-' (it becomes the spec file name)", f, it.Name))
 		}
 		if seen[it.Name] {
-			return nil, false, argError(f+".name", fmt.Sprintf("interface %q is given twice", it.Name))
+			return nil, argError(f+".name", fmt.Sprintf("interface %q is given twice", it.Name))
 		}
 		seen[it.Name] = true
 		if it.Type == "" {
 			e := argError(f+".type", f+".type is required (openapi, asyncapi or grpc)")
 			e.Accepted = []string{"openapi", "asyncapi", "grpc"}
-			return nil, false, e
+			return nil, e
 		}
 		if err := oneOf(f+".type", it.Type, "openapi", "asyncapi", "grpc"); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if err := oneOf(f+".visibility", it.Visibility, "public", "internal"); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
-	return items, true, nil
+	return items, nil
 }
 
-// decodeDependencies decodes dependencies/add_dependencies and fills in
-// derived names and defaults.
-func decodeDependencies(field string, raw []byte) ([]DependencySpec, bool, error) {
-	items, ok, err := decodeItems[DependencySpec](field, raw, dependencyShape)
-	if err != nil || !ok {
-		return nil, ok, err
+// checkDependencies checks dependencies/add_dependencies and fills in
+// derived names and defaults, in a copy: the caller's slice is left as is.
+func checkDependencies(field string, given []DependencySpec) ([]DependencySpec, error) {
+	items := slices.Clone(given)
+	if err := checkArgumentSize(field, len(items)); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i := range items {
 		it := &items[i]
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if strings.TrimSpace(it.Ref) == "" {
-			return nil, false, argError(f+".ref", f+".ref is required (e.g. oci://ghcr.io/acme/payments-pacto:1.2.0)")
+			return nil, argError(f+".ref", f+".ref is required (e.g. oci://ghcr.io/acme/payments-pacto:1.2.0)")
 		}
 		if it.Name == "" {
 			it.Name = dependencyName(it.Ref)
 			if it.Name == "" {
-				return nil, false, argError(f+".name", fmt.Sprintf("cannot derive a name from ref %q; give %s.name", it.Ref, f))
+				return nil, argError(f+".name", fmt.Sprintf("cannot derive a name from ref %q; give %s.name", it.Ref, f))
 			}
 		}
 		if seen[it.Name] {
-			return nil, false, argError(f+".name", fmt.Sprintf("dependency %q is given twice", it.Name))
+			return nil, argError(f+".name", fmt.Sprintf("dependency %q is given twice", it.Name))
 		}
 		seen[it.Name] = true
 		// An empty compatibility is filled in by completeDependencies,
@@ -247,7 +240,7 @@ func decodeDependencies(field string, raw []byte) ([]DependencySpec, bool, error
 			it.Required = &t
 		}
 	}
-	return items, true, nil
+	return items, nil
 }
 
 // dependencyName derives a name from a ref: the last path segment without
@@ -274,26 +267,26 @@ func dependencyName(ref string) string {
 
 var configTypes = []string{"string", "integer", "number", "boolean", "object", "array"}
 
-func decodeConfigProperties(field string, raw []byte) ([]ConfigProperty, bool, error) {
-	items, ok, err := decodeItems[ConfigProperty](field, raw, configShape)
-	if err != nil || !ok {
-		return nil, ok, err
+// checkConfigProperties checks config_properties/add_config_properties.
+func checkConfigProperties(field string, items []ConfigProperty) ([]ConfigProperty, error) {
+	if err := checkArgumentSize(field, len(items)); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, it := range items {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if strings.TrimSpace(it.Name) == "" {
-			return nil, false, argError(f+".name", f+".name is required")
+			return nil, argError(f+".name", f+".name is required")
 		}
 		if seen[it.Name] {
-			return nil, false, argError(f+".name", fmt.Sprintf("config property %q is given twice", it.Name))
+			return nil, argError(f+".name", fmt.Sprintf("config property %q is given twice", it.Name))
 		}
 		seen[it.Name] = true
 		if err := oneOf(f+".type", it.Type, configTypes...); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
-	return items, true, nil
+	return items, nil
 }
 
 func invalidContract(msg string, r validate.Result) *Error {

@@ -1,6 +1,7 @@
 package authoring
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -58,7 +59,9 @@ func TestSuggestionsReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		var req EditRequest
-		if err := DecodeArgs(wire, &req); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(wire))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
 			t.Fatalf("suggested params %s do not decode as pacto_edit arguments: %v", wire, err)
 		}
 		edit, err := a.Edit(ctx, req)
@@ -113,7 +116,7 @@ func TestWriteFailureKeepsOldFile(t *testing.T) {
 		}
 		return w
 	}
-	_, err := a.Edit(t.Context(), EditRequest{Path: "tiny", AddInterfaces: json.RawMessage(`[{"name":"api","type":"openapi"}]`)})
+	_, err := a.Edit(t.Context(), EditRequest{Path: "tiny", AddInterfaces: []InterfaceSpec{{Name: "api", Type: "openapi"}}})
 	var ae *Error
 	if !errors.As(err, &ae) || ae.Code != CodeInternal {
 		t.Fatalf("Edit with a failing write = %v, want an INTERNAL error", err)

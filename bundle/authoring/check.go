@@ -9,8 +9,8 @@ import (
 
 // Check validates the contract at req.Path (inside the workspace) and, when
 // it is valid, suggests improvements. A suggestion's ToolCall params are
-// pacto_edit arguments that decode with [DecodeArgs] into an [EditRequest]
-// and apply as given.
+// pacto_edit arguments: their JSON decodes into an [EditRequest] that
+// applies as given.
 func (a *Authoring) Check(ctx context.Context, req CheckRequest) (*CheckResult, error) {
 	dir, err := a.ws.Rel("path", req.Path)
 	if err != nil {

@@ -118,19 +118,20 @@ func (a *Authoring) planCreate(req CreateRequest) (*createPlan, error) {
 	if err := oneOf("data_loss_impact", req.DataLossImpact, "low", "medium", "high"); err != nil {
 		return nil, err
 	}
-	interfaces, haveInterfaces, err := decodeInterfaces("interfaces", req.Interfaces)
+	interfaces, err := checkInterfaces("interfaces", req.Interfaces)
 	if err != nil {
 		return nil, err
 	}
-	deps, _, err := decodeDependencies("dependencies", req.Dependencies)
+	haveInterfaces := req.Interfaces != nil
+	deps, err := checkDependencies("dependencies", req.Dependencies)
 	if err != nil {
 		return nil, err
 	}
-	config, _, err := decodeConfigProperties("config_properties", req.ConfigProperties)
+	config, err := checkConfigProperties("config_properties", req.ConfigProperties)
 	if err != nil {
 		return nil, err
 	}
-	metadata, _, err := decodeMembers("metadata", req.Metadata, metadataShape)
+	metadata, err := metadataMembers("metadata", req.Metadata)
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,10 @@
 // any protocol framework.
 //
 // It owns:
-//   - strict argument decoding ([DecodeArgs]) with did-you-mean errors, and
-//     structured inputs that accept a native JSON array/object or a
-//     JSON-encoded string;
+//   - the checks on typed arguments that no input schema can express
+//     (names usable as file names, duplicates, bounds on size), with
+//     did-you-mean errors; decoding the arguments, JSON-encoded strings
+//     included, is the caller's (package mcp), once for every tool;
 //   - intent-level mapping (description inference, state flags) and
 //     scaffolding of stub interface specs and configuration schemas;
 //   - comment-, order- and scalar-preserving edits of pacto.yaml on

@@ -122,7 +122,7 @@ func newErrors(before, after validate.Result) validate.Result {
 	return out
 }
 
-// editArgs is an EditRequest with its structured arguments decoded.
+// editArgs is an EditRequest with its structured arguments checked.
 type editArgs struct {
 	req                 EditRequest
 	addInterfaces       []InterfaceSpec
@@ -148,36 +148,35 @@ func decodeEdit(req EditRequest) (*editArgs, error) {
 			ed.given = append(ed.given, field)
 		}
 	}
-	var ok bool
 	var err error
-	if ed.addInterfaces, ok, err = decodeInterfaces("add_interfaces", req.AddInterfaces); err != nil {
+	if ed.addInterfaces, err = checkInterfaces("add_interfaces", req.AddInterfaces); err != nil {
 		return nil, err
 	}
-	note("add_interfaces", ok)
-	if ed.removeInterfaces, ok, err = decodeNames("remove_interfaces", req.RemoveInterfaces, namesShape); err != nil {
+	note("add_interfaces", req.AddInterfaces != nil)
+	if ed.removeInterfaces, err = checkNames("remove_interfaces", req.RemoveInterfaces); err != nil {
 		return nil, err
 	}
-	note("remove_interfaces", ok)
-	if ed.addDependencies, ok, err = decodeDependencies("add_dependencies", req.AddDependencies); err != nil {
+	note("remove_interfaces", req.RemoveInterfaces != nil)
+	if ed.addDependencies, err = checkDependencies("add_dependencies", req.AddDependencies); err != nil {
 		return nil, err
 	}
-	note("add_dependencies", ok)
-	if ed.removeDependencies, ok, err = decodeNames("remove_dependencies", req.RemoveDependencies, namesShape); err != nil {
+	note("add_dependencies", req.AddDependencies != nil)
+	if ed.removeDependencies, err = checkNames("remove_dependencies", req.RemoveDependencies); err != nil {
 		return nil, err
 	}
-	note("remove_dependencies", ok)
-	if ed.addConfigProperties, ok, err = decodeConfigProperties("add_config_properties", req.AddConfigProperties); err != nil {
+	note("remove_dependencies", req.RemoveDependencies != nil)
+	if ed.addConfigProperties, err = checkConfigProperties("add_config_properties", req.AddConfigProperties); err != nil {
 		return nil, err
 	}
-	note("add_config_properties", ok)
-	if ed.setMetadata, ok, err = decodeMembers("set_metadata", req.SetMetadata, metadataShape); err != nil {
+	note("add_config_properties", req.AddConfigProperties != nil)
+	if ed.setMetadata, err = metadataMembers("set_metadata", req.SetMetadata); err != nil {
 		return nil, err
 	}
-	note("set_metadata", ok)
-	if ed.removeMetadata, ok, err = decodeNames("remove_metadata", req.RemoveMetadata, namesShape); err != nil {
+	note("set_metadata", req.SetMetadata != nil)
+	if ed.removeMetadata, err = checkNames("remove_metadata", req.RemoveMetadata); err != nil {
 		return nil, err
 	}
-	note("remove_metadata", ok)
+	note("remove_metadata", req.RemoveMetadata != nil)
 	return ed, nil
 }
 

@@ -1,51 +1,52 @@
 package authoring
 
 import (
-	"encoding/json"
-
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
-// CreateRequest holds pacto_create's arguments. Structured arguments are raw
-// JSON: a native array/object or the same JSON encoded in a string.
+// CreateRequest holds pacto_create's arguments, decoded and checked
+// against the tool's input schema by the caller (package mcp): authoring
+// checks only what the schema cannot say (names, duplicates, limits). A
+// nil slice or *Metadata is an argument not given; an empty one was given
+// empty.
 type CreateRequest struct {
-	Name                      string          `json:"name" jsonschema:"service name (lowercase DNS label); required"`
-	Description               string          `json:"description,omitempty" jsonschema:"what the service does, in prose; interfaces, state and workload are inferred from it unless given explicitly"`
-	Path                      string          `json:"path,omitempty" jsonschema:"directory for the bundle, inside the workspace; default: the service name"`
-	Version                   string          `json:"version,omitempty" jsonschema:"semantic version; default 0.1.0"`
-	Owner                     string          `json:"owner,omitempty" jsonschema:"owning team, written as service.owner.team"`
-	Interfaces                json.RawMessage `json:"interfaces,omitempty" jsonschema:"array of {name, type (openapi|asyncapi|grpc), visibility? (public|internal)}, or that array JSON-encoded in a string; a stub spec is scaffolded for each"`
-	Dependencies              json.RawMessage `json:"dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default: from the fleet service's known version, else ^1.0.0)}, or that array JSON-encoded in a string; with the fleet on, a bare ref such as payments names a fleet service"`
-	Workload                  string          `json:"workload,omitempty" jsonschema:"service, job or scheduled; default service"`
-	StoresData                *bool           `json:"stores_data,omitempty" jsonschema:"the service keeps data (state.type stateful)"`
-	DataSurvivesRestart       *bool           `json:"data_survives_restart,omitempty" jsonschema:"with stores_data: the data is persistent"`
-	DataSharedAcrossInstances *bool           `json:"data_shared_across_instances,omitempty" jsonschema:"with stores_data: the data is shared across instances"`
-	DataLossImpact            string          `json:"data_loss_impact,omitempty" jsonschema:"low, medium or high: state.dataCriticality"`
-	ConfigProperties          json.RawMessage `json:"config_properties,omitempty" jsonschema:"array of {name, type? (default string), required?, description?}, or that array JSON-encoded in a string; written into configuration/schema.json"`
-	Metadata                  json.RawMessage `json:"metadata,omitempty" jsonschema:"object of free-form metadata, or that object JSON-encoded in a string"`
-	DryRun                    bool            `json:"dry_run,omitempty" jsonschema:"validate and return the result and a diff without writing anything"`
-	Overwrite                 bool            `json:"overwrite,omitempty" jsonschema:"replace an existing pacto.yaml at path; without it an existing contract is never overwritten"`
+	Name                      string           `json:"name" jsonschema:"service name (lowercase DNS label); required"`
+	Description               string           `json:"description,omitempty" jsonschema:"what the service does, in prose; interfaces, state and workload are inferred from it unless given explicitly"`
+	Path                      string           `json:"path,omitempty" jsonschema:"directory for the bundle, inside the workspace; default: the service name"`
+	Version                   string           `json:"version,omitempty" jsonschema:"semantic version; default 0.1.0"`
+	Owner                     string           `json:"owner,omitempty" jsonschema:"owning team, written as service.owner.team"`
+	Interfaces                []InterfaceSpec  `json:"interfaces,omitempty" jsonschema:"array of {name, type (openapi|asyncapi|grpc), visibility? (public|internal)}, or that array JSON-encoded in a string; a stub spec is scaffolded for each"`
+	Dependencies              []DependencySpec `json:"dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default: from the fleet service's known version, else ^1.0.0)}, or that array JSON-encoded in a string; with the fleet on, a bare ref such as payments names a fleet service"`
+	Workload                  string           `json:"workload,omitempty" jsonschema:"service, job or scheduled; default service"`
+	StoresData                *bool            `json:"stores_data,omitempty" jsonschema:"the service keeps data (state.type stateful)"`
+	DataSurvivesRestart       *bool            `json:"data_survives_restart,omitempty" jsonschema:"with stores_data: the data is persistent"`
+	DataSharedAcrossInstances *bool            `json:"data_shared_across_instances,omitempty" jsonschema:"with stores_data: the data is shared across instances"`
+	DataLossImpact            string           `json:"data_loss_impact,omitempty" jsonschema:"low, medium or high: state.dataCriticality"`
+	ConfigProperties          []ConfigProperty `json:"config_properties,omitempty" jsonschema:"array of {name, type? (default string), required?, description?}, or that array JSON-encoded in a string; written into configuration/schema.json"`
+	Metadata                  *Metadata        `json:"metadata,omitempty" jsonschema:"object of free-form metadata, or that object JSON-encoded in a string"`
+	DryRun                    bool             `json:"dry_run,omitempty" jsonschema:"validate and return the result and a diff without writing anything"`
+	Overwrite                 bool             `json:"overwrite,omitempty" jsonschema:"replace an existing pacto.yaml at path; without it an existing contract is never overwritten"`
 }
 
 // EditRequest holds pacto_edit's arguments.
 type EditRequest struct {
-	Path                      string          `json:"path,omitempty" jsonschema:"bundle directory containing pacto.yaml, inside the workspace; default ."`
-	Name                      string          `json:"name,omitempty" jsonschema:"new service name"`
-	Version                   string          `json:"version,omitempty" jsonschema:"new service version"`
-	Owner                     string          `json:"owner,omitempty" jsonschema:"new owning team (service.owner.team)"`
-	AddInterfaces             json.RawMessage `json:"add_interfaces,omitempty" jsonschema:"array of {name, type (openapi|asyncapi|grpc), visibility?}, or that array JSON-encoded in a string; a stub spec is scaffolded for each unless the file exists"`
-	RemoveInterfaces          json.RawMessage `json:"remove_interfaces,omitempty" jsonschema:"array of interface names, or that array JSON-encoded in a string; an unknown name is an error"`
-	AddDependencies           json.RawMessage `json:"add_dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default: from the fleet service's known version, else ^1.0.0)}, or that array JSON-encoded in a string; with the fleet on, a bare ref such as payments names a fleet service"`
-	RemoveDependencies        json.RawMessage `json:"remove_dependencies,omitempty" jsonschema:"array of dependency refs (or names), or that array JSON-encoded in a string; an unknown one is an error"`
-	Workload                  string          `json:"workload,omitempty" jsonschema:"service, job or scheduled"`
-	StoresData                *bool           `json:"stores_data,omitempty" jsonschema:"the service keeps data (state.type stateful)"`
-	DataSurvivesRestart       *bool           `json:"data_survives_restart,omitempty" jsonschema:"with stores_data: the data is persistent"`
-	DataSharedAcrossInstances *bool           `json:"data_shared_across_instances,omitempty" jsonschema:"with stores_data: the data is shared across instances"`
-	DataLossImpact            string          `json:"data_loss_impact,omitempty" jsonschema:"low, medium or high: state.dataCriticality"`
-	AddConfigProperties       json.RawMessage `json:"add_config_properties,omitempty" jsonschema:"array of {name, type? (default string), required?, description?}, or that array JSON-encoded in a string; written into the configuration schema file"`
-	SetMetadata               json.RawMessage `json:"set_metadata,omitempty" jsonschema:"object of metadata keys to set, or that object JSON-encoded in a string"`
-	RemoveMetadata            json.RawMessage `json:"remove_metadata,omitempty" jsonschema:"array of metadata keys to remove, or that array JSON-encoded in a string; an unknown key is an error"`
-	DryRun                    bool            `json:"dry_run,omitempty" jsonschema:"validate and return the result and a diff without writing anything"`
+	Path                      string           `json:"path,omitempty" jsonschema:"bundle directory containing pacto.yaml, inside the workspace; default ."`
+	Name                      string           `json:"name,omitempty" jsonschema:"new service name"`
+	Version                   string           `json:"version,omitempty" jsonschema:"new service version"`
+	Owner                     string           `json:"owner,omitempty" jsonschema:"new owning team (service.owner.team)"`
+	AddInterfaces             []InterfaceSpec  `json:"add_interfaces,omitempty" jsonschema:"array of {name, type (openapi|asyncapi|grpc), visibility?}, or that array JSON-encoded in a string; a stub spec is scaffolded for each unless the file exists"`
+	RemoveInterfaces          []string         `json:"remove_interfaces,omitempty" jsonschema:"array of interface names, or that array JSON-encoded in a string; an unknown name is an error"`
+	AddDependencies           []DependencySpec `json:"add_dependencies,omitempty" jsonschema:"array of {ref, name?, required? (default true), compatibility? (default: from the fleet service's known version, else ^1.0.0)}, or that array JSON-encoded in a string; with the fleet on, a bare ref such as payments names a fleet service"`
+	RemoveDependencies        []string         `json:"remove_dependencies,omitempty" jsonschema:"array of dependency refs (or names), or that array JSON-encoded in a string; an unknown one is an error"`
+	Workload                  string           `json:"workload,omitempty" jsonschema:"service, job or scheduled"`
+	StoresData                *bool            `json:"stores_data,omitempty" jsonschema:"the service keeps data (state.type stateful)"`
+	DataSurvivesRestart       *bool            `json:"data_survives_restart,omitempty" jsonschema:"with stores_data: the data is persistent"`
+	DataSharedAcrossInstances *bool            `json:"data_shared_across_instances,omitempty" jsonschema:"with stores_data: the data is shared across instances"`
+	DataLossImpact            string           `json:"data_loss_impact,omitempty" jsonschema:"low, medium or high: state.dataCriticality"`
+	AddConfigProperties       []ConfigProperty `json:"add_config_properties,omitempty" jsonschema:"array of {name, type? (default string), required?, description?}, or that array JSON-encoded in a string; written into the configuration schema file"`
+	SetMetadata               *Metadata        `json:"set_metadata,omitempty" jsonschema:"object of metadata keys to set, or that object JSON-encoded in a string"`
+	RemoveMetadata            []string         `json:"remove_metadata,omitempty" jsonschema:"array of metadata keys to remove, or that array JSON-encoded in a string; an unknown key is an error"`
+	DryRun                    bool             `json:"dry_run,omitempty" jsonschema:"validate and return the result and a diff without writing anything"`
 }
 
 // CheckRequest holds pacto_check's arguments.

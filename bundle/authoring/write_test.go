@@ -2,7 +2,6 @@ package authoring
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -61,14 +60,14 @@ func TestInterruptedWritesLeaveNoTrace(t *testing.T) {
 	}
 	create := func(ctx context.Context, a *Authoring) error {
 		_, err := a.Create(ctx, CreateRequest{Name: "svc", Path: "deep/er/svc",
-			Interfaces:       json.RawMessage(`[{"name":"api","type":"openapi"},{"name":"events","type":"asyncapi"}]`),
-			ConfigProperties: json.RawMessage(`[{"name":"LOG_LEVEL"}]`)})
+			Interfaces:       []InterfaceSpec{{Name: "api", Type: "openapi"}, {Name: "events", Type: "asyncapi"}},
+			ConfigProperties: []ConfigProperty{{Name: "LOG_LEVEL"}}})
 		return err
 	}
 	edit := func(ctx context.Context, a *Authoring) error {
 		_, err := a.Edit(ctx, EditRequest{Path: "tiny",
-			AddInterfaces:       json.RawMessage(`[{"name":"api","type":"openapi"}]`),
-			AddConfigProperties: json.RawMessage(`[{"name":"LOG_LEVEL"}]`)})
+			AddInterfaces:       []InterfaceSpec{{Name: "api", Type: "openapi"}},
+			AddConfigProperties: []ConfigProperty{{Name: "LOG_LEVEL"}}})
 		return err
 	}
 	for _, tt := range []struct {
