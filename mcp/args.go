@@ -328,6 +328,11 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []capability
 			diags = append(diags, capability.Diagnostic{Field: name, Code: capability.DiagInvalidValue, Message: fmt.Sprintf("argument %q is not a JSON value this server can read", name)})
 			continue
 		}
+		if capability.TooDeep(v) {
+			diags = append(diags, capability.Diagnostic{Field: name, Code: capability.DiagInvalidValue, Expected: d.describeSchema(d.schemas[name]),
+				Message: fmt.Sprintf("argument %q is nested deeper than %d levels of objects and arrays", name, capability.MaxArgumentDepth)})
+			continue
+		}
 		if err := r.Validate(v); err != nil {
 			s := d.schemas[name]
 			dg := capability.Diagnostic{Field: name, Code: capability.DiagInvalidValue, Expected: d.describeSchema(s),

@@ -245,6 +245,15 @@ func (v *argValidator) check(args map[string]any) []Diagnostic {
 // validator's stack small whatever the arguments.
 const maxArgumentDepth = 64
 
+// TooDeep reports whether an argument value is nested deeper than
+// validation accepts (maxArgumentDepth levels of objects and arrays).
+// Every caller that validates arguments against a tool's schemas checks
+// it first, the MCP server's decoder included.
+func TooDeep(v any) bool { return nestedDeeper(v, maxArgumentDepth) }
+
+// MaxArgumentDepth is the nesting TooDeep allows.
+const MaxArgumentDepth = maxArgumentDepth
+
 // nestedDeeper reports whether v holds objects or arrays more than limit
 // levels deep. It stops at limit, so its own recursion is bounded.
 func nestedDeeper(v any, limit int) bool {
