@@ -158,7 +158,11 @@ type TargetReference struct {
 
 // ServiceContractStatus is what the reconciler observed.
 type ServiceContractStatus struct {
-	// ObservedGeneration is the generation of the spec last reconciled.
+	// ObservedGeneration is the generation of the spec last reconciled; -1
+	// (the API server's default) until the first reconcile, so that kstatus
+	// (kubectl wait, Flux and Argo CD health checks) reads a new object as
+	// InProgress rather than Current.
+	// +kubebuilder:default=-1
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
@@ -254,7 +258,10 @@ type ServiceContract struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ServiceContractSpec   `json:"spec,omitempty"`
+	Spec ServiceContractSpec `json:"spec,omitempty"`
+	// Status is what the reconciler observed; the API server defaults it to
+	// {observedGeneration: -1} (see ServiceContractStatus.ObservedGeneration).
+	// +kubebuilder:default={}
 	Status ServiceContractStatus `json:"status,omitempty"`
 }
 

@@ -1,9 +1,36 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/internal/testregistry"
 )
 
 // TestOperatorRefusesBadFlags: a bad flag is a clear error (exit 2) before
@@ -23,4 +50,310 @@ func TestOperatorRefusesBadFlags(t *testing.T) {
 			t.Errorf("operator %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
+}
+
+// TestOperatorProcess runs the built `kubepact operator` as a process against
+// a real kube-apiserver and etcd (envtest) and a real OCI registry on
+// loopback, as a cluster would run it: probes, metrics, a ServiceContract
+// reconciled to Ready, and a clean stop on SIGTERM.
+func TestOperatorProcess(t *testing.T) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Skip("KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>")
+	}
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		t.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
+	}
+	ctrl.SetLogger(logr.Discard())
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(repoRoot(t), "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		// KUBEBUILDER_ASSETS was set: an unusable control plane is a failure.
+		t.Fatalf("envtest: starting the control plane: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("envtest: stopping the control plane: %v", err)
+		}
+	})
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := env.AddUser(envtest.User{Name: "kubepact-operator-test", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfigFile := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfigFile, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// A bundle in a real registry, pushed by the binary itself.
+	reg := testregistry.New(t, nil)
+	ref := reg.Host + "/bundles/catalog:1.4.0"
+	out, stderr, code := runKubepact(t, "push", filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "oci://"+ref, "--plain-http")
+	if code != 0 {
+		t.Fatalf("push: exit %d: %s", code, stderr)
+	}
+	pushed := strings.TrimSpace(out)
+	if !strings.HasPrefix(pushed, "sha256:") {
+		t.Fatalf("push printed %q, want a digest", pushed)
+	}
+
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "op-"}}
+	if err := admin.Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": "catalog"}
+	if err := admin.Create(t.Context(), &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "catalog"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.invalid/catalog:1"}}},
+			},
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sc := &v1alpha1.ServiceContract{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "catalog"},
+		Spec: v1alpha1.ServiceContractSpec{
+			Bundle:    v1alpha1.BundleSource{OCI: "oci://" + ref},
+			TargetRef: v1alpha1.TargetReference{Kind: "Deployment", Name: "catalog"},
+		},
+	}
+	if err := admin.Create(t.Context(), sc); err != nil {
+		t.Fatal(err)
+	}
+
+	// Before any reconcile: kstatus (kubectl wait, Flux and Argo CD health
+	// checks) must not read the new object as Current.
+	key := client.ObjectKeyFromObject(sc)
+	if res := computeStatus(t, admin, key); res.Status != kstatus.InProgressStatus {
+		t.Errorf("kstatus of a ServiceContract never reconciled: %s (%s), want InProgress", res.Status, res.Message)
+	}
+
+	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
+	var logs lockedBuffer
+	op := exec.Command(kubepactBin, "operator",
+		"--kubeconfig", kubeconfigFile,
+		"--metrics-bind-address", metricsAddr,
+		"--health-probe-bind-address", probeAddr,
+		"--plain-http",
+		"--cache-dir", t.TempDir(),
+		"--graceful-shutdown-timeout", "20s",
+		"--log-format", "json")
+	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
+	op.Stdout, op.Stderr = &logs, &logs
+	if err := op.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- op.Wait() }()
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			_ = op.Process.Kill()
+			<-exited
+		}
+	})
+
+	// The deadlines below bound a hung process; they measure nothing.
+	waitHTTP(t, "http://"+probeAddr+"/healthz", exited, &logs)
+	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
+
+	// Ready as `kubectl wait --for=condition=Ready` and kstatus read it.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res := computeStatus(t, admin, key)
+		if res.Status == kstatus.CurrentStatus {
+			break
+		}
+		if time.Now().After(deadline) || processExited(exited) {
+			got := &v1alpha1.ServiceContract{}
+			_ = admin.Get(t.Context(), key, got)
+			st, _ := json.Marshal(got.Status)
+			t.Fatalf("%s: kstatus %s (%s), want Current; status %s\noperator log:\n%s", key, res.Status, res.Message, st, logs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := admin.Get(t.Context(), key, sc); err != nil {
+		t.Fatal(err)
+	}
+	ready := false
+	for _, c := range sc.Status.Conditions {
+		if c.Type == v1alpha1.ConditionReady {
+			ready = c.Status == metav1.ConditionTrue && c.ObservedGeneration == sc.Generation
+		}
+	}
+	if !ready || sc.Status.Digest != pushed || sc.Status.ResolvedRef != ref+"@"+pushed {
+		t.Errorf("kstatus Current, but Ready=%v digest %q resolvedRef %q; want Ready at %s", ready, sc.Status.Digest, sc.Status.ResolvedRef, pushed)
+	}
+
+	// /metrics: controller-runtime's series for our controller, and ours.
+	metrics := httpGet(t, "http://"+metricsAddr+"/metrics")
+	for _, want := range []string{
+		`controller_runtime_reconcile_total{controller="servicecontract",result="success"}`,
+		`workqueue_depth{controller="servicecontract",name="servicecontract"`,
+		`kubepact_servicecontract_bundle_resolutions_total{source="oci"}`,
+		`kubepact_servicecontract_tag_moves_total`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
+	if v := metricValue(metrics, `kubepact_servicecontract_bundle_resolutions_total{source="oci"}`); v < 1 {
+		t.Errorf("kubepact_servicecontract_bundle_resolutions_total{source=\"oci\"} = %v after a bundle resolved, want >= 1", v)
+	}
+
+	// SIGTERM: a graceful stop, exit 0.
+	if err := op.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	stopped = true
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("operator after SIGTERM: %v; want exit 0\n%s", err, logs.String())
+		}
+	case <-time.After(60 * time.Second): // far past --graceful-shutdown-timeout: hung
+		_ = op.Process.Kill()
+		<-exited
+		t.Fatalf("operator did not stop after SIGTERM\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), "operator stopped") {
+		t.Errorf("no \"operator stopped\" in the log after SIGTERM:\n%s", logs.String())
+	}
+}
+
+// computeStatus reads the ServiceContract as unstructured, as kubectl and
+// GitOps tools do, and computes its kstatus.
+func computeStatus(t *testing.T, c client.Client, key client.ObjectKey) *kstatus.Result {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind(v1alpha1.ServiceContractKind))
+	if err := c.Get(t.Context(), key, u); err != nil {
+		t.Fatal(err)
+	}
+	res, err := kstatus.Compute(u)
+	if err != nil {
+		t.Fatalf("kstatus.Compute: %v", err)
+	}
+	return res
+}
+
+// freeAddr returns a loopback address with a port free at the time of asking.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func processExited(exited chan error) bool {
+	select {
+	case err := <-exited:
+		exited <- err
+		return true
+	default:
+		return false
+	}
+}
+
+// waitHTTP polls url until it answers 200; it fails at once if the process
+// exits meanwhile.
+func waitHTTP(t *testing.T, url string, exited chan error, logs *lockedBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	last := "no answer"
+	for {
+		resp, err := http.Get(url) //nolint:noctx // a short poll with a client timeout below would add nothing
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = fmt.Sprintf("%d %s", resp.StatusCode, body)
+		} else {
+			last = err.Error()
+		}
+		if processExited(exited) {
+			t.Fatalf("operator exited before %s answered 200 (last: %s)\n%s", url, last, logs.String())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no 200 in 60s (last: %s)\n%s", url, last, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return string(body)
+}
+
+// metricValue returns the value of the series line starting with name
+// (with its labels), or -1 when there is none.
+func metricValue(exposition, name string) float64 {
+	for line := range strings.Lines(exposition) {
+		if rest, ok := strings.CutPrefix(line, name+" "); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			if err == nil {
+				return v
+			}
+		}
+	}
+	return -1
+}
+
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
