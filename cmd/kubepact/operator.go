@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -149,7 +148,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("informers", cachesSynced(mgr.GetCache())); err != nil {
+	if err := mgr.AddReadyzCheck("informers", controllers.InformersSynced(mgr.GetCache())); err != nil {
 		return err
 	}
 	log.Info("starting the operator", "version", version, "namespaces", o.namespaces, "leaderElection", o.leaderElect)
@@ -158,18 +157,6 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	}
 	log.Info("operator stopped")
 	return nil
-}
-
-// cachesSynced is a readiness check: ready once every informer has synced.
-func cachesSynced(c cache.Cache) healthz.Checker {
-	return func(req *http.Request) error {
-		ctx, cancel := context.WithTimeout(req.Context(), 100*time.Millisecond)
-		defer cancel()
-		if !c.WaitForCacheSync(ctx) {
-			return errors.New("informer caches have not synced yet")
-		}
-		return nil
-	}
 }
 
 func (o *operatorOptions) restConfig() (*rest.Config, error) {

@@ -170,7 +170,7 @@ func TestOperatorProcess(t *testing.T) {
 	t.Cleanup(func() {
 		if !stopped {
 			_ = op.Process.Kill()
-			<-exited
+			t.Logf("operator killed at the end of the test: %v", <-exited)
 		}
 	})
 
@@ -234,7 +234,7 @@ func TestOperatorProcess(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second): // far past --graceful-shutdown-timeout: hung
 		_ = op.Process.Kill()
-		<-exited
+		t.Logf("operator killed: %v", <-exited)
 		t.Fatalf("operator did not stop after SIGTERM\n%s", logs.String())
 	}
 	if !strings.Contains(logs.String(), "operator stopped") {
@@ -285,8 +285,8 @@ func processExited(exited chan error) bool {
 func waitHTTP(t *testing.T, url string, exited chan error, logs *lockedBuffer) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	last := "no answer"
 	for {
+		var last string
 		resp, err := http.Get(url) //nolint:noctx // a short poll with a client timeout below would add nothing
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
