@@ -152,12 +152,35 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 		return err
 	}
 	log.Info("starting the operator", "version", version, "namespaces", o.namespaces, "leaderElection", o.leaderElect)
-	if err := mgr.Start(ctx); err != nil {
+	// A stop is bounded even when the manager does not return: a signal
+	// that lands while controller-runtime v0.25 waits for its caches to
+	// start leaves manager.Start spinning forever (seen in
+	// TestOperatorProcess). Past the graceful-shutdown bound the process
+	// gives up and says so, rather than burning a core until SIGKILL.
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		bound := gs + stopMargin
+		t := time.NewTimer(bound)
+		defer t.Stop()
+		select {
+		case err = <-done:
+		case <-t.C:
+			return fmt.Errorf("operator: the manager did not stop within %s of the signal (stopped while starting?); exiting without it", bound)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("operator: %w", err)
 	}
 	log.Info("operator stopped")
 	return nil
 }
+
+// stopMargin is how long past --graceful-shutdown-timeout the manager gets
+// to return after a signal, for the shutdown steps that bound does not cover.
+const stopMargin = 5 * time.Second
 
 func (o *operatorOptions) restConfig() (*rest.Config, error) {
 	if o.kubeconfig != "" {

@@ -240,6 +240,41 @@ func TestOperatorProcess(t *testing.T) {
 	if !strings.Contains(logs.String(), "operator stopped") {
 		t.Errorf("no \"operator stopped\" in the log after SIGTERM:\n%s", logs.String())
 	}
+
+	// SIGTERM while starting (right after /healthz, as the caches start):
+	// the process must still end, within its bound, and say why if it
+	// could not stop cleanly — never spin until SIGKILL.
+	var early lockedBuffer
+	probe2 := freeAddr(t)
+	op2 := exec.Command(kubepactBin, "operator",
+		"--kubeconfig", kubeconfigFile,
+		"--metrics-bind-address", "0",
+		"--health-probe-bind-address", probe2,
+		"--plain-http",
+		"--cache-dir", t.TempDir(),
+		"--graceful-shutdown-timeout", "1s",
+		"--log-format", "json")
+	op2.Env = op.Env
+	op2.Stdout, op2.Stderr = &early, &early
+	if err := op2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited2 := make(chan error, 1)
+	go func() { exited2 <- op2.Wait() }()
+	waitHTTP(t, "http://"+probe2+"/healthz", exited2, &early)
+	if err := op2.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited2:
+		if err != nil && !strings.Contains(early.String(), "did not stop within") {
+			t.Errorf("stopped while starting: %v, without saying why\n%s", err, early.String())
+		}
+		t.Logf("operator stopped while starting: exit %v", err)
+	case <-time.After(60 * time.Second): // far past its 1s+5s bound: hung
+		_ = op2.Process.Kill()
+		t.Fatalf("operator stopped while starting did not exit: %v\n%s", <-exited2, early.String())
+	}
 }
 
 // computeStatus reads the ServiceContract as unstructured, as kubectl and
