@@ -17,7 +17,7 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/controllers"
-	"github.com/kubepact/kubepact/internal/testregistry"
+	"github.com/kubepact/kubepact/test/testregistry"
 )
 
 // BenchmarkReconcile2000 creates 2,000 ServiceContracts naming one tag on one

@@ -15,7 +15,7 @@ func TestImports(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for dep := range strings.FieldsSeq(string(out)) {
-		if strings.HasPrefix(dep, "github.com/kubepact/kubepact/cmd") || dep == "github.com/kubepact/kubepact/internal/testregistry" {
+		if strings.HasPrefix(dep, "github.com/kubepact/kubepact/cmd") || dep == "github.com/kubepact/kubepact/test/testregistry" {
 			t.Errorf("controllers depends on %s", dep)
 		}
 	}

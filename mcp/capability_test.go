@@ -14,7 +14,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/capability"
-	"github.com/kubepact/kubepact/internal/demoservice"
+	"github.com/kubepact/kubepact/test/demoservice"
 )
 
 // capabilityServer serves a bundle directory's generated tools against

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle/capability"
-	"github.com/kubepact/kubepact/internal/bigspec"
+	"github.com/kubepact/kubepact/test/bigspec"
 )
 
 // BenchmarkServeLargeAPI builds the server of `kubepact mcp BUNDLE

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/kubepact/kubepact/internal/bigspec"
+	"github.com/kubepact/kubepact/test/bigspec"
 )
 
 func largeFS(tb testing.TB) fstest.MapFS {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle/oci"
-	"github.com/kubepact/kubepact/internal/testregistry"
+	"github.com/kubepact/kubepact/test/testregistry"
 )
 
 // specFiles is a bundle holding a deterministic OpenAPI-like JSON document

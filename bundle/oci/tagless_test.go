@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle/oci"
-	"github.com/kubepact/kubepact/internal/testregistry"
+	"github.com/kubepact/kubepact/test/testregistry"
 )
 
 // TestTaglessReference: a reference with neither tag nor digest names the

@@ -13,7 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/internal/testregistry"
+	"github.com/kubepact/kubepact/test/testregistry"
 )
 
 // TestFleetOCISourceUsesRegistryFlags: an --oci fleet source on a

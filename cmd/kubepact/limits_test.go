@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubepact/kubepact/internal/testregistry"
+	"github.com/kubepact/kubepact/test/testregistry"
 )
 
 // TestLimitFlags: each command that loads a bundle takes the three limit

@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
-	"github.com/kubepact/kubepact/internal/testregistry"
+	"github.com/kubepact/kubepact/test/testregistry"
 )
 
 // TestOperatorRefusesBadFlags: a bad flag is a clear error (exit 2) before

@@ -14,7 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/internal/bigspec"
+	"github.com/kubepact/kubepact/test/bigspec"
 )
 
 // writeLargeBundle writes the generated large API bundle to a new directory.

@@ -20,7 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/internal/demoservice"
+	"github.com/kubepact/kubepact/test/demoservice"
 )
 
 // sidecarProc is a running `kubepact sidecar`.

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kubepact/kubepact/internal/demoservice"
+	"github.com/kubepact/kubepact/test/demoservice"
 )
 
 func main() {

@@ -34,7 +34,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/kubepact/kubepact/internal/demoservice"
+	"github.com/kubepact/kubepact/test/demoservice"
 )
 
 // ClientsDirEnv names the directory holding the harness's node_modules (the
