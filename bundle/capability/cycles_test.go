@@ -5,46 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 )
 
-// cyclicSpec holds the schema of issue 10 that killed the process on the
-// first call (A: anyOf [$ref B, string]; B: allOf [$ref A]) beside a
-// legitimate recursive schema, a tree of nodes.
-const cyclicSpec = `openapi: 3.1.0
-info: {title: cycles, version: "1"}
-servers: [{url: 'http://127.0.0.1:1'}]
-paths:
-  /a:
-    get:
-      operationId: getA
-      parameters:
-        - {name: q, in: query, schema: {$ref: '#/components/schemas/A'}}
-      responses: {'200': {description: ok}}
-  /tree:
-    post:
-      operationId: postTree
-      requestBody:
-        required: true
-        content: {application/json: {schema: {$ref: '#/components/schemas/Node'}}}
-      responses: {'200': {description: ok}}
-components:
-  schemas:
-    A: {anyOf: [{$ref: '#/components/schemas/B'}, {type: string}]}
-    B: {allOf: [{$ref: '#/components/schemas/A'}]}
-    Node:
-      type: object
-      properties:
-        name: {type: string}
-        children: {type: array, items: {$ref: '#/components/schemas/Node'}}
-`
-
+// TestCyclicSchemaIsWithheldAndTreesWork projects testdata/cyclic-openapi.yaml:
+// the schema of issue 10 that killed the process on the first call, beside
+// a legitimate recursive schema, a tree of nodes.
 func TestCyclicSchemaIsWithheldAndTreesWork(t *testing.T) {
 	srv := newEcho(t)
-	fsys := fstest.MapFS{"spec.yaml": {Data: []byte(cyclicSpec)}}
+	cyclicSpec, err := os.ReadFile("testdata/cyclic-openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{"spec.yaml": {Data: cyclicSpec}}
 	c, err := project(t.Context(), fsys, []spec{{name: "cycles", file: "spec.yaml"}}, &Options{BaseURL: srv.URL, AllowWrites: true})
 	if err != nil {
 		t.Fatal(err)

@@ -20,34 +20,13 @@ import (
 func cyclicBundle(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
+	spec, err := os.ReadFile("../../bundle/capability/testdata/cyclic-openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]string{
-		"pacto.yaml": "pactoVersion: \"2.0\"\nservice: {name: cycles, version: 1.0.0}\ninterfaces:\n  - {name: http, type: openapi, ref: interfaces/openapi.yaml}\n",
-		"interfaces/openapi.yaml": `openapi: 3.1.0
-info: {title: cycles, version: "1"}
-paths:
-  /a:
-    get:
-      operationId: getA
-      parameters:
-        - {name: q, in: query, schema: {$ref: '#/components/schemas/A'}}
-      responses: {'200': {description: ok}}
-  /tree:
-    post:
-      operationId: postTree
-      requestBody:
-        required: true
-        content: {application/json: {schema: {$ref: '#/components/schemas/Node'}}}
-      responses: {'200': {description: ok}}
-components:
-  schemas:
-    A: {anyOf: [{$ref: '#/components/schemas/B'}, {type: string}]}
-    B: {allOf: [{$ref: '#/components/schemas/A'}]}
-    Node:
-      type: object
-      properties:
-        name: {type: string}
-        children: {type: array, items: {$ref: '#/components/schemas/Node'}}
-`,
+		"pacto.yaml":              "pactoVersion: \"2.0\"\nservice: {name: cycles, version: 1.0.0}\ninterfaces:\n  - {name: http, type: openapi, ref: interfaces/openapi.yaml}\n",
+		"interfaces/openapi.yaml": string(spec),
 	}
 	for name, data := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
