@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,39 +36,15 @@ func startMCPHTTP(t testing.TB, upstream string, extra ...string) *sidecarProc {
 	port := freePort(t)
 	args := append([]string{"mcp", filepath.Join(repoRootTB(t), "examples", "bundles", "catalog"), "-t", "http",
 		"--base-url", upstream, "--workspace", t.TempDir(), "--port", strconv.Itoa(port)}, extra...)
-	p := &sidecarProc{
-		cmd:    exec.Command(kubepactBin, args...),
-		mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-		stderr: &syncBuffer{},
-		exited: make(chan error, 1),
-	}
-	p.cmd.Stderr = p.stderr
-	p.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBEPACT_CACHE_DIR="+t.TempDir())
-	start := time.Now()
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.exited <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		err := <-p.exited
-		p.exited <- err
-	})
-	for {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+	p := &sidecarProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}
+	p.launch(t, args, "kubepact mcp listening", func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
 			c.Close()
-			p.ready = time.Since(start)
-			return p
 		}
-		select {
-		case err := <-p.exited:
-			t.Fatalf("kubepact mcp exited before listening (%v):\n%s", err, p.stderr)
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Since(start) > 30*time.Second {
-			t.Fatalf("kubepact mcp not listening after 30s:\n%s", p.stderr)
-		}
-	}
+		return err == nil
+	})
+	return p
 }
 
 // post sends one JSON-RPC message and returns the status and the whole

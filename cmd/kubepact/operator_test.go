@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -150,7 +148,7 @@ func TestOperatorProcess(t *testing.T) {
 	}
 
 	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
-	var logs lockedBuffer
+	var logs syncBuffer
 	op := exec.Command(kubepactBin, "operator",
 		"--kubeconfig", kubeconfigFile,
 		"--metrics-bind-address", metricsAddr,
@@ -244,7 +242,7 @@ func TestOperatorProcess(t *testing.T) {
 	// SIGTERM while starting (right after /healthz, as the caches start):
 	// the process must still end, within its bound, and say why if it
 	// could not stop cleanly — never spin until SIGKILL.
-	var early lockedBuffer
+	var early syncBuffer
 	probe2 := freeAddr(t)
 	op2 := exec.Command(kubepactBin, "operator",
 		"--kubeconfig", kubeconfigFile,
@@ -317,7 +315,7 @@ func processExited(exited chan error) bool {
 
 // waitHTTP polls url until it answers 200; it fails at once if the process
 // exits meanwhile.
-func waitHTTP(t *testing.T, url string, exited chan error, logs *lockedBuffer) {
+func waitHTTP(t *testing.T, url string, exited chan error, logs *syncBuffer) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -373,22 +371,4 @@ func metricValue(exposition, name string) float64 {
 		}
 	}
 	return -1
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -69,12 +69,28 @@ func startSidecar(t testing.TB, upstream string, extra ...string) *sidecarProc {
 	args := append([]string{"sidecar", "--bundle", bundleDir, "--upstream", upstream,
 		"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(hport)}, extra...)
 	p := &sidecarProc{
-		cmd:    exec.Command(kubepactBin, args...),
 		mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 		health: fmt.Sprintf("http://127.0.0.1:%d", hport),
-		stderr: &syncBuffer{},
-		exited: make(chan error, 1),
 	}
+	p.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
+		resp, err := http.Get(p.health + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return p
+}
+
+// launch starts the built binary with args, kills it when the test ends,
+// and waits until ready holds, recording how long that took; it fails the
+// test if the process exits first or is not ready within 30 s.
+func (p *sidecarProc) launch(t testing.TB, args []string, what string, ready func() bool) {
+	t.Helper()
+	p.cmd = exec.Command(kubepactBin, args...)
+	p.stderr = &syncBuffer{}
+	p.exited = make(chan error, 1)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBEPACT_CACHE_DIR="+t.TempDir())
 	start := time.Now()
@@ -85,26 +101,19 @@ func startSidecar(t testing.TB, upstream string, extra ...string) *sidecarProc {
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill()
 		err := <-p.exited
-		_ = err
+		p.exited <- err // a later reader still sees how it ended
 	})
-	for {
-		resp, err := http.Get(p.health + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				p.ready = time.Since(start)
-				return p
-			}
-		}
+	for !ready() {
 		select {
 		case err := <-p.exited:
-			t.Fatalf("sidecar exited before ready (%v):\n%s", err, p.stderr)
+			t.Fatalf("kubepact exited before %s (%v):\n%s", what, err, p.stderr)
 		case <-time.After(2 * time.Millisecond):
 		}
 		if time.Since(start) > 30*time.Second {
-			t.Fatalf("sidecar not ready after 30s:\n%s", p.stderr)
+			t.Fatalf("kubepact: no %s after 30s:\n%s", what, p.stderr)
 		}
 	}
+	p.ready = time.Since(start)
 }
 
 func repoRootTB(t testing.TB) string {
