@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"net"
@@ -231,30 +232,14 @@ func (o *Options) setDefaults() {
 		o.Families = slices.Clone(DefaultFamilies)
 	}
 	o.Families = o.Fleet.families(o.Families)
-	if o.SessionTimeout == 0 {
-		o.SessionTimeout = DefaultSessionTimeout
-	}
-	if o.MaxRequestBytes == 0 {
-		o.MaxRequestBytes = DefaultMaxRequestBytes
-	}
-	if o.DrainTimeout == 0 {
-		o.DrainTimeout = DefaultDrainTimeout
-	}
-	if o.MaxSessions == 0 {
-		o.MaxSessions = DefaultMaxSessions
-	}
-	if o.MaxConnections == 0 {
-		o.MaxConnections = DefaultMaxConnections
-	}
-	if o.ReadHeaderTimeout == 0 {
-		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
-	}
-	if o.ReadTimeout == 0 {
-		o.ReadTimeout = DefaultReadTimeout
-	}
-	if o.IdleTimeout == 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
+	o.SessionTimeout = cmp.Or(o.SessionTimeout, DefaultSessionTimeout)
+	o.MaxRequestBytes = cmp.Or(o.MaxRequestBytes, DefaultMaxRequestBytes)
+	o.DrainTimeout = cmp.Or(o.DrainTimeout, DefaultDrainTimeout)
+	o.MaxSessions = cmp.Or(o.MaxSessions, DefaultMaxSessions)
+	o.MaxConnections = cmp.Or(o.MaxConnections, DefaultMaxConnections)
+	o.ReadHeaderTimeout = cmp.Or(o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	o.ReadTimeout = cmp.Or(o.ReadTimeout, DefaultReadTimeout)
+	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
 	if o.Version == "" {
 		o.Version = "dev"
 	}
