@@ -99,21 +99,34 @@ type SchemaResult struct {
 
 const pactoDescription = "A Pacto contract (pacto.yaml at the root of a bundle) describes a service operationally: identity and owner, interfaces (openapi, asyncapi, grpc specs inside the bundle), configuration schemas, policies, dependencies on other contracts, runtime state semantics, workload kind, capabilities and readiness."
 
-// authoringTools builds pacto_create, pacto_edit, pacto_check and
+// authoringFamily is pacto_create, pacto_edit, pacto_check and
 // pacto_schema over one bundle/authoring instance confined to the workspace.
-func (s *Server) authoringTools() ([]*tool, error) {
+var authoringFamily = &family{
+	name:    FamilyAuthoring,
+	summary: "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a running service (validating may pull referenced policy and configuration bundles from a registry when one is configured)",
+	build: func(_ context.Context, env *familyEnv) (*familyParts, error) {
+		tools, err := authoringTools(env)
+		if err != nil {
+			return nil, err
+		}
+		return &familyParts{tools: tools}, nil
+	},
+}
+
+func authoringTools(env *familyEnv) ([]*tool, error) {
+	opts := env.opts
 	// Validating follows a contract's policy and configuration refs; with a
 	// registry client configured, that reaches registries: open world.
-	refsReachRegistries := s.opts.Registry != nil
+	refsReachRegistries := opts.Registry != nil
 	a, err := authoring.New(&authoring.Options{
-		Workspace: s.opts.Workspace,
+		Workspace: opts.Workspace,
 		// References are followed from each bundle's own directory, never
 		// out of the workspace, and to registries only through the
 		// operator-configured client.
 		ResolverFor: func(dir string) validate.Resolver {
-			return bundle.NewResolver(&bundle.ResolverOptions{BaseDir: dir, Root: s.opts.Workspace, Client: s.opts.Registry})
+			return bundle.NewResolver(&bundle.ResolverOptions{BaseDir: dir, Root: opts.Workspace, Client: opts.Registry})
 		},
-		Dependencies: s.fleetDependencies(),
+		Dependencies: env.fleetDependencies(),
 	})
 	if err != nil {
 		return nil, err

@@ -49,21 +49,34 @@ type argumentFault struct {
 	Diagnostics []capability.Diagnostic `json:"diagnostics"`
 }
 
-// capabilityTools builds the generated tools, pacto_skill and
-// pacto_withheld.
-func (s *Server) capabilityTools() ([]*tool, error) {
-	cb := s.opts.Capability
-	if cb == nil || cb.Bundle == nil || cb.Capability == nil {
-		return nil, errors.New("the capability family needs a bundle (kubepact mcp BUNDLE)")
-	}
-	st := &capabilityState{cb: cb}
-	if fsys, done, err := st.skillFS(); err == nil {
-		if names, err := bundle.ListSkills(fsys); err == nil {
-			st.skills = names
+// capabilityFamily is one bundle's OpenAPI operations as tools that call
+// the live service, with the bundle's skills and its withheld operations.
+var capabilityFamily = &family{
+	name:    FamilyCapability,
+	summary: "capability — one generated tool per OpenAPI operation of the bundle being served, each calling the live service; pacto_skill reads the bundle's skills and pacto_withheld lists the operations not exposed",
+	build: func(_ context.Context, env *familyEnv) (*familyParts, error) {
+		cb := env.opts.Capability
+		if cb == nil || cb.Bundle == nil || cb.Capability == nil {
+			return nil, errors.New("the capability family needs a bundle (kubepact mcp BUNDLE)")
 		}
-		done()
-	}
-	s.capability = st
+		st := &capabilityState{cb: cb}
+		if fsys, done, err := st.skillFS(); err == nil {
+			if names, err := bundle.ListSkills(fsys); err == nil {
+				st.skills = names
+			}
+			done()
+		}
+		tools, err := st.tools()
+		if err != nil {
+			return nil, err
+		}
+		return &familyParts{tools: tools, register: st.register, instructions: st.instructions, describesWrites: true, withheld: st.withheldError}, nil
+	},
+}
+
+// tools builds the generated tools, pacto_skill and pacto_withheld.
+func (st *capabilityState) tools() ([]*tool, error) {
+	cb := st.cb
 
 	output, err := jsonschema.For[capability.Result](&jsonschema.ForOptions{})
 	if err != nil {
@@ -375,16 +388,17 @@ func (st *capabilityState) register(srv *sdk.Server) {
 		})
 }
 
-// instructions is the capability part of the server instructions.
-func (st *capabilityState) instructions(s *Server) string {
+// instructions is the capability part of the server instructions, given
+// the family's registered tools.
+func (st *capabilityState) instructions(registered []*tool) string {
 	c := st.cb.Capability
 	var b strings.Builder
 	var generated, writes []string
-	for _, name := range s.ToolNames() {
-		if t := s.tools[name]; t.generated {
-			generated = append(generated, name)
+	for _, t := range registered {
+		if t.generated {
+			generated = append(generated, t.name)
 			if t.writes() {
-				writes = append(writes, name)
+				writes = append(writes, t.name)
 			}
 		}
 	}

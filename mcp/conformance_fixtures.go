@@ -40,8 +40,19 @@ import (
 // resources and prompts, named as the suite calls them.
 const FamilyConformance Family = "conformance"
 
-// fixtureFamilies adds the fixture family to knownFamilies in this build.
-var fixtureFamilies = []Family{FamilyConformance}
+// fixtureFamilies adds the fixture family to [families] in this build.
+var fixtureFamilies = []*family{{
+	name: FamilyConformance,
+	// Only in a binary built with -tags conformance.
+	summary: "conformance — the fixture tools, resources and prompts the official MCP conformance suite calls by name (test_*, test://...); a test build only, never part of a release",
+	build: func(context.Context, *familyEnv) (*familyParts, error) {
+		fx, tools, err := fixtureTools()
+		if err != nil {
+			return nil, err
+		}
+		return &familyParts{tools: tools, configure: fx.configure, register: fx.register, foreignNames: true}, nil
+	},
+}}
 
 // Error codes of fixture tool results.
 const (
@@ -68,11 +79,9 @@ const (
 // progress fixtures, so the client sees them arrive during the call.
 const fixtureStep = 50 * time.Millisecond
 
-// fixtureState is what the family keeps between building its tools and
-// registering its resources and prompts on the SDK server.
-type fixtureState struct {
-	tools map[string]bool // fixture tool names, exempt from the pacto_ prefix rule
-}
+// fixtureState carries the fixture family's server options, resources
+// and prompts (configure, register); the fixtures keep no state.
+type fixtureState struct{}
 
 // fixtureOutcome is every fixture tool's structuredContent: which content
 // blocks it returned and what it sent to or heard from the client.
@@ -98,9 +107,8 @@ type ElicitationArgs struct {
 
 // fixtureTools builds the fixture tools; the resources, prompts and
 // server options follow in configure and register.
-func (s *Server) fixtureTools() ([]*tool, error) {
-	fx := &fixtureState{tools: map[string]bool{}}
-	s.fixtures = fx
+func fixtureTools() (*fixtureState, []*tool, error) {
+	fx := &fixtureState{}
 	quiet := hints{readOnly: true, idempotent: true}
 	asks := hints{readOnly: true} // asks the client's model or user: the answer may differ each time
 
@@ -111,7 +119,6 @@ func (s *Server) fixtureTools() ([]*tool, error) {
 			errs = append(errs, err)
 			return
 		}
-		fx.tools[t.name] = true
 		out = append(out, t)
 	}
 	add(newFixtureTool("test_simple_text", "Return one text block", quiet, fixedContent(
@@ -160,13 +167,10 @@ func (s *Server) fixtureTools() ([]*tool, error) {
 		}))
 	add(jsonSchema2020Tool())
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return fx, out, nil
 }
-
-// owns reports whether name is a fixture tool; nil owns nothing.
-func (fx *fixtureState) owns(name string) bool { return fx != nil && fx.tools[name] }
 
 // configure turns on what the fixtures use beyond tools: logging to the
 // client, resource subscriptions and argument completion.

@@ -6,11 +6,18 @@
 // # Map
 //
 //   - options.go: [Options], the flag group `kubepact mcp` binds, and defaults.
-//   - server.go: [New] and [Server]; families are chosen by Options and
-//     registered explicitly on one SDK server instance.
-//   - family.go, tool.go: what a family and a tool are; the envelope every
-//     tool answers with (structuredContent plus a short text, or an isError
-//     result carrying {error:{code,message,...}}).
+//   - server.go: [NewContext] and [Server]; the families Options selects
+//     are built and their tools registered explicitly on one SDK server
+//     instance.
+//   - family.go: a tool family is a value (name, summary, build function
+//     returning its tools and optional resources, prompts, instructions
+//     paragraph and withheld-tool answers), not a method on Server. To add
+//     a family, write one such value in its own file and list it in the
+//     families variable; the server builds and registers it with no other
+//     change.
+//   - tool.go: what a tool is; the envelope every tool answers with
+//     (structuredContent plus a short text, or an isError result carrying
+//     {error:{code,message,...}}).
 //   - mcpshape.go: tool schemas as tools/list shows them, in the shape the
 //     MCP schema types (root type object, every subschema an object), which
 //     clients such as the TypeScript SDK enforce on the whole list.

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
@@ -306,9 +306,9 @@ func shallow(required []string, props map[string]string) *jsonschema.Schema {
 // --oci sources and pacto_impact's oci:// refs use the server's one
 // registry client (Options.Registry), so --plain-http and the credential
 // and cache flags hold for them too.
-func (s *Server) newFleetState(ctx context.Context) (*fleetState, error) {
-	o := &s.opts.Fleet
-	client := s.opts.Registry
+func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
+	o := &env.opts.Fleet
+	client := env.opts.Registry
 	if client == nil && len(o.OCI) > 0 {
 		c, err := oci.NewClient(nil)
 		if err != nil {
@@ -318,9 +318,9 @@ func (s *Server) newFleetState(ctx context.Context) (*fleetState, error) {
 	}
 	f := &fleetState{
 		b:      o.Builder,
-		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: s.opts.Workspace, Client: client}),
-		stdio:  s.opts.Transport == TransportStdio,
-		idle:   s.opts.SessionTimeout,
+		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client}),
+		stdio:  env.opts.Transport == TransportStdio,
+		idle:   env.opts.SessionTimeout,
 		pins:   map[*sdk.ServerSession]*pin{},
 	}
 	if f.b != nil {
@@ -345,18 +345,19 @@ func (s *Server) newFleetState(ctx context.Context) (*fleetState, error) {
 		return nil, fmt.Errorf("collecting the fleet sources: %w", err)
 	}
 	sv, revs, tgts := snap.Counts()
-	s.log.Info("Fleet snapshot built", "snapshot", snap.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", snap.Meta().Completeness)
-	s.logSourceProblems(snap)
+	log := env.log
+	log.Info("Fleet snapshot built", "snapshot", snap.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", snap.Meta().Completeness)
+	logSourceProblems(log, snap)
 	if len(o.Local) > 0 || o.TargetState != "" {
 		go func() {
 			err := feed.Watch(ctx, &source.WatchOptions{Debounce: o.WatchDebounce, OnCollect: func(string) {
 				cur := f.b.Current()
 				sv, revs, tgts := cur.Counts()
-				s.log.Info("Fleet snapshot updated", "snapshot", cur.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", cur.Meta().Completeness)
-				s.logSourceProblems(cur)
+				log.Info("Fleet snapshot updated", "snapshot", cur.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", cur.Meta().Completeness)
+				logSourceProblems(log, cur)
 			}})
 			if err != nil {
-				s.log.Error(err, "Watching the fleet's local sources failed; they stay as they were last read")
+				log.Error(err, "Watching the fleet's local sources failed; they stay as they were last read")
 			}
 		}()
 	}
@@ -366,7 +367,7 @@ func (s *Server) newFleetState(ctx context.Context) (*fleetState, error) {
 // logSourceProblems logs every source that is not available, with the
 // error agents see in meta.limitations, so a refused file is never only
 // "targets: 0" in the log.
-func (s *Server) logSourceProblems(snap *fleetgraph.Snapshot) {
+func logSourceProblems(log logr.Logger, snap *fleetgraph.Snapshot) {
 	for _, st := range snap.Sources() {
 		if st.Status == fleetgraph.SourceAvailable {
 			continue
@@ -375,17 +376,30 @@ func (s *Server) logSourceProblems(snap *fleetgraph.Snapshot) {
 		if st.Error != nil {
 			kv = append(kv, "code", st.Error.Code, "error", st.Error.Message)
 		}
-		s.log.Info("Fleet source not fully available", kv...)
+		log.Info("Fleet source not fully available", kv...)
 	}
 }
 
-// fleetTools builds the fleet family.
-func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
-	f, err := s.newFleetState(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.fleet = f
+// fleetFamily is the read-only queries over versioned fleet snapshots.
+var fleetFamily = &family{
+	name:    FamilyFleet,
+	summary: "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads one snapshot for its lifetime; a stateless request pins one with the snapshot argument or a cursor, and every answer carries meta (completeness, limitations, sources) and pin.newerAvailable",
+	build: func(ctx context.Context, env *familyEnv) (*familyParts, error) {
+		f, err := newFleetState(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		env.fleet = f.b
+		tools, err := f.tools()
+		if err != nil {
+			return nil, err
+		}
+		return &familyParts{tools: tools}, nil
+	},
+}
+
+// tools builds the fleet family's tools.
+func (f *fleetState) tools() ([]*tool, error) {
 	ro := hints{readOnly: true, idempotent: true}
 	var tools []*tool
 	add := func(t *tool, err error, out *jsonschema.Schema) error {
@@ -532,23 +546,23 @@ func (s *Server) fleetTools(ctx context.Context) ([]*tool, error) {
 // fleetDependencies lets the authoring tools resolve dependency refs
 // against the fleet's current snapshot (authoring.Dependencies); nil when
 // the fleet family is off, so refs stay as given.
-func (s *Server) fleetDependencies() authoring.Dependencies {
-	if !slices.Contains(s.opts.Families, FamilyFleet) {
+func (e *familyEnv) fleetDependencies() authoring.Dependencies {
+	if !e.enabled(FamilyFleet) {
 		return nil
 	}
-	return fleetDependencies{s}
+	return fleetDependencies{e}
 }
 
-type fleetDependencies struct{ s *Server }
+type fleetDependencies struct{ env *familyEnv }
 
-// Dependency implements authoring.Dependencies. The fleet state is built
-// after the authoring family, and read at call time.
+// Dependency implements authoring.Dependencies. The fleet is built after
+// the authoring family, and read at call time.
 func (d fleetDependencies) Dependency(name string) (authoring.KnownDependency, []string, bool) {
-	f := d.s.fleet
-	if f == nil {
+	b := d.env.fleet
+	if b == nil {
 		return authoring.KnownDependency{}, nil, false
 	}
-	e, miss := f.b.Current().Dependency(name)
+	e, miss := b.Current().Dependency(name)
 	if e == nil {
 		return authoring.KnownDependency{}, miss.Candidates, false
 	}

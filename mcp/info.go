@@ -9,16 +9,6 @@ import (
 	"strings"
 )
 
-// familySummaries describe each family in one sentence for the instructions.
-var familySummaries = map[Family]string{
-	FamilyAuthoring:  "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a running service (validating may pull referenced policy and configuration bundles from a registry when one is configured)",
-	FamilyFleet:      "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads one snapshot for its lifetime; a stateless request pins one with the snapshot argument or a cursor, and every answer carries meta (completeness, limitations, sources) and pin.newerAvailable",
-	FamilyCapability: "capability — one generated tool per OpenAPI operation of the bundle being served, each calling the live service; pacto_skill reads the bundle's skills and pacto_withheld lists the operations not exposed",
-
-	// Only in a binary built with -tags conformance (conformance_fixtures.go).
-	FamilyConformance: "conformance — the fixture tools, resources and prompts the official MCP conformance suite calls by name (test_*, test://...); a test build only, never part of a release",
-}
-
 // instructions is the text sent in the initialize (or discover) result: what
 // this server is, which families are on, what can write, and the limits.
 func (s *Server) instructions() string {
@@ -27,7 +17,7 @@ func (s *Server) instructions() string {
 	b.WriteString("Tool families on this server:\n")
 	for _, f := range s.families {
 		if f.enabled {
-			fmt.Fprintf(&b, "- %s.\n", familySummaries[f.name])
+			fmt.Fprintf(&b, "- %s.\n", f.summary)
 		}
 	}
 	if off := s.disabledFamilies(); len(off) > 0 {
@@ -41,7 +31,7 @@ func (s *Server) instructions() string {
 			fmt.Fprintf(&b, " (%s are not offered)", strings.Join(s.withheld, ", "))
 		}
 		b.WriteString(".\n")
-	case len(writes) == 0 && s.capability != nil:
+	case len(writes) == 0 && s.writesDescribedBelow():
 		b.WriteString("none of kubepact's own tools writes anything (generated tools: see below).\n")
 	case len(writes) == 0:
 		b.WriteString("no registered tool writes anything.\n")
@@ -54,10 +44,23 @@ func (s *Server) instructions() string {
 		fmt.Fprintf(&b, "Authoring tools read and write only below the workspace %s; a path outside it is refused, and an edit that would change nothing says so in a warning. Call pacto_schema for the contract schema (or with path to explain one field). ", s.opts.Workspace)
 	}
 	b.WriteString("Call pacto_server_info for this server's configuration.")
-	if s.capability != nil {
-		b.WriteString(s.capability.instructions(s))
+	for _, f := range s.families {
+		if f.parts != nil && f.parts.instructions != nil {
+			b.WriteString(f.parts.instructions(f.registered))
+		}
 	}
 	return b.String()
+}
+
+// writesDescribedBelow reports whether a family's own paragraph says
+// what its tools write (the capability family's generated tools).
+func (s *Server) writesDescribedBelow() bool {
+	for _, f := range s.families {
+		if f.parts != nil && f.parts.describesWrites {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) disabledFamilies() []string {

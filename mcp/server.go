@@ -26,10 +26,6 @@ const ServerName = "kubepact"
 // no generated tool may carry it.
 const reservedPrefix = "pacto_"
 
-// knownFamilies lists every family in the order instructions describe them.
-// fixtureFamilies is empty unless the binary is built with -tags conformance.
-var knownFamilies = append([]Family{FamilyAuthoring, FamilyCapability, FamilyFleet}, fixtureFamilies...)
-
 // Server is one assembled MCP server: its tools, instructions and
 // transports. It is safe for concurrent use; every session shares it.
 type Server struct {
@@ -42,13 +38,6 @@ type Server struct {
 	tools    map[string]*tool // registered tools by name
 	families []familyState    // every known family and what it contributed
 	withheld []string         // write tools left out because of ReadOnly
-	// capability is the capability family's state; nil when it is off.
-	capability *capabilityState
-	// fleet is the fleet family's state; nil when it is off.
-	fleet *fleetState
-	// fixtures is the conformance fixture family's state; nil when it is
-	// off, and always nil without -tags conformance.
-	fixtures *fixtureState
 
 	tokenSum    []byte                 // sha256 of the bearer token; nil without authentication
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
@@ -60,9 +49,11 @@ type Server struct {
 // familyState records what a family contributed, for the instructions and
 // pacto_server_info.
 type familyState struct {
-	name    Family
-	enabled bool
-	tools   []string // registered tool names, sorted
+	*family
+	enabled    bool
+	parts      *familyParts // nil when the family is off
+	registered []*tool      // the tools registered, sorted by name
+	tools      []string     // their names
 }
 
 // New is NewContext with a context that is never done: the fleet's local
@@ -106,23 +97,32 @@ func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
 
+	env := &familyEnv{opts: &s.opts, log: s.log}
 	var all []*tool
-	for _, f := range knownFamilies {
-		st := familyState{name: f, enabled: slices.Contains(s.opts.Families, f)}
+	for _, f := range families {
+		st := familyState{family: f, enabled: env.enabled(f.name)}
 		if st.enabled {
-			ts, err := s.buildFamily(ctx, f)
+			parts, err := f.build(ctx, env)
 			if err != nil {
-				return nil, fmt.Errorf("family %s: %w", f, err)
+				return nil, fmt.Errorf("family %s: %w", f.name, err)
 			}
-			for _, t := range ts {
+			st.parts = parts
+			for _, t := range parts.tools {
+				// The conformance suite's fixtures keep the names it calls them by.
+				if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) && !parts.foreignNames {
+					return nil, fmt.Errorf("tool %s: kubepact's own tools, and only they, carry the %s prefix", t.name, reservedPrefix)
+				}
 				if t.writes() && s.opts.ReadOnly {
 					s.withheld = append(s.withheld, t.name)
 					continue
 				}
-				st.tools = append(st.tools, t.name)
+				st.registered = append(st.registered, t)
 				all = append(all, t)
 			}
-			slices.Sort(st.tools)
+			slices.SortFunc(st.registered, func(a, b *tool) int { return strings.Compare(a.name, b.name) })
+			for _, t := range st.registered {
+				st.tools = append(st.tools, t.name)
+			}
 		}
 		s.families = append(s.families, st)
 	}
@@ -135,10 +135,6 @@ func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 	for _, t := range all {
 		if _, dup := s.tools[t.name]; dup {
 			return nil, fmt.Errorf("tool %s registered twice", t.name)
-		}
-		// The conformance suite's fixtures keep the names it calls them by.
-		if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) && !s.fixtures.owns(t.name) {
-			return nil, fmt.Errorf("tool %s: kubepact's own tools, and only they, carry the %s prefix", t.name, reservedPrefix)
 		}
 		s.tools[t.name] = t
 	}
@@ -153,18 +149,19 @@ func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 		// stays within what a client reads as one message.
 		PageSize: ListPageSize,
 	}
-	if s.fixtures != nil {
-		s.fixtures.configure(sopts)
+	for _, f := range s.families {
+		if f.parts != nil && f.parts.configure != nil {
+			f.parts.configure(sopts)
+		}
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "kubepact", Version: s.opts.Version}, sopts)
 	for _, t := range all {
 		s.sdk.AddTool(t.sdkTool(), s.handler(t))
 	}
-	if s.capability != nil {
-		s.capability.register(s.sdk)
-	}
-	if s.fixtures != nil {
-		s.fixtures.register(s.sdk)
+	for _, f := range s.families {
+		if f.parts != nil && f.parts.register != nil {
+			f.parts.register(s.sdk)
+		}
 	}
 	// Middleware added later wraps what came before: the audit sees the
 	// withheld-tool answer like any other.
@@ -172,23 +169,6 @@ func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 	s.sdk.AddReceivingMiddleware(s.observe())
 	s.httpHandler = s.newHTTPHandler()
 	return s, nil
-}
-
-// buildFamily returns the tools of one family. Each family is a method, so
-// adding one is a new case here and a new constant, nothing global.
-func (s *Server) buildFamily(ctx context.Context, f Family) ([]*tool, error) {
-	switch f {
-	case FamilyAuthoring:
-		return s.authoringTools()
-	case FamilyCapability:
-		return s.capabilityTools()
-	case FamilyFleet:
-		return s.fleetTools(ctx)
-	case FamilyConformance:
-		return s.fixtureTools()
-	default:
-		return nil, fmt.Errorf("unknown family %q", f)
-	}
 }
 
 // ToolNames returns the names of the registered tools, sorted.

@@ -55,10 +55,21 @@ func (s *Server) withheldError(name string) *ToolError {
 			Remedy:  "start the server without the read-only option (--read-only)",
 		}
 	}
-	if s.capability == nil {
-		return nil
+	for _, f := range s.families {
+		if f.parts == nil || f.parts.withheld == nil {
+			continue
+		}
+		if te := f.parts.withheld(name); te != nil {
+			return te
+		}
 	}
-	for _, w := range s.capability.cb.Capability.Withheld {
+	return nil
+}
+
+// withheldError is the TOOL_WITHHELD error for an operation of the bundle
+// the exposure policy withheld, or nil when name is not one.
+func (st *capabilityState) withheldError(name string) *ToolError {
+	for _, w := range st.cb.Capability.Withheld {
 		if w.Name != name {
 			continue
 		}

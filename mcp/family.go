@@ -1,0 +1,89 @@
+package mcp
+
+import (
+	"context"
+
+	"github.com/go-logr/logr"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/fleetgraph"
+)
+
+// family is one tool family as a value: its name, the sentence the
+// instructions describe it with, and how it is built. The server knows no
+// family by name; it builds the enabled ones in the order of [families]
+// and registers what each returns.
+//
+// To add a family, write one such value (a build function returning its
+// tools and, if it has them, resources, prompts, server options, an
+// instructions paragraph and withheld-tool answers in [familyParts]) and
+// list it in [families]; nothing on [Server] changes.
+type family struct {
+	name Family
+	// summary describes the family in one sentence for the instructions.
+	summary string
+	// build makes the family's parts. ctx bounds start-up I/O and the life
+	// of anything the family keeps running (a watch on its sources).
+	build func(ctx context.Context, env *familyEnv) (*familyParts, error)
+}
+
+// families are every family this binary knows, in the order the
+// instructions and pacto_server_info list them. fixtureFamilies is empty
+// unless the binary is built with -tags conformance.
+var families = append([]*family{authoringFamily, capabilityFamily, fleetFamily}, fixtureFamilies...)
+
+// knownFamilies are the names of [families], for the options check.
+var knownFamilies = func() []Family {
+	out := make([]Family, len(families))
+	for i, f := range families {
+		out[i] = f.name
+	}
+	return out
+}()
+
+// familyEnv is what a family is built from: the server's options (with
+// defaults filled; read only) and what families share with one another.
+type familyEnv struct {
+	opts *Options
+	log  logr.Logger
+
+	// fleet is the fleet family's builder once that family is built (nil
+	// before, or when it is off). Families built earlier read it at call
+	// time, never while building.
+	fleet *fleetgraph.Builder
+}
+
+// enabled reports whether the server serves the family name.
+func (e *familyEnv) enabled(name Family) bool {
+	for _, f := range e.opts.Families {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// familyParts is what a built family contributes. Only tools is required.
+type familyParts struct {
+	tools []*tool
+	// configure adjusts the SDK server options (capabilities, handlers)
+	// before the SDK server is made.
+	configure func(*sdk.ServerOptions)
+	// register adds resources, prompts and middleware once the SDK server
+	// exists.
+	register func(*sdk.Server)
+	// instructions returns a paragraph appended to the server
+	// instructions, given the family's tools actually registered (a
+	// read-only server leaves some out), sorted by name.
+	instructions func(registered []*tool) string
+	// describesWrites says that the instructions paragraph states what
+	// the family's tools write, so the general "Writes:" line defers to
+	// it for tools that are not kubepact's own.
+	describesWrites bool
+	// withheld answers a call to a tool of this family the server does
+	// not offer, or returns nil when name is none of its tools.
+	withheld func(name string) *ToolError
+	// foreignNames exempts the family's tools from the pacto_ prefix rule:
+	// they keep names another party calls them by (the conformance suite).
+	foreignNames bool
+}
