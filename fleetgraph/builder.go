@@ -71,6 +71,11 @@ type Builder struct {
 	counts  map[string][2]int
 	seq     uint64
 	history []retained
+	// applied is closed, and replaced, each time Flush applies a batch
+	// (whether or not it changed the snapshot); appliedAt is when. A feed
+	// measures its lag with them.
+	applied   chan struct{}
+	appliedAt time.Time
 
 	kick chan struct{}
 }
@@ -82,7 +87,7 @@ type retained struct {
 
 // NewBuilder returns a Builder that has published an empty snapshot.
 func NewBuilder(opts *BuilderOptions) *Builder {
-	b := &Builder{pending: map[string]change{}, sources: map[string]SourceState{}, srcLims: map[string][]Limitation{}, counts: map[string][2]int{}, kick: make(chan struct{}, 1)}
+	b := &Builder{pending: map[string]change{}, sources: map[string]SourceState{}, srcLims: map[string][]Limitation{}, counts: map[string][2]int{}, kick: make(chan struct{}, 1), applied: make(chan struct{})}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -185,6 +190,16 @@ func (b *Builder) signal() {
 	}
 }
 
+// Applied returns when Flush last applied a batch of changes (zero before
+// the first) and a channel closed when it next does. Every change queued
+// before that time is in the current snapshot, or was found to change
+// nothing.
+func (b *Builder) Applied() (time.Time, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.appliedAt, b.applied
+}
+
 // Pending returns how many coalesced changes wait for the next publish.
 func (b *Builder) Pending() int {
 	b.mu.Lock()
@@ -237,6 +252,9 @@ func (b *Builder) Flush() *Snapshot {
 	b.pending = map[string]change{}
 	b.srcDone = false
 	next := b.apply(prev, batch)
+	b.appliedAt = next.asOf
+	close(b.applied)
+	b.applied = make(chan struct{})
 	if next.id == prev.id {
 		return prev
 	}
