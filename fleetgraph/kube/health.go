@@ -1,0 +1,272 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/fleetgraph"
+)
+
+// PactoGroup is the API group of Pacto's own CRs, read when installed.
+const PactoGroup = "pacto.trianalab.io"
+
+// The limitation the feed adds when the ServiceContract CRD is absent.
+const LimitContractsMissing = "SERVICE_CONTRACTS_MISSING"
+
+// health is what the feed knows about its watches: which resources it
+// watches, which failed and since when, and what it last told the Builder.
+type health struct {
+	mu         sync.Mutex
+	resources  []resource
+	failed     map[string]*failure // resource name -> its failure
+	discovery  *fleetgraph.SourceError
+	crdMissing bool
+	lastOK     time.Time
+	published  string // a fingerprint of the state last handed to the Builder
+}
+
+type failure struct {
+	err   *fleetgraph.SourceError
+	since time.Time
+}
+
+func (h *health) init() { h.failed = map[string]*failure{} }
+
+func (h *health) watched(rs []resource) {
+	h.mu.Lock()
+	h.resources = rs
+	h.mu.Unlock()
+}
+
+// watchFailed records a failed list or watch of the resource whose
+// reflector has this type description; the next good probe clears it.
+func (f *Feed) watchFailed(desc string, err error) {
+	if f.ctx != nil && f.ctx.Err() != nil {
+		return // stopping: the watches end on purpose
+	}
+	f.health.mu.Lock()
+	name := ""
+	for _, r := range f.health.resources {
+		if strings.HasSuffix(desc, "."+r.gvk.Kind) || strings.HasSuffix(desc, "Kind="+r.gvk.Kind) {
+			name = r.name
+		}
+	}
+	f.health.mu.Unlock()
+	if name == "" {
+		name = desc
+	}
+	f.opts.Log.Info("Kubernetes watch failed; the fleet is partial until it recovers", "resource", name, "error", err.Error())
+	f.publishState(map[string]error{name: err})
+}
+
+// publishState records probe results (nil error: the resource answered)
+// and hands the Builder the source's state and limitations, when they
+// changed since it last did.
+func (f *Feed) publishState(results map[string]error) {
+	now := f.b.Now().UTC()
+	f.mu.Lock()
+	unread, example := 0, ""
+	for _, bs := range f.bundles {
+		if bs.err != nil {
+			unread++
+			if example == "" {
+				example = bs.err.Message
+			}
+		}
+	}
+	f.mu.Unlock()
+
+	h := &f.health
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for name, err := range results {
+		switch {
+		case err == nil:
+			delete(h.failed, name)
+		case h.failed[name] == nil:
+			h.failed[name] = &failure{err: fleetgraph.SanitizeError(err), since: now}
+		default:
+			h.failed[name].err = fleetgraph.SanitizeError(err)
+		}
+	}
+	st := fleetgraph.SourceState{ID: f.opts.SourceID, Kind: SourceKind, Status: fleetgraph.SourceAvailable, ObservedAt: now}
+	var lims []fleetgraph.Limitation
+	synced := false
+	select {
+	case <-f.synced:
+		synced = true
+	default:
+	}
+	switch {
+	case h.discovery != nil:
+		st.Status, st.Error = fleetgraph.SourceUnavailable, h.discovery
+	case !synced:
+		st.Status, st.Error = fleetgraph.SourceUnavailable, &fleetgraph.SourceError{Code: fleetgraph.ErrUnavailable, Message: "the first list of the watched resources has not finished"}
+	}
+	names := make([]string, 0, len(h.failed))
+	for n := range h.failed {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fl := h.failed[n]
+		if st.Status == fleetgraph.SourceAvailable {
+			st.Status, st.Error = fleetgraph.SourcePartial, fl.err
+		}
+		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: n,
+			Message: fmt.Sprintf("%s could not be watched since %s (%s: %s); its records are kept as last seen", n, fl.since.Format(time.RFC3339), fl.err.Code, fl.err.Message)})
+	}
+	if h.crdMissing {
+		if st.Status == fleetgraph.SourceAvailable {
+			st.Status = fleetgraph.SourcePartial
+		}
+		lims = append(lims, fleetgraph.Limitation{Code: LimitContractsMissing, Source: st.ID, Subject: "servicecontracts.kubepact.dev",
+			Message: "the ServiceContract CRD (servicecontracts.kubepact.dev) is not installed: contract revisions and the workloads they bind are missing; only Pacto CRs and annotated workloads are read"})
+	}
+	if unread > 0 {
+		if st.Status == fleetgraph.SourceAvailable {
+			st.Status = fleetgraph.SourcePartial
+		}
+		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles",
+			Message: fmt.Sprintf("the bundles of %d revisions could not be read, so their dependencies are unknown (for example: %s)", unread, example)})
+	}
+	if f.opts.Bundles == nil {
+		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles",
+			Message: "bundles are not read: revisions carry what ServiceContract status says, without dependencies"})
+	}
+	if st.Status == fleetgraph.SourceAvailable {
+		h.lastOK = now
+	}
+	st.LastSuccessfulSync = h.lastOK
+	fp := fmt.Sprint(st.Status, st.Error, lims)
+	if fp == h.published {
+		return
+	}
+	h.published = fp
+	f.metrics.up.Set(boolGauge(st.Status == fleetgraph.SourceAvailable))
+	f.b.SetSource(st, lims...)
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Resources the feed always watches.
+var builtin = []resource{
+	{name: "deployments.apps", gvk: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: KindDeployment}, gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
+	{name: "statefulsets.apps", gvk: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: KindStatefulSet}, gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}},
+	{name: "daemonsets.apps", gvk: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: KindDaemonSet}, gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}},
+	{name: "services", gvk: schema.GroupVersionKind{Version: "v1", Kind: "Service"}, gvr: schema.GroupVersionResource{Version: "v1", Resource: "services"}},
+}
+
+// discover lists the kinds to watch: the built-in ones, ServiceContracts
+// when their CRD is installed and Pacto CRs when theirs is. An API server
+// that cannot be reached is asked again every ProbeInterval until ctx is
+// done; meanwhile the source is unavailable.
+func (f *Feed) discover(ctx context.Context) ([]resource, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kube: discovery client: %w", err)
+	}
+	for {
+		kinds, crdMissing, err := discoverOnce(dc)
+		f.health.mu.Lock()
+		f.health.discovery = fleetgraph.SanitizeError(err)
+		f.health.crdMissing = crdMissing
+		f.health.mu.Unlock()
+		if err == nil {
+			return kinds, nil
+		}
+		f.opts.Log.Info("Kubernetes API discovery failed; retrying", "error", err.Error())
+		f.publishState(nil)
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-time.After(f.opts.ProbeInterval):
+		}
+	}
+}
+
+func discoverOnce(dc discovery.DiscoveryInterface) (kinds []resource, crdMissing bool, err error) {
+	kinds = slices.Clone(builtin)
+	gv := v1alpha1.GroupVersion
+	if _, err := dc.ServerResourcesForGroupVersion(gv.String()); err == nil {
+		kinds = append(kinds, resource{name: "servicecontracts." + gv.Group, gvk: gv.WithKind(v1alpha1.ServiceContractKind), gvr: gv.WithResource("servicecontracts")})
+	} else if apierrors.IsNotFound(err) {
+		crdMissing = true
+	} else {
+		return nil, false, fmt.Errorf("discovering %s: %w", gv, err)
+	}
+	groups, err := dc.ServerGroups()
+	if err != nil {
+		return nil, false, fmt.Errorf("discovering API groups: %w", err)
+	}
+	for _, g := range groups.Groups {
+		if g.Name != PactoGroup {
+			continue
+		}
+		list, err := dc.ServerResourcesForGroupVersion(g.PreferredVersion.GroupVersion)
+		if err != nil {
+			return nil, false, fmt.Errorf("discovering %s: %w", g.PreferredVersion.GroupVersion, err)
+		}
+		pgv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, r := range list.APIResources {
+			if r.Kind == "Pacto" && !strings.Contains(r.Name, "/") {
+				kinds = append(kinds, resource{name: r.Name + "." + PactoGroup, gvk: pgv.WithKind("Pacto"), gvr: pgv.WithResource(r.Name)})
+			}
+		}
+	}
+	return kinds, crdMissing, nil
+}
+
+// prober lists one item of each watched resource, metadata only: the
+// probe that tells a recovered API server from one still down.
+type prober struct {
+	mc    metadata.Interface
+	ns    string
+	kinds []resource
+}
+
+func newProber(cfg *rest.Config, namespaces []string, kinds []resource) (*prober, error) {
+	mc, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kube: metadata client: %w", err)
+	}
+	p := &prober{mc: mc, kinds: kinds}
+	if len(namespaces) > 0 {
+		p.ns = namespaces[0]
+	}
+	return p, nil
+}
+
+func (p *prober) run(ctx context.Context) map[string]error {
+	out := map[string]error{}
+	for _, r := range p.kinds {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := p.mc.Resource(r.gvr).Namespace(p.ns).List(cctx, metav1.ListOptions{Limit: 1})
+		cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
+		out[r.name] = err
+	}
+	return out
+}
