@@ -283,4 +283,3 @@ func TestLiveFleetOverMCP(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-

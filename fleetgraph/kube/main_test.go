@@ -51,10 +51,19 @@ func runMain(m *testing.M) int {
 	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = v1alpha1.AddToScheme(scheme)
+	// A certificate directory of our own survives an API server restart
+	// (TestAPIServerRestart), so clients keep trusting the restarted one.
+	certDir, err := os.MkdirTemp("", "kubepact-kube-apiserver-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cert dir: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(certDir)
 	env = &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases"), "testdata"},
 		ErrorIfCRDPathMissing: true,
 	}
+	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir, StopTimeout: 10 * time.Second}
 	cfg, err := env.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "envtest: starting the control plane: %v\n", err)

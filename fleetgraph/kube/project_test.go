@@ -59,8 +59,8 @@ func TestPactoTargetBothStatusShapes(t *testing.T) {
 	}{
 		{"monorepo", mono, fleetgraph.Target{Scope: "ns", Kind: KindPacto, Name: "cr", Service: "orders", Domain: "ghcr.io/acme",
 			ResolvedRef: "oci://ghcr.io/acme/orders:1.0.0@sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881", Digest: "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881", Compliance: fleetgraph.StatusNonCompliant,
-			Coverage: &fleetgraph.Coverage{Evaluated: 3, Required: 4},
-			Findings: []fleetgraph.Finding{{Code: "PORT_MISSING", Severity: "error", Category: "interfaces", Message: "m", Path: "interfaces[0]"}},
+			Coverage:        &fleetgraph.Coverage{Evaluated: 3, Required: 4},
+			Findings:        []fleetgraph.Finding{{Code: "PORT_MISSING", Severity: "error", Category: "interfaces", Message: "m", Path: "interfaces[0]"}},
 			ObservedRuntime: json.RawMessage(`{"workloadKind":"Deployment"}`), Source: "k"}},
 		{"standalone", standalone, fleetgraph.Target{Scope: "ns", Kind: KindPacto, Name: "cr", Service: "cr", Compliance: fleetgraph.StatusCompliant,
 			Coverage: &fleetgraph.Coverage{Evaluated: 5, Required: 5}, Source: "k"}},
@@ -90,7 +90,9 @@ func TestPactoTargetBothStatusShapes(t *testing.T) {
 
 // TestComplianceOfConditions maps a ServiceContract's conditions.
 func TestComplianceOfConditions(t *testing.T) {
-	cond := func(typ string, s metav1.ConditionStatus) metav1.Condition { return metav1.Condition{Type: typ, Status: s} }
+	cond := func(typ string, s metav1.ConditionStatus) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: s}
+	}
 	for _, tc := range []struct {
 		conds []metav1.Condition
 		want  fleetgraph.Status
