@@ -16,5 +16,12 @@
 // GET (no list, no watch, no cache), and writes only ServiceContract status
 // and Events. `make manifests` turns the markers into config/rbac/role.yaml.
 //
+// Beside the reconciler sit the live fleet's Runnables (fleet.go), which run
+// on every replica (NeedLeaderElection is false): FleetBuilder publishes the
+// snapshots the fleetgraph/kube feed builds, and MCPServer answers the fleet
+// tools from them at /mcp. The feed keeps its own informer cache on whole
+// workloads and Services, projected down to what the graph reads, and on
+// Pacto's pacto.trianalab.io CRs when installed (get, list and watch only).
+//
 // This package may import anything in the module except cmd.
 package controllers

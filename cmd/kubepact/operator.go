@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -17,11 +20,16 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/fleetgraph"
+	"github.com/kubepact/kubepact/fleetgraph/kube"
+	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/mcp"
 )
 
 // operatorOptions is the operator's option group.
@@ -37,6 +45,10 @@ type operatorOptions struct {
 	cacheDir                string
 	maxConcurrentReconciles int
 	gracefulShutdown        time.Duration
+	// serveMCP turns /mcp on; mcp holds its HTTP options (the flags
+	// `kubepact mcp -t http` has).
+	serveMCP bool
+	mcp      *mcp.Options
 }
 
 func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
@@ -51,6 +63,10 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.cacheDir, "cache-dir", oci.DefaultCacheDir(), "content cache for pulled bundles, keyed by digest (\"\" for none)")
 	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "ServiceContracts reconciled in parallel")
 	fs.DurationVar(&o.gracefulShutdown, "graceful-shutdown-timeout", 30*time.Second, "how long in-flight reconciles get to finish on SIGTERM")
+	fs.BoolVar(&o.serveMCP, "mcp", true, "serve the fleet tools at /mcp (Streamable HTTP on --listen:--port) on every replica")
+	o.mcp = mcp.DefaultOptions()
+	o.mcp.BindHTTPFlags(fs)
+	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
 }
 
 func (o *operatorOptions) validate() error {
@@ -72,7 +88,7 @@ func newOperatorCommand() *cobra.Command {
 	o := &operatorOptions{}
 	cmd := &cobra.Command{
 		Use:   "operator",
-		Short: "Run the in-cluster operator: the ServiceContract reconciler",
+		Short: "Run the in-cluster operator: the ServiceContract reconciler and the live fleet at /mcp",
 		Long: `operator runs a controller-runtime manager in the cluster. Its reconciler
 resolves each ServiceContract's bundle to a digest (following moved tags),
 validates it with policy references followed (failing closed), checks that
@@ -81,7 +97,15 @@ its target workload exists, and reports it all in status conditions
 
 /healthz and /readyz (ready once the informer caches have synced) are served
 on --health-probe-bind-address, Prometheus metrics on --metrics-bind-address.
-With --leader-elect only the elected replica reconciles.`,
+With --leader-elect only the elected replica reconciles.
+
+Every replica also keeps the live fleet: informers on ServiceContracts,
+Deployments, StatefulSets, DaemonSets, Services and (when installed)
+Pacto's pacto.trianalab.io CRs feed versioned snapshots that the fleet
+tools (pacto_fleet_search/get/graph/status/explain, pacto_impact) answer
+from at http://127.0.0.1:8585/mcp, with no API-server call per query.
+Reach it with kubectl port-forward; --listen beyond loopback needs
+--auth-token-file (or --allow-unauthenticated-remote).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
@@ -145,6 +169,9 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the ServiceContract reconciler: %w", err)
 	}
+	if err := addFleet(ctx, mgr, cfg, o); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
@@ -176,6 +203,53 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	}
 	log.Info("operator stopped")
 	return nil
+}
+
+// addFleet adds the live fleet's Runnables to the manager: the informer
+// feed, the Builder it drives and, with --mcp, the MCP server's fleet
+// family on that Builder. Bundles of ServiceContract revisions and
+// pacto_impact's digest-pinned refs are read through the reconciler's
+// digest cache (--cache-dir), so a bundle the reconciler pulled is not
+// pulled again.
+func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operatorOptions) error {
+	log := logr.FromContextOrDiscard(ctx)
+	reg, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: o.plainHTTP, CacheDir: o.cacheDir, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	if err != nil {
+		return fmt.Errorf("the fleet's registry client: %w", err)
+	}
+	b := fleetgraph.NewBuilder(nil)
+	feed, err := kube.NewFeed(cfg, b, &kube.Options{Namespaces: o.namespaces, Registerer: metrics.Registry, Log: log.WithName("fleet"),
+		Bundles: source.NewRefLoader(&source.RefLoaderOptions{Client: reg})})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(feed); err != nil {
+		return err
+	}
+	if err := mgr.Add(controllers.FleetBuilder{Builder: b}); err != nil {
+		return err
+	}
+	if !o.serveMCP {
+		return nil
+	}
+	opts := *o.mcp
+	opts.Transport = mcp.TransportHTTP
+	opts.Families = []mcp.Family{mcp.FamilyFleet}
+	opts.Fleet = mcp.FleetOptions{Enabled: true, Builder: b}
+	opts.Registry = reg
+	opts.ReadOnly = true
+	opts.Version = version
+	opts.Logger = log.WithName("mcp")
+	s, err := mcp.NewContext(ctx, &opts)
+	if err != nil {
+		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
+	}
+	addr := net.JoinHostPort(cmp.Or(opts.Listen, "127.0.0.1"), strconv.Itoa(opts.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("/mcp: %w", err)
+	}
+	return mgr.Add(controllers.MCPServer{Server: s, Listener: ln})
 }
 
 // stopMargin is how long past --graceful-shutdown-timeout the manager gets

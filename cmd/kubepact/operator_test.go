@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -147,10 +148,12 @@ func TestOperatorProcess(t *testing.T) {
 		t.Errorf("kstatus of a ServiceContract never reconciled: %s (%s), want InProgress", res.Status, res.Message)
 	}
 
-	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
+	metricsAddr, probeAddr, mcpAddr := freeAddr(t), freeAddr(t), freeAddr(t)
+	_, mcpPort, _ := net.SplitHostPort(mcpAddr)
 	var logs syncBuffer
 	op := exec.Command(kubepactBin, "operator",
 		"--kubeconfig", kubeconfigFile,
+		"--port", mcpPort,
 		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", probeAddr,
 		"--plain-http",
@@ -204,6 +207,32 @@ func TestOperatorProcess(t *testing.T) {
 		t.Errorf("kstatus Current, but Ready=%v digest %q resolvedRef %q; want Ready at %s", ready, sc.Status.Digest, sc.Status.ResolvedRef, pushed)
 	}
 
+	// /mcp: the live fleet, as an MCP client over HTTP sees it — the
+	// contract's revision (the digest the reconciler pinned, its bundle
+	// read from the digest cache) and its Deployment as a Compliant target.
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "operator-test", Version: "v0"}, nil).Connect(t.Context(),
+		&sdk.StreamableClientTransport{Endpoint: "http://" + mcpAddr + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connecting to /mcp: %v\n%s", err, logs.String())
+	}
+	defer cs.Close()
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "pacto_fleet_get", Arguments: map[string]any{"service": "catalog"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(res.StructuredContent)
+		if s := string(got); strings.Contains(s, `"kind":"Deployment"`) && strings.Contains(s, `"compliance":"Compliant"`) &&
+			strings.Contains(s, `"digest":"`+pushed+`"`) && strings.Contains(s, `:openapi:`) && strings.Contains(s, `"completeness":"complete"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/mcp pacto_fleet_get catalog: %s\noperator log:\n%s", got, logs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
 	// /metrics: controller-runtime's series for our controller, and ours.
 	metrics := httpGet(t, "http://"+metricsAddr+"/metrics")
 	for _, want := range []string{
@@ -211,6 +240,9 @@ func TestOperatorProcess(t *testing.T) {
 		`workqueue_depth{controller="servicecontract",name="servicecontract"`,
 		`kubepact_servicecontract_bundle_resolutions_total{source="oci"}`,
 		`kubepact_servicecontract_tag_moves_total`,
+		`kubepact_fleet_feed_lag_seconds_count`,
+		`kubepact_fleet_snapshot_age_seconds`,
+		`kubepact_fleet_feed_up 1`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics has no %s", want)
@@ -248,6 +280,7 @@ func TestOperatorProcess(t *testing.T) {
 		"--kubeconfig", kubeconfigFile,
 		"--metrics-bind-address", "0",
 		"--health-probe-bind-address", probe2,
+		"--port", "0",
 		"--plain-http",
 		"--cache-dir", t.TempDir(),
 		"--graceful-shutdown-timeout", "1s",
