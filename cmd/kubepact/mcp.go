@@ -16,6 +16,7 @@ func newMCPCommand() *cobra.Command {
 	opts := mcp.DefaultOptions()
 	reg := &registryOptions{}
 	capOpts := &capabilityOptions{}
+	k8s := &k8sFleetOptions{}
 	cmd := &cobra.Command{
 		Use:   "mcp [BUNDLE]",
 		Short: "Serve the Pacto MCP surface over stdio or Streamable HTTP",
@@ -29,8 +30,9 @@ server:
               service (GET and HEAD only unless --allow-writes), plus
               pacto_skill and pacto_withheld
   fleet       with --fleet and at least one of --local, --oci,
-              --target-state: pacto_fleet_search/get/graph/status/explain
-              and pacto_impact over live, versioned snapshots
+              --target-state, or with --k8s (the cluster, watched live):
+              pacto_fleet_search/get/graph/status/explain and pacto_impact
+              over live, versioned snapshots
 
 pacto_server_info describes the running server. --read-only registers no
 tool that can write anything. stdio is the default transport; -t http
@@ -38,7 +40,8 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 (session) and the 2026-07-28 (stateless) protocol eras.`,
 		Example: `  kubepact mcp --workspace ~/contracts
   kubepact mcp examples/bundles/catalog --base-url http://127.0.0.1:8080
-  kubepact mcp -t http --fleet --local examples/bundles --target-state examples/fleet/targets.yaml`,
+  kubepact mcp -t http --fleet --local examples/bundles --target-state examples/fleet/targets.yaml
+  kubepact mcp --fleet --k8s --namespace shop`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -49,6 +52,14 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 				return &exitError{code: 2, msg: err.Error()}
 			}
 			opts.Registry = client
+			if err := k8s.validate(&opts.Fleet); err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			if k8s.enabled {
+				if err := k8s.start(ctx, &opts.Fleet, client); err != nil {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+			}
 			if len(args) == 1 {
 				cb, err := capOpts.loadCapability(ctx, args[0], client, &reg.limits, os.Stderr, "kubepact mcp")
 				if err != nil {
@@ -73,6 +84,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 	}
 	opts.BindFlags(cmd.Flags())
 	reg.BindFlags(cmd.Flags())
+	k8s.BindFlags(cmd.Flags())
 	capOpts.bindFlags(cmd.Flags(), "base-url", "base URL of the service BUNDLE describes (default: the spec's first server URL); required with --auth")
 	return cmd
 }

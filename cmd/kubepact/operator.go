@@ -256,11 +256,16 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 // to return after a signal, for the shutdown steps that bound does not cover.
 const stopMargin = 5 * time.Second
 
-func (o *operatorOptions) restConfig() (*rest.Config, error) {
-	if o.kubeconfig != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+func (o *operatorOptions) restConfig() (*rest.Config, error) { return kubeRESTConfig(o.kubeconfig) }
+
+// kubeRESTConfig is the configuration of the cluster to talk to: the
+// kubeconfig file given, else ctrl.GetConfig's order ($KUBECONFIG, the
+// in-cluster config, ~/.kube/config).
+func kubeRESTConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 		if err != nil {
-			return nil, fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err)
+			return nil, fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
 		}
 		if cfg.QPS == 0 {
 			// As ctrl.GetConfig does: leave rate limiting to the API
