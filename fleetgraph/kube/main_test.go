@@ -3,6 +3,7 @@ package kube_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -64,6 +65,8 @@ func runMain(m *testing.M) int {
 		ErrorIfCRDPathMissing: true,
 	}
 	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir, StopTimeout: 10 * time.Second}
+	// Room for the benchmark's 2,000 Services (envtest's default is a /24).
+	env.ControlPlane.APIServer.Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
 	cfg, err := env.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "envtest: starting the control plane: %v\n", err)
@@ -120,39 +123,58 @@ type live struct {
 // it returns once the feed has listed everything.
 func startLive(t *testing.T, cfg *rest.Config, opts *kube.Options) *live {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Debounce: 20 * time.Millisecond})
-	feed, err := kube.NewFeed(cfg, b, opts)
+	l, stop, err := startLiveCtx(t.Context(), cfg, opts, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("live fleet stopped with: %v", err)
+		}
+	})
+	return l
+}
+
+// startLiveCtx is startLive until ctx is done or stop is called; debounce
+// 0 is the Builder's default.
+func startLiveCtx(parent context.Context, cfg *rest.Config, opts *kube.Options, debounce time.Duration) (l *live, stop func() error, err error) {
+	ctx, cancel := context.WithCancel(parent)
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Debounce: debounce})
+	feed, err := kube.NewFeed(cfg, b, opts)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	s, err := mcp.NewContext(ctx, &mcp.Options{Transport: mcp.TransportHTTP, Families: []mcp.Family{mcp.FamilyFleet},
+		Fleet: mcp.FleetOptions{Enabled: true, Builder: b}})
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		return nil, nil, err
 	}
 	done := make(chan error, 3)
 	go func() { done <- feed.Start(ctx) }()
 	go func() { done <- b.Run(ctx) }()
-	s, err := mcp.NewContext(ctx, &mcp.Options{Transport: mcp.TransportHTTP, Families: []mcp.Family{mcp.FamilyFleet},
-		Fleet: mcp.FleetOptions{Enabled: true, Builder: b}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
+	stop = func() error {
 		cancel()
+		var errs []error
 		for range 3 {
-			if err := <-done; err != nil {
-				t.Errorf("live fleet stopped with: %v", err)
-			}
+			errs = append(errs, <-done)
 		}
-	})
-	wctx, wcancel := context.WithTimeout(ctx, time.Minute)
+		return errors.Join(errs...)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer wcancel()
 	if err := feed.WaitSynced(wctx); err != nil {
-		t.Fatal(err)
+		_ = stop()
+		return nil, nil, err
 	}
-	return &live{b: b, feed: feed, url: "http://" + ln.Addr().String() + mcp.Endpoint}
+	return &live{b: b, feed: feed, url: "http://" + ln.Addr().String() + mcp.Endpoint}, stop, nil
 }
 
 // session opens an MCP session over HTTP (protocol 2025-11-25, the
