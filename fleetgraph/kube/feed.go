@@ -35,6 +35,10 @@ const (
 	bundleLoads = 4
 	// bundleLoadTimeout bounds one bundle read.
 	bundleLoadTimeout = time.Minute
+	// bundleRetry is the first wait before a failed bundle read is tried
+	// again; it doubles up to bundleRetryMax.
+	bundleRetry    = 30 * time.Second
+	bundleRetryMax = 15 * time.Minute
 )
 
 // SourceKind is the kind of the feed's source in every answer's meta.
@@ -94,14 +98,16 @@ type Feed struct {
 	loads      chan struct{}
 	health     health
 	lag        lagQueue
+	retry      time.Duration   // first wait before a failed bundle read is retried
 	ctx        context.Context // Start's, for bundle loads
 }
 
 // bundleState is what the feed read from one revision's bundle.
 type bundleState struct {
-	rev     *fleetgraph.Revision // from the bundle; nil while loading or after a failure
-	err     *fleetgraph.SourceError
-	loading bool
+	rev      *fleetgraph.Revision // from the bundle; nil while loading or after a failure
+	err      *fleetgraph.SourceError
+	loading  bool
+	failures int // consecutive failed reads, for the retry backoff
 }
 
 // NewFeed returns a Feed from cfg into b. Nothing is read until Start.
@@ -113,7 +119,7 @@ func NewFeed(cfg *rest.Config, b *fleetgraph.Builder, opts *Options) (*Feed, err
 		contracts: map[nsName]*v1alpha1.ServiceContract{}, byTarget: map[wlKey]map[string]struct{}{},
 		workloads: map[wlKey]*workload{}, byContract: map[nsName]map[wlKey]struct{}{}, services: map[nsName]*corev1.Service{},
 		emitted: map[wlKey]bool{}, scRev: map[nsName]string{}, holders: map[string]map[nsName]struct{}{},
-		bundles: map[string]*bundleState{}, loads: make(chan struct{}, bundleLoads)}
+		bundles: map[string]*bundleState{}, loads: make(chan struct{}, bundleLoads), retry: bundleRetry}
 	if opts != nil {
 		f.opts = *opts
 	}
@@ -161,7 +167,7 @@ func (f *Feed) Start(ctx context.Context) error {
 	f.ctx = ctx
 	f.publishState(nil)
 	kinds, err := f.discover(ctx)
-	if err != nil {
+	if err != nil || ctx.Err() != nil {
 		return err
 	}
 	c, err := cache.New(f.cfg, f.cacheOptions())
@@ -452,10 +458,13 @@ func (f *Feed) loadBundle(revKey, ref string) {
 		f.mu.Unlock()
 		return
 	}
-	bs.loading, bs.rev = false, derived
+	bs.loading, bs.rev, bs.err = false, derived, nil
 	if err != nil {
 		bs.err = fleetgraph.SanitizeError(err)
-		f.opts.Log.Info("Bundle of a ServiceContract revision could not be read; its dependencies are unknown", "ref", ref, "error", err.Error())
+		bs.failures++
+		wait := min(f.retry<<min(bs.failures-1, 10), bundleRetryMax)
+		f.opts.Log.Info("Bundle of a ServiceContract revision could not be read; its dependencies are unknown until a retry succeeds", "ref", ref, "retryIn", wait, "error", err.Error())
+		time.AfterFunc(wait, func() { f.retryBundle(revKey, ref, bs) })
 	}
 	holders := slices.Collect(maps.Keys(f.holders[revKey]))
 	for _, k := range holders {
@@ -464,6 +473,20 @@ func (f *Feed) loadBundle(revKey, ref string) {
 	f.mu.Unlock()
 	if err != nil {
 		f.publishState(nil)
+	}
+}
+
+// retryBundle reads a bundle again after a failure, unless the revision
+// is gone or was read meanwhile.
+func (f *Feed) retryBundle(revKey, ref string, was *bundleState) {
+	if f.ctx.Err() != nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bs := f.bundles[revKey]; bs == was && bs.err != nil && !bs.loading {
+		bs.loading = true
+		go f.loadBundle(revKey, ref)
 	}
 }
 

@@ -2,7 +2,9 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -22,7 +24,8 @@ import (
 // PactoGroup is the API group of Pacto's own CRs, read when installed.
 const PactoGroup = "pacto.trianalab.io"
 
-// The limitation the feed adds when the ServiceContract CRD is absent.
+// LimitContractsMissing is the limitation the feed adds when the
+// ServiceContract CRD is absent.
 const LimitContractsMissing = "SERVICE_CONTRACTS_MISSING"
 
 // health is what the feed knows about its watches: which resources it
@@ -55,6 +58,12 @@ func (h *health) watched(rs []resource) {
 func (f *Feed) watchFailed(desc string, err error) {
 	if f.ctx != nil && f.ctx.Err() != nil {
 		return // stopping: the watches end on purpose
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+		// A watch the server closed, or a resource version compacted
+		// away: the reflector lists again, nothing is lost. An API server
+		// that went away fails the next probe.
+		return
 	}
 	f.health.mu.Lock()
 	name := ""

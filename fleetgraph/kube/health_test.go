@@ -70,7 +70,7 @@ func stopAPIServer(t *testing.T) {
 	if err := as.Stop(); err != nil {
 		t.Logf("API server stop: %v (killed)", err)
 	}
-	addr := net.JoinHostPort(as.SecureServing.Address, as.SecureServing.Port)
+	addr := net.JoinHostPort(as.Address, as.Port)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)

@@ -34,15 +34,34 @@ func newMetrics(reg prometheus.Registerer, b *fleetgraph.Builder) (*metrics, err
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.lag, m.events, m.up, age} {
-		if err := reg.Register(c); err != nil {
-			if _, dup := errors.AsType[prometheus.AlreadyRegisteredError](err); dup {
-				continue // a second feed in one process (tests) shares the first's
-			}
-			return nil, err
-		}
+	// A second feed in one process (tests) reports through the first's
+	// collectors; its snapshot age is the first Builder's.
+	var err error
+	if m.lag, err = register(reg, m.lag); err != nil {
+		return nil, err
+	}
+	if m.events, err = register(reg, m.events); err != nil {
+		return nil, err
+	}
+	if m.up, err = register(reg, m.up); err != nil {
+		return nil, err
+	}
+	if _, err = register(reg, prometheus.Collector(age)); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// register registers c, or returns the collector registered before it
+// under the same name.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	if are, dup := errors.AsType[prometheus.AlreadyRegisteredError](err); dup {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
 }
 
 // maxLagSamples bounds the event times waiting for a publish: past it the

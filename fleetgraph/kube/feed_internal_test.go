@@ -1,0 +1,139 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/fleetgraph"
+)
+
+// flakyLoader is a sub-step fake: it fails the first fails reads, then
+// loads the bundle directory it was given.
+type flakyLoader struct {
+	mu    sync.Mutex
+	fails int
+	dir   string
+	reads int
+}
+
+func (l *flakyLoader) Load(_ context.Context, _ string) (*bundle.Bundle, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reads++
+	if l.reads <= l.fails {
+		return nil, errors.New("registry unavailable: connection refused")
+	}
+	return bundle.LoadDir(l.dir, nil)
+}
+
+const testDigest = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+
+func readyContract(ns, name, service string) *v1alpha1.ServiceContract {
+	return &v1alpha1.ServiceContract{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.ServiceContractSpec{TargetRef: v1alpha1.TargetReference{Kind: KindDeployment, Name: name}},
+		Status: v1alpha1.ServiceContractStatus{Digest: testDigest, ResolvedRef: "registry.example/org/" + service + ":1@" + testDigest,
+			Contract:   &v1alpha1.ContractSummary{Service: service, Version: "1.0.0"},
+			Conditions: []metav1.Condition{{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue}}}}
+}
+
+// newTestFeed is a Feed whose event handling runs without an API server.
+func newTestFeed(t *testing.T, loader BundleLoader) (*Feed, *fleetgraph.Builder) {
+	t.Helper()
+	b := fleetgraph.NewBuilder(nil)
+	f, err := NewFeed(&rest.Config{Host: "https://127.0.0.1:1"}, b, &Options{Bundles: loader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ctx = t.Context()
+	f.retry = 10 * time.Millisecond
+	return f, b
+}
+
+// TestSharedRevisionAndRetargeting: two ServiceContracts holding one
+// digest are one revision, kept until the last goes; a contract moved to
+// another workload moves its target.
+func TestSharedRevisionAndRetargeting(t *testing.T) {
+	f, b := newTestFeed(t, nil)
+	a, c := readyContract("ns", "a", "pay"), readyContract("ns", "c", "pay")
+	f.mu.Lock()
+	f.contract(a, false)
+	f.contract(c, false)
+	f.mu.Unlock()
+	if _, revs, tgts := b.Flush().Counts(); revs != 1 || tgts != 2 {
+		t.Fatalf("two contracts on one digest: %d revisions, %d targets; want 1 and 2", revs, tgts)
+	}
+	moved := readyContract("ns", "a", "pay")
+	moved.Spec.TargetRef.Name = "elsewhere"
+	f.mu.Lock()
+	f.contract(moved, false)
+	f.contract(c, true)
+	f.mu.Unlock()
+	snap := b.Flush()
+	if _, revs, tgts := snap.Counts(); revs != 1 || tgts != 1 {
+		t.Fatalf("after moving a and deleting c: %d revisions, %d targets; want 1 and 1", revs, tgts)
+	}
+	if res, _ := snap.Get(fleetgraph.GetQuery{Target: fleetgraph.TargetKey("ns", KindDeployment, "elsewhere")}); !res.Found {
+		t.Error("the moved contract's new target is missing")
+	}
+	f.mu.Lock()
+	f.contract(moved, true)
+	f.mu.Unlock()
+	if _, revs, tgts := b.Flush().Counts(); revs != 0 || tgts != 0 {
+		t.Fatalf("after deleting both: %d revisions, %d targets; want none", revs, tgts)
+	}
+}
+
+// TestBundleReadRetried: a bundle that cannot be read leaves the revision
+// without dependencies and the source partial, saying so; the read is
+// retried, and once it succeeds the dependencies are there and the
+// limitation is gone.
+func TestBundleReadRetried(t *testing.T) {
+	dir := t.TempDir()
+	doc := "pactoVersion: \"2.0\"\nservice:\n  name: pay\n  version: 1.0.0\ndependencies:\n  - name: ledger\n    ref: oci://registry.example/org/ledger:1\n    required: true\n    compatibility: ^1.0.0\n"
+	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loader := &flakyLoader{fails: 2, dir: dir}
+	f, b := newTestFeed(t, loader)
+	close(f.synced)
+	f.mu.Lock()
+	f.contract(readyContract("ns", "pay", "pay"), false)
+	f.mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	sawPartial := false
+	for {
+		f.publishState(nil)
+		snap := b.Flush()
+		res, err := snap.Get(fleetgraph.GetQuery{Service: "pay"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lims := snap.Meta().Limitations
+		unread := false
+		for _, l := range lims {
+			unread = unread || strings.Contains(l.Message, "could not be read")
+		}
+		sawPartial = sawPartial || (unread && snap.Meta().Completeness == fleetgraph.CompletenessPartial)
+		if len(res.Dependencies) == 1 && !unread {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %d reads: dependencies %+v, limitations %+v", loader.reads, res.Dependencies, lims)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !sawPartial || loader.reads != 3 {
+		t.Errorf("saw the failure as partial: %v; reads %d (want 3: two failures, one success)", sawPartial, loader.reads)
+	}
+}
