@@ -99,6 +99,7 @@ type Feed struct {
 	health     health
 	lag        lagQueue
 	retry      time.Duration   // first wait before a failed bundle read is retried
+	changed    uint64          // Builder changes queued, to tell which events wait for a snapshot
 	ctx        context.Context // Start's, for bundle loads
 }
 
@@ -245,6 +246,7 @@ func (f *Feed) handler(r resource) toolscache.ResourceEventHandler {
 		f.metrics.events.WithLabelValues(r.name).Inc()
 		at := f.b.Now()
 		f.mu.Lock()
+		before := f.changed
 		switch o := obj.(type) {
 		case *v1alpha1.ServiceContract:
 			f.contract(o, deleted)
@@ -257,8 +259,11 @@ func (f *Feed) handler(r resource) toolscache.ResourceEventHandler {
 				f.workload(k, w, deleted)
 			}
 		}
+		queued := f.changed != before
 		f.mu.Unlock()
-		f.lag.add(at)
+		if queued { // an event that changes no record waits for no snapshot
+			f.lag.add(at)
+		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { on(obj, false) },
@@ -340,9 +345,11 @@ func (f *Feed) service(s *corev1.Service, deleted bool) {
 // pacto applies a Pacto CR event: one target, read from its status.
 func (f *Feed) pacto(u *unstructured.Unstructured, deleted bool) {
 	if deleted {
+		f.changed++
 		f.b.DeleteTarget(fleetgraph.TargetKey(u.GetNamespace(), KindPacto, u.GetName()))
 		return
 	}
+	f.changed++
 	if err := f.b.UpsertTarget(pactoTarget(u, f.opts.SourceID)); err != nil {
 		f.opts.Log.Error(err, "Pacto CR left out of the fleet", "namespace", u.GetNamespace(), "name", u.GetName())
 	}
@@ -379,6 +386,7 @@ func (f *Feed) target(k wlKey) {
 			delete(f.byTarget, k)
 		}
 		if f.emitted[k] {
+			f.changed++
 			f.b.DeleteTarget(fleetgraph.TargetKey(k.ns, k.kind, k.name))
 			delete(f.emitted, k)
 		}
@@ -389,6 +397,7 @@ func (f *Feed) target(k wlKey) {
 	if ref := sc.Spec.ServiceRef; ref != nil {
 		svcName, svc = ref.Name, f.services[nsName{k.ns, ref.Name}]
 	}
+	f.changed++
 	if err := f.b.UpsertTarget(targetOf(k, sc, f.workloads[k], svc, svcName, f.opts.SourceID)); err != nil {
 		f.opts.Log.Error(err, "Workload left out of the fleet", "namespace", k.ns, "kind", k.kind, "name", k.name)
 		return
@@ -413,6 +422,7 @@ func (f *Feed) revision(key nsName) {
 		if len(f.holders[old]) == 0 {
 			delete(f.holders, old)
 			delete(f.bundles, old)
+			f.changed++
 			f.b.DeleteRevision(old)
 		}
 		delete(f.scRev, key)
@@ -434,6 +444,7 @@ func (f *Feed) revision(key nsName) {
 	if bs != nil {
 		rev = enrich(rev, bs.rev)
 	}
+	f.changed++
 	if err := f.b.UpsertRevision(rev); err != nil {
 		f.opts.Log.Error(err, "ServiceContract revision left out of the fleet", "namespace", key.ns, "name", key.name)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
@@ -136,4 +138,52 @@ func TestBundleReadRetried(t *testing.T) {
 	if !sawPartial || loader.reads != 3 {
 		t.Errorf("saw the failure as partial: %v; reads %d (want 3: two failures, one success)", sawPartial, loader.reads)
 	}
+}
+
+// TestLagCountsOnlyEventsThatQueueChanges: an event that queues a change
+// is observed once the Builder applies it; an event that changes no
+// record (a Deployment no contract binds) is not observed at all.
+func TestLagCountsOnlyEventsThatQueueChanges(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	b := fleetgraph.NewBuilder(nil)
+	f, err := NewFeed(&rest.Config{Host: "https://127.0.0.1:1"}, b, &Options{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go f.lag.run(t.Context(), b, f.metrics)
+	h := f.handler(resource{name: "deployments.apps"})
+	h.OnAdd(deploymentObj("ns", "unbound"), false)
+	f.mu.Lock()
+	f.contract(readyContract("ns", "bound", "pay"), false)
+	f.mu.Unlock()
+	h.OnAdd(deploymentObj("ns", "bound"), false)
+	b.Flush()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		count := uint64(0)
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == "kubepact_fleet_feed_lag_seconds" {
+				count = mf.GetMetric()[0].GetHistogram().GetSampleCount()
+			}
+		}
+		if count == 1 {
+			return
+		}
+		if count > 1 || time.Now().After(deadline) {
+			t.Fatalf("lag samples: %d; want exactly 1 (the bound Deployment's event)", count)
+		}
+		// The observer may have subscribed after that Flush: any later
+		// batch observes every event that arrived before it.
+		b.SetSource(fleetgraph.SourceState{ID: "tick", Status: fleetgraph.SourceAvailable})
+		b.Flush()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func deploymentObj(ns, name string) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 }
