@@ -16,6 +16,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
@@ -56,7 +57,7 @@ func runFleet(b *testing.B, n int) {
 	}
 	r := &controllers.ServiceContractReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(controllers.ControllerName),
-		Options: controllers.ReconcilerOptions{PlainHTTP: true, CacheDir: b.TempDir(), MaxConcurrentReconciles: 4},
+		Options: controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: b.TempDir()}, MaxConcurrentReconciles: 4},
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		b.Fatal(err)

@@ -79,22 +79,39 @@ type ServiceContractReconciler struct {
 // ReconcilerOptions tune a ServiceContractReconciler. The zero value is
 // HTTPS registries, no on-disk cache, default archive limits and two workers.
 type ReconcilerOptions struct {
-	// PlainHTTP talks HTTP to registries (test and local registries only).
-	PlainHTTP bool
-	// CacheDir keeps pulled bundle content by digest; empty means none.
-	CacheDir string
-	// Limits bound each bundle's files.
-	Limits archive.Limits
+	// Registry is the one registry and cache option group every kubepact
+	// command uses (PlainHTTP, CacheDir, NoCache, Limits bounding each
+	// bundle's files). Its credential fields, ConfigPath and SecretFile,
+	// are refused: the reconciler takes credentials only from each
+	// ServiceContract's spec.pullSecretRef, so no namespace pulls with
+	// credentials it was not given.
+	Registry oci.Options
 	// MaxConcurrentReconciles bounds parallel reconciles (default 2).
 	MaxConcurrentReconciles int
+}
+
+// Validate refuses options the reconciler cannot honour, naming the field.
+func (o *ReconcilerOptions) Validate() error {
+	for _, f := range []struct {
+		field string
+		set   bool
+	}{{"ConfigPath", o.Registry.ConfigPath != ""}, {"SecretFile", o.Registry.SecretFile != ""}} {
+		if f.set {
+			return fmt.Errorf("Registry.%s is not accepted by the operator: it takes registry credentials only from each ServiceContract's spec.pullSecretRef (a docker-registry Secret in the object's namespace), so that no namespace pulls with credentials it was not given", f.field)
+		}
+	}
+	return nil
 }
 
 // SetupWithManager registers the reconciler, its field indexes and its
 // watches with mgr. Workloads and Services are watched as metadata only.
 func (r *ServiceContractReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	if err := r.Options.Validate(); err != nil {
+		return err
+	}
 	var err error
 	// An anonymous client: it never reads the operator's own Docker config.
-	r.anon, err = r.newOCIClient(nil)
+	r.anon, err = r.Options.Registry.ClientWithCredentials(nil)
 	if err != nil {
 		return err
 	}
@@ -274,7 +291,7 @@ func (r *ServiceContractReconciler) resolveConfigMap(ctx context.Context, obj *v
 		return nil, newStepError(v1alpha1.ConditionBundleResolved, v1alpha1.ReasonConfigMapNotFound, stalled,
 			"ConfigMap %s has no binaryData key %q (write it with: kubepact pack DIR -o %s)", name, v1alpha1.ConfigMapBundleKey, v1alpha1.ConfigMapBundleKey)
 	}
-	b, err := bundle.LoadLayer(layer, &bundle.LoadOptions{Limits: r.Options.Limits})
+	b, err := bundle.LoadLayer(layer, &bundle.LoadOptions{Limits: r.Options.Registry.Limits})
 	if err != nil {
 		return nil, newStepError(v1alpha1.ConditionBundleResolved, v1alpha1.ReasonBundleUnreadable, stalled, "ConfigMap %s: %v", name, err)
 	}
@@ -312,30 +329,18 @@ func (r *ServiceContractReconciler) clientFor(ctx context.Context, obj *v1alpha1
 		return nil, newStepError(v1alpha1.ConditionBundleResolved, v1alpha1.ReasonPullSecretNotFound, stalled,
 			"pull Secret %s has no %s key (create it with kubectl create secret docker-registry)", ref.Name, corev1.DockerConfigJsonKey)
 	}
-	c, err := r.newOCIClient(cfg)
+	c, err := r.Options.Registry.ClientWithCredentials(cfg)
 	if err != nil {
 		return nil, newStepError(v1alpha1.ConditionBundleResolved, v1alpha1.ReasonPullSecretNotFound, stalled, "pull Secret %s: %v", ref.Name, err)
 	}
 	return c, nil
 }
 
-func (r *ServiceContractReconciler) newOCIClient(dockerConfigJSON []byte) (*oci.Client, error) {
-	if dockerConfigJSON == nil {
-		dockerConfigJSON = []byte(`{"auths":{}}`)
-	}
-	return oci.NewClient(&oci.ClientOptions{
-		PlainHTTP:        r.Options.PlainHTTP,
-		DockerConfigJSON: dockerConfigJSON,
-		CacheDir:         r.Options.CacheDir,
-		Limits:           r.Options.Limits,
-	})
-}
-
 // validate runs the three validation layers, following references through
 // the same registry client (fail closed), and records the contract summary
 // and findings.
 func (r *ServiceContractReconciler) validate(ctx context.Context, obj *v1alpha1.ServiceContract, res *resolved) error {
-	resolver := bundle.NewResolver(&bundle.ResolverOptions{Client: res.client, Limits: r.Options.Limits})
+	resolver := bundle.NewResolver(&bundle.ResolverOptions{Client: res.client, Limits: r.Options.Registry.Limits})
 	result := validate.Validate(ctx, res.fsys, &validate.Options{Resolver: resolver})
 	obj.Status.Contract = summarize(res.fsys)
 	obj.Status.Findings, obj.Status.FindingsTotal = findings(result)

@@ -32,6 +32,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers"
 )
 
@@ -134,7 +135,7 @@ func runMain(m *testing.M) int {
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder(controllers.ControllerName),
-		Options:   controllers.ReconcilerOptions{PlainHTTP: true, CacheDir: cacheDir, MaxConcurrentReconciles: 4},
+		Options:   controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: cacheDir}, MaxConcurrentReconciles: 4},
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		fmt.Fprintf(os.Stderr, "setup: %v\n", err)

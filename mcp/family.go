@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"sync"
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,8 +23,8 @@ type family struct {
 	name Family
 	// summary describes the family in one sentence for the instructions.
 	summary string
-	// build makes the family's parts. ctx bounds start-up I/O and the life
-	// of anything the family keeps running (a watch on its sources).
+	// build makes the family's parts. ctx bounds its start-up I/O only;
+	// work that outlives build is started with env.background.
 	build func(ctx context.Context, env *familyEnv) (*familyParts, error)
 }
 
@@ -32,14 +33,15 @@ type family struct {
 // unless the binary is built with -tags conformance.
 var families = append([]*family{authoringFamily, capabilityFamily, fleetFamily}, fixtureFamilies...)
 
-// knownFamilies are the names of [families], for the options check.
-var knownFamilies = func() []Family {
+// knownFamilies returns the names of [families], for the options check
+// and the --families help.
+func knownFamilies() []Family {
 	out := make([]Family, len(families))
 	for i, f := range families {
 		out[i] = f.name
 	}
 	return out
-}()
+}
 
 // familyEnv is what a family is built from: the server's options (with
 // defaults filled; read only) and what families share with one another.
@@ -47,10 +49,22 @@ type familyEnv struct {
 	opts *Options
 	log  logr.Logger
 
+	// bg is done when the server is closed or NewContext's ctx is; wg
+	// counts the goroutines started with background.
+	bg context.Context //nolint:containedctx // the server's life, handed to the families' background work
+	wg *sync.WaitGroup
+
 	// fleet is the fleet family's builder once that family is built (nil
 	// before, or when it is off). Families built earlier read it at call
 	// time, never while building.
 	fleet *fleetgraph.Builder
+}
+
+// background runs fn in a goroutine for the server's life: its ctx is
+// done when the server is closed, and [Server.Close] waits for fn to
+// return. A family never starts a goroutine any other way.
+func (e *familyEnv) background(fn func(ctx context.Context)) {
+	e.wg.Go(func() { fn(e.bg) })
 }
 
 // enabled reports whether the server serves the family name.

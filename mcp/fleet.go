@@ -349,7 +349,7 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	log.Info("Fleet snapshot built", "snapshot", snap.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", snap.Meta().Completeness)
 	logSourceProblems(log, snap)
 	if len(o.Local) > 0 || o.TargetState != "" {
-		go func() {
+		env.background(func(ctx context.Context) {
 			err := feed.Watch(ctx, &source.WatchOptions{Debounce: o.WatchDebounce, OnCollect: func(string) {
 				cur := f.b.Current()
 				sv, revs, tgts := cur.Counts()
@@ -359,7 +359,7 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 			if err != nil {
 				log.Error(err, "Watching the fleet's local sources failed; they stay as they were last read")
 			}
-		}()
+		})
 	}
 	return f, nil
 }

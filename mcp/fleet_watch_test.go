@@ -64,6 +64,7 @@ func TestFleetWatchesLocalSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	url := serveHTTP(t, s)
 	pinned, err := httpClient(t.Context(), t, url, "2025-11-25", nil)
 	if err != nil {

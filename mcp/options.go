@@ -47,7 +47,7 @@ const (
 // megabytes at most.
 const ListPageSize = 50
 
-// Defaults applied by [New] to zero fields of [Options].
+// Defaults applied by [NewContext] to zero fields of [Options].
 const (
 	DefaultPort            = 8585
 	DefaultListen          = "127.0.0.1"
@@ -156,7 +156,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.Transport, "transport", "t", o.Transport, "transport: stdio or http")
 	fs.StringVar(&o.Workspace, "workspace", o.Workspace, "directory below which the authoring tools read and write")
 	fs.BoolVar(&o.ReadOnly, "read-only", o.ReadOnly, "register no tool that can write anything")
-	fs.Var((*familiesValue)(&o.Families), "families", "comma-separated tool families to serve: "+strings.Join(familyNames(knownFamilies), ", "))
+	fs.Var((*familiesValue)(&o.Families), "families", "comma-separated tool families to serve: "+strings.Join(familyNames(knownFamilies()), ", "))
 	o.BindHTTPFlags(fs)
 	fs.BoolVar(&o.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", o.AllowUnauthenticatedRemote, "allow listening beyond loopback without --auth-token-file (logged as a warning)")
 	// The flag's old name, kept for existing command lines.
@@ -185,7 +185,7 @@ func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "on shutdown (SIGTERM), how long calls in progress may take to finish, however many sessions are open")
 }
 
-// FlagNames maps the option fields that errors from [New] name to the
+// FlagNames maps the option fields that errors from [NewContext] name to the
 // flags BindFlags binds, so a command can print its own flag names (the
 // library's errors name fields: an operator fills them from a resource,
 // not from flags).
@@ -271,8 +271,8 @@ func (o *Options) validate() error {
 		return err
 	}
 	for _, f := range o.Families {
-		if !slices.Contains(knownFamilies, f) {
-			return optionErrorf("Families", ": unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies), ", "))
+		if !slices.Contains(knownFamilies(), f) {
+			return optionErrorf("Families", ": unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies()), ", "))
 		}
 	}
 	for _, n := range []struct {
@@ -299,7 +299,7 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// OptionError is an option [New] refuses. It names the option field, not
+// OptionError is an option [NewContext] refuses. It names the option field, not
 // a flag: the options may come from a resource as well as from flags
 // (FlagNames maps them for a command).
 type OptionError struct {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -44,6 +45,9 @@ type Server struct {
 	httpHandler http.Handler
 	sessions    *sessionTable // the HTTP sessions of the 2025 era
 	gate        drainGate     // HTTP calls in progress, for shutdown
+
+	stop context.CancelFunc // ends the families' background work
+	wg   sync.WaitGroup     // that work, for Close to wait on
 }
 
 // familyState records what a family contributed, for the instructions and
@@ -56,19 +60,15 @@ type familyState struct {
 	tools      []string     // their names
 }
 
-// New is NewContext with a context that is never done: the fleet's local
-// sources, if any, are watched for the life of the process.
-func New(opts *Options) (*Server, error) {
-	return NewContext(context.Background(), opts) //nolint:forbidigo // New predates contexts and has no caller's ctx; NewContext takes one
-
-}
-
 // NewContext assembles a server from opts (nil means defaults): it builds
 // the selected tool families, leaves out every tool that can write when
 // ReadOnly is set, and registers the rest explicitly on one SDK server.
 // ctx bounds the start-up I/O (collecting the fleet sources) and the life
-// of the fleet's watch on its local directories and target-state file.
-func NewContext(ctx context.Context, opts *Options) (*Server, error) {
+// of the server's background work (the fleet's watch on its local
+// directories and target-state file), which ends when ctx is done or
+// [Server.Close] is called, whichever comes first. Call Close when done
+// with the server: it returns once that work has ended.
+func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -92,12 +92,19 @@ func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 		sum := sha256.Sum256(tok)
 		s.tokenSum = sum[:]
 	}
-	var err error
 	if s.metrics, err = newMetrics(s.opts.Registerer); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
 
-	env := &familyEnv{opts: &s.opts, log: s.log}
+	bg, stop := context.WithCancel(ctx)
+	s.stop = stop
+	// A server that is not returned has nothing running behind it.
+	defer func() {
+		if err != nil {
+			_ = s.Close()
+		}
+	}()
+	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg}
 	var all []*tool
 	for _, f := range families {
 		st := familyState{family: f, enabled: env.enabled(f.name)}
@@ -169,6 +176,17 @@ func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 	s.sdk.AddReceivingMiddleware(s.observe())
 	s.httpHandler = s.newHTTPHandler()
 	return s, nil
+}
+
+// Close stops the server's background work (the fleet's watch on its
+// local sources) and returns once it has ended. It does not stop Run or
+// Serve, whose ctx does that. Calling it again does nothing.
+func (s *Server) Close() error {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.wg.Wait()
+	return nil
 }
 
 // ToolNames returns the names of the registered tools, sorted.

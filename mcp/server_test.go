@@ -51,10 +51,11 @@ func newTestServer(t testing.TB, opts *Options) *Server {
 	if opts.Workspace == "" {
 		opts.Workspace = t.TempDir()
 	}
-	s, err := New(opts)
+	s, err := NewContext(t.Context(), opts)
 	if err != nil {
-		t.Fatalf("New: %v", err)
+		t.Fatalf("NewContext: %v", err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 
@@ -300,12 +301,15 @@ func TestOptionsValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
 			opts.Workspace = t.TempDir()
-			_, err := New(&opts)
+			s, err := NewContext(t.Context(), &opts)
 			switch {
 			case tc.want == "" && err != nil:
-				t.Errorf("New: %v, want success", err)
+				t.Errorf("NewContext: %v, want success", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("New: %v, want an error containing %q", err, tc.want)
+				t.Errorf("NewContext: %v, want an error containing %q", err, tc.want)
+			}
+			if err == nil {
+				_ = s.Close()
 			}
 		})
 	}

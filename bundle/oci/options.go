@@ -63,10 +63,8 @@ func (o *Options) Client() (*Client, error) {
 	if o == nil {
 		o = DefaultOptions()
 	}
-	copts := &ClientOptions{PlainHTTP: o.PlainHTTP, DockerConfigPath: o.ConfigPath, Limits: o.Limits}
-	if !o.NoCache {
-		copts.CacheDir = o.CacheDir
-	}
+	copts := o.clientOptions()
+	copts.DockerConfigPath = o.ConfigPath
 	if o.SecretFile != "" {
 		data, err := os.ReadFile(o.SecretFile)
 		if err != nil {
@@ -75,6 +73,34 @@ func (o *Options) Client() (*Client, error) {
 		copts.DockerConfigJSON = data
 	}
 	return NewClient(copts)
+}
+
+// ClientWithCredentials builds the client the options describe, except
+// that its credentials come only from dockerConfigJSON, the content of a
+// Kubernetes pull Secret (nil: none, an anonymous client): ConfigPath,
+// SecretFile and the Docker CLI's own config are never read. A nil
+// receiver means defaults. The operator builds its clients this way, one
+// per ServiceContract's pull Secret.
+func (o *Options) ClientWithCredentials(dockerConfigJSON []byte) (*Client, error) {
+	if o == nil {
+		o = DefaultOptions()
+	}
+	copts := o.clientOptions()
+	copts.DockerConfigJSON = dockerConfigJSON
+	if copts.DockerConfigJSON == nil {
+		copts.DockerConfigJSON = []byte(`{"auths":{}}`)
+	}
+	return NewClient(copts)
+}
+
+// clientOptions are the ClientOptions every client of o shares: transport,
+// cache and limits.
+func (o *Options) clientOptions() *ClientOptions {
+	copts := &ClientOptions{PlainHTTP: o.PlainHTTP, Limits: o.Limits}
+	if !o.NoCache {
+		copts.CacheDir = o.CacheDir
+	}
+	return copts
 }
 
 // DefaultCacheDir is $KUBEPACT_CACHE_DIR, else kubepact/oci under the

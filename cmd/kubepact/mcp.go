@@ -74,6 +74,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			if err != nil {
 				return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
 			}
+			defer s.Close()
 			if opts.Capability != nil {
 				// Projecting a large API leaves most of its garbage behind
 				// (decoded documents); hand it back before serving.

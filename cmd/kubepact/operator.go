@@ -41,8 +41,10 @@ type operatorOptions struct {
 	leaderElect             bool
 	leaderElectionID        string
 	leaderElectionNamespace string
-	plainHTTP               bool
-	cacheDir                string
+	// reg is the registry and cache option group of every command
+	// (--plain-http, --cache-dir, --no-cache, the bundle limits); the
+	// reconciler refuses its credential flags (see reconcilerOptions).
+	reg                     registryOptions
 	maxConcurrentReconciles int
 	gracefulShutdown        time.Duration
 	// serveMCP turns /mcp on; mcp holds its HTTP options (the flags
@@ -59,8 +61,12 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader (a Lease) before reconciling, for more than one replica")
 	fs.StringVar(&o.leaderElectionID, "leader-election-id", "kubepact-operator", "name of the leader-election Lease")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the Lease (default: the pod's own namespace)")
-	fs.BoolVar(&o.plainHTTP, "plain-http", false, "talk to registries over plain HTTP (never the default; for local test registries)")
-	fs.StringVar(&o.cacheDir, "cache-dir", oci.DefaultCacheDir(), "content cache for pulled bundles, keyed by digest (\"\" for none)")
+	o.reg.BindFlags(fs)
+	// Credentials come from each ServiceContract's pull Secret only; the
+	// flags stay bound so that giving one is refused with the reason.
+	for _, name := range []string{"registry-config", "registry-secret-file"} {
+		_ = fs.MarkHidden(name)
+	}
 	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "ServiceContracts reconciled in parallel")
 	fs.DurationVar(&o.gracefulShutdown, "graceful-shutdown-timeout", 30*time.Second, "how long in-flight reconciles get to finish on SIGTERM")
 	fs.BoolVar(&o.serveMCP, "mcp", true, "serve the fleet tools at /mcp (Streamable HTTP on --listen:--port) on every replica")
@@ -69,7 +75,35 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
 }
 
+// reconcilerOptions are the reconciler's options from the flags; an error
+// names the flag.
+func (o *operatorOptions) reconcilerOptions() (controllers.ReconcilerOptions, error) {
+	lim, err := o.reg.limits.limits()
+	if err != nil {
+		return controllers.ReconcilerOptions{}, err
+	}
+	ro := controllers.ReconcilerOptions{Registry: o.reg.Options, MaxConcurrentReconciles: o.maxConcurrentReconciles}
+	ro.Registry.Limits = lim
+	if err := ro.Validate(); err != nil {
+		return ro, fieldsToFlags(err, prefixed("Registry.", oci.FlagNames))
+	}
+	return ro, nil
+}
+
+// prefixed returns names with prefix before every field: the flags of a
+// group nested in another options struct.
+func prefixed(prefix string, names map[string]string) map[string]string {
+	out := make(map[string]string, len(names))
+	for field, flag := range names {
+		out[prefix+field] = flag
+	}
+	return out
+}
+
 func (o *operatorOptions) validate() error {
+	if _, err := o.reconcilerOptions(); err != nil {
+		return err
+	}
 	if o.maxConcurrentReconciles < 1 || o.maxConcurrentReconciles > 64 {
 		return fmt.Errorf("--max-concurrent-reconciles %d is not accepted; use 1 to 64", o.maxConcurrentReconciles)
 	}
@@ -122,6 +156,10 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	log := logr.FromContextOrDiscard(ctx)
 	ctrl.SetLogger(log)
 	klog.SetLogger(log)
+	ro, err := o.reconcilerOptions()
+	if err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
 	cfg, err := o.restConfig()
 	if err != nil {
 		return err
@@ -160,11 +198,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("kubepact-operator"),
-		Options: controllers.ReconcilerOptions{
-			PlainHTTP:               o.plainHTTP,
-			CacheDir:                o.cacheDir,
-			MaxConcurrentReconciles: o.maxConcurrentReconciles,
-		},
+		Options:   ro,
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the ServiceContract reconciler: %w", err)
@@ -213,7 +247,13 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 // pulled again.
 func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operatorOptions) error {
 	log := logr.FromContextOrDiscard(ctx)
-	reg, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: o.plainHTTP, CacheDir: o.cacheDir, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	ro, err := o.reconcilerOptions()
+	if err != nil {
+		return err
+	}
+	// The fleet reads only bundles the reconciler already resolved, through
+	// the same registry group and cache; it holds no credentials of its own.
+	reg, err := ro.Registry.ClientWithCredentials([]byte(`{"auths":{}}`))
 	if err != nil {
 		return fmt.Errorf("the fleet's registry client: %w", err)
 	}

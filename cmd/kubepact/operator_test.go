@@ -43,12 +43,33 @@ func TestOperatorRefusesBadFlags(t *testing.T) {
 		{[]string{"--namespace", "a,,b"}, "empty namespace"},
 		{[]string{"--graceful-shutdown-timeout", "-1s"}, "negative"},
 		{[]string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "--kubeconfig"},
+		// The registry group is the one every command binds; the operator
+		// takes credentials only from each object's pull Secret.
+		{[]string{"--registry-config", filepath.Join(t.TempDir(), "config.json")}, "--registry-config is not accepted by the operator: it takes registry credentials only from each ServiceContract's spec.pullSecretRef"},
+		{[]string{"--registry-secret-file", filepath.Join(t.TempDir(), "secret.json")}, "--registry-secret-file is not accepted by the operator"},
+		{[]string{"--max-entries", "0"}, "--max-entries 0: want a positive number"},
 	} {
 		_, stderr, code := runKubepact(t, append([]string{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("operator %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
+}
+
+// countFiles counts the regular files below dir.
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestOperatorProcess runs the built `kubepact operator` as a process against
@@ -150,6 +171,7 @@ func TestOperatorProcess(t *testing.T) {
 
 	metricsAddr, probeAddr, mcpAddr := freeAddr(t), freeAddr(t), freeAddr(t)
 	_, mcpPort, _ := net.SplitHostPort(mcpAddr)
+	cacheDir := t.TempDir()
 	var logs syncBuffer
 	op := exec.Command(kubepactBin, "operator",
 		"--kubeconfig", kubeconfigFile,
@@ -157,7 +179,7 @@ func TestOperatorProcess(t *testing.T) {
 		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", probeAddr,
 		"--plain-http",
-		"--cache-dir", t.TempDir(),
+		"--cache-dir", cacheDir,
 		"--graceful-shutdown-timeout", "20s",
 		"--log-format", "json")
 	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
@@ -231,6 +253,12 @@ func TestOperatorProcess(t *testing.T) {
 			t.Fatalf("/mcp pacto_fleet_get catalog: %s\noperator log:\n%s", got, logs.String())
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+
+	// --cache-dir, of the registry group every command shares, reached the
+	// reconciler: the pulled bundle is cached by digest.
+	if n := countFiles(t, cacheDir); n == 0 {
+		t.Errorf("--cache-dir %s is empty after a bundle was pulled", cacheDir)
 	}
 
 	// /metrics: controller-runtime's series for our controller, and ours.

@@ -142,10 +142,11 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	opts.Capability = cb
 	opts.Version = version
 	opts.Logger = log.WithName("mcp")
-	s, err := mcp.New(&opts)
+	s, err := mcp.NewContext(ctx, &opts)
 	if err != nil {
 		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames).Error()}
 	}
+	defer s.Close()
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port)))
 	if err != nil {
