@@ -185,7 +185,7 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 			if err != nil {
 				var ae *capability.ArgumentError
 				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
-					return refuse(ae.Diagnostics)
+					return refuse(dec.expecting(ae.Diagnostics))
 				}
 				return errorResult(err)
 			}
@@ -312,12 +312,15 @@ func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResul
 
 func (st *capabilityState) withheld() *WithheldResult {
 	c := st.cb.Capability
-	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: c.Withheld}
+	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]capability.Withheld, len(c.Withheld))}
 	if res.Interfaces == nil {
 		res.Interfaces = []capability.InterfaceSummary{}
 	}
-	if res.Withheld == nil {
-		res.Withheld = []capability.Withheld{}
+	// The reasons name option fields; this server's agent is told the
+	// flags that set them.
+	for i, w := range c.Withheld {
+		w.Reason = FlagWords(w.Reason, capability.FlagNames)
+		res.Withheld[i] = w
 	}
 	return res
 }
