@@ -42,13 +42,6 @@ type capabilityState struct {
 	skills []string // at start; pacto_skill itself lists at call time
 }
 
-// argumentFault is a generated tool's answer to refused arguments: the
-// error envelope plus one diagnostic per fault.
-type argumentFault struct {
-	Error       *ToolError              `json:"error"`
-	Diagnostics []capability.Diagnostic `json:"diagnostics"`
-}
-
 // capabilityTools builds the generated tools, pacto_skill and
 // pacto_withheld.
 func (s *Server) capabilityTools() ([]*tool, error) {
@@ -146,24 +139,6 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 		})
 		return dec, decErr
 	}
-	refuse := func(diags []capability.Diagnostic) *sdk.CallToolResult {
-		msgs := make([]string, len(diags))
-		for i, d := range diags {
-			msgs[i] = d.Message
-		}
-		te := &ToolError{Code: CodeInvalidArgument, Field: diags[0].Field, DidYouMean: diags[0].DidYouMean,
-			Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", ct.Name, strings.Join(msgs, "; "))}
-		if slices.ContainsFunc(diags, func(d capability.Diagnostic) bool {
-			return d.Code == capability.DiagUnknown || d.Code == capability.DiagNotAnObject
-		}) {
-			te.Accepted, te.argNames = ct.Accepted(), true
-		}
-		return &sdk.CallToolResult{
-			IsError:           true,
-			Content:           []sdk.Content{&sdk.TextContent{Text: te.Error()}},
-			StructuredContent: argumentFault{Error: te, Diagnostics: diags},
-		}
-	}
 	return &tool{
 		name:        ct.Name,
 		title:       title,
@@ -179,13 +154,13 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 			}
 			values, diags := dec.checkAll(args)
 			if len(diags) > 0 {
-				return refuse(diags)
+				return argumentRefusal(ct, diags)
 			}
 			res, err := ct.CallChecked(ctx, values)
 			if err != nil {
 				var ae *capability.ArgumentError
 				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
-					return refuse(dec.expecting(ae.Diagnostics))
+					return argumentRefusal(ct, dec.expecting(ae.Diagnostics))
 				}
 				return errorResult(err)
 			}
