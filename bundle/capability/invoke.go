@@ -80,7 +80,11 @@ type Diagnostic struct {
 	Field string `json:"field"`
 	// Code is one of the Diag* codes.
 	Code string `json:"code"`
-	// Expected says what the argument accepts.
+	// Expected says what the argument accepts. The argument decoder
+	// writes it from the schema (the MCP layer fills it for CallChecked's
+	// diagnostics too, so one wording describes every argument);
+	// CallChecked sets it only for a rule of its own (a header value
+	// without line breaks).
 	Expected string `json:"expected,omitempty"`
 	Message  string `json:"message"`
 	// DidYouMean is the accepted name nearest to an unknown one.
