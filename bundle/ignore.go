@@ -60,7 +60,7 @@ func Files(fsys fs.FS) ([]string, error) {
 			files = append(files, p)
 			return nil
 		default:
-			return fmt.Errorf("%s is a %s: a bundle holds only regular files and directories (ignore it in %s)", p, typeName(d.Type()), IgnoreFile)
+			return fmt.Errorf("%s is a %s: a bundle holds only regular files and directories (ignore it in %s)", p, FileKind(d.Type()), IgnoreFile)
 		}
 	})
 	if err != nil {
@@ -86,7 +86,7 @@ func ignorePatterns(fsys fs.FS) ([]gitignore.Pattern, error) {
 		return nil, fmt.Errorf("reading %s: %w", IgnoreFile, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is a %s: it must be a regular file in the bundle", IgnoreFile, typeName(st.Mode()))
+		return nil, fmt.Errorf("%s is a %s: it must be a regular file in the bundle", IgnoreFile, FileKind(st.Mode()))
 	}
 	if st.Size() > maxIgnoreFileBytes {
 		return nil, fmt.Errorf("%s is %d bytes; at most %d are accepted", IgnoreFile, st.Size(), maxIgnoreFileBytes)
@@ -116,7 +116,11 @@ func ignorePatterns(fsys fs.FS) ([]gitignore.Pattern, error) {
 	return ps, sc.Err()
 }
 
-func typeName(m fs.FileMode) string {
+// FileKind names the kind of a file that is not a regular one (a
+// directory, symlink, device, named pipe or socket), for a message that
+// refuses it; every reader of bundle and fleet files says it in these
+// words.
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "directory"

@@ -12,9 +12,9 @@ import (
 
 // TestGeneratedArgumentDepthIsBounded: a recursive schema (a tree of
 // nodes) is legitimate, but an argument nested past the bound (100
-// levels; 64 are allowed) is refused before validation on the server's
-// own decoding path, as capability.Tool.Call refuses it; a tree of
-// ordinary depth is sent.
+// and 400 levels; 64 are allowed) is refused before validation on the
+// server's decoding path, which keeps the validator's recursion bounded
+// (capability.TooDeep); a tree of ordinary depth is sent.
 func TestGeneratedArgumentDepthIsBounded(t *testing.T) {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -54,8 +54,10 @@ components:
 	if res := callTool(t, cs, "postTree", nest(20)); res.IsError {
 		t.Fatalf("a tree 20 levels deep: %s", text(res))
 	}
-	res := callTool(t, cs, "postTree", nest(100))
-	if !res.IsError || !strings.Contains(text(res), "nested deeper than 64 levels") {
-		t.Fatalf("a tree 100 levels deep: %s; want a tool error naming the depth limit", text(res))
+	for _, levels := range []int{100, 400} {
+		res := callTool(t, cs, "postTree", nest(levels))
+		if !res.IsError || !strings.Contains(text(res), `argument "body" is nested deeper than 64 levels`) {
+			t.Fatalf("a tree %d levels deep: %s; want a tool error naming the depth limit", levels, text(res))
+		}
 	}
 }

@@ -348,3 +348,22 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []capability
 	}
 	return typed, nil
 }
+
+// expecting gives the diagnostics of what CallChecked refused (what only
+// the request shows) the expectation this decoder writes for their
+// argument, so every diagnostic of a tool says what is accepted in the
+// same words; a rule of the request's own (a header without line breaks)
+// keeps its expectation.
+func (d *argDecoder) expecting(diags []capability.Diagnostic) []capability.Diagnostic {
+	for i, dg := range diags {
+		arg := dg.Field
+		if _, ok := d.schemas[arg]; !ok { // a path into the body: body.price.currency
+			arg, _, _ = strings.Cut(arg, ".")
+			arg, _, _ = strings.Cut(arg, "[")
+		}
+		if s, ok := d.schemas[arg]; ok && (dg.Expected == "" || dg.Code == capability.DiagRequestInvalid) {
+			diags[i].Expected = d.describeSchema(s)
+		}
+	}
+	return diags
+}

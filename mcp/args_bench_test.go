@@ -5,16 +5,18 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/bundle/capability"
 )
 
-// BenchmarkGeneratedArgs compares, in one run, the two ways a generated
-// tool's arguments can be decoded and checked before the call is sent to
-// the demo service: inside bundle/capability (Tool.Call, the path before
-// this package took it over) and by this package's decoder followed by
-// Tool.CallChecked (the server's path). Both send the same request to the
-// same service over loopback, so the difference is the argument path.
+// BenchmarkGeneratedArgs compares, in one run, what a generated tool call
+// costs on the server's path (tools/call from a go-sdk client in memory:
+// the protocol, this package's decoder, Tool.CallChecked) with the decoder
+// and CallChecked alone, and the decoder alone. Every variant sends the
+// same request to the demo service over loopback (but the last, which
+// sends nothing), so the ratios show the share of the argument path and of
+// the protocol.
 func BenchmarkGeneratedArgs(b *testing.B) {
 	base := demoService(b, nil)
 	s := capabilityServer(b, "../examples/bundles/catalog", &capability.Options{BaseURL: base, AllowWrites: true}, nil)
@@ -30,11 +32,13 @@ func BenchmarkGeneratedArgs(b *testing.B) {
 	dec.encoded = false
 	args := json.RawMessage(`{"tag":["camping","light"],"limit":5,"X-Request-ID":"bench-1"}`)
 
-	b.Run("capability.Call", func(b *testing.B) {
+	b.Run("server tools/call", func(b *testing.B) {
+		cs := connect(b.Context(), b, s)
 		b.ReportAllocs()
 		for b.Loop() {
-			if res, err := ct.Call(b.Context(), args); err != nil || res.Status != 200 {
-				b.Fatalf("%v %+v", err, res)
+			res, err := cs.CallTool(b.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: args})
+			if err != nil || res.IsError {
+				b.Fatalf("%v %s", err, text(res))
 			}
 		}
 	})

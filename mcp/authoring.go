@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -269,14 +268,4 @@ func warnings(ws []string) string {
 		return ""
 	}
 	return " Warnings: " + strings.Join(ws, "; ")
-}
-
-// familyError maps the coded errors of the families' packages onto the
-// envelope; nil when err is none of them.
-func familyError(err error) *ToolError {
-	var ae *authoring.Error
-	if errors.As(err, &ae) {
-		return &ToolError{Code: ae.Code, Message: ae.Message, Field: ae.Field, Accepted: ae.Accepted, DidYouMean: ae.DidYouMean, Findings: ae.Findings}
-	}
-	return nil
 }

@@ -42,13 +42,6 @@ type capabilityState struct {
 	skills []string // at start; pacto_skill itself lists at call time
 }
 
-// argumentFault is a generated tool's answer to refused arguments: the
-// error envelope plus one diagnostic per fault.
-type argumentFault struct {
-	Error       *ToolError              `json:"error"`
-	Diagnostics []capability.Diagnostic `json:"diagnostics"`
-}
-
 // capabilityFamily is one bundle's OpenAPI operations as tools that call
 // the live service, with the bundle's skills and its withheld operations.
 var capabilityFamily = &family{
@@ -159,24 +152,6 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 		})
 		return dec, decErr
 	}
-	refuse := func(diags []capability.Diagnostic) *sdk.CallToolResult {
-		msgs := make([]string, len(diags))
-		for i, d := range diags {
-			msgs[i] = d.Message
-		}
-		te := &ToolError{Code: CodeInvalidArgument, Field: diags[0].Field, DidYouMean: diags[0].DidYouMean,
-			Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", ct.Name, strings.Join(msgs, "; "))}
-		if slices.ContainsFunc(diags, func(d capability.Diagnostic) bool {
-			return d.Code == capability.DiagUnknown || d.Code == capability.DiagNotAnObject
-		}) {
-			te.Accepted, te.argNames = ct.Accepted(), true
-		}
-		return &sdk.CallToolResult{
-			IsError:           true,
-			Content:           []sdk.Content{&sdk.TextContent{Text: te.Error()}},
-			StructuredContent: argumentFault{Error: te, Diagnostics: diags},
-		}
-	}
 	return &tool{
 		name:        ct.Name,
 		title:       title,
@@ -192,13 +167,13 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 			}
 			values, diags := dec.checkAll(args)
 			if len(diags) > 0 {
-				return refuse(diags)
+				return argumentRefusal(ct, diags)
 			}
 			res, err := ct.CallChecked(ctx, values)
 			if err != nil {
 				var ae *capability.ArgumentError
 				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
-					return refuse(ae.Diagnostics)
+					return argumentRefusal(ct, dec.expecting(ae.Diagnostics))
 				}
 				return errorResult(err)
 			}
@@ -325,12 +300,15 @@ func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResul
 
 func (st *capabilityState) withheld() *WithheldResult {
 	c := st.cb.Capability
-	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: c.Withheld}
+	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]capability.Withheld, len(c.Withheld))}
 	if res.Interfaces == nil {
 		res.Interfaces = []capability.InterfaceSummary{}
 	}
-	if res.Withheld == nil {
-		res.Withheld = []capability.Withheld{}
+	// The reasons name option fields; this server's agent is told the
+	// flags that set them.
+	for i, w := range c.Withheld {
+		w.Reason = FlagWords(w.Reason, capability.FlagNames)
+		res.Withheld[i] = w
 	}
 	return res
 }

@@ -50,13 +50,16 @@ func TestWithheldToolCallIsAToolError(t *testing.T) {
 		tool   string
 		reason string
 		remedy string
+		// why is the capability's reason as the agent reads it: the
+		// option field it names, as this server's flag.
+		why string
 	}{
 		{name: "writes not allowed", copts: &capability.Options{BaseURL: base}, tool: "createProduct",
-			reason: capability.WithheldWritesNotAllowed, remedy: "--allow-writes"},
+			reason: capability.WithheldWritesNotAllowed, remedy: "--allow-writes", why: "POST is not a read-only method; --allow-writes exposes it"},
 		{name: "denied", copts: &capability.Options{BaseURL: base, DenyOperations: []string{"getProduct"}}, tool: "getProduct",
-			reason: capability.WithheldDenied, remedy: "--deny-operations"},
+			reason: capability.WithheldDenied, remedy: "--deny-operations", why: "named in --deny-operations"},
 		{name: "not allowed", copts: &capability.Options{BaseURL: base, AllowOperations: []string{"getHealth"}}, tool: "listProducts",
-			reason: capability.WithheldNotAllowed, remedy: "--allow-operations"},
+			reason: capability.WithheldNotAllowed, remedy: "--allow-operations", why: "not named in --allow-operations"},
 		{name: "read-only server", copts: &capability.Options{BaseURL: base, AllowWrites: true}, opts: &Options{ReadOnly: true}, tool: "createProduct",
 			reason: withheldReadOnly, remedy: "--read-only"},
 	} {
@@ -76,6 +79,28 @@ func TestWithheldToolCallIsAToolError(t *testing.T) {
 			}
 			if !strings.Contains(text(res), tc.tool) || !strings.Contains(text(res), tc.remedy) {
 				t.Errorf("text does not name the tool and the remedy: %s", text(res))
+			}
+			if !strings.Contains(text(res), tc.why) {
+				t.Errorf("text does not give the reason %q: %s", tc.why, text(res))
+			}
+			for _, field := range []string{"AllowWrites", "AllowOperations", "DenyOperations"} {
+				if strings.Contains(text(res), field) {
+					t.Errorf("an option field (%s) reaches the agent instead of the flag: %s", field, text(res))
+				}
+			}
+			if tc.why == "" {
+				return
+			}
+			// pacto_withheld gives the same reason in the same words.
+			var list struct{ Withheld []capability.Withheld }
+			raw, _ := json.Marshal(structured(t, callTool(t, cs, "pacto_withheld", map[string]any{})))
+			if err := json.Unmarshal(raw, &list); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range list.Withheld {
+				if w.Name == tc.tool && w.Reason != tc.why {
+					t.Errorf("pacto_withheld gives %s the reason %q, want %q", w.Name, w.Reason, tc.why)
+				}
 			}
 		})
 	}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kubepact/kubepact/bundle/authoring"
+	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -62,15 +65,32 @@ const (
 //	REGISTRY_DISABLED       fleet         a ref needs a registry and none is configured
 //	UNAVAILABLE             fleet         a ref could not be fetched
 //
-// diagnostics[].code (generated tools) is one of NOT_AN_OBJECT,
-// UNKNOWN_ARGUMENT, DUPLICATE_ARGUMENT, REQUIRED, INVALID_VALUE and
-// REQUEST_INVALID (the OpenAPI request validator refused the request as
-// it would be sent); see bundle/capability.
+// An argument diagnostic has one shape, capability.Diagnostic {field,
+// code, expected?, message, didYouMean?}, whoever finds the fault: this
+// package's decoder (every fault of a generated tool's arguments at once)
+// or capability.Tool.CallChecked (what only the request shows). Its code
+// is one of NOT_AN_OBJECT, UNKNOWN_ARGUMENT, DUPLICATE_ARGUMENT, REQUIRED,
+// INVALID_VALUE and REQUEST_INVALID (the operation's OpenAPI definition
+// refuses the request as it would be sent, said in our words: the
+// argument or path into the body, and the rule it breaks).
 //
-// Validation findings (pacto_check, INVALID_CONTRACT's findings) carry
-// Pacto's codes, plus kubepact's CONFIG_REF_NOT_RESOLVED and
-// REF_UNREACHABLE (a ref's registry did not answer: "could not check",
-// not "invalid"); see bundle/validate.
+// The domain packages keep error types of their own — they are libraries
+// used without MCP too, and the validation findings are Pacto's output
+// format — and each maps onto ToolError in one function:
+//
+//	domain error                 mapped by          onto
+//	*authoring.Error             authoringError     code, message, field, accepted, didYouMean, findings: field for field
+//	*capability.ArgumentError,   argumentRefusal    INVALID_ARGUMENT naming the tool and each fault, field and
+//	  the decoder's diagnostics                     didYouMean of the first; the diagnostics beside it, unchanged
+//	*fleetgraph.QueryError,      queryToolError     code, field, message
+//	  *source.RefError                              code, message
+//	validate.Finding             (carried as is)    findings[]: {path, code, message}, Pacto's codes plus kubepact's
+//	                                                CONFIG_REF_NOT_RESOLVED and REF_UNREACHABLE (a ref's registry did
+//	                                                not answer: "could not check", not "invalid")
+//	capability.Withheld          withheldError      TOOL_WITHHELD; reason is its code, the message its reason with
+//	                                                option fields named as this server's flags (FlagWords)
+//	context.Canceled/Deadline    asToolError        CANCELLED
+//	anything else                asToolError        INTERNAL
 type ToolError struct {
 	// Code is stable and machine-readable, one of the table above.
 	Code string `json:"code" jsonschema:"stable machine-readable error code"`
@@ -135,11 +155,52 @@ func asToolError(err error) *ToolError {
 	if errors.As(err, &te) {
 		return te
 	}
-	if te := familyError(err); te != nil {
+	if te := authoringError(err); te != nil {
 		return te
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &ToolError{Code: CodeCancelled, Message: err.Error()}
 	}
 	return &ToolError{Code: CodeInternal, Message: err.Error()}
+}
+
+// authoringError maps an *authoring.Error onto the envelope, field for
+// field; nil when err is none.
+func authoringError(err error) *ToolError {
+	var ae *authoring.Error
+	if errors.As(err, &ae) {
+		return &ToolError{Code: ae.Code, Message: ae.Message, Field: ae.Field, Accepted: ae.Accepted, DidYouMean: ae.DidYouMean, Findings: ae.Findings}
+	}
+	return nil
+}
+
+// argumentFault is a generated tool's answer to refused arguments: the
+// error envelope plus one diagnostic per fault.
+type argumentFault struct {
+	Error       *ToolError              `json:"error"`
+	Diagnostics []capability.Diagnostic `json:"diagnostics"`
+}
+
+// argumentRefusal answers a generated tool call whose arguments were
+// refused, by this package's decoder or by CallChecked: INVALID_ARGUMENT
+// naming the tool and every fault (field and didYouMean of the first),
+// the accepted argument names when a fault is about names, and the
+// diagnostics themselves. Nothing was sent to the service.
+func argumentRefusal(ct *capability.Tool, diags []capability.Diagnostic) *sdk.CallToolResult {
+	msgs := make([]string, len(diags))
+	for i, d := range diags {
+		msgs[i] = d.Message
+	}
+	te := &ToolError{Code: CodeInvalidArgument, Field: diags[0].Field, DidYouMean: diags[0].DidYouMean,
+		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", ct.Name, strings.Join(msgs, "; "))}
+	if slices.ContainsFunc(diags, func(d capability.Diagnostic) bool {
+		return d.Code == capability.DiagUnknown || d.Code == capability.DiagNotAnObject
+	}) {
+		te.Accepted, te.argNames = ct.Accepted(), true
+	}
+	return &sdk.CallToolResult{
+		IsError:           true,
+		Content:           []sdk.Content{&sdk.TextContent{Text: te.Error()}},
+		StructuredContent: argumentFault{Error: te, Diagnostics: diags},
+	}
 }

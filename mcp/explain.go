@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -54,12 +55,30 @@ func (r schemaReader) deref(s *jsonschema.Schema) *jsonschema.Schema {
 // reading of s finds nothing (the validator may still refuse v; the
 // caller then says what s accepts).
 func (r schemaReader) explain(path string, s *jsonschema.Schema, v any) []fault {
-	s = r.deref(s)
+	if s != nil && s.Ref != "" {
+		// A $ref and its siblings both apply (2020-12): the target first,
+		// then the siblings on their own.
+		target := r.deref(s)
+		if target == s {
+			return nil
+		}
+		if fs := r.explain(path, target, v); len(fs) > 0 {
+			return fs
+		}
+		siblings := *s
+		siblings.Ref = ""
+		s = &siblings
+	}
 	if s == nil {
 		return nil
 	}
-	if len(s.AllOf) == 1 && len(s.Properties) == 0 && typesOf(s) == nil {
-		return r.explain(path, s.AllOf[0], v)
+	if isFalse(s) {
+		return []fault{{path: path, msg: fmt.Sprintf("%q is not allowed: its schema accepts no value there", path)}}
+	}
+	for _, sub := range s.AllOf { // every one applies
+		if fs := r.explain(path, sub, v); len(fs) > 0 {
+			return fs
+		}
 	}
 	if types := typesOf(s); len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
 		return []fault{{path: path, msg: fmt.Sprintf("%q must be %s; got %s", path, r.describeSchema(s), describeValue(v)) + r.exampleSuffix(s)}}
@@ -68,7 +87,11 @@ func (r schemaReader) explain(path string, s *jsonschema.Schema, v any) []fault 
 		return []fault{{path: path, msg: fmt.Sprintf("%q must be one of %s; got %s", path, enumList(s.Enum), describeValue(v))}}
 	}
 	if s.Const != nil && !sameJSON(*s.Const, v) {
-		return []fault{{path: path, msg: fmt.Sprintf("%q must be %s; got %s", path, compactJSON(*s.Const), describeValue(v))}}
+		want, err := json.Marshal(*s.Const)
+		if err != nil {
+			want = []byte("the one value its schema gives")
+		}
+		return []fault{{path: path, msg: fmt.Sprintf("%q must be %s; got %s", path, want, describeValue(v))}}
 	}
 	switch x := v.(type) {
 	case string:
@@ -90,9 +113,9 @@ func explainString(path string, s *jsonschema.Schema, x string) []fault {
 	n := utf8.RuneCountInString(x)
 	switch {
 	case s.MinLength != nil && n < *s.MinLength:
-		return []fault{{path: path, msg: fmt.Sprintf("%q must be at least %d characters long; got %d", path, *s.MinLength, n)}}
+		return []fault{{path: path, msg: fmt.Sprintf("%q must be at least %d character(s) long; got %s, %d character(s)", path, *s.MinLength, describeValue(x), n)}}
 	case s.MaxLength != nil && n > *s.MaxLength:
-		return []fault{{path: path, msg: fmt.Sprintf("%q must be at most %d characters long; got %d", path, *s.MaxLength, n)}}
+		return []fault{{path: path, msg: fmt.Sprintf("%q must be at most %d character(s) long; got %d character(s)", path, *s.MaxLength, n)}}
 	case s.Pattern != "":
 		if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(x) {
 			return []fault{{path: path, msg: fmt.Sprintf("%q must match the pattern %s; got %s", path, s.Pattern, describeValue(x))}}
@@ -150,16 +173,24 @@ func (r schemaReader) explainObject(path string, s *jsonschema.Schema, x map[str
 			}
 		}
 	})
-	accepted := slices.Sorted(func(yield func(string) bool) {
-		for k := range s.Properties {
-			if !yield(k) {
-				return
+	// The fields s names, with those of its allOf members: what
+	// unevaluatedProperties: false leaves allowed.
+	known := map[string]bool{}
+	for k := range s.Properties {
+		known[k] = true
+	}
+	for _, sub := range s.AllOf {
+		if sub = r.deref(sub); sub != nil {
+			for k := range sub.Properties {
+				known[k] = true
 			}
 		}
-	})
-	closed := s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil
+	}
+	accepted := slices.Sorted(maps.Keys(known))
+	closed := (s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil) ||
+		(s.UnevaluatedProperties != nil && isFalse(s.UnevaluatedProperties))
 	for _, k := range keys {
-		if _, ok := s.Properties[k]; ok || !closed {
+		if known[k] || !closed {
 			continue
 		}
 		p := path + "." + k
@@ -186,6 +217,16 @@ func (r schemaReader) explainObject(path string, s *jsonschema.Schema, x map[str
 		}
 	}
 	return nil
+}
+
+// isFalse reports whether s is the schema false (it accepts no value),
+// which jsonschema-go reads as {"not": {}}.
+func isFalse(s *jsonschema.Schema) bool {
+	if s == nil || s.Not == nil {
+		return false
+	}
+	raw, err := json.Marshal(s.Not)
+	return err == nil && (string(raw) == "{}" || string(raw) == "true")
 }
 
 func typesOf(s *jsonschema.Schema) []string {

@@ -38,7 +38,7 @@ func TestExplain(t *testing.T) {
 		{"limit", `{"a":1}`, `"limit" must be an integer; got an object`},
 		{"mode", `"quick"`, `"mode" must be one of fast, slow; got the string "quick"`},
 		{"tags", `["a","b","c"]`, `"tags" must have at most 2 item(s); got 3`},
-		{"tags", `["a",""]`, `"tags[1]" must be at least 1 characters long; got 0`},
+		{"tags", `["a",""]`, `"tags[1]" must be at least 1 character(s) long; got the string "", 0 character(s)`},
 		{"tags", `[1]`, `"tags[0]" must be a string; got the number 1`},
 		{"price", `{"currency":"eur"}`, `"price.currency" must match the pattern ^[A-Z]{3}$; got the string "eur"`},
 		{"price", `{"minor":1}`, `"price" needs the field "currency". Example: {"currency":"..."}`},

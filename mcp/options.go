@@ -201,6 +201,45 @@ var FlagNames = map[string]string{
 	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
 }
 
+// FlagWords rewrites the option field names in s into the flags names
+// maps them to (FlagNames, oci.FlagNames, capability.FlagNames), for a
+// message a person or an agent reads from a command: the library's own
+// messages name fields. Only whole names are replaced, at the start or
+// after a space, quote, parenthesis or comma.
+func FlagWords(s string, names ...map[string]string) string {
+	for _, m := range names {
+		for field, flag := range m {
+			s = replaceWord(s, field, flag)
+		}
+	}
+	return s
+}
+
+func replaceWord(s, word, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, word)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(word)
+		before := i == 0 || strings.ContainsRune(" \t(\"'`,", rune(s[i-1]))
+		after := end == len(s) || !isIdent(s[end])
+		b.WriteString(s[:i])
+		if before && after {
+			b.WriteString(with)
+		} else {
+			b.WriteString(word)
+		}
+		s = s[end:]
+	}
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 // DefaultOptions returns Options holding every default, ready for BindFlags.
 func DefaultOptions() *Options {
 	o := &Options{}

@@ -78,7 +78,7 @@ func (st *capabilityState) withheldError(name string) *ToolError {
 			Field:  "name",
 			Reason: w.Code,
 			Message: fmt.Sprintf("%s (%s %s of interface %q) is not offered by this server: %s. Nothing was sent to the service; pacto_withheld lists every withheld operation.",
-				name, w.Method, w.Path, w.Interface, w.Reason),
+				name, w.Method, w.Path, w.Interface, FlagWords(w.Reason, capability.FlagNames)),
 			Remedy: remedyFor(w.Code, name),
 		}
 	}

@@ -2,7 +2,6 @@ package capability
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -48,15 +47,44 @@ func TestCyclicSchemaIsWithheldAndTreesWork(t *testing.T) {
 	nest := func(levels int) string {
 		return `{"body":` + strings.Repeat(`{"name":"n","children":[`, levels) + strings.Repeat(`]}`, levels) + `}`
 	}
-	res, err := tree.Call(t.Context(), json.RawMessage(nest(20)))
+	if err := checkArgs(tree, nest(20)); err != nil {
+		t.Fatalf("a tree 20 levels deep is refused by its schema: %v", err)
+	}
+	res, err := tree.CallChecked(t.Context(), typedArgs(t, nest(20)))
 	if err != nil || res.Status != http.StatusOK {
 		t.Fatalf("a tree 20 levels deep: %v, %+v", err, res)
 	}
-	_, err = tree.Call(t.Context(), json.RawMessage(nest(1000)))
-	var ae *ArgumentError
-	if !errors.As(err, &ae) || len(ae.Diagnostics) != 1 || ae.Diagnostics[0].Field != "body" || !strings.Contains(ae.Diagnostics[0].Message, "nested deeper than 64 levels") {
-		t.Fatalf("a tree 1000 levels deep: got %v, want an argument error on body naming the depth limit", err)
+	// A tree deeper than TooDeep allows is refused by the MCP server before
+	// validation: mcp's TestGeneratedArgumentDepthIsBounded.
+	if err := checkArgs(tree, nest(1000)); err == nil || !strings.Contains(err.Error(), "too deep") {
+		t.Fatalf("a tree 1000 levels deep: %v; want it too deep to validate", err)
 	}
+}
+
+// checkArgs checks raw arguments as the MCP server's decoder does before
+// CallChecked, with the tool's own schemas: each value within the depth
+// TooDeep allows, then valid against its argument's schema. The fuzz test
+// uses it to drive the validators with hostile values; the messages an
+// agent reads are package mcp's, tested there.
+func checkArgs(tl *Tool, raw string) error {
+	var args map[string]any
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		return err
+	}
+	schemas := tl.ArgumentSchemas()
+	for name, v := range args {
+		s := schemas[name]
+		switch {
+		case s == nil:
+			return fmt.Errorf("%s: no such argument", name)
+		case TooDeep(v):
+			return fmt.Errorf("%s: too deep", name)
+		}
+		if err := s.Validate(v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // genCyclicSpec builds an OpenAPI document from fuzz bytes: up to eight
@@ -132,7 +160,8 @@ func genValue(data []byte) any {
 }
 
 // FuzzSchemaCycles projects generated specs with cyclic and deep $refs and
-// calls every tool exposed with generated, deeply nested arguments. The
+// checks every tool exposed against generated, deeply nested arguments
+// (as the MCP server does), calling it when they pass. The
 // process must survive: an overflow of the validator's stack is a fatal
 // error the fuzzer reports as a crash. Run it with
 //
@@ -159,7 +188,9 @@ func FuzzSchemaCycles(f *testing.F) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, _ = tl.Call(t.Context(), raw)
+				if checkArgs(tl, string(raw)) == nil {
+					_, _ = tl.CallChecked(t.Context(), typedArgs(t, string(raw)))
+				}
 			}
 		}
 	})

@@ -14,7 +14,7 @@
 //     several openapi interfaces every name is prefixed `<interface>_`.
 //     Collisions get `_2`, `_3`… counted over all operations in document
 //     order, before any exposure filter, so a name never depends on
-//     --allow-writes or the allow/deny lists. Names longer than the MCP limit
+//     AllowWrites or the allow and deny lists. Names longer than the MCP limit
 //     (128) are cut and end in `_` plus 8 hex digits of a hash of the full
 //     name. Characters MCP does not allow in names become `_`.
 //   - schema.go: input schemas in JSON Schema 2020-12 (what the MCP SDK and
@@ -27,13 +27,19 @@
 //     allowed; allow and deny lists by tool name; names starting with
 //     `pacto_` are reserved for kubepact's own tools, so such an operation is
 //     skipped, never renamed.
-//   - invoke.go, serialize.go, auth.go: the HTTP call — arguments checked
-//     against the schema and then by kin-openapi's request validator before
-//     anything is sent; OpenAPI parameter serialization; credentials per
-//     security scheme; no redirect ever followed; a timeout and a byte cap
-//     on the whole encoded result; a body cut short is an error.
+//   - invoke.go, serialize.go, auth.go: the HTTP call. [Tool.CallChecked]
+//     takes arguments already decoded and checked against the tool's
+//     schemas ([Tool.ArgumentSchemas]) by the one argument decoder, package
+//     mcp's; it serializes them as OpenAPI says, refuses what only the
+//     request shows (a header with a line break, a path value that would
+//     make a dot segment, kin-openapi's request validator's verdict, in our
+//     own words) and sends nothing then; credentials per security scheme;
+//     no redirect ever followed; a timeout and a byte cap on the whole
+//     encoded result; a body cut short is an error.
 //   - options.go: [Options] and the flags the `mcp` and `sidecar` commands
-//     share.
+//     share. Errors, withheld reasons and warnings name option fields
+//     (AllowWrites, DenyOperations); [FlagNames] maps them to the flags for
+//     whoever shows them to a person or an agent (the CLI, the MCP layer).
 //
 // # Trust
 //

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,8 +20,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
 // Result is the outcome of one call to the service. It is the whole
@@ -59,7 +58,10 @@ func (r *Result) IsError() bool {
 	return r.Status >= 400 || r.Status == 0 || r.TimedOut || r.Failure != ""
 }
 
-// Diagnostic codes of an [ArgumentError].
+// Diagnostic codes. The first five are written by whoever decodes and
+// checks a tool's arguments before [Tool.CallChecked] (the MCP server's
+// argument decoder); REQUEST_INVALID and INVALID_VALUE are also written by
+// CallChecked for what only the request shows.
 const (
 	DiagNotAnObject    = "NOT_AN_OBJECT"      // the arguments are not one JSON object
 	DiagUnknown        = "UNKNOWN_ARGUMENT"   // a name the tool does not accept
@@ -69,22 +71,30 @@ const (
 	DiagDuplicate      = "DUPLICATE_ARGUMENT" // a name given twice in the arguments object
 )
 
-// Diagnostic is one fault in a tool's arguments. Like Result, it carries
-// no schema descriptions.
+// Diagnostic is one fault in a tool's arguments, the one shape of an
+// argument diagnostic on the wire (the MCP layer sends these as a refused
+// generated tool's "diagnostics"). Like Result, it carries no schema
+// descriptions.
 type Diagnostic struct {
 	// Field is the argument at fault; empty for the arguments as a whole.
 	Field string `json:"field"`
 	// Code is one of the Diag* codes.
 	Code string `json:"code"`
-	// Expected says what the argument accepts.
+	// Expected says what the argument accepts. The argument decoder
+	// writes it from the schema (the MCP layer fills it for CallChecked's
+	// diagnostics too, so one wording describes every argument);
+	// CallChecked sets it only for a rule of its own (a header value
+	// without line breaks).
 	Expected string `json:"expected,omitempty"`
 	Message  string `json:"message"`
 	// DidYouMean is the accepted name nearest to an unknown one.
 	DidYouMean string `json:"didYouMean,omitempty"`
 }
 
-// ArgumentError is returned by [Tool.Call] when the arguments are wrong.
-// Nothing was sent to the service.
+// ArgumentError is returned by [Tool.CallChecked] when the request the
+// arguments make cannot be sent: a value that would leave the base URL's
+// path, a header with a line break, the OpenAPI request validator's
+// verdict. Nothing was sent to the service.
 type ArgumentError struct {
 	Tool        string
 	Accepted    []string
@@ -106,36 +116,15 @@ func (e *ArgumentError) Error() string {
 // Accepted returns the tool's argument names, sorted.
 func (t *Tool) Accepted() []string { return slices.Clone(t.op.validator.names) }
 
-// ArgumentSchemas returns the resolved schema of each argument, built once
-// by Project, for a caller that checks arguments itself before
-// CallChecked. The map and the schemas are shared: read them, never
-// change them.
+// ArgumentSchemas returns the resolved schema of each argument, built on
+// first use, for the caller that checks arguments before CallChecked (the
+// package has no argument decoder of its own: the MCP server's is the one).
+// A value nested deeper than [TooDeep] allows must be refused before it is
+// validated. The map and the schemas are shared: read them, never change
+// them.
 func (t *Tool) ArgumentSchemas() map[string]*jsonschema.Resolved {
 	props, _ := t.op.validator.resolved() // built on first use; nil if they cannot be
 	return props
-}
-
-// Call checks args (a JSON object) and, when they are right, calls the
-// service. It returns an *ArgumentError, and sends nothing, when they are
-// not. Every other outcome — any status, a timeout, a refused connection —
-// is a Result.
-func (t *Tool) Call(ctx context.Context, args json.RawMessage) (res *Result, err error) {
-	// A fault in a validator or serializer on hostile input is this
-	// call's error, never the process's.
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = nil, fmt.Errorf("%s failed inside kubepact and was not completed: %v", t.Name, p)
-		}
-	}()
-	op := t.op
-	values, typed, diags := op.decodeArgs(args)
-	if len(diags) == 0 {
-		diags = op.validator.check(values)
-	}
-	if len(diags) > 0 {
-		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
-	}
-	return t.CallChecked(ctx, typed)
 }
 
 // CallChecked calls the service with arguments a caller has already
@@ -165,7 +154,7 @@ func (t *Tool) CallChecked(ctx context.Context, typed map[string]any) (*Result, 
 	if err != nil {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: []Diagnostic{{Code: DiagInvalidValue, Message: "the request cannot be built: " + err.Error()}}}
 	}
-	if diags := op.kinValidate(callCtx, req, r); len(diags) > 0 {
+	if diags := op.kinValidate(callCtx, req, r, typed); len(diags) > 0 {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
 	}
 	creds, err := op.opts.credentials()
@@ -174,69 +163,6 @@ func (t *Tool) CallChecked(ctx context.Context, typed map[string]any) (*Result, 
 	}
 	op.applyCredentials(req, creds)
 	return op.send(ctx, callCtx, req), nil
-}
-
-// decodeArgs decodes the arguments twice: as plain JSON values for schema
-// validation and with exact numbers for serialization. Null values count
-// as absent.
-func (op *operation) decodeArgs(raw json.RawMessage) (map[string]any, map[string]any, []Diagnostic) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return map[string]any{}, map[string]any{}, nil
-	}
-	var values map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var typed map[string]any
-	if raw[0] != '{' || json.Unmarshal(raw, &values) != nil || dec.Decode(&typed) != nil {
-		return nil, nil, []Diagnostic{{Code: DiagNotAnObject, Expected: "a JSON object of named arguments", Message: "arguments must be one JSON object"}}
-	}
-	// Decoding keeps the last of duplicated names; whoever else reads the
-	// call (a proxy, an approval prompt) may keep the first.
-	if dup, ok := jsonobj.DuplicateKey(raw); ok {
-		return nil, nil, []Diagnostic{{Field: dup, Code: DiagDuplicate, Expected: "each argument once", Message: fmt.Sprintf("argument %q is given more than once", dup)}}
-	}
-	for k, v := range values {
-		if v == nil {
-			delete(values, k)
-			delete(typed, k)
-		}
-	}
-	return values, typed, nil
-}
-
-// check validates the arguments against the input schema, one property at
-// a time: unknown names, then missing required ones, then each value.
-func (v *argValidator) check(args map[string]any) []Diagnostic {
-	props, err := v.resolved()
-	if err != nil {
-		return []Diagnostic{{Code: DiagInvalidValue, Message: "the tool's input schema could not be compiled: " + err.Error()}}
-	}
-	var diags []Diagnostic
-	for _, name := range sortedKeys(args) {
-		if _, ok := props[name]; !ok {
-			diags = append(diags, Diagnostic{Field: name, Code: DiagUnknown, Expected: "one of: " + orNone(v.names), Message: fmt.Sprintf("unknown argument %q", name)})
-		}
-	}
-	for _, name := range v.required {
-		if _, ok := args[name]; !ok {
-			diags = append(diags, Diagnostic{Field: name, Code: DiagRequired, Expected: v.expected[name], Message: fmt.Sprintf("argument %q is required", name)})
-		}
-	}
-	for _, name := range sortedKeys(args) {
-		r, ok := props[name]
-		if !ok {
-			continue
-		}
-		if nestedDeeper(args[name], maxArgumentDepth) {
-			diags = append(diags, Diagnostic{Field: name, Code: DiagInvalidValue, Expected: v.expected[name], Message: fmt.Sprintf("the value is nested deeper than %d levels", maxArgumentDepth)})
-			continue
-		}
-		if err := validate(r, args[name]); err != nil {
-			diags = append(diags, Diagnostic{Field: name, Code: DiagInvalidValue, Expected: v.expected[name], Message: cleanValidation(err)})
-		}
-	}
-	return diags
 }
 
 // maxArgumentDepth bounds the nesting of one argument value. Validation
@@ -280,25 +206,6 @@ func nestedDeeper(v any, limit int) bool {
 	return false
 }
 
-// validate runs the schema validator, turning a panic into a failure.
-func validate(r *jsonschema.Resolved, v any) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the validator failed on this value: %v", p)
-		}
-	}()
-	return r.Validate(v)
-}
-
-func cleanValidation(err error) string {
-	msg := err.Error()
-	for _, p := range []string{"validating root: ", "validating /: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	msg = strings.ReplaceAll(msg, "/allOf/0", "")
-	return msg
-}
-
 // checkHeaders refuses header and cookie values that would split the
 // request.
 func (r *request) checkHeaders(op *operation) []Diagnostic {
@@ -306,7 +213,8 @@ func (r *request) checkHeaders(op *operation) []Diagnostic {
 	bad := func(s string) bool { return strings.ContainsAny(s, "\r\n\x00") }
 	for _, pr := range op.params {
 		if pr.in == "header" && bad(r.header[pr.name]) {
-			diags = append(diags, Diagnostic{Field: pr.arg, Code: DiagInvalidValue, Expected: "a value without line breaks", Message: "a header value cannot contain CR, LF or NUL"})
+			diags = append(diags, Diagnostic{Field: pr.arg, Code: DiagInvalidValue, Expected: "a value without line breaks",
+				Message: fmt.Sprintf("%q is sent as a header, and a header value cannot contain CR, LF or NUL", pr.arg)})
 		}
 	}
 	for _, c := range r.cookies {
@@ -355,7 +263,7 @@ func (op *operation) newRequest(ctx context.Context, r *request) (*http.Request,
 
 // kinValidate runs kin-openapi's request validator on a copy of the
 // request: parameters as serialized and the encoded body.
-func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *request) (diags []Diagnostic) {
+func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *request, args map[string]any) (diags []Diagnostic) {
 	route := op.route()
 	if route == nil {
 		return nil
@@ -394,7 +302,7 @@ func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *requ
 		if op.kinCannotDecode(e) {
 			continue
 		}
-		diags = append(diags, op.kinDiagnostic(e))
+		diags = append(diags, op.kinDiagnostics(e, args)...)
 	}
 	return diags
 }
@@ -417,48 +325,170 @@ func (op *operation) kinCannotDecode(err error) bool {
 	return false
 }
 
+// flatten lists the errors of a MultiError (nested ones too). It looks at
+// err itself, not what it wraps: a RequestError wrapping a MultiError is
+// one error, the request part it names kept.
 func flatten(err error) []error {
-	var me openapi3.MultiError
-	if errors.As(err, &me) {
+	if me, ok := err.(openapi3.MultiError); ok { //nolint:errorlint // only err itself, by design
+
 		var out []error
 		for _, e := range me {
 			out = append(out, flatten(e)...)
 		}
 		return out
 	}
+	if err == nil {
+		return nil
+	}
 	return []error{err}
 }
 
-func (op *operation) kinDiagnostic(err error) Diagnostic {
-	d := Diagnostic{Code: DiagRequestInvalid, Message: err.Error()}
+// kinDiagnostics writes the request validator's verdict on one part of the
+// request in this package's words: the argument at fault (with the path
+// into a body), and the rule of the operation's OpenAPI definition that
+// the request, as it would be sent, breaks. The validator's own text
+// (which names its internals and may repeat a credential) is never passed
+// on; nor is the value, which the caller gave.
+func (op *operation) kinDiagnostics(err error, args map[string]any) []Diagnostic {
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {
-		return d
+		return []Diagnostic{{Code: DiagRequestInvalid, Message: "the request as it would be sent does not satisfy the operation's OpenAPI definition"}}
 	}
+	field, in := "", ""
 	switch {
 	case re.Parameter != nil:
+		in = re.Parameter.In
 		for _, pr := range op.params {
 			if pr.in == re.Parameter.In && strings.EqualFold(pr.name, re.Parameter.Name) {
-				d.Field = pr.arg
-				d.Expected = op.validator.expected[pr.arg]
+				field = pr.arg
 			}
 		}
 	case re.RequestBody != nil:
-		d.Field = "body"
-		d.Expected = op.validator.expected["body"]
+		field, in = "body", "body"
 	}
-	msg := re.Reason
-	var se *openapi3.SchemaError
-	if errors.As(re.Err, &se) {
-		msg = strings.TrimSpace(msg + ": " + se.Reason)
-		if ptr := se.JSONPointer(); len(ptr) > 0 {
-			msg += " at /" + strings.Join(ptr, "/")
+	var schemaErrs []*openapi3.SchemaError
+	for _, e := range flatten(re.Err) {
+		var se *openapi3.SchemaError
+		if errors.As(e, &se) {
+			schemaErrs = append(schemaErrs, se)
 		}
-	} else if re.Err != nil {
-		msg = strings.TrimSpace(msg + ": " + re.Err.Error())
 	}
-	d.Message = strings.TrimPrefix(msg, ": ")
-	return d
+	if len(schemaErrs) > 0 {
+		diags := make([]Diagnostic, 0, len(schemaErrs))
+		for _, se := range schemaErrs {
+			at := field
+			if field == "body" {
+				at = pathInto(args["body"], "body", se.JSONPointer())
+			}
+			diags = append(diags, Diagnostic{Field: at, Code: DiagRequestInvalid,
+				Message: fmt.Sprintf("%q as it would be sent (%s) does not satisfy the operation's OpenAPI definition: it %s", at, where(in), schemaRule(se))})
+		}
+		return diags
+	}
+	d := Diagnostic{Field: field, Code: DiagRequestInvalid}
+	switch {
+	case errors.Is(re.Err, openapi3filter.ErrInvalidRequired) && in == "body":
+		d.Message = "the operation's OpenAPI definition requires a request body (\"body\"), and none would be sent"
+	case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
+		d.Message = fmt.Sprintf("%q is required by the operation's OpenAPI definition (%s), and would not be sent", field, where(in))
+	case errors.Is(re.Err, openapi3filter.ErrInvalidEmptyValue):
+		d.Message = fmt.Sprintf("%q would be sent empty (%s), which the operation's OpenAPI definition does not allow", field, where(in))
+	case in == "body":
+		d.Message = "the request body, as it would be encoded, is not one the operation's OpenAPI definition takes (its media type or its encoding)"
+	case field != "":
+		d.Message = fmt.Sprintf("%q, as it would be serialized (%s), cannot be read back as the operation's OpenAPI definition declares it", field, where(in))
+	default:
+		d.Message = "the request as it would be sent does not satisfy the operation's OpenAPI definition"
+	}
+	return []Diagnostic{d}
+}
+
+// where names the part of the request a parameter or the body goes in.
+func where(in string) string {
+	switch in {
+	case "body":
+		return "the request body"
+	case "":
+		return "the request"
+	}
+	return "a " + in + " parameter"
+}
+
+// schemaRule says, in our words, which rule of its schema a value breaks:
+// the keyword and the schema's value for it.
+func schemaRule(se *openapi3.SchemaError) string {
+	var want string
+	if se.Schema != nil && se.SchemaField != "" {
+		if raw, err := json.Marshal(se.Schema); err == nil {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(raw, &m) == nil && len(m[se.SchemaField]) > 0 {
+				want = string(m[se.SchemaField])
+				if len(want) > 120 {
+					want = want[:117] + "..."
+				}
+			}
+		}
+	}
+	if want == "" {
+		if se.SchemaField == "" {
+			return "does not match its schema"
+		}
+		return fmt.Sprintf("breaks its schema's %q rule", se.SchemaField)
+	}
+	switch se.SchemaField {
+	case "format":
+		return "must have the format " + want
+	case "minimum":
+		return "must be at least " + want
+	case "maximum":
+		return "must be at most " + want
+	case "exclusiveMinimum":
+		return "must be more than " + want
+	case "exclusiveMaximum":
+		return "must be less than " + want
+	case "minLength":
+		return "must be at least " + want + " character(s) long"
+	case "maxLength":
+		return "must be at most " + want + " character(s) long"
+	case "minItems":
+		return "must have at least " + want + " item(s)"
+	case "maxItems":
+		return "must have at most " + want + " item(s)"
+	case "pattern":
+		return "must match the pattern " + want
+	case "enum":
+		return "must be one of " + want
+	case "type":
+		return "must be of type " + want
+	case "required":
+		return "must have the field(s) " + want
+	}
+	return fmt.Sprintf("breaks its schema's %q rule (%s)", se.SchemaField, want)
+}
+
+// pathInto writes a JSON pointer into v as this package's paths are
+// written: body.price.currency, body.items[2].
+func pathInto(v any, base string, ptr []string) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, seg := range ptr {
+		switch x := v.(type) {
+		case []any:
+			fmt.Fprintf(&b, "[%s]", seg)
+			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(x) {
+				v = x[i]
+				continue
+			}
+			v = nil
+		case map[string]any:
+			b.WriteString("." + seg)
+			v = x[seg]
+		default:
+			b.WriteString("." + seg)
+			v = nil
+		}
+	}
+	return b.String()
 }
 
 // send performs the request and reads the response under the caps.

@@ -65,7 +65,7 @@ func TestNaming(t *testing.T) {
 	wantWarnings := []string{
 		`skipped operation "pacto_check" in interface "n" (that name belongs to a Pacto tool)`,
 		`skipped operation "Pacto_Sneaky" in interface "n" (that name belongs to a Pacto tool)`,
-		`skipped 5 mutating operation(s) in interface "n" (use --allow-writes to expose)`,
+		`skipped 5 mutating operation(s) in interface "n" (AllowWrites exposes them)`,
 	}
 	if diff := cmp.Diff(ro.Warnings, wantWarnings); diff != "" {
 		t.Errorf("warnings (-got +want):\n%s", diff)

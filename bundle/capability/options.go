@@ -67,6 +67,15 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "response body bytes kept per call; the rest is cut and the result says truncated")
 }
 
+// FlagNames maps the option fields that errors, withheld reasons and
+// warnings name to the flags BindFlags binds. BaseURL is bound by each
+// command under its own name.
+var FlagNames = map[string]string{
+	"Auth": "--auth", "AuthFiles": "--auth-file", "AllowWrites": "--allow-writes",
+	"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations",
+	"Timeout": "--call-timeout", "MaxResponseBytes": "--max-response-bytes",
+}
+
 func (o *Options) withDefaults() Options {
 	out := Options{}
 	if o != nil {

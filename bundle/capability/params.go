@@ -325,56 +325,6 @@ func kindOf(s any, defs map[string]any) string {
 	return ""
 }
 
-// expectation summarises what a property accepts, for diagnostics.
-func expectation(s any, defs map[string]any) string {
-	for range maxRefHops {
-		m, ok := s.(map[string]any)
-		if !ok {
-			return "any JSON value"
-		}
-		ref, ok := m["$ref"].(string)
-		if !ok {
-			break
-		}
-		s = defs[unescapePointer(strings.TrimPrefix(ref, "#/$defs/"))]
-	}
-	m, _ := s.(map[string]any)
-	var parts []string
-	switch t := m["type"].(type) {
-	case string:
-		parts = append(parts, t)
-	case []any:
-		var ts []string
-		for _, x := range t {
-			ts = append(ts, fmt.Sprint(x))
-		}
-		parts = append(parts, strings.Join(ts, " or "))
-	}
-	if enum, ok := m["enum"].([]any); ok {
-		var vs []string
-		for _, v := range enum {
-			vs = append(vs, fmt.Sprintf("%v", v))
-		}
-		parts = append(parts, "one of "+strings.Join(vs, ", "))
-	}
-	for _, k := range []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "pattern", "format"} {
-		if v, ok := m[k]; ok {
-			parts = append(parts, fmt.Sprintf("%s %v", k, v))
-		}
-	}
-	if req, ok := m["required"].([]any); ok && len(req) > 0 {
-		var rs []string
-		for _, r := range req {
-			rs = append(rs, fmt.Sprint(r))
-		}
-		parts = append(parts, "with required "+strings.Join(rs, ", "))
-	}
-	if len(parts) == 0 {
-		return "any JSON value"
-	}
-	return strings.Join(parts, ", ")
-}
-
 func unescapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }

@@ -256,11 +256,11 @@ func (p *projector) expose(c *Capability, all []*operation) {
 			code, reason = WithheldReservedName, "names starting with "+ReservedPrefix+" belong to kubepact's own tools"
 			c.Warnings = append(c.Warnings, fmt.Sprintf("skipped operation %q in interface %q (that name belongs to a Pacto tool)", op.name, op.iface.name))
 		case deny[op.name]:
-			code, reason = WithheldDenied, "named in --deny-operations"
+			code, reason = WithheldDenied, "named in DenyOperations"
 		case len(allow) > 0 && !allow[op.name]:
-			code, reason = WithheldNotAllowed, "not named in --allow-operations"
+			code, reason = WithheldNotAllowed, "not named in AllowOperations"
 		case !readMethod(op.method) && !p.opts.AllowWrites:
-			code, reason = WithheldWritesNotAllowed, op.method+" is not a read-only method; use --allow-writes to expose it"
+			code, reason = WithheldWritesNotAllowed, op.method+" is not a read-only method; AllowWrites exposes it"
 		}
 		if code != "" {
 			c.Withheld = append(c.Withheld, Withheld{Name: op.name, Interface: op.iface.name, Method: op.method, Path: op.path, OperationID: op.operationID, Code: code, Reason: reason})
@@ -285,10 +285,10 @@ func (p *projector) expose(c *Capability, all []*operation) {
 		}
 		in.Exposed -= in.Withheld
 		if n := cc[WithheldWritesNotAllowed]; n > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("skipped %d mutating operation(s) in interface %q (use --allow-writes to expose)", n, in.Name))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("skipped %d mutating operation(s) in interface %q (AllowWrites exposes them)", n, in.Name))
 		}
 		if n := cc[WithheldDenied] + cc[WithheldNotAllowed]; n > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q by --allow-operations/--deny-operations", n, in.Name))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q by AllowOperations or DenyOperations", n, in.Name))
 		}
 		if n := cc[WithheldUnsupported]; n > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q whose input schema could not be built (pacto_withheld lists why)", n, in.Name))
@@ -296,7 +296,7 @@ func (p *projector) expose(c *Capability, all []*operation) {
 	}
 }
 
-// readMethod reports whether a method is exposed without --allow-writes:
+// readMethod reports whether a method is exposed without AllowWrites:
 // GET and HEAD only.
 func readMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
 
@@ -466,7 +466,7 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	if err := d.checkSchemas(op.input); err != nil {
 		return fmt.Errorf("input schema is not JSON Schema 2020-12: %w", err)
 	}
-	op.validator = newArgValidator(op.input, props, c.defs, required)
+	op.validator = newArgValidator(op.input, props)
 	op.accept = acceptHeader(d, opNode, file)
 	op.security, op.schemes = effectiveSecurity(d, opNode)
 	return nil
@@ -584,34 +584,25 @@ func newKinRoute(d *document, pth, method string) *kinRoute {
 	return &kinRoute{doc: kin, pathItem: item, op: kop}
 }
 
-// argValidator checks arguments against the input schema: one resolved
-// schema per property, so every argument gets its own diagnostic. The
-// validators are built on the tool's first call and kept, so serving a
+// argValidator holds what checking a tool's arguments needs, for the
+// caller that checks them (Tool.ArgumentSchemas): one resolved schema per
+// property, so every argument gets its own diagnostic. The validators are
+// built on first use and kept, so serving a
 // large API compiles nothing for the tools nobody calls. What would make
 // them fail to build (an unresolvable reference, a pattern that is no
 // regular expression) is found by the converter at projection, and the
 // operation withheld with the reason.
 type argValidator struct {
-	input    json.RawMessage
-	expected map[string]string
-	required []string
-	names    []string // sorted
+	input json.RawMessage
+	names []string // sorted
 
 	once  sync.Once
 	props map[string]*jsonschema.Resolved
 	err   error
 }
 
-func newArgValidator(input json.RawMessage, props, defs map[string]any, required []any) *argValidator {
-	v := &argValidator{input: input, expected: map[string]string{}}
-	for _, r := range required {
-		v.required = append(v.required, r.(string))
-	}
-	for _, name := range sortedKeys(props) {
-		v.expected[name] = expectation(props[name], defs)
-		v.names = append(v.names, name)
-	}
-	return v
+func newArgValidator(input json.RawMessage, props map[string]any) *argValidator {
+	return &argValidator{input: input, names: sortedKeys(props)}
 }
 
 // checkSchemas checks that each property schema and each definition of an

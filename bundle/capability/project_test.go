@@ -86,3 +86,34 @@ func TestProjectJSONDocument(t *testing.T) {
 		}
 	}
 }
+
+// Withheld reasons and warnings name option fields, never a command's
+// flags: the options may come from a resource as well as from flags, and
+// whoever shows them maps the fields to its own names (FlagNames).
+func TestReasonsNameOptionFields(t *testing.T) {
+	c := projectStyles(t, &Options{AllowOperations: []string{"simplePath", "search", "echoJSON"}, DenyOperations: []string{"simplePath"}})
+	want := map[string]string{
+		WithheldDenied:           "named in DenyOperations",
+		WithheldNotAllowed:       "not named in AllowOperations",
+		WithheldWritesNotAllowed: "POST is not a read-only method; AllowWrites exposes it",
+	}
+	seen := map[string]bool{}
+	for _, w := range c.Withheld {
+		if r, ok := want[w.Code]; ok {
+			seen[w.Code] = true
+			if w.Reason != r {
+				t.Errorf("%s withheld as %s: reason %q, want %q", w.Name, w.Code, w.Reason, r)
+			}
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("withheld codes seen %v, want all of %v", seen, want)
+	}
+	wantWarnings := []string{
+		`skipped 1 mutating operation(s) in interface "styles" (AllowWrites exposes them)`,
+		`withheld 15 operation(s) in interface "styles" by AllowOperations or DenyOperations`,
+	}
+	if diff := cmp.Diff(c.Warnings, wantWarnings); diff != "" {
+		t.Errorf("warnings (-got +want):\n%s", diff)
+	}
+}

@@ -1,7 +1,6 @@
 package capability
 
 import (
-	"encoding/json"
 	"runtime"
 	"testing"
 	"testing/fstest"
@@ -65,5 +64,3 @@ func BenchmarkProjectLarge(b *testing.B) {
 	}
 	b.ReportMetric(float64(live)/(1<<20), "live-MiB")
 }
-
-var _ = json.Marshal

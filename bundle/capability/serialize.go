@@ -38,7 +38,7 @@ func (op *operation) serialize(args map[string]any) (*request, error) {
 			r.pathParams[pr.name] = raw
 			escaped := pr.pathValue(v, escapeStrict)
 			if escaped == "." || escaped == ".." {
-				return nil, &fieldError{field: pr.arg, msg: fmt.Sprintf("the value makes the path segment %q, which would reach another path", escaped)}
+				return nil, &fieldError{field: pr.arg, msg: fmt.Sprintf("%q would make the path segment %q, which reaches another path than the operation's", pr.arg, escaped)}
 			}
 			r.path = strings.ReplaceAll(r.path, "{"+pr.name+"}", escaped)
 		case "query":

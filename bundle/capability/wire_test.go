@@ -48,7 +48,7 @@ func TestWireRouteFor31(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			diags := op.kinValidate(t.Context(), req, &request{pathParams: map[string]string{"id": "abc"}})
+			diags := op.kinValidate(t.Context(), req, &request{pathParams: map[string]string{"id": "abc"}}, nil)
 			if len(diags) != tc.want {
 				t.Errorf("diagnostics = %+v, want %d", diags, tc.want)
 			}

@@ -30,7 +30,7 @@ func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHel
 
 // loadCapability loads the bundle ref names, projects it, and prints the
 // projection's warnings (skipped and withheld operations) on w, each line
-// prefixed with the command's name.
+// prefixed with the command's name and naming its flags.
 func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, client *oci.Client, limits *limitOptions, w io.Writer, prefix string) (*mcp.CapabilityBundle, error) {
 	lim, err := limits.limits()
 	if err != nil {
@@ -44,11 +44,10 @@ func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, clie
 	c, err := capability.Project(ctx, b, &o.Options)
 	if err != nil {
 		// The library names option fields; print this command's flags.
-		return nil, fieldsToFlags(err, map[string]string{"BaseURL": o.baseURLFlag, "Auth": "--auth", "AuthFiles": "--auth-file",
-			"AllowWrites": "--allow-writes", "AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations"})
+		return nil, fieldsToFlags(err, capability.FlagNames, map[string]string{"BaseURL": o.baseURLFlag})
 	}
 	for _, line := range c.Warnings {
-		fmt.Fprintf(w, "%s: %s\n", prefix, line)
+		fmt.Fprintf(w, "%s: %s\n", prefix, mcp.FlagWords(line, capability.FlagNames))
 	}
 	return &mcp.CapabilityBundle{Bundle: b, Capability: c}, nil
 }

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/pflag"
 
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/mcp"
 )
 
 // registryOptions binds oci.Options, the one registry and cache option
@@ -58,39 +57,9 @@ func fieldsToFlags(err error, names ...map[string]string) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	for _, m := range names {
-		for field, flag := range m {
-			msg = replaceWord(msg, field, flag)
-		}
-	}
+	msg := mcp.FlagWords(err.Error(), names...)
 	if msg == err.Error() {
 		return err
 	}
 	return &flagError{msg: msg, err: err}
-}
-
-func replaceWord(s, word, with string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, word)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		end := i + len(word)
-		before := i == 0 || strings.ContainsRune(" \t(\"'`,", rune(s[i-1]))
-		after := end == len(s) || !isIdent(s[end])
-		b.WriteString(s[:i])
-		if before && after {
-			b.WriteString(with)
-		} else {
-			b.WriteString(word)
-		}
-		s = s[end:]
-	}
-}
-
-func isIdent(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -189,7 +189,7 @@ func TestSidecarProcess(t *testing.T) {
 	if want := []string{"getHealth", "getProduct", "listProducts", "pacto_server_info", "pacto_skill", "pacto_withheld"}; !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
-	if !strings.Contains(p.stderr.String(), `kubepact sidecar: skipped 4 mutating operation(s) in interface "http" (use --allow-writes to expose)`) {
+	if !strings.Contains(p.stderr.String(), `kubepact sidecar: skipped 4 mutating operation(s) in interface "http" (--allow-writes exposes them)`) {
 		t.Errorf("stderr lacks the withheld count:\n%s", p.stderr)
 	}
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{"limit": 2}})
@@ -296,7 +296,7 @@ func TestMCPWithBundle(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Errorf("getHealth: %v %+v", err, res)
 	}
-	if !strings.Contains(stderr.String(), `kubepact mcp: skipped 4 mutating operation(s) in interface "http" (use --allow-writes to expose)`) {
+	if !strings.Contains(stderr.String(), `kubepact mcp: skipped 4 mutating operation(s) in interface "http" (--allow-writes exposes them)`) {
 		t.Errorf("stderr lacks the withheld count:\n%s", stderr)
 	}
 }

@@ -451,7 +451,7 @@ func (t *TargetStateSource) Kind() string { return KindTargetState }
 // after the check cannot hang either.
 func (t *TargetStateSource) Collect(context.Context) (*Collection, error) {
 	notRegular := func(m os.FileMode) error {
-		return &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("is a %s, not a regular file: --target-state reads only regular files", fileKind(m))}
+		return &FixtureError{File: filepath.Base(t.Path), Message: fmt.Sprintf("is a %s, not a regular file: a target state is read only from a regular file (or a symlink to one)", bundle.FileKind(m))}
 	}
 	if st, err := os.Stat(t.Path); err != nil {
 		return nil, err
@@ -480,21 +480,6 @@ func (t *TargetStateSource) Collect(context.Context) (*Collection, error) {
 		return nil, &FixtureError{File: filepath.Base(t.Path), Message: err.Error()}
 	}
 	return &Collection{Targets: targets, Status: status}, nil
-}
-
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&os.ModeNamedPipe != 0:
-		return "FIFO (named pipe)"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	case m&os.ModeDevice != 0:
-		return "device"
-	default:
-		return "special file"
-	}
 }
 
 type fixtureFile struct {
