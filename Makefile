@@ -63,8 +63,8 @@ generate: $(CONTROLLER_GEN) ## Write the API types' deepcopy methods (api/*/zz_g
 	$(CONTROLLER_GEN) object paths="./api/..."
 
 .PHONY: envtest-assets
-envtest-assets: ## Build kube-apiserver and etcd for envtest into bin/k8s/<version> (first time ≈12 min on 2 cores; reused after).
-	CMDS=kube-apiserver OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
+envtest-assets: ## Build kube-apiserver, kube-controller-manager and etcd for envtest into bin/k8s/<version> (first time ≈12 min on 2 cores; reused after).
+	CMDS="kube-apiserver kube-controller-manager" OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
 
 .PHONY: test
 test: envtest-assets clients-deps ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client).
