@@ -37,6 +37,7 @@ type operatorOptions struct {
 	cacheDir                string
 	maxConcurrentReconciles int
 	gracefulShutdown        time.Duration
+	webhook                 webhookOptions
 }
 
 func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
@@ -51,6 +52,7 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.cacheDir, "cache-dir", oci.DefaultCacheDir(), "content cache for pulled bundles, keyed by digest (\"\" for none)")
 	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "ServiceContracts reconciled in parallel")
 	fs.DurationVar(&o.gracefulShutdown, "graceful-shutdown-timeout", 30*time.Second, "how long in-flight reconciles get to finish on SIGTERM")
+	o.webhook.BindFlags(fs)
 }
 
 func (o *operatorOptions) validate() error {
@@ -65,7 +67,7 @@ func (o *operatorOptions) validate() error {
 			return errors.New("--namespace: an empty namespace name is not accepted")
 		}
 	}
-	return nil
+	return o.webhook.validate()
 }
 
 func newOperatorCommand() *cobra.Command {
@@ -117,6 +119,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 		}
 	}
 	gs := o.gracefulShutdown
+	rot := o.webhook.rotator()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         cacheOpts,
@@ -128,6 +131,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &gs,
 		BaseContext:                   func() context.Context { return ctx },
+		WebhookServer:                 o.webhook.server(rot),
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
@@ -144,6 +148,9 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the ServiceContract reconciler: %w", err)
+	}
+	if err := o.webhook.setup(mgr, rot, o.plainHTTP); err != nil {
+		return fmt.Errorf("setting up the injection webhook: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
