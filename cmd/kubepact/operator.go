@@ -81,6 +81,11 @@ validates it with policy references followed (failing closed), checks that
 its target workload exists, and reports it all in status conditions
 (Ready, Reconciling, Stalled, BundleResolved, ContractValid, TargetBound).
 
+With --webhook-port it also serves, on every replica, the sidecar injection
+webhook: Pods in namespaces labelled kubepact.dev/injection=enabled that name
+a ServiceContract (annotation kubepact.dev/contract) get a native sidecar
+serving that contract's bundle, pinned to its digest.
+
 /healthz and /readyz (ready once the informer caches have synced) are served
 on --health-probe-bind-address, Prometheus metrics on --metrics-bind-address.
 With --leader-elect only the elected replica reconciles.`,
