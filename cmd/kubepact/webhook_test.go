@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -84,4 +85,34 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	if !strings.Contains(p.stderr.String(), digest) {
 		t.Errorf("the sidecar's log does not name the pinned digest %s:\n%s", digest, p.stderr)
 	}
+
+	// /readyz?verbose says which bundle and which tool surface the Pod
+	// serves: the same bundle from a directory offers the same surface;
+	// with writes allowed it is another.
+	got := readyDetailsOf(t, p.health)
+	if got.BundleDigest != digest || !strings.HasPrefix(got.ToolSurfaceDigest, "sha256:") || got.Tools != 6 {
+		t.Errorf("/readyz?verbose = %+v, want bundle %s, a tool surface digest and 6 tools", got, digest)
+	}
+	local := readyDetailsOf(t, startSidecar(t, demo.URL).health)
+	if local.BundleDigest != digest || local.ToolSurfaceDigest != got.ToolSurfaceDigest {
+		t.Errorf("the same bundle from a directory: %+v, want the digests of %+v", local, got)
+	}
+	writes := readyDetailsOf(t, startSidecar(t, demo.URL, "--allow-writes").health)
+	if writes.ToolSurfaceDigest == got.ToolSurfaceDigest {
+		t.Errorf("with --allow-writes the tool surface digest did not change: %+v", writes)
+	}
+}
+
+func readyDetailsOf(t *testing.T, health string) readyDetails {
+	t.Helper()
+	resp, err := http.Get(health + "/readyz?verbose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var d readyDetails
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
+		t.Fatalf("/readyz?verbose: %v", err)
+	}
+	return d
 }
