@@ -76,6 +76,9 @@ func (in *Injector) Handle(ctx context.Context, req admission.Request) admission
 	ns := req.Namespace
 	log := logf.FromContext(ctx).WithValues("namespace", ns, "contract", name, "pod", podName(pod))
 	required := pod.Annotations[AnnotationInjectPolicy] == InjectPolicyRequired
+	// A dry run must have no side effects (the configuration says
+	// sideEffects: None): no Events for it.
+	dryRun := req.DryRun != nil && *req.DryRun
 	var warnings []string
 	if v, set := pod.Annotations[AnnotationInjectPolicy]; set && v != InjectPolicyRequired {
 		warnings = append(warnings, fmt.Sprintf("annotation %s=%q is not understood (the one value is %q); the default applies: admit without the sidecar when the contract is not Ready", AnnotationInjectPolicy, v, InjectPolicyRequired))
@@ -87,34 +90,34 @@ func (in *Injector) Handle(ctx context.Context, req admission.Request) admission
 		if _, ours := pod.Annotations[AnnotationInjectedBundle]; ours && c.RestartPolicy != nil {
 			return admission.Allowed("sidecar already injected").WithWarnings(warnings...)
 		}
-		return in.skip(log, pod, nil, required, warnings, "Conflict",
+		return in.skip(log, dryRun, pod, nil, required, warnings, "Conflict",
 			fmt.Sprintf("the Pod already has a container named %q that kubepact did not inject; it is left as it is", c.Name))
 	}
 	if name == "" {
-		return in.skip(log, pod, nil, required, warnings, "InvalidAnnotation",
+		return in.skip(log, dryRun, pod, nil, required, warnings, "InvalidAnnotation",
 			"annotation "+AnnotationContract+" is empty; it names a ServiceContract in the Pod's namespace")
 	}
 
 	sc := &v1alpha1.ServiceContract{}
 	if err := in.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, sc); err != nil {
 		if apierrors.IsNotFound(err) {
-			return in.skip(log, pod, nil, required, warnings, "NotFound",
+			return in.skip(log, dryRun, pod, nil, required, warnings, "NotFound",
 				fmt.Sprintf("ServiceContract %s/%s does not exist", ns, name))
 		}
 		// Reading our own cache failed: say so; the failure policy decides.
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("reading ServiceContract %s/%s: %w", ns, name, err))
 	}
 	if cond, why := notReady(sc); cond != "" {
-		return in.skip(log, pod, sc, required, warnings, cond,
+		return in.skip(log, dryRun, pod, sc, required, warnings, cond,
 			fmt.Sprintf("ServiceContract %s/%s is not Ready: %s", ns, name, why))
 	}
 	inj, err := BuildSidecar(sc, pod, in.Options)
 	if err != nil {
-		return in.skip(log, pod, sc, required, warnings, "NotInjectable", err.Error())
+		return in.skip(log, dryRun, pod, sc, required, warnings, "NotInjectable", err.Error())
 	}
 	for _, v := range inj.Volumes {
 		if hasVolume(pod, v.Name) {
-			return in.skip(log, pod, sc, required, warnings, "Conflict",
+			return in.skip(log, dryRun, pod, sc, required, warnings, "Conflict",
 				fmt.Sprintf("the Pod already has a volume named %q; it is left as it is", v.Name))
 		}
 	}
@@ -134,13 +137,15 @@ func (in *Injector) Handle(ctx context.Context, req admission.Request) admission
 
 // skip admits the Pod without a sidecar, with a warning and an Event — or,
 // when the Pod requires its sidecar, refuses it with the same message.
-func (in *Injector) skip(log logr.Logger, pod *corev1.Pod, sc *v1alpha1.ServiceContract, required bool, warnings []string, cond, msg string) admission.Response {
+func (in *Injector) skip(log logr.Logger, dryRun bool, pod *corev1.Pod, sc *v1alpha1.ServiceContract, required bool, warnings []string, cond, msg string) admission.Response {
 	if required {
 		msg = fmt.Sprintf("kubepact: refused (%s: %s): %s, and the Pod requires its sidecar (%s: %s)", AnnotationContract, pod.Annotations[AnnotationContract], msg, AnnotationInjectPolicy, InjectPolicyRequired)
 		if cond != "" {
 			msg += "; failing condition: " + cond
 		}
-		in.event(pod, sc, ReasonSidecarRefused, msg)
+		if !dryRun {
+			in.event(pod, sc, ReasonSidecarRefused, msg)
+		}
 		log.Info("Refusing a Pod without its sidecar", "condition", cond)
 		return admission.Denied(msg).WithWarnings(warnings...)
 	}
@@ -148,7 +153,9 @@ func (in *Injector) skip(log logr.Logger, pod *corev1.Pod, sc *v1alpha1.ServiceC
 	if cond != "" {
 		msg += " (" + cond + ")"
 	}
-	in.event(pod, sc, ReasonSidecarNotInjected, msg)
+	if !dryRun {
+		in.event(pod, sc, ReasonSidecarNotInjected, msg)
+	}
 	log.Info("Admitting a Pod without its sidecar", "condition", cond)
 	return admission.Allowed("admitted without the sidecar").WithWarnings(append(warnings, msg)...)
 }

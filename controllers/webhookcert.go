@@ -201,13 +201,17 @@ func (r *CertRotator) Start(ctx context.Context) error {
 	}
 	log := logf.FromContext(ctx).WithName("webhook-cert")
 	force := false
+	backoff := time.Duration(0)
 	for {
 		retry := r.Options.CheckInterval
 		if err := r.sync(ctx, force); err != nil {
-			log.Error(err, "Keeping the webhook certificate")
-			retry = min(retry, time.Second)
+			// Soon at first (a conflict with another replica), then less
+			// often (no webhook configuration yet), never past the interval.
+			backoff = min(max(2*backoff, 100*time.Millisecond), retry)
+			retry = backoff
+			log.Error(err, "Keeping the webhook certificate", "retryIn", retry)
 		} else {
-			force = false
+			force, backoff = false, 0
 		}
 		t := time.NewTimer(retry)
 		select {

@@ -1,19 +1,34 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/controllers"
@@ -115,4 +130,174 @@ func readyDetailsOf(t *testing.T, health string) readyDetails {
 		t.Fatalf("/readyz?verbose: %v", err)
 	}
 	return d
+}
+
+// TestOperatorWebhookProcess runs the built `kubepact operator` with the
+// webhook flags against envtest: it makes its own certificate, puts its CA
+// in the webhook configuration (the generated one, pointed at the process),
+// turns ready only then, and the API server's admission of a Pod naming a
+// Ready contract comes back with the sidecar on the contract's digest and
+// the image given by --sidecar-image.
+func TestOperatorWebhookProcess(t *testing.T) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Skip("KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>")
+	}
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		t.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
+	}
+	ctrl.SetLogger(logr.Discard())
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(repoRoot(t), "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("envtest: starting the control plane: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = v1alpha1.AddToScheme(scheme)
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := env.AddUser(envtest.User{Name: "kubepact-operator-test", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfigFile := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfigFile, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// The generated webhook configuration, pointed at the process.
+	webhookPort := freePort(t)
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "config", "webhook", "manifests.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := yaml.Unmarshal(raw, mwc); err != nil {
+		t.Fatal(err)
+	}
+	url := fmt.Sprintf("https://127.0.0.1:%d%s", webhookPort, *mwc.Webhooks[0].ClientConfig.Service.Path)
+	mwc.Webhooks[0].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url}
+	if err := admin.Create(t.Context(), mwc); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kubepact-system"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	reg := testregistry.New(t, nil)
+	tag := reg.Host + "/bundles/catalog:1.4.0"
+	out, stderr, code := runKubepact(t, "push", filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "oci://"+tag, "--plain-http")
+	if code != 0 {
+		t.Fatalf("push: exit %d: %s", code, stderr)
+	}
+	digest := strings.TrimSpace(out)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "shop-", Labels: map[string]string{controllers.LabelInjection: "enabled"}}}
+	if err := admin.Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": "catalog"}
+	appSpec := corev1.PodSpec{Containers: []corev1.Container{{Name: "catalog", Image: "example.invalid/catalog:1", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}}
+	if err := admin.Create(t.Context(), &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "catalog"},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](0), Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: appSpec}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Create(t.Context(), &v1alpha1.ServiceContract{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "catalog"},
+		Spec: v1alpha1.ServiceContractSpec{Bundle: v1alpha1.BundleSource{OCI: "oci://" + tag},
+			TargetRef: v1alpha1.TargetReference{Kind: "Deployment", Name: "catalog"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	const image = "registry.example.com/kubepact@sha256:2222222222222222222222222222222222222222222222222222222222222222"
+	probeAddr := freeAddr(t)
+	var logs syncBuffer
+	op := exec.Command(kubepactBin, "operator",
+		"--kubeconfig", kubeconfigFile,
+		"--metrics-bind-address", "0",
+		"--health-probe-bind-address", probeAddr,
+		"--plain-http", "--cache-dir", t.TempDir(),
+		"--webhook-port", strconv.Itoa(webhookPort), "--webhook-host", "127.0.0.1",
+		"--webhook-ip-address", "127.0.0.1", "--sidecar-image", image,
+		"--log-format", "json")
+	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
+	op.Stdout, op.Stderr = &logs, &logs
+	if err := op.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- op.Wait() }()
+	t.Cleanup(func() {
+		_ = op.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = op.Process.Kill()
+			<-exited
+		}
+	})
+	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
+	if v := httpGet(t, "http://"+probeAddr+"/readyz?verbose"); !strings.Contains(v, "[+]webhook-certificate ok") || !strings.Contains(v, "[+]webhook ok") {
+		t.Errorf("/readyz?verbose does not show the webhook checks:\n%s", v)
+	}
+	if err := admin.Get(t.Context(), client.ObjectKeyFromObject(mwc), mwc); err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{}
+	if err := admin.Get(t.Context(), client.ObjectKey{Namespace: "kubepact-system", Name: "kubepact-webhook-cert"}, secret); err != nil {
+		t.Fatalf("the certificate Secret: %v", err)
+	}
+	if !bytes.Equal(mwc.Webhooks[0].ClientConfig.CABundle, secret.Data["ca-bundle.crt"]) || len(secret.Data["ca-bundle.crt"]) == 0 {
+		t.Errorf("the caBundle is not the Secret's CA")
+	}
+
+	// The contract turns Ready; a Pod naming it is admitted with the sidecar.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
+			t.Fatal(err)
+		}
+		if len(pod.Spec.InitContainers) == 1 {
+			c := pod.Spec.InitContainers[0]
+			if c.Image != image || !slices.Contains(c.Args, "--bundle=oci://"+reg.Host+"/bundles/catalog@"+digest) || !slices.Contains(c.Args, "--plain-http") {
+				t.Errorf("injected %s %q; want image %s and the bundle at %s", c.Image, c.Args, image, digest)
+			}
+			break
+		}
+		if time.Now().After(deadline) || processExited(exited) {
+			t.Fatalf("no Pod was injected within 60s\n%s", logs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func TestOperatorWebhookRefusesBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--webhook-port", "9443"}, "--sidecar-image is required"},
+		{[]string{"--webhook-port", "70000", "--sidecar-image", "x"}, "use 1 to 65535"},
+		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--webhook-ip-address", "nope"}, "not an IP address"},
+		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--sidecar-memory-limit", "-1Mi"}, "--sidecar-memory-limit"},
+	} {
+		_, stderr, code := runKubepact(t, append([]string{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("operator %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
 }
