@@ -243,10 +243,11 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	t.Cleanup(func() {
 		_ = op.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case err := <-exited:
+			t.Logf("operator exited: %v", err)
 		case <-time.After(30 * time.Second):
 			_ = op.Process.Kill()
-			<-exited
+			t.Logf("operator killed: %v", <-exited)
 		}
 	})
 	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
