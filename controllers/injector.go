@@ -34,12 +34,16 @@ const (
 
 // The webhook configuration `make manifests` writes to config/webhook: Pods
 // on create, in namespaces labelled kubepact.dev/injection=enabled, carrying
-// the contract annotation (a CEL match condition, so other Pods never reach
-// the webhook), failurePolicy Ignore and a timeout well under the API
-// server's 30s.
+// the contract annotation (CEL match conditions, so other Pods never reach
+// the webhook), with a timeout well under the API server's 30s. Two entries
+// serve the same path: failurePolicy Ignore for ordinary Pods (an operator
+// that is down never blocks a rollout), and Fail for Pods that say
+// kubepact.dev/inject-policy: required (they are never admitted without
+// their sidecar, not even when the webhook cannot be reached).
 //
 // +kubebuilder:webhookconfiguration:mutating=true,name=kubepact-injector
-// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=inject.kubepact.dev,admissionReviewVersions=v1,reinvocationPolicy=IfNeeded,timeoutSeconds=5,serviceName=kubepact-webhook,serviceNamespace=kubepact-system,patch=`{"namespaceSelector":{"matchLabels":{"kubepact.dev/injection":"enabled"}},"matchConditions":[{"name":"has-contract-annotation","expression":"has(object.metadata.annotations) && 'kubepact.dev/contract' in object.metadata.annotations"}]}`
+// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=inject.kubepact.dev,admissionReviewVersions=v1,reinvocationPolicy=IfNeeded,timeoutSeconds=5,serviceName=kubepact-webhook,serviceNamespace=kubepact-system,patch=`{"namespaceSelector":{"matchLabels":{"kubepact.dev/injection":"enabled"}},"matchConditions":[{"name":"has-contract-annotation","expression":"has(object.metadata.annotations) && 'kubepact.dev/contract' in object.metadata.annotations"},{"name":"sidecar-optional","expression":"!has(object.metadata.annotations) || !('kubepact.dev/inject-policy' in object.metadata.annotations) || object.metadata.annotations['kubepact.dev/inject-policy'] != 'required'"}]}`
+// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=inject-required.kubepact.dev,admissionReviewVersions=v1,reinvocationPolicy=IfNeeded,timeoutSeconds=5,serviceName=kubepact-webhook,serviceNamespace=kubepact-system,patch=`{"namespaceSelector":{"matchLabels":{"kubepact.dev/injection":"enabled"}},"matchConditions":[{"name":"has-contract-annotation","expression":"has(object.metadata.annotations) && 'kubepact.dev/contract' in object.metadata.annotations"},{"name":"sidecar-required","expression":"has(object.metadata.annotations) && 'kubepact.dev/inject-policy' in object.metadata.annotations && object.metadata.annotations['kubepact.dev/inject-policy'] == 'required'"}]}`
 
 // Injector is the mutating admission handler that adds the native sidecar
 // to Pods that name a ServiceContract. It runs on every replica (the

@@ -185,8 +185,10 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	if err := yaml.Unmarshal(raw, mwc); err != nil {
 		t.Fatal(err)
 	}
-	url := fmt.Sprintf("https://127.0.0.1:%d%s", webhookPort, *mwc.Webhooks[0].ClientConfig.Service.Path)
-	mwc.Webhooks[0].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url}
+	for i := range mwc.Webhooks {
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", webhookPort, *mwc.Webhooks[i].ClientConfig.Service.Path)
+		mwc.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url}
+	}
 	if err := admin.Create(t.Context(), mwc); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +242,12 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- op.Wait() }()
-	t.Cleanup(func() {
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
 		_ = op.Process.Signal(syscall.SIGTERM)
 		select {
 		case err := <-exited:
@@ -249,7 +256,8 @@ func TestOperatorWebhookProcess(t *testing.T) {
 			_ = op.Process.Kill()
 			t.Logf("operator killed: %v", <-exited)
 		}
-	})
+	}
+	t.Cleanup(stop)
 	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
 	if v := httpGet(t, "http://"+probeAddr+"/readyz?verbose"); !strings.Contains(v, "[+]webhook-certificate ok") || !strings.Contains(v, "[+]webhook ok") {
 		t.Errorf("/readyz?verbose does not show the webhook checks:\n%s", v)
@@ -283,6 +291,26 @@ func TestOperatorWebhookProcess(t *testing.T) {
 			t.Fatalf("no Pod was injected within 60s\n%s", logs.String())
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+	required := func() *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "r", Annotations: map[string]string{
+			controllers.AnnotationContract: "catalog", controllers.AnnotationInjectPolicy: controllers.InjectPolicyRequired,
+		}}, Spec: appSpec}
+	}
+	if p := required(); admin.Create(t.Context(), p, client.DryRunAll) != nil || len(p.Spec.InitContainers) != 1 {
+		t.Errorf("a Pod requiring its sidecar was not injected while the operator runs: %+v", p.Spec.InitContainers)
+	}
+
+	// With the operator gone, an ordinary Pod is admitted without its
+	// sidecar (failurePolicy Ignore), but one that requires it is refused
+	// (failurePolicy Fail on its own webhook entry).
+	stop()
+	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "o", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+	if err := admin.Create(t.Context(), plain, client.DryRunAll); err != nil || len(plain.Spec.InitContainers) != 0 {
+		t.Errorf("webhook down, ordinary Pod: %v %+v; want admitted without the sidecar", err, plain.Spec.InitContainers)
+	}
+	if err := admin.Create(t.Context(), required(), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "inject-required.kubepact.dev") {
+		t.Errorf("webhook down, a Pod requiring its sidecar: %v; want refused by inject-required.kubepact.dev", err)
 	}
 }
 
