@@ -86,7 +86,7 @@ func needWebhook(t *testing.T) {
 
 // injectionNamespace creates a namespace opted in to injection, holding
 // Pods to the restricted Pod Security Standard when restricted is set.
-func injectionNamespace(t *testing.T, restricted bool) string {
+func injectionNamespace(t testing.TB, restricted bool) string {
 	t.Helper()
 	labels := map[string]string{controllers.LabelInjection: "enabled"}
 	if restricted {

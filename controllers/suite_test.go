@@ -54,6 +54,10 @@ var (
 	// through envtest's webhook options from config/webhook.
 	injector *controllers.Injector
 	rotator  *controllers.CertRotator
+	// webhookHost and webhookPort are where the installed webhook
+	// configuration sends the API server.
+	webhookHost string
+	webhookPort int
 )
 
 const (
@@ -124,6 +128,7 @@ func runMain(m *testing.M) int {
 	operatorConfig = rest.CopyConfig(cfg)
 	operatorConfig.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + operatorNamespace + ":" + operatorSA}
 	operatorConfig.QPS = -1 // as ctrl.GetConfig: API priority and fairness, no client-side limit
+	webhookHost, webhookPort = env.WebhookInstallOptions.LocalServingHost, env.WebhookInstallOptions.LocalServingPort
 	if benchmarking() {
 		// The benchmark runs its own manager over its own objects.
 		return m.Run()
@@ -134,15 +139,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(cacheDir)
-	wh := env.WebhookInstallOptions
-	rotator = &controllers.CertRotator{Options: controllers.CertOptions{
-		Namespace:   operatorNamespace,
-		DNSNames:    []string{"localhost"},
-		IPAddresses: []net.IP{net.ParseIP(wh.LocalServingHost)},
-		// Short, so that TestCertRotation sees a CA replaced in seconds.
-		CAOverlap:     3 * time.Second,
-		CheckInterval: 250 * time.Millisecond,
-	}}
+	rotator = newRotator()
 	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
@@ -150,10 +147,7 @@ func runMain(m *testing.M) int {
 		LeaderElection:          true,
 		LeaderElectionID:        "kubepact-operator",
 		LeaderElectionNamespace: operatorNamespace,
-		WebhookServer: webhook.NewServer(webhook.Options{
-			Host: wh.LocalServingHost, Port: wh.LocalServingPort,
-			TLSOpts: []func(*tls.Config){rotator.TLSConfig},
-		}),
+		WebhookServer:           webhookServer(rotator),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
@@ -225,6 +219,21 @@ func installRBAC(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+func newRotator() *controllers.CertRotator {
+	return &controllers.CertRotator{Options: controllers.CertOptions{
+		Namespace:   operatorNamespace,
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.ParseIP(webhookHost)},
+		// Short, so that TestCertRotation sees a CA replaced in seconds.
+		CAOverlap:     3 * time.Second,
+		CheckInterval: 250 * time.Millisecond,
+	}}
+}
+
+func webhookServer(rot *controllers.CertRotator) webhook.Server {
+	return webhook.NewServer(webhook.Options{Host: webhookHost, Port: webhookPort, TLSOpts: []func(*tls.Config){rot.TLSConfig}})
 }
 
 func needControlPlane(t testing.TB) {
