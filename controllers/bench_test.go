@@ -169,7 +169,12 @@ func BenchmarkAdmission(b *testing.B) {
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	b.Cleanup(func() { cancel(); <-done })
+	b.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Errorf("manager: %v", err)
+		}
+	})
 
 	enabled, plain := injectionNamespace(b, false), newNamespace(b)
 	// A Ready contract, as the reconciler would leave it (no reconciler
