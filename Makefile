@@ -13,7 +13,8 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 
-# The control plane envtest runs (kube-apiserver and etcd), built from the
+# The control plane envtest runs (kube-apiserver and etcd, and the
+# kube-controller-manager the webhook tests start beside them), built from the
 # builder module in hack/k8s-bins by `make envtest-assets` and reused after.
 K8S_VERSION ?= $(shell cd hack/k8s-bins && go list -m -f '{{.Version}}' k8s.io/kubernetes)
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
@@ -54,17 +55,18 @@ lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.
 	$(GOLANGCI_LINT) run --fix ./...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Write the CRD (config/crd/bases) and the operator's ClusterRole (config/rbac/role.yaml) from the markers.
-	$(CONTROLLER_GEN) rbac:roleName=kubepact-operator crd paths="./api/...;./controllers/..." \
-		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+manifests: $(CONTROLLER_GEN) ## Write the CRD (config/crd/bases), the operator's RBAC (config/rbac/role.yaml) and the injection webhook (config/webhook/manifests.yaml) from the markers.
+	$(CONTROLLER_GEN) rbac:roleName=kubepact-operator crd webhook paths="./api/...;./controllers/..." \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac \
+		output:webhook:artifacts:config=config/webhook
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Write the API types' deepcopy methods (api/*/zz_generated.deepcopy.go).
 	$(CONTROLLER_GEN) object paths="./api/..."
 
 .PHONY: envtest-assets
-envtest-assets: ## Build kube-apiserver and etcd for envtest into bin/k8s/<version> (first time ≈12 min on 2 cores; reused after).
-	CMDS=kube-apiserver OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
+envtest-assets: ## Build kube-apiserver, kube-controller-manager and etcd for envtest into bin/k8s/<version> (first time ≈12 min on 2 cores; reused after).
+	CMDS="kube-apiserver kube-controller-manager" OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
 
 .PHONY: test
 test: envtest-assets clients-deps ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client).

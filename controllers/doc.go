@@ -22,6 +22,17 @@
 // tools from them at /mcp. The feed keeps its own informer cache on whole
 // workloads and Services, projected down to what the graph reads, and on
 // Pacto's pacto.trianalab.io CRs when installed (get, list and watch only).
+// The sidecar injection webhook (Injector) runs on every replica, on the
+// manager's webhook server: a Pod created in a namespace labelled
+// kubepact.dev/injection=enabled with the annotation kubepact.dev/contract
+// gets a native sidecar built by BuildSidecar, the one pure function that
+// turns a Ready ServiceContract's pinned digest, the Pod's annotations and
+// the operator's SidecarOptions into a container. A contract that is
+// missing or not Ready admits the Pod without it (a warning and an Event);
+// kubepact.dev/inject-policy: required refuses instead. CertRotator keeps
+// the webhook's CA and serving certificate in one Secret and the caBundle
+// of the MutatingWebhookConfiguration in step; its RBAC markers name that
+// Secret and that configuration and nothing else.
 //
 // This package may import anything in the module except cmd.
 package controllers

@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,6 +53,24 @@ func TestOperatorRBACIsNoMore(t *testing.T) {
 			return op.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mine"}})
 		},
 		"read Pods": func() error { return op.List(t.Context(), &corev1.PodList{}, client.InNamespace(ns)) },
+		// The webhook's certificate rights name one Secret and one webhook
+		// configuration.
+		"update another Secret in the operator's namespace": func() error {
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: "other"}}
+			if err := admin.Create(t.Context(), s); err != nil && !apierrors.IsAlreadyExists(err) {
+				return err
+			}
+			return op.Update(t.Context(), s)
+		},
+		"list Secrets in the operator's namespace": func() error {
+			return op.List(t.Context(), &corev1.SecretList{}, client.InNamespace(operatorNamespace))
+		},
+		"list webhook configurations": func() error {
+			return op.List(t.Context(), &admissionregistrationv1.MutatingWebhookConfigurationList{})
+		},
+		"create a webhook configuration": func() error {
+			return op.Create(t.Context(), &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "intruder"}})
+		},
 	}
 	for what, do := range forbidden {
 		if err := do(); !apierrors.IsForbidden(err) {

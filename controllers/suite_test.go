@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
@@ -42,11 +44,21 @@ import (
 var (
 	// admin is a client with the test's full authority, for setting up.
 	admin client.Client
+	// adminConfig is the rest.Config of admin.
+	adminConfig *rest.Config
 	// operatorConfig is the rest.Config the manager runs with: the
 	// operator's ServiceAccount, impersonated.
 	operatorConfig *rest.Config
 	scheme         = runtime.NewScheme()
 	skipReason     string
+	// injector and rotator are the webhook the manager serves, installed
+	// through envtest's webhook options from config/webhook.
+	injector *controllers.Injector
+	rotator  *controllers.CertRotator
+	// webhookHost and webhookPort are where the installed webhook
+	// configuration sends the API server.
+	webhookHost string
+	webhookPort int
 )
 
 const (
@@ -83,6 +95,12 @@ func runMain(m *testing.M) int {
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
+		// The API server calls the webhook on 127.0.0.1; the operator's
+		// own certificates replace envtest's (see rotator below).
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			Paths:            []string{filepath.Join("..", "config", "webhook", "manifests.yaml")},
+			LocalServingHost: "127.0.0.1",
+		},
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -95,6 +113,8 @@ func runMain(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "envtest: stopping the control plane: %v\n", err)
 		}
 	}()
+	defer stopKCM()
+	adminConfig = cfg
 	admin, err = client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "client: %v\n", err)
@@ -109,6 +129,7 @@ func runMain(m *testing.M) int {
 	operatorConfig = rest.CopyConfig(cfg)
 	operatorConfig.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + operatorNamespace + ":" + operatorSA}
 	operatorConfig.QPS = -1 // as ctrl.GetConfig: API priority and fairness, no client-side limit
+	webhookHost, webhookPort = env.WebhookInstallOptions.LocalServingHost, env.WebhookInstallOptions.LocalServingPort
 	if benchmarking() {
 		// The benchmark runs its own manager over its own objects.
 		return m.Run()
@@ -119,6 +140,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(cacheDir)
+	rotator = newRotator()
 	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
@@ -126,6 +148,7 @@ func runMain(m *testing.M) int {
 		LeaderElection:          true,
 		LeaderElectionID:        "kubepact-operator",
 		LeaderElectionNamespace: operatorNamespace,
+		WebhookServer:           webhookServer(rotator),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
@@ -139,6 +162,11 @@ func runMain(m *testing.M) int {
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		fmt.Fprintf(os.Stderr, "setup: %v\n", err)
+		return 1
+	}
+	injector = &controllers.Injector{Options: controllers.SidecarOptions{Image: sidecarImage, PlainHTTP: true}}
+	if err := controllers.SetupInjector(mgr, injector, rotator); err != nil {
+		fmt.Fprintf(os.Stderr, "webhook setup: %v\n", err)
 		return 1
 	}
 	mgrDone := make(chan error, 1)
@@ -192,6 +220,21 @@ func installRBAC(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+func newRotator() *controllers.CertRotator {
+	return &controllers.CertRotator{Options: controllers.CertOptions{
+		Namespace:   operatorNamespace,
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.ParseIP(webhookHost)},
+		// Short, so that TestCertRotation sees a CA replaced in seconds.
+		CAOverlap:     3 * time.Second,
+		CheckInterval: 250 * time.Millisecond,
+	}}
+}
+
+func webhookServer(rot *controllers.CertRotator) webhook.Server {
+	return webhook.NewServer(webhook.Options{Host: webhookHost, Port: webhookPort, TLSOpts: []func(*tls.Config){rot.TLSConfig}})
 }
 
 func needControlPlane(t testing.TB) {

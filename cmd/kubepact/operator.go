@@ -51,6 +51,7 @@ type operatorOptions struct {
 	// `kubepact mcp -t http` has).
 	serveMCP bool
 	mcp      *mcp.Options
+	webhook  webhookOptions
 }
 
 func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
@@ -73,6 +74,7 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	o.mcp = mcp.DefaultOptions()
 	o.mcp.BindHTTPFlags(fs)
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
+	o.webhook.BindFlags(fs)
 }
 
 // reconcilerOptions are the reconciler's options from the flags; an error
@@ -115,7 +117,7 @@ func (o *operatorOptions) validate() error {
 			return errors.New("--namespace: an empty namespace name is not accepted")
 		}
 	}
-	return nil
+	return o.webhook.validate()
 }
 
 func newOperatorCommand() *cobra.Command {
@@ -128,6 +130,11 @@ resolves each ServiceContract's bundle to a digest (following moved tags),
 validates it with policy references followed (failing closed), checks that
 its target workload exists, and reports it all in status conditions
 (Ready, Reconciling, Stalled, BundleResolved, ContractValid, TargetBound).
+
+With --webhook-port it also serves, on every replica, the sidecar injection
+webhook: Pods in namespaces labelled kubepact.dev/injection=enabled that name
+a ServiceContract (annotation kubepact.dev/contract) get a native sidecar
+serving that contract's bundle, pinned to its digest.
 
 /healthz and /readyz (ready once the informer caches have synced) are served
 on --health-probe-bind-address, Prometheus metrics on --metrics-bind-address.
@@ -179,6 +186,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 		}
 	}
 	gs := o.gracefulShutdown
+	rot := o.webhook.rotator()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         cacheOpts,
@@ -190,6 +198,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &gs,
 		BaseContext:                   func() context.Context { return ctx },
+		WebhookServer:                 o.webhook.server(rot),
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
@@ -205,6 +214,9 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	}
 	if err := addFleet(ctx, mgr, cfg, o); err != nil {
 		return err
+	}
+	if err := o.webhook.setup(mgr, rot, o.reg.PlainHTTP); err != nil {
+		return fmt.Errorf("setting up the injection webhook: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -9,11 +10,15 @@ import (
 	"net/url"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/opencontainers/go-digest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -120,7 +125,8 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	}
 
 	var ready atomic.Bool
-	health, err := serveHealth(ctx, o.healthAddr, &ready)
+	var details atomic.Pointer[readyDetails]
+	health, err := serveHealth(ctx, o.healthAddr, &ready, &details)
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
@@ -152,11 +158,16 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	if err != nil {
 		return &exitError{code: 2, msg: fmt.Sprintf("listening for MCP: %v", err)}
 	}
+	surface, err := toolSurfaceDigest(ctx, s.SDK())
+	if err != nil {
+		return fmt.Errorf("listing the tools: %w", err)
+	}
+	details.Store(&readyDetails{Bundle: o.bundle, BundleDigest: cb.Bundle.Identity.String(), ToolSurfaceDigest: surface, Tools: len(s.ToolNames())})
 	ready.Store(true)
 	settleMemory(o.memoryLimitMiB)
 	log.Info("Sidecar ready", "url", "http://"+ln.Addr().String()+mcp.Endpoint, "health", o.healthAddr,
 		"service", cb.Capability.Service, "bundle", cb.Bundle.Identity.String(), "tools", s.ToolNames(),
-		"withheld", len(cb.Capability.Withheld), "startupMs", time.Since(start).Milliseconds())
+		"withheld", len(cb.Capability.Withheld), "toolSurface", surface, "startupMs", time.Since(start).Milliseconds())
 	// On SIGTERM the kubelet's probe sees unready at once, while Serve
 	// drains the calls in progress.
 	stopReady := context.AfterFunc(ctx, func() { ready.Store(false) })
@@ -182,16 +193,67 @@ func settleMemory(limitMiB int64) {
 	debug.FreeOSMemory()
 }
 
+// readyDetails is what /readyz?verbose reports once ready: which bundle
+// the sidecar serves and a digest of the tool surface it offers, so that a
+// Pod still serving an old contract after a tag moved can be told apart.
+type readyDetails struct {
+	Bundle            string `json:"bundle"`
+	BundleDigest      string `json:"bundleDigest"`
+	ToolSurfaceDigest string `json:"toolSurfaceDigest"`
+	Tools             int    `json:"tools"`
+}
+
+// toolSurfaceDigest is the sha256 of the tools as a client lists them
+// (name, input and output schema, in name order): two sidecars with the
+// same digest offer an agent exactly the same calls.
+func toolSurfaceDigest(ctx context.Context, srv *sdk.Server) (string, error) {
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		return "", err
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "kubepact-surface", Version: version}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return "", err
+	}
+	defer cs.Close()
+	type entry struct {
+		Name         string `json:"name"`
+		InputSchema  any    `json:"inputSchema"`
+		OutputSchema any    `json:"outputSchema,omitempty"`
+	}
+	var surface []entry
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return "", err
+		}
+		surface = append(surface, entry{t.Name, t.InputSchema, t.OutputSchema})
+	}
+	slices.SortFunc(surface, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
+	raw, err := json.Marshal(surface)
+	if err != nil {
+		return "", err
+	}
+	return digest.FromBytes(raw).String(), nil
+}
+
 // serveHealth serves /healthz (the process is up) and /readyz (the tools
-// are registered and the endpoint accepts calls).
-func serveHealth(ctx context.Context, addr string, ready *atomic.Bool) (*http.Server, error) {
+// are registered and the endpoint accepts calls; with ?verbose, the
+// readyDetails as JSON).
+func serveHealth(ctx context.Context, addr string, ready *atomic.Bool, details *atomic.Pointer[readyDetails]) (*http.Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if !ready.Load() {
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		if d := details.Load(); d != nil && r.URL.Query().Has("verbose") {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(d)
 			return
 		}
 		_, _ = w.Write([]byte("ok\n"))

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/testregistry"
+)
+
+// TestInjectedSidecarCommandLine runs the command line the injection
+// webhook writes (controllers.BuildSidecar, the function the webhook calls)
+// as a process, beside the demo service, against a registry holding the
+// bundle: the arguments are ones the binary accepts, the digest-pinned
+// bundle loads, and the tools reach the service.
+func TestInjectedSidecarCommandLine(t *testing.T) {
+	demo := httptest.NewServer(demoservice.New(nil))
+	t.Cleanup(demo.Close)
+	_, port, _ := strings.Cut(strings.TrimPrefix(demo.URL, "http://"), ":")
+
+	reg := testregistry.New(t, nil)
+	tag := reg.Host + "/bundles/catalog:1.4.0"
+	out, stderr, code := runKubepact(t, "push", filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "oci://"+tag, "--plain-http")
+	if code != 0 {
+		t.Fatalf("push: exit %d: %s", code, stderr)
+	}
+	digest := strings.TrimSpace(out)
+
+	// The ServiceContract as the reconciler leaves it once Ready, and the
+	// Pod as the ReplicaSet controller sends it for admission.
+	sc := &v1alpha1.ServiceContract{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "catalog"},
+		Spec:       v1alpha1.ServiceContractSpec{Bundle: v1alpha1.BundleSource{OCI: "oci://" + tag}},
+		Status:     v1alpha1.ServiceContractStatus{ResolvedRef: tag + "@" + digest, Digest: digest},
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
+			controllers.AnnotationContract: "catalog", controllers.AnnotationUpstreamPort: port,
+		}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "catalog", Image: "example.invalid/catalog:1"}}},
+	}
+	mcpPort, healthPort := freePort(t), freePort(t)
+	inj, err := controllers.BuildSidecar(sc, pod, controllers.SidecarOptions{
+		PlainHTTP: true, MCPPort: int32(mcpPort), HealthPort: int32(healthPort),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := inj.Container.Args
+	if want := "--bundle=oci://" + reg.Host + "/bundles/catalog@" + digest; !slices.Contains(args, want) {
+		t.Fatalf("args %q lack %s", args, want)
+	}
+	t.Logf("kubepact %s", strings.Join(args, " "))
+
+	p := &sidecarProc{
+		mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort),
+		health: "http://127.0.0.1:" + strconv.Itoa(healthPort),
+	}
+	p.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
+		resp, err := http.Get(p.health + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	cs := p.connect(t)
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{"limit": 2}})
+	if err != nil || res.IsError {
+		t.Fatalf("listProducts through the injected command line: %v %+v\n%s", err, res, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), digest) {
+		t.Errorf("the sidecar's log does not name the pinned digest %s:\n%s", digest, p.stderr)
+	}
+
+	// /readyz?verbose says which bundle and which tool surface the Pod
+	// serves: the same bundle from a directory offers the same surface;
+	// with writes allowed it is another.
+	got := readyDetailsOf(t, p.health)
+	if got.BundleDigest != digest || !strings.HasPrefix(got.ToolSurfaceDigest, "sha256:") || got.Tools != 6 {
+		t.Errorf("/readyz?verbose = %+v, want bundle %s, a tool surface digest and 6 tools", got, digest)
+	}
+	local := readyDetailsOf(t, startSidecar(t, demo.URL).health)
+	if local.BundleDigest != digest || local.ToolSurfaceDigest != got.ToolSurfaceDigest {
+		t.Errorf("the same bundle from a directory: %+v, want the digests of %+v", local, got)
+	}
+	writes := readyDetailsOf(t, startSidecar(t, demo.URL, "--allow-writes").health)
+	if writes.ToolSurfaceDigest == got.ToolSurfaceDigest {
+		t.Errorf("with --allow-writes the tool surface digest did not change: %+v", writes)
+	}
+}
+
+func readyDetailsOf(t *testing.T, health string) readyDetails {
+	t.Helper()
+	resp, err := http.Get(health + "/readyz?verbose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var d readyDetails
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
+		t.Fatalf("/readyz?verbose: %v", err)
+	}
+	return d
+}
+
+// TestOperatorWebhookProcess runs the built `kubepact operator` with the
+// webhook flags against envtest: it makes its own certificate, puts its CA
+// in the webhook configuration (the generated one, pointed at the process),
+// turns ready only then, and the API server's admission of a Pod naming a
+// Ready contract comes back with the sidecar on the contract's digest and
+// the image given by --sidecar-image.
+func TestOperatorWebhookProcess(t *testing.T) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Skip("KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>")
+	}
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		t.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
+	}
+	ctrl.SetLogger(logr.Discard())
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(repoRoot(t), "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("envtest: starting the control plane: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = v1alpha1.AddToScheme(scheme)
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := env.AddUser(envtest.User{Name: "kubepact-operator-test", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfigFile := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfigFile, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// The generated webhook configuration, pointed at the process.
+	webhookPort := freePort(t)
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "config", "webhook", "manifests.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := yaml.Unmarshal(raw, mwc); err != nil {
+		t.Fatal(err)
+	}
+	for i := range mwc.Webhooks {
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", webhookPort, *mwc.Webhooks[i].ClientConfig.Service.Path)
+		mwc.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url}
+	}
+	if err := admin.Create(t.Context(), mwc); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kubepact-system"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	reg := testregistry.New(t, nil)
+	tag := reg.Host + "/bundles/catalog:1.4.0"
+	out, stderr, code := runKubepact(t, "push", filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "oci://"+tag, "--plain-http")
+	if code != 0 {
+		t.Fatalf("push: exit %d: %s", code, stderr)
+	}
+	digest := strings.TrimSpace(out)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "shop-", Labels: map[string]string{controllers.LabelInjection: "enabled"}}}
+	if err := admin.Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": "catalog"}
+	appSpec := corev1.PodSpec{Containers: []corev1.Container{{Name: "catalog", Image: "example.invalid/catalog:1", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}}
+	if err := admin.Create(t.Context(), &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "catalog"},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](0), Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: appSpec}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Create(t.Context(), &v1alpha1.ServiceContract{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "catalog"},
+		Spec: v1alpha1.ServiceContractSpec{Bundle: v1alpha1.BundleSource{OCI: "oci://" + tag},
+			TargetRef: v1alpha1.TargetReference{Kind: "Deployment", Name: "catalog"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	const image = "registry.example.com/kubepact@sha256:2222222222222222222222222222222222222222222222222222222222222222"
+	probeAddr := freeAddr(t)
+	var logs syncBuffer
+	op := exec.Command(kubepactBin, "operator",
+		"--kubeconfig", kubeconfigFile,
+		"--metrics-bind-address", "0",
+		"--health-probe-bind-address", probeAddr,
+		"--plain-http", "--cache-dir", t.TempDir(),
+		"--webhook-port", strconv.Itoa(webhookPort), "--webhook-host", "127.0.0.1",
+		"--webhook-ip-address", "127.0.0.1", "--sidecar-image", image,
+		"--log-format", "json")
+	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
+	op.Stdout, op.Stderr = &logs, &logs
+	if err := op.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- op.Wait() }()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = op.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			t.Logf("operator exited: %v", err)
+		case <-time.After(30 * time.Second):
+			_ = op.Process.Kill()
+			t.Logf("operator killed: %v", <-exited)
+		}
+	}
+	t.Cleanup(stop)
+	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
+	if v := httpGet(t, "http://"+probeAddr+"/readyz?verbose"); !strings.Contains(v, "[+]webhook-certificate ok") || !strings.Contains(v, "[+]webhook ok") {
+		t.Errorf("/readyz?verbose does not show the webhook checks:\n%s", v)
+	}
+	if err := admin.Get(t.Context(), client.ObjectKeyFromObject(mwc), mwc); err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{}
+	if err := admin.Get(t.Context(), client.ObjectKey{Namespace: "kubepact-system", Name: "kubepact-webhook-cert"}, secret); err != nil {
+		t.Fatalf("the certificate Secret: %v", err)
+	}
+	if !bytes.Equal(mwc.Webhooks[0].ClientConfig.CABundle, secret.Data["ca-bundle.crt"]) || len(secret.Data["ca-bundle.crt"]) == 0 {
+		t.Errorf("the caBundle is not the Secret's CA")
+	}
+
+	// The contract turns Ready; a Pod naming it is admitted with the sidecar.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
+			t.Fatal(err)
+		}
+		if len(pod.Spec.InitContainers) == 1 {
+			c := pod.Spec.InitContainers[0]
+			if c.Image != image || !slices.Contains(c.Args, "--bundle=oci://"+reg.Host+"/bundles/catalog@"+digest) || !slices.Contains(c.Args, "--plain-http") {
+				t.Errorf("injected %s %q; want image %s and the bundle at %s", c.Image, c.Args, image, digest)
+			}
+			break
+		}
+		if time.Now().After(deadline) || processExited(exited) {
+			t.Fatalf("no Pod was injected within 60s\n%s", logs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	required := func() *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "r", Annotations: map[string]string{
+			controllers.AnnotationContract: "catalog", controllers.AnnotationInjectPolicy: controllers.InjectPolicyRequired,
+		}}, Spec: appSpec}
+	}
+	if p := required(); admin.Create(t.Context(), p, client.DryRunAll) != nil || len(p.Spec.InitContainers) != 1 {
+		t.Errorf("a Pod requiring its sidecar was not injected while the operator runs: %+v", p.Spec.InitContainers)
+	}
+
+	// With the operator gone, an ordinary Pod is admitted without its
+	// sidecar (failurePolicy Ignore), but one that requires it is refused
+	// (failurePolicy Fail on its own webhook entry).
+	stop()
+	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "o", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+	if err := admin.Create(t.Context(), plain, client.DryRunAll); err != nil || len(plain.Spec.InitContainers) != 0 {
+		t.Errorf("webhook down, ordinary Pod: %v %+v; want admitted without the sidecar", err, plain.Spec.InitContainers)
+	}
+	if err := admin.Create(t.Context(), required(), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "inject-required.kubepact.dev") {
+		t.Errorf("webhook down, a Pod requiring its sidecar: %v; want refused by inject-required.kubepact.dev", err)
+	}
+}
+
+func TestOperatorWebhookRefusesBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--webhook-port", "9443"}, "--sidecar-image is required"},
+		{[]string{"--webhook-port", "70000", "--sidecar-image", "x"}, "use 1 to 65535"},
+		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--webhook-ip-address", "nope"}, "not an IP address"},
+		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--sidecar-memory-limit", "-1Mi"}, "--sidecar-memory-limit"},
+	} {
+		_, stderr, code := runKubepact(t, append([]string{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("operator %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
