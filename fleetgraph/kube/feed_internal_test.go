@@ -227,3 +227,29 @@ func TestServiceIndexFollowsServiceRef(t *testing.T) {
 		t.Errorf("after the contract moved to Service back: the index holds %d Services (front still: %v); want back alone", n, stale)
 	}
 }
+
+// TestConfigMapBundlesSaySoInMeta: a revision whose bundle sits in a
+// ConfigMap has no dependencies (no ConfigMap is read), and the answers'
+// limitations say so rather than staying silent.
+func TestConfigMapBundlesSaySoInMeta(t *testing.T) {
+	f, b := newTestFeed(t, &flakyLoader{})
+	close(f.synced)
+	sc := readyContract("ns", "cm", "cm")
+	sc.Spec.Bundle.ConfigMapRef = &v1alpha1.LocalObjectReference{Name: "cm-bundle"}
+	sc.Status.ResolvedRef = "configmap/cm-bundle"
+	f.mu.Lock()
+	f.contract(sc, false)
+	f.mu.Unlock()
+	f.publishState(nil)
+	snap := b.Flush()
+	if _, revs, _ := snap.Counts(); revs != 1 {
+		t.Fatalf("revisions: %d, want 1", revs)
+	}
+	found := false
+	for _, l := range snap.Meta().Limitations {
+		found = found || strings.Contains(l.Message, "1 revisions come from ConfigMap bundles")
+	}
+	if !found {
+		t.Errorf("limitations %+v say nothing of the ConfigMap bundle", snap.Meta().Limitations)
+	}
+}
