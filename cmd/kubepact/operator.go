@@ -102,7 +102,7 @@ func prefixed(prefix string, names map[string]string) map[string]string {
 	return out
 }
 
-func (o *operatorOptions) validate() error {
+func (o *operatorOptions) validate(ctx context.Context) error {
 	if _, err := o.reconcilerOptions(); err != nil {
 		return err
 	}
@@ -116,6 +116,15 @@ func (o *operatorOptions) validate() error {
 		if ns == "" {
 			return errors.New("--namespace: an empty namespace name is not accepted")
 		}
+	}
+	if o.serveMCP {
+		// /mcp's options are checked here, before anything connects to a
+		// cluster, by the same validation the server runs.
+		s, err := mcp.NewContext(ctx, o.mcpOptions(fleetgraph.NewBuilder(nil), nil))
+		if err != nil {
+			return fieldsToFlags(err, mcp.FlagNames, oci.FlagNames)
+		}
+		_ = s.Close() // a server on an empty Builder starts nothing to stop
 	}
 	return o.webhook.validate()
 }
@@ -149,7 +158,7 @@ Reach it with kubectl port-forward; --listen beyond loopback needs
 --auth-token-file (or --allow-unauthenticated-remote).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.validate(); err != nil {
+			if err := o.validate(cmd.Context()); err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
 			return runOperator(cmd.Context(), o)
@@ -284,15 +293,9 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 	if !o.serveMCP {
 		return nil
 	}
-	opts := *o.mcp
-	opts.Transport = mcp.TransportHTTP
-	opts.Families = []mcp.Family{mcp.FamilyFleet}
-	opts.Fleet = mcp.FleetOptions{Enabled: true, Builder: b}
-	opts.Registry = reg
-	opts.ReadOnly = true
-	opts.Version = version
+	opts := o.mcpOptions(b, reg)
 	opts.Logger = log.WithName("mcp")
-	s, err := mcp.NewContext(ctx, &opts)
+	s, err := mcp.NewContext(ctx, opts)
 	if err != nil {
 		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
 	}
@@ -302,6 +305,19 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		return fmt.Errorf("/mcp: %w", err)
 	}
 	return mgr.Add(controllers.MCPServer{Server: s, Listener: ln})
+}
+
+// mcpOptions are /mcp's server options: the HTTP flags, the fleet family
+// alone, on b.
+func (o *operatorOptions) mcpOptions(b *fleetgraph.Builder, reg *oci.Client) *mcp.Options {
+	opts := *o.mcp
+	opts.Transport = mcp.TransportHTTP
+	opts.Families = []mcp.Family{mcp.FamilyFleet}
+	opts.Fleet = mcp.FleetOptions{Enabled: true, Builder: b}
+	opts.Registry = reg
+	opts.ReadOnly = true
+	opts.Version = version
+	return &opts
 }
 
 // stopMargin is how long past --graceful-shutdown-timeout the manager gets

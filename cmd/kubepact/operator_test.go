@@ -42,6 +42,7 @@ func TestOperatorRefusesBadFlags(t *testing.T) {
 		{[]string{"--max-concurrent-reconciles", "0"}, "use 1 to 64"},
 		{[]string{"--namespace", "a,,b"}, "empty namespace"},
 		{[]string{"--graceful-shutdown-timeout", "-1s"}, "negative"},
+		{[]string{"--listen", "0.0.0.0"}, "--auth-token-file"},
 		{[]string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "--kubeconfig"},
 		// The registry group is the one every command binds; the operator
 		// takes credentials only from each object's pull Secret.

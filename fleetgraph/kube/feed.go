@@ -91,6 +91,7 @@ type Feed struct {
 	workloads  map[wlKey]*workload
 	byContract map[nsName]map[wlKey]struct{} // ServiceContract -> workloads annotated with its name
 	services   map[nsName]*corev1.Service
+	bySvc      map[nsName]map[string]struct{} // Service -> names of the ServiceContracts whose serviceRef names it
 	emitted    map[wlKey]bool                 // workload targets handed to the Builder
 	scRev      map[nsName]string              // ServiceContract -> the revision key it contributes
 	holders    map[string]map[nsName]struct{} // revision key -> the ServiceContracts contributing it
@@ -118,7 +119,7 @@ func NewFeed(cfg *rest.Config, b *fleetgraph.Builder, opts *Options) (*Feed, err
 	}
 	f := &Feed{cfg: rest.CopyConfig(cfg), b: b, synced: make(chan struct{}),
 		contracts: map[nsName]*v1alpha1.ServiceContract{}, byTarget: map[wlKey]map[string]struct{}{},
-		workloads: map[wlKey]*workload{}, byContract: map[nsName]map[wlKey]struct{}{}, services: map[nsName]*corev1.Service{},
+		workloads: map[wlKey]*workload{}, byContract: map[nsName]map[wlKey]struct{}{}, services: map[nsName]*corev1.Service{}, bySvc: map[nsName]map[string]struct{}{},
 		emitted: map[wlKey]bool{}, scRev: map[nsName]string{}, holders: map[string]map[nsName]struct{}{},
 		bundles: map[string]*bundleState{}, loads: make(chan struct{}, bundleLoads), retry: bundleRetry}
 	if opts != nil {
@@ -281,6 +282,13 @@ func (f *Feed) contract(sc *v1alpha1.ServiceContract, deleted bool) {
 		k := wlKey{prev.Namespace, prev.Spec.TargetRef.Kind, prev.Spec.TargetRef.Name}
 		delete(f.byTarget[k], prev.Name)
 		touched[k] = struct{}{}
+		if ref := prev.Spec.ServiceRef; ref != nil {
+			sk := nsName{prev.Namespace, ref.Name}
+			delete(f.bySvc[sk], prev.Name)
+			if len(f.bySvc[sk]) == 0 {
+				delete(f.bySvc, sk)
+			}
+		}
 	}
 	if deleted {
 		delete(f.contracts, key)
@@ -292,6 +300,13 @@ func (f *Feed) contract(sc *v1alpha1.ServiceContract, deleted bool) {
 		}
 		f.byTarget[k][sc.Name] = struct{}{}
 		touched[k] = struct{}{}
+		if ref := sc.Spec.ServiceRef; ref != nil {
+			sk := nsName{sc.Namespace, ref.Name}
+			if f.bySvc[sk] == nil {
+				f.bySvc[sk] = map[string]struct{}{}
+			}
+			f.bySvc[sk][sc.Name] = struct{}{}
+		}
 	}
 	for k := range f.byContract[key] {
 		touched[k] = struct{}{}
@@ -332,12 +347,12 @@ func (f *Feed) service(s *corev1.Service, deleted bool) {
 	} else {
 		f.services[key] = s
 	}
-	for ck, sc := range f.contracts {
-		if ck.ns == s.Namespace && sc.Spec.ServiceRef != nil && sc.Spec.ServiceRef.Name == s.Name {
-			f.target(wlKey{ck.ns, sc.Spec.TargetRef.Kind, sc.Spec.TargetRef.Name})
-			for k := range f.byContract[ck] {
-				f.target(k)
-			}
+	for name := range f.bySvc[key] {
+		ck := nsName{s.Namespace, name}
+		sc := f.contracts[ck]
+		f.target(wlKey{ck.ns, sc.Spec.TargetRef.Kind, sc.Spec.TargetRef.Name})
+		for k := range f.byContract[ck] {
+			f.target(k)
 		}
 	}
 }

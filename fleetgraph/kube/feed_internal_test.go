@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
@@ -186,4 +187,69 @@ func TestLagCountsOnlyEventsThatQueueChanges(t *testing.T) {
 
 func deploymentObj(ns, name string) *appsv1.Deployment {
 	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// TestServiceIndexFollowsServiceRef: a Service event reaches the target of
+// the contract naming it, and no longer once the contract names another.
+func TestServiceIndexFollowsServiceRef(t *testing.T) {
+	f, b := newTestFeed(t, nil)
+	sc := readyContract("ns", "web", "web")
+	sc.Spec.ServiceRef = &v1alpha1.LocalObjectReference{Name: "front"}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "front"}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP}}
+	key := fleetgraph.TargetKey("ns", KindDeployment, "web")
+	runtimeOf := func() string {
+		res, err := b.Flush().Get(fleetgraph.GetQuery{Target: key})
+		if err != nil || res.Target == nil {
+			t.Fatalf("target %s: %v %+v", key, err, res)
+		}
+		return string(res.Target.ObservedRuntime)
+	}
+	f.mu.Lock()
+	f.contract(sc, false)
+	f.mu.Unlock()
+	if rt := runtimeOf(); !strings.Contains(rt, `"service":{"name":"front","exists":false}`) {
+		t.Fatalf("before the Service: %s", rt)
+	}
+	f.mu.Lock()
+	f.service(svc, false)
+	f.mu.Unlock()
+	if rt := runtimeOf(); !strings.Contains(rt, `"service":{"name":"front","exists":true,"type":"ClusterIP"}`) {
+		t.Fatalf("after the Service: %s", rt)
+	}
+	other := readyContract("ns", "web", "web")
+	other.Spec.ServiceRef = &v1alpha1.LocalObjectReference{Name: "back"}
+	f.mu.Lock()
+	f.contract(other, false)
+	n := len(f.bySvc)
+	_, stale := f.bySvc[nsName{"ns", "front"}]
+	f.mu.Unlock()
+	if n != 1 || stale {
+		t.Errorf("after the contract moved to Service back: the index holds %d Services (front still: %v); want back alone", n, stale)
+	}
+}
+
+// TestConfigMapBundlesSaySoInMeta: a revision whose bundle sits in a
+// ConfigMap has no dependencies (no ConfigMap is read), and the answers'
+// limitations say so rather than staying silent.
+func TestConfigMapBundlesSaySoInMeta(t *testing.T) {
+	f, b := newTestFeed(t, &flakyLoader{})
+	close(f.synced)
+	sc := readyContract("ns", "cm", "cm")
+	sc.Spec.Bundle.ConfigMapRef = &v1alpha1.LocalObjectReference{Name: "cm-bundle"}
+	sc.Status.ResolvedRef = "configmap/cm-bundle"
+	f.mu.Lock()
+	f.contract(sc, false)
+	f.mu.Unlock()
+	f.publishState(nil)
+	snap := b.Flush()
+	if _, revs, _ := snap.Counts(); revs != 1 {
+		t.Fatalf("revisions: %d, want 1", revs)
+	}
+	found := false
+	for _, l := range snap.Meta().Limitations {
+		found = found || strings.Contains(l.Message, "1 revisions come from ConfigMap bundles")
+	}
+	if !found {
+		t.Errorf("limitations %+v say nothing of the ConfigMap bundle", snap.Meta().Limitations)
+	}
 }

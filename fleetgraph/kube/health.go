@@ -86,6 +86,12 @@ func (f *Feed) watchFailed(desc string, err error) {
 func (f *Feed) publishState(results map[string]error) {
 	now := f.b.Now().UTC()
 	f.mu.Lock()
+	fromConfigMaps := 0
+	for k := range f.scRev {
+		if sc := f.contracts[k]; sc != nil && sc.Spec.Bundle.ConfigMapRef != nil {
+			fromConfigMaps++
+		}
+	}
 	unread, example := 0, ""
 	for _, bs := range f.bundles {
 		if bs.err != nil {
@@ -150,6 +156,10 @@ func (f *Feed) publishState(results map[string]error) {
 		}
 		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles",
 			Message: fmt.Sprintf("the bundles of %d revisions could not be read, so their dependencies are unknown (for example: %s)", unread, example)})
+	}
+	if fromConfigMaps > 0 {
+		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles",
+			Message: fmt.Sprintf("%d revisions come from ConfigMap bundles, which the fleet does not read (it watches no ConfigMaps): their dependencies are unknown", fromConfigMaps)})
 	}
 	if f.opts.Bundles == nil {
 		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles",
