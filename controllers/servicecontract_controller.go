@@ -97,7 +97,7 @@ func (o *ReconcilerOptions) Validate() error {
 		set   bool
 	}{{"ConfigPath", o.Registry.ConfigPath != ""}, {"SecretFile", o.Registry.SecretFile != ""}} {
 		if f.set {
-			return fmt.Errorf("Registry.%s is not accepted by the operator: it takes registry credentials only from each ServiceContract's spec.pullSecretRef (a docker-registry Secret in the object's namespace), so that no namespace pulls with credentials it was not given", f.field)
+			return fmt.Errorf("the operator does not accept Registry.%s: it takes registry credentials only from each ServiceContract's spec.pullSecretRef (a docker-registry Secret in the object's namespace), so that no namespace pulls with credentials it was not given", f.field)
 		}
 	}
 	return nil

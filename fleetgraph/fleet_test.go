@@ -13,8 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubepact/kubepact/fleetgraph"
-
-	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // TestImports enforces the package's import rule: bundle (and the
@@ -110,91 +108,6 @@ func TestInvalidQueries(t *testing.T) {
 		var qe *fleetgraph.QueryError
 		if err := run(); !errors.As(err, &qe) || qe.Code != fleetgraph.CodeInvalidQuery {
 			t.Errorf("%s: %v, want %s", name, err, fleetgraph.CodeInvalidQuery)
-		}
-	}
-}
-
-func TestTargetStateFixture(t *testing.T) {
-	head := "schemaVersion: pacto.dev/fleet-targets/v1\n"
-	tests := []struct {
-		name, in, wantErr string
-		wantTargets       int
-	}{
-		{"pacto demo", "", "", 4},
-		{"unknown field", head + "targets:\n  - {service: a, name: b, colour: red}\n", "field colour not found", 0},
-		{"schema", "schemaVersion: v0\ntargets: []\n", "want pacto.dev/fleet-targets/v1", 0},
-		{"missing name", head + "targets:\n  - {service: a}\n", "targets[0]: service and name are required", 0},
-		{"bad compliance", head + "targets:\n  - {service: a, name: b, compliance: Fine}\n", "targets[0].compliance", 0},
-		{"two documents", head + "targets: []\n---\n" + head, "exactly one YAML document", 0},
-		{"syntax", head + "targets: [\n", "line", 0},
-		{"finding without code", head + "targets:\n  - {service: a, name: b, findings: [{message: m}]}\n", "findings[0]: code is required", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := []byte(tt.in)
-			if tt.in == "" {
-				var err error
-				if in, err = readDemo(); err != nil {
-					t.Skip(err)
-				}
-			}
-			got, _, err := source.DecodeTargetState(in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Errorf("error %v, want one containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || len(got) != tt.wantTargets {
-				t.Errorf("got %d targets, %v; want %d", len(got), err, tt.wantTargets)
-			}
-		})
-	}
-}
-
-func TestBrokenFixtureSurfacesItsError(t *testing.T) {
-	b := fleetgraph.NewBuilder(nil)
-	s := source.Populate(t.Context(), b, []source.Source{&source.TargetStateSource{Path: "testdata/golden/search-all.json"}})
-	src := s.Sources()
-	if len(src) != 1 || src[0].Status != fleetgraph.SourceUnavailable || src[0].Error == nil || src[0].Error.Code != fleetgraph.ErrInvalid {
-		t.Fatalf("sources = %+v, want one unavailable with code %s", src, fleetgraph.ErrInvalid)
-	}
-	if m := s.Meta(); m.Completeness != fleetgraph.CompletenessPartial || m.Limitations[0].Code != fleetgraph.LimitSourceUnavailable {
-		t.Errorf("meta = %+v", m)
-	}
-}
-
-func TestScanSkipsHiddenAndVendor(t *testing.T) {
-	got, gaps, err := source.ScanDir("testdata/bundles", 0)
-	if err != nil || len(gaps) != 0 {
-		t.Fatal(err, gaps)
-	}
-	want := []string{"testdata/bundles/billing", "testdata/bundles/ledger", "testdata/bundles/ledger-hotfix"}
-	if diff := cmp.Diff(got, want); diff != "" {
-		t.Errorf("ScanDir (-got +want):\n%s", diff)
-	}
-	if got, _, _ := source.ScanDir("testdata", 1); len(got) != 0 {
-		t.Errorf("depth 1 found %v", got)
-	}
-}
-
-func TestRefLoaderConfinesLocalPaths(t *testing.T) {
-	l := source.NewRefLoader(&source.RefLoaderOptions{Workspace: "testdata"})
-	if _, err := l.Load(t.Context(), "impact/payments-v4"); err != nil {
-		t.Errorf("inside the workspace: %v", err)
-	}
-	for _, ref := range []string{"../../examples/bundles/payments", "/etc", "oci://registry.example.com/x/y:1"} {
-		var re *source.RefError
-		if _, err := l.Load(t.Context(), ref); !errors.As(err, &re) {
-			t.Errorf("%s: %v, want a RefError", ref, err)
-		}
-	}
-	// A path outside is refused as outside whether or not it exists: the
-	// answer must not tell an agent what exists beyond the workspace.
-	for _, ref := range []string{"../../examples/bundles/payments", "../no-such-dir", "/no/such/dir", "/etc"} {
-		var re *source.RefError
-		if _, err := l.Load(t.Context(), ref); !errors.As(err, &re) || re.Code != source.CodeOutsideWorkspace {
-			t.Errorf("%s: %v, want %s", ref, err, source.CodeOutsideWorkspace)
 		}
 	}
 }

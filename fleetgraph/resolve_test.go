@@ -1,8 +1,6 @@
 package fleetgraph_test
 
 import (
-	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +13,6 @@ import (
 	"github.com/kubepact/kubepact/fleetgraph"
 
 	"github.com/kubepact/kubepact/bundle/diff"
-	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // edgeFleet publishes revisions and targets and checks the snapshot.
@@ -157,7 +154,7 @@ func TestGraphFromUnlinkedTargetWalksNoRevision(t *testing.T) {
 // caller handed to SetSource or got back from Sources or Meta.
 func TestSourceStatesAreNotShared(t *testing.T) {
 	b := fleetgraph.NewBuilder(nil)
-	st := fleetgraph.SourceState{ID: "oci", Kind: source.KindOCI, Status: fleetgraph.SourceUnavailable,
+	st := fleetgraph.SourceState{ID: "oci", Kind: "oci", Status: fleetgraph.SourceUnavailable,
 		Error: &fleetgraph.SourceError{Code: fleetgraph.ErrAuthFailed, Message: "the source refused access"}}
 	b.SetSource(st)
 	s := b.Flush()
@@ -433,90 +430,6 @@ func TestUnpinnedEdgeResolvesByItsReference(t *testing.T) {
 	}
 	if len(st.Items) != 1 || st.Items[0].Service != "orders" {
 		t.Errorf("after postgres left: unresolved %+v, want orders' edge", st.Items)
-	}
-}
-
-// fakeSource is a source with a fixed id and answer.
-type fakeSource struct {
-	id  string
-	c   *source.Collection
-	err error
-}
-
-func (f *fakeSource) ID() string   { return f.id }
-func (f *fakeSource) Kind() string { return "fake" }
-func (f *fakeSource) Collect(context.Context) (*source.Collection, error) {
-	if f.err != nil {
-		return nil, f.err
-	}
-	c := *f.c
-	c.Revisions = nil
-	for _, r := range f.c.Revisions {
-		rc := *r
-		c.Revisions = append(c.Revisions, &rc)
-	}
-	return &c, nil
-}
-
-// Two sources with one id (the same --local directory given twice, two
-// target-state files with one base name) are one entry in the envelope,
-// with a DUPLICATE_SOURCE_ID limitation; the entry is the least available
-// of them, so an unavailable source is never hidden behind a duplicate,
-// whichever order they come in.
-func TestDuplicateSourceIDs(t *testing.T) {
-	up := &fakeSource{id: "dup", c: &source.Collection{Revisions: []*fleetgraph.Revision{{Name: "svc", Version: "1.0.0", Digest: "sha256:01"}}}}
-	down := &fakeSource{id: "dup", err: fs.ErrPermission}
-	type entry struct {
-		ID, Status, Error string
-		Revisions         int
-		Codes             []string
-	}
-	view := func(s *fleetgraph.Snapshot) entry {
-		if err := s.CheckInvariants(); err != nil {
-			t.Fatal(err)
-		}
-		srcs := s.Sources()
-		if len(srcs) != 1 {
-			t.Fatalf("sources %+v, want one entry", srcs)
-		}
-		e := entry{ID: srcs[0].ID, Status: srcs[0].Status, Revisions: srcs[0].RevisionCount}
-		if srcs[0].Error != nil {
-			e.Error = srcs[0].Error.Code
-		}
-		for _, l := range s.Meta().Limitations {
-			e.Codes = append(e.Codes, l.Code)
-		}
-		return e
-	}
-	for _, tc := range []struct {
-		name    string
-		sources []source.Source
-		want    entry
-	}{{
-		name:    "same directory twice",
-		sources: []source.Source{&source.LocalSource{Dir: "testdata/bundles"}, &source.LocalSource{Dir: "testdata/bundles"}},
-		want:    entry{ID: "local:testdata/bundles", Status: fleetgraph.SourceAvailable, Revisions: 3, Codes: []string{fleetgraph.LimitDuplicateSourceID}},
-	}, {
-		name:    "unavailable first",
-		sources: []source.Source{down, up},
-		want:    entry{ID: "dup", Status: fleetgraph.SourceUnavailable, Error: fleetgraph.ErrAuthFailed, Revisions: 1, Codes: []string{fleetgraph.LimitSourceUnavailable, fleetgraph.LimitDuplicateSourceID}},
-	}, {
-		name:    "unavailable last",
-		sources: []source.Source{up, down},
-		want:    entry{ID: "dup", Status: fleetgraph.SourceUnavailable, Error: fleetgraph.ErrAuthFailed, Revisions: 1, Codes: []string{fleetgraph.LimitSourceUnavailable, fleetgraph.LimitDuplicateSourceID}},
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), tc.sources)
-			if diff := cmp.Diff(view(s), tc.want); diff != "" {
-				t.Errorf("(-got +want):\n%s", diff)
-			}
-		})
-	}
-	// The order of the duplicates does not change the snapshot.
-	a := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{down, up})
-	b := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{up, down})
-	if a.ID() != b.ID() {
-		t.Errorf("snapshot ids %s and %s differ with the order of duplicate sources", a.ID(), b.ID())
 	}
 }
 

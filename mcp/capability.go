@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,7 +64,7 @@ var capabilityFamily = &family{
 		if err != nil {
 			return nil, err
 		}
-		return &familyParts{tools: tools, register: st.register, instructions: st.instructions, describesWrites: true, withheld: st.withheldError}, nil
+		return &familyParts{tools: tools, register: st.register, instructions: st.instructions, describesWrites: true, withheld: st.withheldError, readTTL: st.readTTL}, nil
 	},
 }
 
@@ -311,6 +312,23 @@ func (st *capabilityState) withheld() *WithheldResult {
 		res.Withheld[i] = w
 	}
 	return res
+}
+
+// readTTL is how long a read of the family's resources stays valid: the
+// withheld list and a pulled bundle's skills are fixed for the server's
+// life, while a local bundle's skills are read from disk on every call, so
+// a read of one is stale at once.
+func (st *capabilityState) readTTL(uri string) (time.Duration, bool) {
+	switch {
+	case uri == withheldURI:
+		return FixedListTTL, true
+	case !strings.HasPrefix(uri, skillURIPrefix):
+		return 0, false
+	case st.cb.Bundle.Source.Dir != "":
+		return 0, true
+	default:
+		return FixedListTTL, true
+	}
 }
 
 // register publishes the skills as resources and prompts, and the

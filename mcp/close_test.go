@@ -23,7 +23,7 @@ func watching() bool {
 }
 
 // watchedFleet is a server whose fleet watches a local directory.
-func watchedFleet(t *testing.T, ctx context.Context) *Server {
+func watchedFleet(ctx context.Context, t *testing.T) *Server {
 	t.Helper()
 	s, err := NewContext(ctx, &Options{Workspace: t.TempDir(), Families: []Family{FamilyFleet},
 		Fleet: FleetOptions{Enabled: true, Local: []string{"../examples/bundles"}}})
@@ -41,7 +41,7 @@ func watchedFleet(t *testing.T, ctx context.Context) *Server {
 // goroutine behind; a second Close does nothing.
 func TestCloseEndsTheFleetWatch(t *testing.T) {
 	before := goleak.IgnoreCurrent()
-	s := watchedFleet(t, t.Context())
+	s := watchedFleet(t.Context(), t)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestCloseEndsTheFleetWatch(t *testing.T) {
 func TestContextEndsTheFleetWatch(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	ctx, cancel := context.WithCancel(t.Context())
-	s := watchedFleet(t, ctx)
+	s := watchedFleet(ctx, t)
 	cancel()
 	goleak.VerifyNone(t, before)
 	if err := s.Close(); err != nil {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,6 +20,14 @@ import (
 // tools and, if it has them, resources, prompts, server options, an
 // instructions paragraph and withheld-tool answers in [familyParts]) and
 // list it in [families]; nothing on [Server] changes.
+//
+// Every family today registers its tools, prompts and resources once, so
+// list results carry the long [FixedListTTL] hint and the server does not
+// announce listChanged. A family whose tool set changes at run time (the
+// operator's live fleet, a watched catalog) must bring both: a list TTL
+// tied to its refresh interval and the tools capability's ListChanged, so
+// that the SDK sends notifications/tools/list_changed to 2025-11-25
+// sessions when it adds or removes a tool.
 type family struct {
 	name Family
 	// summary describes the family in one sentence for the instructions.
@@ -90,6 +99,10 @@ type familyParts struct {
 	// instructions, given the family's tools actually registered (a
 	// read-only server leaves some out), sorted by name.
 	instructions func(registered []*tool) string
+	// readTTL says how long a resources/read of uri may be cached
+	// (ttlMs), when uri is one of the family's resources; ok is false
+	// for any other uri. Without it the family's reads are not cached.
+	readTTL func(uri string) (ttl time.Duration, ok bool)
 	// describesWrites says that the instructions paragraph states what
 	// the family's tools write, so the general "Writes:" line defers to
 	// it for tools that are not kubepact's own.

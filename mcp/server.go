@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,6 +27,14 @@ const ServerName = "kubepact"
 // reservedPrefix marks kubepact's own tools. The whole prefix is reserved:
 // no generated tool may carry it.
 const reservedPrefix = "pacto_"
+
+// FixedListTTL is the ttlMs hint (2026-07-28 caching, SEP-2549) of what
+// is fixed for a server's life: server/discover, tools/list, prompts/list,
+// resources/list and resources/templates/list (every family registers its
+// tools, prompts and resources once, in NewContext), and reads of
+// resources that never change. It is not longer because a restarted
+// server with other options or another bundle answers on the same URL.
+const FixedListTTL = 15 * time.Minute
 
 // Server is one assembled MCP server: its tools, instructions and
 // transports. It is safe for concurrent use; every session shares it.
@@ -154,7 +163,8 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 		// Pages of a bounded number of tools, each of bounded size (see
 		// capability's per-tool schema bound): a large API's tools/list
 		// stays within what a client reads as one message.
-		PageSize: ListPageSize,
+		PageSize:     ListPageSize,
+		SetCacheable: s.cacheHints,
 	}
 	for _, f := range s.families {
 		if f.parts != nil && f.parts.configure != nil {
@@ -176,6 +186,33 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 	s.sdk.AddReceivingMiddleware(s.observe())
 	s.httpHandler = s.newHTTPHandler()
 	return s, nil
+}
+
+// cacheHints sets the caching hints of list and read results (ttlMs,
+// cacheScope): lists are fixed for the server's life; a read lasts as
+// long as the family owning the resource says, else it is not cached.
+// Behind a bearer token the scope is private, so that no intermediary
+// hands what a token holder read to anyone else. The SDK calls it with
+// its own lock held: it reads only what NewContext settled.
+func (s *Server) cacheHints(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
+	ttl := FixedListTTL
+	if r, ok := req.(*sdk.ReadResourceRequest); ok {
+		ttl = 0
+		for _, f := range s.families {
+			if f.parts == nil || f.parts.readTTL == nil || r.Params == nil {
+				continue
+			}
+			if d, ok := f.parts.readTTL(r.Params.URI); ok {
+				ttl = d
+				break
+			}
+		}
+	}
+	c.TTLMs = int(ttl.Milliseconds())
+	c.CacheScope = "public"
+	if s.tokenSum != nil {
+		c.CacheScope = "private"
+	}
 }
 
 // Close stops the server's background work (the fleet's watch on its

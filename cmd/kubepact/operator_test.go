@@ -46,8 +46,8 @@ func TestOperatorRefusesBadFlags(t *testing.T) {
 		{[]string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "--kubeconfig"},
 		// The registry group is the one every command binds; the operator
 		// takes credentials only from each object's pull Secret.
-		{[]string{"--registry-config", filepath.Join(t.TempDir(), "config.json")}, "--registry-config is not accepted by the operator: it takes registry credentials only from each ServiceContract's spec.pullSecretRef"},
-		{[]string{"--registry-secret-file", filepath.Join(t.TempDir(), "secret.json")}, "--registry-secret-file is not accepted by the operator"},
+		{[]string{"--registry-config", filepath.Join(t.TempDir(), "config.json")}, "the operator does not accept --registry-config: it takes registry credentials only from each ServiceContract's spec.pullSecretRef"},
+		{[]string{"--registry-secret-file", filepath.Join(t.TempDir(), "secret.json")}, "the operator does not accept --registry-secret-file"},
 		{[]string{"--max-entries", "0"}, "--max-entries 0: want a positive number"},
 	} {
 		_, stderr, code := runKubepact(t, append([]string{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, tc.args...)...)
