@@ -39,6 +39,13 @@ type Capability struct {
 	Warnings []string
 	// WritesAllowed echoes Options.AllowWrites.
 	WritesAllowed bool
+	// SurfaceDigest is the digest of the exposed tools' lock entries (see
+	// Lock): equal to a lock's surfaceDigest when exactly its tools are
+	// exposed.
+	SurfaceDigest string
+	// Lock says how the projection was held to a tools lock; nil without
+	// one.
+	Lock *LockStatus
 }
 
 // InterfaceSummary describes one projected openapi interface.
@@ -58,7 +65,7 @@ type Withheld struct {
 	Method      string `json:"method"`
 	Path        string `json:"path"`
 	OperationID string `json:"operationId,omitempty"`
-	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME or UNSUPPORTED"`
+	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED or DRIFT"`
 	Reason      string `json:"reason"`
 }
 
@@ -125,6 +132,20 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		return nil, err
 	}
 	c.Service = b.Contract.Service.Name
+	lock, fromBundle := (*Lock)(nil), false
+	switch {
+	case opts != nil && opts.Lock != nil:
+		lock = opts.Lock
+	case opts == nil || !opts.IgnoreBundleLock:
+		if lock, err = readBundleLock(b.FS); err != nil {
+			return nil, err
+		}
+		fromBundle = lock != nil
+	}
+	if lock != nil {
+		holdToLock(c, lock, fromBundle)
+	}
+	c.SurfaceDigest = SurfaceDigestOf(c)
 	return c, nil
 }
 
@@ -135,14 +156,16 @@ type spec struct{ name, file string }
 type projector struct {
 	opts   Options
 	creds  map[string]string
-	names  *namer
 	client *http.Client
 }
 
 func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Capability, error) {
-	p := &projector{opts: opts.withDefaults(), names: newNamer()}
+	p := &projector{opts: opts.withDefaults()}
 	var err error
 	if p.creds, err = p.opts.credentials(); err != nil {
+		return nil, err
+	}
+	if err := checkConfirmPolicy(p.opts.ConfirmWrites); err != nil {
 		return nil, err
 	}
 	if p.opts.BaseURL != "" {
@@ -172,6 +195,9 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 		}
 		all = append(all, ops...)
 		c.Interfaces = append(c.Interfaces, sum)
+	}
+	if err := nameAll(all); err != nil {
+		return nil, err
 	}
 	for name := range p.creds {
 		if !knownSchemes[name] {
@@ -331,6 +357,8 @@ type iface struct {
 type operation struct {
 	iface       *iface
 	name        string
+	base        string // the name asked for, before collisions are settled
+	claimed     bool   // base comes from the operationId: never renamed
 	method      string
 	path        string
 	operationID string
@@ -348,6 +376,8 @@ type operation struct {
 	client      *http.Client
 	opts        *Options
 	err         error // why no tool can be built
+	// outputDigest is the digest of the declared responses (see Lock).
+	outputDigest string
 }
 
 func (op *operation) tool() *Tool {
@@ -381,7 +411,8 @@ func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation
 		client:      p.client,
 		opts:        &p.opts,
 	}
-	op.name = p.names.name(baseName(prefix, op.operationID, op.method, pth))
+	op.base = baseName(prefix, op.operationID, op.method, pth)
+	op.claimed = claimedName(op.operationID)
 	op.title, op.description = describe(opNode, op.method, pth)
 	if err := op.build(item, opNode, itemFile); err != nil {
 		op.err = err
@@ -469,6 +500,7 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	op.validator = newArgValidator(op.input, props)
 	op.accept = acceptHeader(d, opNode, file)
 	op.security, op.schemes = effectiveSecurity(d, opNode)
+	op.outputDigest = mustDigest(responseSchemas(d, opNode, file))
 	return nil
 }
 
