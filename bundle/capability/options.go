@@ -89,6 +89,7 @@ var FlagNames = map[string]string{
 	"Auth": "--auth", "AuthFiles": "--auth-file", "AllowWrites": "--allow-writes",
 	"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations",
 	"Timeout": "--call-timeout", "MaxResponseBytes": "--max-response-bytes",
+	"ConfirmWrites": "--confirm-writes",
 }
 
 func (o *Options) withDefaults() Options {
