@@ -106,6 +106,8 @@ type ServerInfo struct {
 	Workspace   string        `json:"workspace" jsonschema:"the directory authoring tools read and write below"`
 	Transport   TransportInfo `json:"transport" jsonschema:"how this server is reached"`
 	Tools       []string      `json:"tools" jsonschema:"every registered tool"`
+	// GeneratedTools is set when the capability family is on.
+	GeneratedTools *GeneratedToolsInfo `json:"generatedTools,omitempty" jsonschema:"the bundle's generated tools: their surface digest, confirmation policy and tools lock (capability family only)"`
 }
 
 // FamilyInfo is one family in [ServerInfo].
@@ -180,7 +182,8 @@ func (s *Server) info() ServerInfo {
 		},
 		Workspace: s.opts.Workspace,
 		Transport: tr,
-		Tools:     s.ToolNames(),
+		Tools:          s.ToolNames(),
+		GeneratedTools: s.generatedToolsInfo(),
 	}
 }
 

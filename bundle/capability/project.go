@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -39,6 +40,9 @@ type Capability struct {
 	Warnings []string
 	// WritesAllowed echoes Options.AllowWrites.
 	WritesAllowed bool
+	// ConfirmWrites is the confirmation policy in force (Options.ConfirmWrites,
+	// ConfirmDelete when that is empty).
+	ConfirmWrites string
 	// SurfaceDigest is the digest of the exposed tools' lock entries (see
 	// Lock): equal to a lock's surfaceDigest when exactly its tools are
 	// exposed.
@@ -177,7 +181,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	}
 	p.client = newHTTPClient(p.opts.Transport)
 
-	c := &Capability{WritesAllowed: p.opts.AllowWrites}
+	c := &Capability{WritesAllowed: p.opts.AllowWrites, ConfirmWrites: cmp.Or(p.opts.ConfirmWrites, ConfirmDelete)}
 	var all []*operation
 	knownSchemes := map[string]bool{}
 	for _, s := range specs {
