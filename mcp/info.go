@@ -180,8 +180,8 @@ func (s *Server) info() ServerInfo {
 			Withheld:   append([]string{}, s.withheld...),
 			Confined:   s.opts.Workspace,
 		},
-		Workspace: s.opts.Workspace,
-		Transport: tr,
+		Workspace:      s.opts.Workspace,
+		Transport:      tr,
 		Tools:          s.ToolNames(),
 		GeneratedTools: s.generatedToolsInfo(),
 	}

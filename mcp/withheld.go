@@ -77,8 +77,8 @@ func (st *capabilityState) withheldError(name string) *ToolError {
 			Code:   CodeToolWithheld,
 			Field:  "name",
 			Reason: w.Code,
-			Message: fmt.Sprintf("%s (%s %s of interface %q) is not offered by this server: %s. Nothing was sent to the service; pacto_withheld lists every withheld operation.",
-				name, w.Method, w.Path, w.Interface, FlagWords(w.Reason, capability.FlagNames)),
+			Message: fmt.Sprintf("%s (%s %s of interface %q) is not offered by this server (%s): %s. Nothing was sent to the service; pacto_withheld lists every withheld operation.",
+				name, w.Method, w.Path, w.Interface, w.Code, FlagWords(w.Reason, capability.FlagNames)),
 			Remedy: remedyFor(w.Code, name),
 		}
 	}

@@ -2,6 +2,7 @@ package capability
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -345,7 +346,8 @@ func WriteLockFile(path string, l *Lock) (err error) {
 // differs from its lock entry or has none, records the lock entries the
 // bundle no longer has, and sets c.Lock.
 func holdToLock(c *Capability, l *Lock, fromBundle bool) {
-	st := &LockStatus{Source: l.source, FromBundle: fromBundle, SurfaceDigest: l.SurfaceDigest, Locked: len(l.Tools),
+	src := cmp.Or(l.source, "given in Options.Lock")
+	st := &LockStatus{Source: src, FromBundle: fromBundle, SurfaceDigest: l.SurfaceDigest, Locked: len(l.Tools),
 		Drifted: []string{}, Missing: []LockedTool{}}
 	locked := make(map[string]LockedTool, len(l.Tools))
 	for _, lt := range l.Tools {
@@ -358,9 +360,9 @@ func holdToLock(c *Capability, l *Lock, fromBundle bool) {
 		var reason string
 		switch {
 		case !ok:
-			reason = fmt.Sprintf("not in the tools lock %s, which pins %d tool(s): a tool is offered only once a lock names it", l.source, len(l.Tools))
+			reason = fmt.Sprintf("not in the tools lock %s, which pins %d tool(s): a tool is offered only once a lock names it", src, len(l.Tools))
 		case lt.Digest != pin.Digest:
-			reason = fmt.Sprintf("differs from its entry in the tools lock %s: %s", l.source, strings.Join(lockDiff(lt, pin), "; "))
+			reason = fmt.Sprintf("differs from its entry in the tools lock %s: %s", src, strings.Join(lockDiff(lt, pin), "; "))
 		default:
 			kept = append(kept, t)
 			continue
@@ -390,14 +392,14 @@ func holdToLock(c *Capability, l *Lock, fromBundle bool) {
 	}
 	c.Lock = st
 	if n := len(st.Drifted); n > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d tool(s) that do not match the tools lock %s (reason DRIFT): %s", n, l.source, strings.Join(st.Drifted, ", ")))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d tool(s) that do not match the tools lock %s (reason DRIFT): %s", n, src, strings.Join(st.Drifted, ", ")))
 	}
 	if n := len(st.Missing); n > 0 {
 		names := make([]string, n)
 		for i, lt := range st.Missing {
 			names[i] = fmt.Sprintf("%s (%s %s)", lt.Name, lt.Operation.Method, lt.Operation.Path)
 		}
-		c.Warnings = append(c.Warnings, fmt.Sprintf("the tools lock %s pins %d tool(s) the bundle no longer has: %s", l.source, n, strings.Join(names, ", ")))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the tools lock %s pins %d tool(s) the bundle no longer has: %s", src, n, strings.Join(names, ", ")))
 	}
 }
 
