@@ -53,9 +53,10 @@ import (
 //	}
 //
 // Tools are sorted by name. Every digest is "sha256:" and the lower-case
-// hex SHA-256 of a canonical JSON encoding: object keys sorted bytewise,
-// no insignificant white space, strings escaped as encoding/json does
-// without HTML escaping, numbers as the projection writes them.
+// hex SHA-256 of a canonical JSON encoding: the one Go's encoding/json
+// writes for the decoded value — object keys sorted bytewise, no white
+// space, <, > and & escaped as \u003c, \u003e and \u0026 — with numbers
+// kept as written.
 //
 //   - text: {"title", "description"} as tools/list shows them;
 //   - inputSchema: the tool's input schema (JSON Schema 2020-12, as
@@ -143,14 +144,24 @@ type LockStatus struct {
 	Missing       []LockedTool `json:"missing" jsonschema:"locked tools the bundle no longer has"`
 }
 
-// Pin returns the tool's lock entry.
+// Pin returns the tool's lock entry, computed once.
 func (t *Tool) Pin() LockedTool {
+	if t.op == nil {
+		return t.pin()
+	}
+	t.op.pinOnce.Do(func() { t.op.pinned = t.pin() })
+	return t.op.pinned
+}
+
+func (t *Tool) pin() LockedTool {
 	lt := LockedTool{
 		Name:        t.Name,
 		Operation:   LockedOperation{Interface: t.Interface, Method: t.Method, Path: t.Path, OperationID: t.OperationID},
 		Annotations: LockedHints{ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent},
 		Text:        mustDigest(map[string]string{"title": t.Title, "description": t.Description}),
-		InputSchema: mustDigest(t.InputSchema),
+		// The projection writes the input schema with encoding/json from
+		// a decoded tree: it is in canonical form already.
+		InputSchema: digestBytes(t.InputSchema),
 	}
 	if t.op != nil {
 		lt.OutputSchema = t.op.outputDigest
@@ -454,12 +465,16 @@ func mustDigest(v any) string {
 	if err != nil {
 		b = []byte("unencodable: " + err.Error())
 	}
+	return digestBytes(b)
+}
+
+func digestBytes(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // canonicalJSON encodes v with object keys sorted bytewise, no white
-// space, no HTML escaping, and numbers kept as written.
+// space, encoding/json's escaping, and numbers kept as written.
 func canonicalJSON(v any) ([]byte, error) {
 	raw, ok := v.(json.RawMessage)
 	if !ok {
@@ -474,13 +489,7 @@ func canonicalJSON(v any) ([]byte, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(tree); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return json.Marshal(tree)
 }
 
 // responseSchemas is what an operation's outputSchema digest covers: each

@@ -404,3 +404,44 @@ func TestConfirmation(t *testing.T) {
 		t.Errorf("the confirmer saw %+v; want the JSON body", seen)
 	}
 }
+
+// BenchmarkSurfaceDigest500 is what holding a projection to a lock adds
+// after projection: one lock entry (canonical JSON and SHA-256 of each
+// schema) per tool of a 500-operation API.
+func BenchmarkSurfaceDigest500(b *testing.B) {
+	fsys := fstest.MapFS{"big.yaml": {Data: largeSpec(250)}}
+	c, err := project(b.Context(), fsys, []spec{{name: "big", file: "big.yaml"}}, &Options{AllowWrites: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		// Tool.Pin keeps what it computes; measure the first time.
+		pins := make([]LockedTool, 0, len(c.Tools))
+		for _, tl := range c.Tools {
+			pins = append(pins, tl.pin())
+		}
+		if d := surfaceDigest(pins); d == "" {
+			b.Fatal("no digest")
+		}
+	}
+}
+
+// The input schema digest hashes the projected schema as it is: that must
+// be its canonical form, or two equal schemas could digest apart.
+func TestInputSchemaIsCanonical(t *testing.T) {
+	c := projectDir(t, catalogCopy(t), &Options{AllowWrites: true})
+	big, err := project(t.Context(), fstest.MapFS{"big.yaml": {Data: largeSpec(5)}}, []spec{{name: "big", file: "big.yaml"}}, &Options{AllowWrites: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range append(c.Tools, big.Tools...) {
+		canon, err := canonicalJSON(tl.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(canon) != string(tl.InputSchema) {
+			t.Errorf("%s: the input schema is not in canonical form:\n%s\n%s", tl.Name, tl.InputSchema, canon)
+		}
+	}
+}

@@ -382,6 +382,8 @@ type operation struct {
 	err         error // why no tool can be built
 	// outputDigest is the digest of the declared responses (see Lock).
 	outputDigest string
+	pinOnce      sync.Once
+	pinned       LockedTool
 }
 
 func (op *operation) tool() *Tool {
