@@ -19,7 +19,23 @@ import (
 	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
-// A tools lock pins the surface of generated tools a bundle may offer: for
+// LockFile is where a bundle carries its tools lock.
+const LockFile = "tools.lock.json"
+
+// LockKind is the kind of a tools lock document.
+const LockKind = "kubepact.dev/ToolsLock"
+
+// lockVersion is the format version this package writes and reads.
+const lockVersion = 1
+
+// MaxLockBytes bounds a lock document.
+const MaxLockBytes = 16 << 20
+
+// WithheldDrift is the reason of a tool withheld because it does not match
+// the tools lock.
+const WithheldDrift = "DRIFT"
+
+// Lock is a tools lock. It pins the surface of generated tools a bundle may offer: for
 // each tool its name, the operation it calls, its annotations and digests
 // of what an agent is shown (title and description, input schema, the
 // operation's response schemas). A server held to a lock withholds, with
@@ -58,7 +74,8 @@ import (
 // space, <, > and & escaped as \u003c, \u003e and \u0026 — with numbers
 // kept as written.
 //
-//   - text: {"title", "description"} as tools/list shows them;
+//   - text: {"title", "description"}: the operation's summary and
+//     description as projected (the tool's title and description);
 //   - inputSchema: the tool's input schema (JSON Schema 2020-12, as
 //     projected, before the MCP shaping of tools/list);
 //   - outputSchema: the operation's declared responses, {"responses":
@@ -79,25 +96,8 @@ import (
 // digest. [Project] holds the projection to it unless [Options.Lock] gives
 // a lock (which wins: the operator's lock over the author's) or
 // [Options.IgnoreBundleLock] is set.
-
-// LockFile is where a bundle carries its tools lock.
-const LockFile = "tools.lock.json"
-
-// LockKind is the kind of a tools lock document.
-const LockKind = "kubepact.dev/ToolsLock"
-
-// lockVersion is the format version this package writes and reads.
-const lockVersion = 1
-
-// MaxLockBytes bounds a lock document.
-const MaxLockBytes = 16 << 20
-
-// WithheldDrift is the reason of a tool withheld because it does not match
-// the tools lock.
-const WithheldDrift = "DRIFT"
-
-// Lock is a tools lock (see the format above). Read one with ParseLock or
-// ReadLock, make one with NewLock.
+//
+// Read a lock with ParseLock or ReadLock, make one with NewLock.
 type Lock struct {
 	Kind          string       `json:"kind"`
 	Version       int          `json:"version"`
