@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -78,11 +79,12 @@ const WithheldDrift = "DRIFT"
 //     description as projected (the tool's title and description);
 //   - inputSchema: the tool's input schema (JSON Schema 2020-12, as
 //     projected, before the MCP shaping of tools/list);
-//   - outputSchema: the operation's declared responses, {"responses":
-//     {status: {media type: schema}}, "$defs": …} with every $ref moved into
-//     $defs as for input schemas — a generated tool's MCP output schema is
-//     the same envelope for every tool, so what the service answers is what
-//     can drift;
+//   - outputSchema: what the service answers — a generated tool's MCP
+//     output schema is the same envelope for every tool — that is, the
+//     operation's responses object as written (status → description,
+//     headers, content, schemas), the spec file it is in, and every location
+//     it references directly or not ("file#pointer") with the digest of
+//     what is there;
 //   - digest: the entry itself without "digest";
 //   - surfaceDigest: the list of {"name", "digest"} of every tool, by name.
 //
@@ -492,36 +494,94 @@ func canonicalJSON(v any) ([]byte, error) {
 	return json.Marshal(tree)
 }
 
-// responseSchemas is what an operation's outputSchema digest covers: each
-// declared response's media types and their schemas, references moved
-// into $defs. A response schema that cannot be converted is digested as
-// the reason, so the digest still changes when the schema does.
-func responseSchemas(d *document, opNode map[string]any, file string) any {
-	c := newConverter(d)
-	out := map[string]any{}
-	responses, _ := opNode["responses"].(map[string]any)
-	for _, code := range sortedKeys(responses) {
-		n, rfile := d.deref(file, responses[code])
-		m, _ := n.(map[string]any)
-		content, _ := m["content"].(map[string]any)
-		media := map[string]any{}
-		for _, mt := range sortedKeys(content) {
-			mm, _ := content[mt].(map[string]any)
-			s, ok := mm["schema"]
-			if !ok {
-				media[mt] = map[string]any{}
-				continue
-			}
-			media[mt] = c.schema(s, rfile, 0)
+// responseDigester digests operations' responses for the outputSchema
+// digest. Each node a $ref reaches is digested once per document, with
+// the locations it references in turn: an API whose responses all reach
+// one large schema graph is walked once, not once per operation.
+type responseDigester struct {
+	d     *document
+	nodes map[string]*refNode // location (file#pointer) → its digest and references
+}
+
+type refNode struct {
+	digest string
+	refs   []string // locations it references directly
+}
+
+func newResponseDigester(d *document) *responseDigester {
+	return &responseDigester{d: d, nodes: map[string]*refNode{}}
+}
+
+// digest covers the operation's responses object as written (status →
+// description, headers, content and schemas) and every location it
+// references, directly or not, with that location's own digest.
+func (r *responseDigester) digest(opNode map[string]any, file string) string {
+	responses := opNode["responses"]
+	direct := r.refsIn(responses, file)
+	closure := map[string]string{}
+	stack := slices.Clone(direct)
+	for len(stack) > 0 {
+		loc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if _, seen := closure[loc]; seen {
+			continue
 		}
-		out[code] = media
+		n := r.nodes[loc]
+		closure[loc] = n.digest
+		stack = append(stack, n.refs...)
 	}
-	if c.err != nil {
-		return map[string]any{"unconvertible": c.err.Error()}
+	return mustDigest(map[string]any{"responses": responses, "file": file, "references": closure})
+}
+
+// refsIn returns the locations node references directly, digesting each
+// location the first time it is met.
+func (r *responseDigester) refsIn(node any, file string) []string {
+	var out []string
+	var walk func(n any, depth int)
+	walk = func(n any, depth int) {
+		if depth > maxSchemaDepth*4 {
+			return
+		}
+		switch v := n.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				out = append(out, r.location(file, ref))
+			}
+			for _, k := range sortedKeys(v) {
+				walk(v[k], depth+1)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e, depth+1)
+			}
+		}
 	}
-	res := map[string]any{"responses": out}
-	if len(c.defs) > 0 {
-		res["$defs"] = c.defs
+	walk(node, 0)
+	return out
+}
+
+// location resolves ref written in file to the location it names,
+// digesting what is there the first time.
+func (r *responseDigester) location(file, ref string) string {
+	target, tfile, err := r.d.resolve(file, ref)
+	before, frag, _ := strings.Cut(ref, "#")
+	loc := tfile + "#" + frag
+	if err != nil {
+		if before != "" {
+			file = path.Join(path.Dir(file), before)
+		}
+		loc = "unresolved:" + file + "#" + frag
 	}
-	return res
+	if _, done := r.nodes[loc]; done {
+		return loc
+	}
+	n := &refNode{}
+	r.nodes[loc] = n // before the walk: a cycle meets it again
+	if err != nil {
+		n.digest = mustDigest(err.Error())
+		return loc
+	}
+	n.digest = mustDigest(target)
+	n.refs = r.refsIn(target, tfile)
+	return loc
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -443,5 +444,24 @@ func TestInputSchemaIsCanonical(t *testing.T) {
 		if string(canon) != string(tl.InputSchema) {
 			t.Errorf("%s: the input schema is not in canonical form:\n%s\n%s", tl.Name, tl.InputSchema, canon)
 		}
+	}
+}
+
+// A component schema that only responses reach drifts exactly the tools
+// whose responses reach it, through any number of references.
+func TestLockDriftThroughReferencedResponseSchema(t *testing.T) {
+	l, _ := writeLock(t, catalogCopy(t))
+	c := projectDir(t, catalogCopy(t, [2]string{"stock: {type: integer}", "stock: {type: integer, minimum: 0}"}), &Options{AllowWrites: true, Lock: l})
+	drift := withheldBy(c, WithheldDrift)
+	var got []string
+	for name, reason := range drift {
+		got = append(got, name)
+		if !strings.Contains(reason, "output schema") || strings.Contains(reason, "input schema") {
+			t.Errorf("%s: %s; want only the output schema to differ", name, reason)
+		}
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff(got, []string{"createProduct", "getProduct", "listProducts"}); diff != "" {
+		t.Errorf("drifted (-got +want):\n%s", diff)
 	}
 }

@@ -251,6 +251,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		ops = append(ops, p.operation(ifc, prefix, pm[0], pm[1]))
 	}
 	d.release()
+	ifc.responses = nil
 	return ops, sum, nil
 }
 
@@ -355,6 +356,8 @@ type iface struct {
 	host     string // of baseURL (with port): every request must keep it
 	loopback bool
 	schemes  map[string]securityScheme
+	// responses digests the operations' responses during projection.
+	responses *responseDigester
 }
 
 // operation is one OpenAPI operation, named and (unless err) ready to call.
@@ -506,7 +509,10 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	op.validator = newArgValidator(op.input, props)
 	op.accept = acceptHeader(d, opNode, file)
 	op.security, op.schemes = effectiveSecurity(d, opNode)
-	op.outputDigest = mustDigest(responseSchemas(d, opNode, file))
+	if op.iface.responses == nil {
+		op.iface.responses = newResponseDigester(d)
+	}
+	op.outputDigest = op.iface.responses.digest(opNode, file)
 	return nil
 }
 
