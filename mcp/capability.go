@@ -171,6 +171,9 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 				return argumentRefusal(ct, diags)
 			}
 			res, err := ct.CallChecked(capability.WithConfirmer(ctx, confirmByElicitation), values)
+			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
+				return ask.result()
+			}
 			if err != nil {
 				var ae *capability.ArgumentError
 				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {

@@ -37,17 +37,59 @@ const confirmRemedy = "use a client that supports MCP elicitation and confirm th
 const maxShownBody = 8 << 10
 
 // protocolMRTR is the first protocol version on which a server may not
-// send requests of its own while serving one (elicitation becomes the
-// input-required / retry flow, which kubepact does not offer yet).
+// send requests of its own while serving one: elicitation becomes the
+// input-required / retry flow (multi round-trip requests, SEP-2322).
 const protocolMRTR = "2026-07-28"
 
-// confirmByElicitation asks the user at the client, through
-// elicitation/create on the calling session, to confirm a pending call.
-// It refuses (a NOT_CONFIRMED ToolError) unless the user accepted.
+// confirmInputID names the confirmation among a result's input requests.
+const confirmInputID = "confirm"
+
+// callRequestKey carries the tools/call request in a tool call's context,
+// for the input responses of a retried call.
+type callRequestKey struct{}
+
+func withCallRequest(ctx context.Context, req *sdk.CallToolRequest) context.Context {
+	return context.WithValue(ctx, callRequestKey{}, req)
+}
+
+// inputRequired is the confirmer's answer on the 2026-07-28 era: the call
+// ends with an input-required result asking the client to confirm, and
+// the client retries with the user's answer.
+type inputRequired struct {
+	ask   *sdk.ElicitParams
+	state string
+}
+
+func (e *inputRequired) Error() string { return "the user's confirmation is required" }
+
+func (e *inputRequired) result() *sdk.CallToolResult {
+	return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{confirmInputID: e.ask}, RequestState: e.state}
+}
+
+// notConfirmed is the error of a call the user did not confirm.
+func notConfirmed(call *capability.PendingCall, reason, msg string) error {
+	return &ToolError{Code: CodeNotConfirmed, Reason: reason, Remedy: confirmRemedy,
+		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", call.Tool, msg)}
+}
+
+// confirmRequest is the elicitation showing call.
+func confirmRequest(call *capability.PendingCall) *sdk.ElicitParams {
+	return &sdk.ElicitParams{
+		Mode:            "form",
+		Message:         confirmMessage(call),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	}
+}
+
+// confirmByElicitation asks the user at the client to confirm a pending
+// call: through elicitation/create on the calling session (2025-11-25 and
+// before), or with an input-required result the client answers by
+// retrying (2026-07-28). It refuses (a NOT_CONFIRMED ToolError) unless the
+// user accepted.
 func confirmByElicitation(ctx context.Context, call *capability.PendingCall) error {
-	refuse := func(reason, msg string) error {
-		return &ToolError{Code: CodeNotConfirmed, Reason: reason, Remedy: confirmRemedy,
-			Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", call.Tool, msg)}
+	refuse := func(reason, msg string) error { return notConfirmed(call, reason, msg) }
+	if req, _ := ctx.Value(callRequestKey{}).(*sdk.CallToolRequest); req != nil && req.ProtocolVersion() >= protocolMRTR {
+		return confirmByRetry(req, call)
 	}
 	ss, _ := ctx.Value(sessionKey{}).(*sdk.ServerSession)
 	if ss == nil {
@@ -57,14 +99,8 @@ func confirmByElicitation(ctx context.Context, call *capability.PendingCall) err
 	switch {
 	case init == nil || init.Capabilities == nil || init.Capabilities.Elicitation == nil:
 		return refuse(notConfirmedNoAsk, "it needs the user's confirmation and this client did not declare the elicitation capability, so the server cannot ask")
-	case init.ProtocolVersion >= protocolMRTR:
-		return refuse(notConfirmedNoAsk, fmt.Sprintf("it needs the user's confirmation and this session speaks protocol %s, on which kubepact cannot ask yet (the input-required flow is not offered)", init.ProtocolVersion))
 	}
-	res, err := ss.Elicit(ctx, &sdk.ElicitParams{
-		Mode:            "form",
-		Message:         confirmMessage(call),
-		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-	})
+	res, err := ss.Elicit(ctx, confirmRequest(call))
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -75,14 +111,64 @@ func confirmByElicitation(ctx context.Context, call *capability.PendingCall) err
 		}
 		return refuse(notConfirmedFailed, "asking the user for confirmation failed: "+err.Error())
 	}
+	return answered(call, res)
+}
+
+// answered turns the user's answer into the call's verdict.
+func answered(call *capability.PendingCall, res *sdk.ElicitResult) error {
 	switch res.Action {
 	case "accept":
 		return nil
 	case "decline":
-		return refuse(notConfirmedDeclined, "the user declined it")
+		return notConfirmed(call, notConfirmedDeclined, "the user declined it")
 	default:
-		return refuse(notConfirmedCancelled, fmt.Sprintf("the user dismissed the confirmation (%s)", orNone([]string{res.Action})))
+		return notConfirmed(call, notConfirmedCancelled, fmt.Sprintf("the user dismissed the confirmation (%s)", orNone([]string{res.Action})))
 	}
+}
+
+// confirmByRetry is the 2026-07-28 flow. The first call answers
+// input-required with the confirmation to show and, as request state, the
+// digest of the request it shows; the retry carries the user's answer and
+// that state, and is sent only when the state is the digest of the
+// request the retry would send — a confirmation never covers another
+// request than the one the user saw.
+func confirmByRetry(req *sdk.CallToolRequest, call *capability.PendingCall) error {
+	state := pendingDigest(call)
+	if resp, ok := req.Params.InputResponses[confirmInputID]; ok {
+		res, ok := resp.(*sdk.ElicitResult)
+		if !ok {
+			return notConfirmed(call, notConfirmedFailed, fmt.Sprintf("the retry's input response %q is not an elicitation result", confirmInputID))
+		}
+		if req.Params.RequestState != state {
+			return notConfirmed(call, notConfirmedFailed, "the confirmation the retry carries was given for another request than the one this call would send")
+		}
+		return answered(call, res)
+	}
+	if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil {
+		return notConfirmed(call, notConfirmedNoAsk, "it needs the user's confirmation and this client did not declare the elicitation capability, so the server cannot ask")
+	}
+	return &inputRequired{ask: confirmRequest(call), state: state}
+}
+
+// pendingDigest identifies a pending request: what the user confirms.
+func pendingDigest(call *capability.PendingCall) string {
+	h := sha256.New()
+	for _, part := range []string{call.Tool, call.Method, call.URL} {
+		fmt.Fprintf(h, "%d:%s", len(part), part)
+	}
+	names := make([]string, 0, len(call.Header))
+	for name := range call.Header {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		for _, v := range call.Header[name] {
+			fmt.Fprintf(h, "%d:%s%d:%s", len(name), name, len(v), v)
+		}
+	}
+	fmt.Fprintf(h, "%d:", len(call.Body))
+	h.Write(call.Body)
+	return "confirm-" + hex.EncodeToString(h.Sum(nil))
 }
 
 // confirmMessage shows the request exactly as it will be sent, but for

@@ -83,7 +83,10 @@ func TestConfirmedDeletes(t *testing.T) {
 		{name: "declined", version: "2025-11-25", answer: "decline", reason: "DECLINED"},
 		{name: "cancelled", version: "2025-11-25", answer: "cancel", reason: "CANCELLED"},
 		{name: "no elicitation", version: "2025-11-25", reason: "NO_ELICITATION"},
-		{name: "2026-07-28 era", version: "2026-07-28", answer: "accept", reason: "NO_ELICITATION"},
+		// 2026-07-28: an input-required result, answered by the retry.
+		{name: "accepted/2026", version: "2026-07-28", answer: "accept", sent: true},
+		{name: "declined/2026", version: "2026-07-28", answer: "decline", reason: "DECLINED"},
+		{name: "no elicitation/2026", version: "2026-07-28", reason: "NO_ELICITATION"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := newDemoCounter(t)
@@ -117,8 +120,8 @@ func TestConfirmedDeletes(t *testing.T) {
 			if !strings.Contains(text(res), "--confirm-writes=never") || !strings.Contains(text(res), "Nothing was sent") {
 				t.Errorf("the error %q does not say how to allow it and that nothing was sent", text(res))
 			}
-			if tc.version == "2026-07-28" && len(asked) != 0 {
-				t.Errorf("a 2026-07-28 session was sent elicitation/create")
+			if tc.answer != "" && len(asked) != 1 {
+				t.Errorf("the user was asked %d time(s); want once", len(asked))
 			}
 		})
 	}
@@ -188,5 +191,82 @@ func TestConfirmedDeleteOverHTTP(t *testing.T) {
 	res := callTool(t, cs, "deleteProduct", map[string]any{"productId": "p-0002"})
 	if res.IsError || asked.Load() != 1 || svc.count(http.MethodDelete) != 1 {
 		t.Errorf("over HTTP: %s; asked %d time(s), %d DELETE(s) received", text(res), asked.Load(), svc.count(http.MethodDelete))
+	}
+}
+
+// TestConfirmationCoversOnlyTheRequestShown: on the 2026-07-28 era the
+// retry carries the user's answer; an answer given for one request does
+// not send another.
+func TestConfirmationCoversOnlyTheRequestShown(t *testing.T) {
+	svc := newDemoCounter(t)
+	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, nil)
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.SDK().Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	// The client retries by hand, so it can change the arguments.
+	c := sdk.NewClient(&sdk.Implementation{Name: "retry-by-hand", Version: "v0"}, &sdk.ClientOptions{
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return &sdk.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	cs, err := c.Connect(t.Context(), ct, &sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	first, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "deleteProduct", Arguments: map[string]any{"productId": "p-0001"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask, _ := first.InputRequests[confirmInputID].(*sdk.ElicitParams)
+	if !first.NeedsInput() || ask == nil || !strings.Contains(ask.Message, "DELETE "+svc.url+"/products/p-0001") || first.RequestState == "" {
+		t.Fatalf("first call: needs input %v, asks %+v, state %q; want the confirmation of DELETE p-0001", first.NeedsInput(), ask, first.RequestState)
+	}
+	accept := sdk.InputResponseMap{confirmInputID: &sdk.ElicitResult{Action: "accept"}}
+	retry, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "deleteProduct", Arguments: map[string]any{"productId": "p-0002"},
+		InputResponses: accept, RequestState: first.RequestState})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !retry.IsError || !strings.Contains(text(retry), "another request") || svc.count(http.MethodDelete) != 0 {
+		t.Fatalf("a confirmation of p-0001 retried for p-0002: %s; %d DELETE(s) received", text(retry), svc.count(http.MethodDelete))
+	}
+	retry, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "deleteProduct", Arguments: map[string]any{"productId": "p-0001"},
+		InputResponses: accept, RequestState: first.RequestState})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if retry.IsError || svc.count(http.MethodDelete) != 1 {
+		t.Errorf("the confirmed retry: %s; %d DELETE(s) received", text(retry), svc.count(http.MethodDelete))
+	}
+}
+
+// TestConfirmedDeleteStateless2026: the retry flow over Streamable HTTP,
+// served statelessly.
+func TestConfirmedDeleteStateless2026(t *testing.T) {
+	svc := newDemoCounter(t)
+	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, nil)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	for _, answer := range []string{"decline", "accept"} {
+		c := sdk.NewClient(&sdk.Implementation{Name: "confirm-2026", Version: "v0"}, &sdk.ClientOptions{
+			ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				return &sdk.ElicitResult{Action: answer}, nil
+			},
+		})
+		cs, err := c.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: srv.URL + Endpoint, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := callTool(t, cs, "deleteProduct", map[string]any{"productId": "p-0003"})
+		_ = cs.Close()
+		want := map[string]int{"decline": 0, "accept": 1}[answer]
+		if svc.count(http.MethodDelete) != want || res.IsError != (answer == "decline") {
+			t.Errorf("%s over stateless HTTP: %s; %d DELETE(s) received, want %d", answer, text(res), svc.count(http.MethodDelete), want)
+		}
 	}
 }
