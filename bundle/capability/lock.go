@@ -517,20 +517,46 @@ func newResponseDigester(d *document) *responseDigester {
 // references, directly or not, with that location's own digest.
 func (r *responseDigester) digest(opNode map[string]any, file string) string {
 	responses := opNode["responses"]
-	direct := r.refsIn(responses, file)
-	closure := map[string]string{}
-	stack := slices.Clone(direct)
+	stack := r.refsIn(responses, file)
+	seen := map[string]bool{}
+	var closure []string
 	for len(stack) > 0 {
 		loc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if _, seen := closure[loc]; seen {
+		if seen[loc] {
 			continue
 		}
-		n := r.nodes[loc]
-		closure[loc] = n.digest
-		stack = append(stack, n.refs...)
+		seen[loc] = true
+		closure = append(closure, loc)
+		stack = append(stack, r.nodes[loc].refs...)
 	}
-	return mustDigest(map[string]any{"responses": responses, "file": file, "references": closure})
+	slices.Sort(closure)
+	// The canonical JSON of {"file", "references": {location: digest},
+	// "responses"}, written directly: keys in order, and the decoded tree
+	// is encoded as encoding/json encodes it, which is canonical.
+	h := sha256.New()
+	w := func(v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			b, _ = json.Marshal("unencodable: " + err.Error())
+		}
+		h.Write(b)
+	}
+	h.Write([]byte(`{"file":`))
+	w(file)
+	h.Write([]byte(`,"references":{`))
+	for i, loc := range closure {
+		if i > 0 {
+			h.Write([]byte(","))
+		}
+		w(loc)
+		h.Write([]byte(":"))
+		w(r.nodes[loc].digest)
+	}
+	h.Write([]byte(`},"responses":`))
+	w(responses)
+	h.Write([]byte("}"))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // refsIn returns the locations node references directly, digesting each
@@ -581,7 +607,11 @@ func (r *responseDigester) location(file, ref string) string {
 		n.digest = mustDigest(err.Error())
 		return loc
 	}
-	n.digest = mustDigest(target)
+	raw, merr := json.Marshal(target) // a decoded tree: canonical as encoded
+	if merr != nil {
+		raw = []byte(merr.Error())
+	}
+	n.digest = digestBytes(raw)
 	n.refs = r.refsIn(target, tfile)
 	return loc
 }

@@ -465,3 +465,16 @@ func TestLockDriftThroughReferencedResponseSchema(t *testing.T) {
 		t.Errorf("drifted (-got +want):\n%s", diff)
 	}
 }
+
+// The responses digest writes canonical JSON by hand; it must be the
+// canonical JSON of the same value.
+func TestResponsesDigestIsCanonical(t *testing.T) {
+	responses := map[string]any{"200": map[string]any{"description": "<ok> & fine", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/x"}}}}}
+	d := &document{file: "a.yaml", trees: map[string]any{"a.yaml": map[string]any{"x": map[string]any{"type": "integer", "maximum": 1.5}}}}
+	r := newResponseDigester(d)
+	got := r.digest(map[string]any{"responses": responses}, "a.yaml")
+	want := mustDigest(map[string]any{"file": "a.yaml", "references": map[string]string{"a.yaml#/x": mustDigest(map[string]any{"type": "integer", "maximum": 1.5})}, "responses": responses})
+	if got != want {
+		t.Errorf("responses digest %s; the canonical JSON of the same value digests to %s", got, want)
+	}
+}
