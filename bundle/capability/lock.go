@@ -501,15 +501,20 @@ func canonicalJSON(v any) ([]byte, error) {
 type responseDigester struct {
 	d     *document
 	nodes map[string]*refNode // location (file#pointer) → its digest and references
+	// seen and all are closure's scratch space, reused from one
+	// operation to the next.
+	seen map[string]bool
+	all  []string
 }
 
 type refNode struct {
 	digest string
 	refs   []string // locations it references directly
+	entry  []byte   // "location":"digest" as canonical JSON writes it
 }
 
 func newResponseDigester(d *document) *responseDigester {
-	return &responseDigester{d: d, nodes: map[string]*refNode{}}
+	return &responseDigester{d: d, nodes: map[string]*refNode{}, seen: map[string]bool{}}
 }
 
 // digest covers the operation's responses object as written (status →
@@ -517,20 +522,7 @@ func newResponseDigester(d *document) *responseDigester {
 // references, directly or not, with that location's own digest.
 func (r *responseDigester) digest(opNode map[string]any, file string) string {
 	responses := opNode["responses"]
-	stack := r.refsIn(responses, file)
-	seen := map[string]bool{}
-	var closure []string
-	for len(stack) > 0 {
-		loc := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[loc] {
-			continue
-		}
-		seen[loc] = true
-		closure = append(closure, loc)
-		stack = append(stack, r.nodes[loc].refs...)
-	}
-	slices.Sort(closure)
+	refs := r.closure(r.refsIn(responses, file))
 	// The canonical JSON of {"file", "references": {location: digest},
 	// "responses"}, written directly: keys in order, and the decoded tree
 	// is encoded as encoding/json encodes it, which is canonical.
@@ -545,18 +537,36 @@ func (r *responseDigester) digest(opNode map[string]any, file string) string {
 	h.Write([]byte(`{"file":`))
 	w(file)
 	h.Write([]byte(`,"references":{`))
-	for i, loc := range closure {
+	for i, loc := range refs {
 		if i > 0 {
 			h.Write([]byte(","))
 		}
-		w(loc)
-		h.Write([]byte(":"))
-		w(r.nodes[loc].digest)
+		h.Write(r.nodes[loc].entry)
 	}
 	h.Write([]byte(`},"responses":`))
 	w(responses)
 	h.Write([]byte("}"))
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// closure returns every location reachable from direct, sorted.
+func (r *responseDigester) closure(direct []string) []string {
+	stack := direct
+	clear(r.seen)
+	seen, all := r.seen, r.all[:0]
+	defer func() { r.all = all }()
+	for len(stack) > 0 {
+		loc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[loc] {
+			continue
+		}
+		seen[loc] = true
+		all = append(all, loc)
+		stack = append(stack, r.nodes[loc].refs...)
+	}
+	slices.Sort(all)
+	return all
 }
 
 // refsIn returns the locations node references directly, digesting each
@@ -603,6 +613,11 @@ func (r *responseDigester) location(file, ref string) string {
 	}
 	n := &refNode{}
 	r.nodes[loc] = n // before the walk: a cycle meets it again
+	defer func() {
+		k, _ := json.Marshal(loc)
+		v, _ := json.Marshal(n.digest)
+		n.entry = append(append(k, ':'), v...)
+	}()
 	if err != nil {
 		n.digest = mustDigest(err.Error())
 		return loc
