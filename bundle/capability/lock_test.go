@@ -382,7 +382,7 @@ func TestConfirmation(t *testing.T) {
 	if hits.Load() != 0 {
 		t.Fatalf("the service received %d DELETE(s) that were never confirmed", hits.Load())
 	}
-	if seen == nil || seen.Method != "DELETE" || seen.URL != svc.URL+"/products/p-0001" || seen.Target != "/products/p-0001" {
+	if seen == nil || seen.Method != http.MethodDelete || seen.URL != svc.URL+"/products/p-0001" || seen.Target != "/products/p-0001" {
 		t.Errorf("the confirmer saw %+v; want DELETE %s/products/p-0001", seen, svc.URL)
 	}
 	// Accepted: sent once.
