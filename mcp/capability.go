@@ -116,7 +116,8 @@ func (st *capabilityState) tools() ([]*tool, error) {
 		name:  "pacto_withheld",
 		title: "List operations not exposed as tools",
 		description: "List every OpenAPI operation of the bundle that is not exposed as a tool, with its tool name and why " +
-			"(WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED), and per interface the base URL and counts. Takes no arguments; calls nothing.",
+			"(WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED, DRIFT: differs from the tools lock), per interface the base URL and counts, " +
+			"and, when the server is held to a tools lock, the lock's digest and the locked tools the bundle no longer has. Takes no arguments; calls nothing.",
 		hints: hints{readOnly: true, idempotent: true},
 	}, st.withheldList)
 	if err != nil {
@@ -170,7 +171,10 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 			if len(diags) > 0 {
 				return argumentRefusal(ct, diags)
 			}
-			res, err := ct.CallChecked(ctx, values)
+			res, err := ct.CallChecked(capability.WithConfirmer(ctx, confirmByElicitation), values)
+			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
+				return ask.result()
+			}
 			if err != nil {
 				var ae *capability.ArgumentError
 				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
@@ -290,6 +294,8 @@ type WithheldResult struct {
 	WritesAllowed bool                          `json:"writesAllowed" jsonschema:"whether operations other than GET and HEAD may be exposed"`
 	Interfaces    []capability.InterfaceSummary `json:"interfaces"`
 	Withheld      []capability.Withheld         `json:"withheld" jsonschema:"every operation not exposed, with its reason"`
+	SurfaceDigest string                        `json:"surfaceDigest" jsonschema:"digest of the generated tools offered (equals the lock's surfaceDigest when exactly the locked tools are offered)"`
+	Lock          *LockSummary                  `json:"lock,omitempty" jsonschema:"the tools lock the generated tools are held to; absent without one"`
 }
 
 type noArgs struct{}
@@ -301,7 +307,8 @@ func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResul
 
 func (st *capabilityState) withheld() *WithheldResult {
 	c := st.cb.Capability
-	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]capability.Withheld, len(c.Withheld))}
+	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]capability.Withheld, len(c.Withheld)),
+		SurfaceDigest: c.SurfaceDigest, Lock: lockSummary(c.Lock)}
 	if res.Interfaces == nil {
 		res.Interfaces = []capability.InterfaceSummary{}
 	}
@@ -417,6 +424,18 @@ func (st *capabilityState) instructions(registered []*tool) string {
 		b.WriteString("allowed, but no operation that writes is exposed.")
 	default:
 		b.WriteString("OFF — only GET and HEAD operations are exposed; the others are withheld (the operator can start the server with --allow-writes).")
+	}
+	var confirm []string
+	for _, name := range writes {
+		if ct := c.Tool(name); ct != nil && ct.NeedsConfirmation() {
+			confirm = append(confirm, name)
+		}
+	}
+	if len(confirm) > 0 {
+		fmt.Fprintf(&b, " A call to %s first asks the user to confirm the exact request (MCP elicitation); a declined or cancelled call, or one made by a client that cannot ask the user, is not sent and answers error.code %s.", strings.Join(confirm, ", "), CodeNotConfirmed)
+	}
+	if l := c.Lock; l != nil {
+		fmt.Fprintf(&b, " The generated tools are held to a tools lock (surface %s): a tool that differs from it, or that it does not pin, is withheld with reason DRIFT.", l.SurfaceDigest)
 	}
 	if len(c.Withheld) > 0 {
 		fmt.Fprintf(&b, " %d operation(s) are withheld: pacto_withheld (or the resource %s) lists each with its reason.", len(c.Withheld), withheldURI)

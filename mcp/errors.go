@@ -49,7 +49,11 @@ const (
 //	                                      into a structured argument, add_interfaces[1].type)
 //	TOOL_WITHHELD           server        the tool exists but is not offered here; reason says why
 //	                                      (READ_ONLY, WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED,
-//	                                      RESERVED_NAME, UNSUPPORTED), remedy what would expose it
+//	                                      RESERVED_NAME, UNSUPPORTED, DRIFT: differs from the tools
+//	                                      lock), remedy what would expose it
+//	NOT_CONFIRMED           generated     the call needed the user's confirmation and did not get it;
+//	                        tools         reason DECLINED, CANCELLED, NO_ELICITATION or
+//	                                      ELICITATION_FAILED; nothing was sent
 //	CANCELLED               server        the caller went away or the call timed out
 //	INTERNAL                server        a failure on our side; details are in the server log
 //	PATH_OUTSIDE_WORKSPACE  authoring,    a path leads outside the workspace (also through a symlink)

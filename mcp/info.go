@@ -106,6 +106,8 @@ type ServerInfo struct {
 	Workspace   string        `json:"workspace" jsonschema:"the directory authoring tools read and write below"`
 	Transport   TransportInfo `json:"transport" jsonschema:"how this server is reached"`
 	Tools       []string      `json:"tools" jsonschema:"every registered tool"`
+	// GeneratedTools is set when the capability family is on.
+	GeneratedTools *GeneratedToolsInfo `json:"generatedTools,omitempty" jsonschema:"the bundle's generated tools: their surface digest, confirmation policy and tools lock (capability family only)"`
 }
 
 // FamilyInfo is one family in [ServerInfo].
@@ -178,9 +180,10 @@ func (s *Server) info() ServerInfo {
 			Withheld:   append([]string{}, s.withheld...),
 			Confined:   s.opts.Workspace,
 		},
-		Workspace: s.opts.Workspace,
-		Transport: tr,
-		Tools:     s.ToolNames(),
+		Workspace:      s.opts.Workspace,
+		Transport:      tr,
+		Tools:          s.ToolNames(),
+		GeneratedTools: s.generatedToolsInfo(),
 	}
 }
 

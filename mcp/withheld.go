@@ -77,8 +77,8 @@ func (st *capabilityState) withheldError(name string) *ToolError {
 			Code:   CodeToolWithheld,
 			Field:  "name",
 			Reason: w.Code,
-			Message: fmt.Sprintf("%s (%s %s of interface %q) is not offered by this server: %s. Nothing was sent to the service; pacto_withheld lists every withheld operation.",
-				name, w.Method, w.Path, w.Interface, FlagWords(w.Reason, capability.FlagNames)),
+			Message: fmt.Sprintf("%s (%s %s of interface %q) is not offered by this server (%s): %s. Nothing was sent to the service; pacto_withheld lists every withheld operation.",
+				name, w.Method, w.Path, w.Interface, w.Code, FlagWords(w.Reason, capability.FlagNames)),
 			Remedy: remedyFor(w.Code, name),
 		}
 	}
@@ -95,6 +95,8 @@ func remedyFor(code, name string) string {
 		return fmt.Sprintf("remove %s from the denied operations (--deny-operations)", name)
 	case capability.WithheldNotAllowed:
 		return fmt.Sprintf("add %s to the allowed operations (--allow-operations)", name)
+	case capability.WithheldDrift:
+		return "none without review: compare the bundle with the tools lock (reason says what differs); if the change is intended, write a new lock (kubepact lock BUNDLE; -o FILE for --tools-lock) and restart the server"
 	case capability.WithheldReservedName:
 		return "none on this server: names starting with " + capability.ReservedPrefix + " are kubepact's own; the operation needs another operationId in the bundle"
 	default:

@@ -12,11 +12,15 @@
 //     `<method>_<path>` with every run of other characters than letters and
 //     digits collapsed to `_` (GET /health → get_health). When a bundle has
 //     several openapi interfaces every name is prefixed `<interface>_`.
-//     Collisions get `_2`, `_3`… counted over all operations in document
-//     order, before any exposure filter, so a name never depends on
-//     AllowWrites or the allow and deny lists. Names longer than the MCP limit
-//     (128) are cut and end in `_` plus 8 hex digits of a hash of the full
-//     name. Characters MCP does not allow in names become `_`.
+//     A name an operationId gives is the tool's identity and never renamed:
+//     two operations claiming one name stop the projection with an error
+//     naming both (no last-write-wins, no silent `_2`). Derived names that
+//     collide, with each other or with a claimed name, get `_2`, `_3`… in
+//     document order. Every operation is named before any exposure filter,
+//     so a name never depends on AllowWrites or the allow and deny lists.
+//     Names longer than the MCP limit (128) are cut and end in `_` plus 8
+//     hex digits of a hash of the full name. Characters MCP does not allow
+//     in names become `_`.
 //   - schema.go: input schemas in JSON Schema 2020-12 (what the MCP SDK and
 //     github.com/google/jsonschema-go validate with): parameters by name,
 //     the request body as `body`, every $ref moved into $defs (cycles stay
@@ -36,6 +40,17 @@
 //     own words) and sends nothing then; credentials per security scheme;
 //     no redirect ever followed; a timeout and a byte cap on the whole
 //     encoded result; a body cut short is an error.
+//   - lock.go: tools locks ([Lock]): one entry per tool (name, operation,
+//     annotations, digests of its text, input schema and response schemas)
+//     and a surface digest; [Project] holds the exposed tools to a lock —
+//     Options.Lock, else the bundle's own tools.lock.json — withholding any
+//     that differ or are not locked (reason DRIFT) and reporting locked
+//     tools the bundle no longer has. The format is documented there.
+//   - confirm.go: which calls wait for a person's confirmation
+//     (Options.ConfirmWrites: delete, always, never) and the [Confirmer] a
+//     caller puts in the call's context; such a call without one is
+//     refused, never sent unconfirmed. The confirmer sees the request as it
+//     will be sent, before credentials are added.
 //   - options.go: [Options] and the flags the `mcp` and `sidecar` commands
 //     share. Errors, withheld reasons and warnings name option fields
 //     (AllowWrites, DenyOperations); [FlagNames] maps them to the flags for

@@ -148,15 +148,20 @@ func (t *Tool) CallChecked(ctx context.Context, typed map[string]any) (*Result, 
 	if diags := r.checkHeaders(op); len(diags) > 0 {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
 	}
-	callCtx, cancel := context.WithTimeout(ctx, op.opts.Timeout)
-	defer cancel()
-	req, err := op.newRequest(callCtx, r)
+	req, err := op.newRequest(ctx, r)
 	if err != nil {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: []Diagnostic{{Code: DiagInvalidValue, Message: "the request cannot be built: " + err.Error()}}}
 	}
-	if diags := op.kinValidate(callCtx, req, r, typed); len(diags) > 0 {
+	if diags := op.kinValidate(ctx, req, r, typed); len(diags) > 0 {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
 	}
+	// A person's answer is not part of the call's time limit.
+	if err := t.confirm(ctx, req, r.body); err != nil {
+		return nil, err
+	}
+	callCtx, cancel := context.WithTimeout(ctx, op.opts.Timeout)
+	defer cancel()
+	req = req.WithContext(callCtx)
 	creds, err := op.opts.credentials()
 	if err != nil {
 		return nil, err

@@ -56,13 +56,51 @@ func interfacePrefix(iface string) string {
 	return p
 }
 
-// namer hands out unique names in the order it is asked: the first
-// operation asking for a name gets it, later ones get _2, _3… Every
-// operation is named, exposed or not, so names are stable whatever the
-// exposure policy.
-type namer struct{ used map[string]bool }
+// claimedName reports whether an operation's name comes from its
+// operationId, which the contract's author chose: such a name is the
+// tool's identity and is never renamed.
+func claimedName(operationID string) bool {
+	return strings.Trim(nonNameChar.ReplaceAllString(strings.TrimSpace(operationID), "_"), "_") != ""
+}
 
-func newNamer() *namer { return &namer{used: map[string]bool{}} }
+// nameAll settles every operation's name, exposed or not, so names are
+// stable whatever the exposure policy. A name an operationId claims is
+// the operation's own; two operations claiming one name is an error that
+// names both — never a silent rename, never the last one winning. Names
+// derived from method and path (no operationId) are kubepact's, and a
+// collision among them, or with a claimed name, gets _2, _3… in document
+// order.
+func nameAll(ops []*operation) error {
+	n := &namer{used: map[string]bool{}}
+	owner := map[string]*operation{}
+	for _, op := range ops {
+		if !op.claimed {
+			continue
+		}
+		name := shorten(op.base)
+		if first, dup := owner[name]; dup {
+			return fmt.Errorf("the tool name %q is claimed twice: by %s and by %s; an operationId names a tool and must be unique across the bundle's openapi interfaces", name, describeOp(first), describeOp(op))
+		}
+		owner[name] = op
+		op.name = name
+		n.used[name] = true
+	}
+	for _, op := range ops {
+		if !op.claimed {
+			op.name = n.name(op.base)
+		}
+	}
+	return nil
+}
+
+// describeOp names an operation in messages.
+func describeOp(op *operation) string {
+	return fmt.Sprintf("%s %s of interface %q (operationId %q)", op.method, op.path, op.iface.name, op.operationID)
+}
+
+// namer hands out unique names in the order it is asked: the first
+// operation asking for a name gets it, later ones get _2, _3…
+type namer struct{ used map[string]bool }
 
 func (n *namer) name(base string) string {
 	cand := shorten(base)

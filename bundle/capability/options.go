@@ -46,6 +46,17 @@ type Options struct {
 	// Transport sends the requests; nil means a default transport. Redirects
 	// are never followed whatever the transport.
 	Transport http.RoundTripper
+	// Lock, when set, holds the projection to this tools lock (see Lock):
+	// an exposed tool that differs from it, or that it does not name, is
+	// withheld with reason DRIFT. It wins over the lock a bundle carries.
+	Lock *Lock
+	// IgnoreBundleLock leaves the bundle's own tools.lock.json unread
+	// (writing a new lock reads the bundle as it is).
+	IgnoreBundleLock bool
+	// ConfirmWrites says which calls need a person's confirmation before
+	// they are sent: ConfirmDelete (the default, ""), ConfirmAlways or
+	// ConfirmNever. See Tool.NeedsConfirmation.
+	ConfirmWrites string
 }
 
 // BindFlags binds the flags `kubepact mcp` and `kubepact sidecar` share:
@@ -65,6 +76,10 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (comma-separated, repeatable)")
 	fs.DurationVar(&o.Timeout, "call-timeout", o.Timeout, "time limit of one call to the service, response included")
 	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "response body bytes kept per call; the rest is cut and the result says truncated")
+	if o.ConfirmWrites == "" {
+		o.ConfirmWrites = ConfirmDelete
+	}
+	fs.StringVar(&o.ConfirmWrites, "confirm-writes", o.ConfirmWrites, "which generated tools ask the person at the client to confirm the exact request before it is sent (MCP elicitation): delete (DELETE operations), always (every operation but GET and HEAD) or never (unattended use)")
 }
 
 // FlagNames maps the option fields that errors, withheld reasons and
@@ -74,6 +89,7 @@ var FlagNames = map[string]string{
 	"Auth": "--auth", "AuthFiles": "--auth-file", "AllowWrites": "--allow-writes",
 	"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations",
 	"Timeout": "--call-timeout", "MaxResponseBytes": "--max-response-bytes",
+	"ConfirmWrites": "--confirm-writes",
 }
 
 func (o *Options) withDefaults() Options {

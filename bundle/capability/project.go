@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -39,6 +40,16 @@ type Capability struct {
 	Warnings []string
 	// WritesAllowed echoes Options.AllowWrites.
 	WritesAllowed bool
+	// ConfirmWrites is the confirmation policy in force (Options.ConfirmWrites,
+	// ConfirmDelete when that is empty).
+	ConfirmWrites string
+	// SurfaceDigest is the digest of the exposed tools' lock entries (see
+	// Lock): equal to a lock's surfaceDigest when exactly its tools are
+	// exposed.
+	SurfaceDigest string
+	// Lock says how the projection was held to a tools lock; nil without
+	// one.
+	Lock *LockStatus
 }
 
 // InterfaceSummary describes one projected openapi interface.
@@ -58,7 +69,7 @@ type Withheld struct {
 	Method      string `json:"method"`
 	Path        string `json:"path"`
 	OperationID string `json:"operationId,omitempty"`
-	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME or UNSUPPORTED"`
+	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED or DRIFT"`
 	Reason      string `json:"reason"`
 }
 
@@ -125,6 +136,20 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		return nil, err
 	}
 	c.Service = b.Contract.Service.Name
+	lock, fromBundle := (*Lock)(nil), false
+	switch {
+	case opts != nil && opts.Lock != nil:
+		lock = opts.Lock
+	case opts == nil || !opts.IgnoreBundleLock:
+		if lock, err = readBundleLock(b.FS); err != nil {
+			return nil, err
+		}
+		fromBundle = lock != nil
+	}
+	if lock != nil {
+		holdToLock(c, lock, fromBundle)
+	}
+	c.SurfaceDigest = SurfaceDigestOf(c)
 	return c, nil
 }
 
@@ -135,14 +160,16 @@ type spec struct{ name, file string }
 type projector struct {
 	opts   Options
 	creds  map[string]string
-	names  *namer
 	client *http.Client
 }
 
 func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Capability, error) {
-	p := &projector{opts: opts.withDefaults(), names: newNamer()}
+	p := &projector{opts: opts.withDefaults()}
 	var err error
 	if p.creds, err = p.opts.credentials(); err != nil {
+		return nil, err
+	}
+	if err := checkConfirmPolicy(p.opts.ConfirmWrites); err != nil {
 		return nil, err
 	}
 	if p.opts.BaseURL != "" {
@@ -154,7 +181,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	}
 	p.client = newHTTPClient(p.opts.Transport)
 
-	c := &Capability{WritesAllowed: p.opts.AllowWrites}
+	c := &Capability{WritesAllowed: p.opts.AllowWrites, ConfirmWrites: cmp.Or(p.opts.ConfirmWrites, ConfirmDelete)}
 	var all []*operation
 	knownSchemes := map[string]bool{}
 	for _, s := range specs {
@@ -172,6 +199,9 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 		}
 		all = append(all, ops...)
 		c.Interfaces = append(c.Interfaces, sum)
+	}
+	if err := nameAll(all); err != nil {
+		return nil, err
 	}
 	for name := range p.creds {
 		if !knownSchemes[name] {
@@ -221,6 +251,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		ops = append(ops, p.operation(ifc, prefix, pm[0], pm[1]))
 	}
 	d.release()
+	ifc.responses = nil
 	return ops, sum, nil
 }
 
@@ -325,12 +356,16 @@ type iface struct {
 	host     string // of baseURL (with port): every request must keep it
 	loopback bool
 	schemes  map[string]securityScheme
+	// responses digests the operations' responses during projection.
+	responses *responseDigester
 }
 
 // operation is one OpenAPI operation, named and (unless err) ready to call.
 type operation struct {
 	iface       *iface
 	name        string
+	base        string // the name asked for, before collisions are settled
+	claimed     bool   // base comes from the operationId: never renamed
 	method      string
 	path        string
 	operationID string
@@ -348,6 +383,10 @@ type operation struct {
 	client      *http.Client
 	opts        *Options
 	err         error // why no tool can be built
+	// outputDigest is the digest of the declared responses (see Lock).
+	outputDigest string
+	pinOnce      sync.Once
+	pinned       LockedTool
 }
 
 func (op *operation) tool() *Tool {
@@ -381,7 +420,8 @@ func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation
 		client:      p.client,
 		opts:        &p.opts,
 	}
-	op.name = p.names.name(baseName(prefix, op.operationID, op.method, pth))
+	op.base = baseName(prefix, op.operationID, op.method, pth)
+	op.claimed = claimedName(op.operationID)
 	op.title, op.description = describe(opNode, op.method, pth)
 	if err := op.build(item, opNode, itemFile); err != nil {
 		op.err = err
@@ -469,6 +509,10 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	op.validator = newArgValidator(op.input, props)
 	op.accept = acceptHeader(d, opNode, file)
 	op.security, op.schemes = effectiveSecurity(d, opNode)
+	if op.iface.responses == nil {
+		op.iface.responses = newResponseDigester(d)
+	}
+	op.outputDigest = op.iface.responses.digest(opNode, file)
 	return nil
 }
 

@@ -19,6 +19,9 @@ import (
 type capabilityOptions struct {
 	capability.Options
 	baseURLFlag string
+	// toolsLock is the lock file the generated tools are held to; empty:
+	// the bundle's own tools.lock.json, if it carries one.
+	toolsLock string
 }
 
 // bindFlags binds the shared flags and the base URL under the given name.
@@ -26,6 +29,7 @@ func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHel
 	fs.StringVar(&o.BaseURL, baseURLFlag, o.BaseURL, baseURLHelp)
 	o.baseURLFlag = "--" + baseURLFlag
 	o.BindFlags(fs)
+	fs.StringVar(&o.toolsLock, "tools-lock", "", "offer only the generated tools this lock file (from `kubepact lock`) pins, unchanged; others are withheld with reason DRIFT (default: the bundle's own "+capability.LockFile+", if any; this flag wins over it)")
 }
 
 // loadCapability loads the bundle ref names, projects it, and prints the
@@ -41,6 +45,11 @@ func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, clie
 		return nil, explainLimit(err)
 	}
 	o.MaxSpecBytes = lim.MaxFileBytes
+	if o.toolsLock != "" {
+		if o.Lock, err = capability.ReadLock(o.toolsLock); err != nil {
+			return nil, fmt.Errorf("--tools-lock: %w", err)
+		}
+	}
 	c, err := capability.Project(ctx, b, &o.Options)
 	if err != nil {
 		// The library names option fields; print this command's flags.

@@ -37,6 +37,7 @@ the contract grants and no more.`,
 	logOpts.BindFlags(root.PersistentFlags())
 	root.AddCommand(
 		newCheckCommand(),
+		newLockCommand(),
 		newMCPCommand(),
 		newOperatorCommand(),
 		newPackCommand(),

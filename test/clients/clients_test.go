@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -27,6 +28,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -48,6 +50,11 @@ type call struct {
 	Tool   string         `json:"tool"`
 	Args   map[string]any `json:"args"`
 	Expect string         `json:"expect"`
+	// Code, when set, is the error.code the call must answer.
+	Code string `json:"code,omitempty"`
+	// ElicitContains, when set, must appear in the one elicitation the
+	// call makes the server send.
+	ElicitContains string `json:"elicitContains,omitempty"`
 }
 
 // config is one server configuration of the plan harness.mjs reads.
@@ -59,7 +66,10 @@ type config struct {
 	Cwd       string            `json:"cwd,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
 	URL       string            `json:"url,omitempty"`
-	Calls     []call            `json:"calls"`
+	// Elicit, when set, makes the client declare elicitation and answer
+	// every request with this action (accept, decline).
+	Elicit string `json:"elicit,omitempty"`
+	Calls  []call `json:"calls"`
 }
 
 // shipped is a server configuration as users start it.
@@ -68,6 +78,7 @@ type shipped struct {
 	sidecar bool     // kubepact sidecar (HTTP only); else kubepact mcp
 	args    []string // after the subcommand; transport and port flags are added
 	calls   []call
+	elicit  string // the client's answer to elicitation; "" declares none
 }
 
 func TestTypeScriptClient(t *testing.T) {
@@ -90,6 +101,16 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	service := httptest.NewServer(demoservice.New(nil))
 	t.Cleanup(service.Close)
+	// Confirmed deletes go to a service of their own, which counts them.
+	var deletes atomic.Int32
+	demo := demoservice.New(nil)
+	confirmService := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			deletes.Add(1)
+		}
+		demo.ServeHTTP(w, r)
+	}))
+	t.Cleanup(confirmService.Close)
 
 	env := map[string]string{
 		"HOME":               t.TempDir(),
@@ -135,6 +156,14 @@ func TestTypeScriptClient(t *testing.T) {
 	bundle := func(name string) string { return filepath.Join(examples, "bundles", name) }
 	ws := []string{"--workspace", workspace, "--no-cache"}
 
+	confirmArgs := concat([]string{bundle("catalog"), "--base-url", confirmService.URL, "--allow-writes"}, ws)
+	// The product is gone after the first accepted delete: a later one
+	// answers 404, a well-formed answer all the same.
+	confirmAccept := []call{{Tool: "deleteProduct", Args: map[string]any{"productId": "p-0003"}, Expect: "any",
+		ElicitContains: "DELETE " + confirmService.URL + "/products/p-0003"}}
+	confirmDecline := []call{{Tool: "deleteProduct", Args: map[string]any{"productId": "p-0002"}, Expect: "toolError", Code: "NOT_CONFIRMED",
+		ElicitContains: "DELETE " + confirmService.URL + "/products/p-0002"}}
+
 	configs := []shipped{
 		{name: "authoring", args: ws, calls: authoring},
 		{name: "catalog", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, ws), calls: concat(catalogRead, authoring[:2])},
@@ -149,6 +178,8 @@ func TestTypeScriptClient(t *testing.T) {
 			calls: concat(catalogRead[:2], fleet[:1], fleet[3:], authoring[:2])},
 		{name: "sidecar", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--no-cache"}, calls: catalogRead},
 		{name: "sidecar-writes", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--allow-writes", "--no-cache"}, calls: catalogWrite},
+		{name: "confirm-decline", args: confirmArgs, calls: confirmDecline, elicit: "decline"},
+		{name: "confirm-accept", args: confirmArgs, calls: confirmAccept, elicit: "accept"},
 	}
 
 	var plan struct {
@@ -158,14 +189,19 @@ func TestTypeScriptClient(t *testing.T) {
 		if !c.sidecar {
 			plan.Configs = append(plan.Configs, config{
 				Name: c.name + "/stdio", Transport: "stdio", Command: kubepactBin,
-				Args: concat([]string{"mcp"}, c.args), Cwd: workspace, Env: env, Calls: c.calls,
+				Args: concat([]string{"mcp"}, c.args), Cwd: workspace, Env: env, Calls: c.calls, Elicit: c.elicit,
 			})
 		}
 		plan.Configs = append(plan.Configs, config{
-			Name: c.name + "/http", Transport: "http", URL: startHTTP(t, kubepactBin, c, env, workspace), Calls: c.calls,
+			Name: c.name + "/http", Transport: "http", URL: startHTTP(t, kubepactBin, c, env, workspace), Calls: c.calls, Elicit: c.elicit,
 		})
 	}
 	runHarness(t, clientsDir, plan)
+	// Declined deletes never reach the service; the accepted ones (stdio
+	// and HTTP) do.
+	if got := deletes.Load(); got != 2 {
+		t.Errorf("the service received %d DELETE(s) from the confirmation configurations; want 2 (the accepted ones)", got)
+	}
 
 	// The 2026-07-28 era, which the TypeScript client cannot speak yet: the
 	// same configurations over HTTP with the go-sdk client, checked as the

@@ -11,8 +11,16 @@
 //      "transport": "stdio" | "http",
 //      "command": "/path/kubepact", "args": [...], "cwd": "...", "env": {...},  // stdio
 //      "url": "http://127.0.0.1:PORT/mcp",                                       // http
-//      "calls": [{"tool": "listProducts", "args": {...}, "expect": "ok" | "toolError" | "any"}]
+//      "elicit": "accept" | "decline",                                           // optional
+//      "calls": [{"tool": "listProducts", "args": {...}, "expect": "ok" | "toolError" | "any",
+//                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…"}]   // both optional
 //   }]}
+//
+// With "elicit", the client declares the elicitation capability (form mode)
+// and answers every elicitation/create with that action; a call with
+// "elicitContains" must have been preceded by exactly one elicitation
+// whose message contains that text, and one with "code" must answer a tool
+// error of that code.
 //
 // Per configuration: initialize; page through tools/list, resources/list,
 // resources/templates/list and prompts/list (those the server announces);
@@ -25,6 +33,7 @@ import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
@@ -67,7 +76,15 @@ async function runConfig(cfg) {
   let negotiated = "unknown";
   const setVersion = transport.setProtocolVersion?.bind(transport);
   transport.setProtocolVersion = (v) => { negotiated = v; setVersion?.(v); };
-  const client = new Client({ name: "kubepact-client-harness", version: "0" });
+  const client = new Client({ name: "kubepact-client-harness", version: "0" },
+    cfg.elicit ? { capabilities: { elicitation: { form: {} } } } : undefined);
+  const elicited = [];
+  if (cfg.elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      elicited.push(req.params.message ?? "");
+      return { action: cfg.elicit };
+    });
+  }
   const facts = [];
   let step = "initialize";
   try {
@@ -113,7 +130,17 @@ async function runConfig(cfg) {
       if (entry.tool.outputSchema && !client.getToolOutputValidator(call.tool)) {
         throw new Error("the client holds no output validator for the tool; its answer would go unchecked");
       }
+      const asked = elicited.length;
       const res = await client.callTool({ name: call.tool, arguments: call.args });
+      if (call.elicitContains !== undefined) {
+        if (elicited.length !== asked + 1) throw new Error(`${elicited.length - asked} elicitation(s) during the call, want 1`);
+        if (!elicited[asked].includes(call.elicitContains)) {
+          throw new Error(`the elicitation ${JSON.stringify(elicited[asked])} does not show ${JSON.stringify(call.elicitContains)}`);
+        }
+      }
+      if (call.code !== undefined && res.structuredContent?.error?.code !== call.code) {
+        throw new Error(`error.code ${JSON.stringify(res.structuredContent?.error?.code)}, want ${call.code}: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+      }
       const expect = call.expect ?? "ok";
       if (expect === "ok" && res.isError) throw new Error(`tool error: ${JSON.stringify(res.structuredContent ?? res.content)}`);
       if (expect === "toolError") {

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/capability"
+)
+
+func newLockCommand() *cobra.Command {
+	var out, baseURL string
+	capOpts := &capability.Options{AllowWrites: true, IgnoreBundleLock: true}
+	reg := &registryOptions{}
+	cmd := &cobra.Command{
+		Use:   "lock BUNDLE [-o FILE]",
+		Short: "Pin the bundle's generated tools: names, operations, annotations, schema digests",
+		Long: `lock writes a tools lock: for every operation of the bundle's OpenAPI
+interfaces that can become a tool (whatever the method: exposure is still
+decided by --allow-writes when serving), its tool name, the operation it
+calls, its annotations and SHA-256 digests of its title and description,
+its input schema and the operation's response schemas, plus one digest of
+the whole surface.
+
+A server started with --tools-lock FILE (or serving a bundle that carries
+` + capability.LockFile + ` at its root, when --tools-lock is not given) offers
+a generated tool only when its entry matches; any other is withheld with
+reason DRIFT, and locked tools the bundle no longer has are reported.
+
+BUNDLE is a directory or an oci:// reference. Without -o, the lock is
+written into a directory bundle as ` + capability.LockFile + `, so it travels
+with the contract; -o - prints it. The file is written atomically.
+--allow-operations and --deny-operations pin a subset.`,
+		Example: `  kubepact lock examples/bundles/catalog
+  kubepact lock oci://registry.example.com/bundles/catalog@sha256:… -o catalog.lock.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			ref := args[0]
+			if out == "" {
+				info, err := os.Stat(ref)
+				if err != nil || !info.IsDir() {
+					return &exitError{code: 2, msg: "lock needs -o FILE for a bundle that is not a local directory (or -o - for standard output)"}
+				}
+				out = filepath.Join(ref, capability.LockFile)
+			}
+			client, err := reg.client()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			lim, err := reg.limits.limits()
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client, Limits: lim})
+			if err != nil {
+				return &exitError{code: 2, msg: explainLimit(err).Error()}
+			}
+			capOpts.BaseURL = baseURL
+			capOpts.MaxSpecBytes = lim.MaxFileBytes
+			c, err := capability.Project(ctx, b, capOpts)
+			if err != nil {
+				return &exitError{code: 2, msg: fieldsToFlags(err, map[string]string{"BaseURL": "--base-url",
+					"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations"}).Error()}
+			}
+			for _, w := range c.Withheld {
+				if w.Code != capability.WithheldWritesNotAllowed {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: not pinned: %s (%s %s): %s\n", w.Name, w.Method, w.Path, w.Reason)
+				}
+			}
+			l := capability.NewLock(c)
+			if out == "-" {
+				raw, err := l.Marshal()
+				if err != nil {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+				_, err = cmd.OutOrStdout().Write(raw)
+				return err
+			}
+			if err := capability.WriteLockFile(out, l); err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, surface %s\n", out, len(l.Tools), l.Service, l.SurfaceDigest)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the lock to; - for standard output (default: "+capability.LockFile+" in a directory BUNDLE)")
+	cmd.Flags().StringVar(&baseURL, "base-url", "", "base URL, needed only when the spec declares no absolute servers[0].url (not part of the lock)")
+	cmd.Flags().StringSliceVar(&capOpts.AllowOperations, "allow-operations", nil, "pin only these tools, by name (comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (comma-separated, repeatable)")
+	reg.BindFlags(cmd.Flags())
+	return cmd
+}
