@@ -128,6 +128,9 @@ func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error)
 		if !errors.As(err, &ve) {
 			return nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema could not be evaluated on this value"}
 		}
+		if cyc := refCycle(ve); cyc != nil {
+			return nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema cannot be evaluated: it refers back to itself without descending into a field or an item (at " + cyc.KeywordLocation1 + "), so no validator can finish"}
+		}
 		out.Diagnostics = leafDiagnostics(ve, v)
 	}
 	warnings := annotations(cs.tree, cs.root, v, res.Kind)
@@ -477,6 +480,19 @@ func (c *Contract) resolveConfiguration(name string) (Resolved, *compiledAt, err
 		return res, nil, &Error{Code: CodeSchemaUnavailable, Field: "Configuration", Message: fmt.Sprintf("configuration %s's schema %s cannot be evaluated: %s", cfg.name, cfg.file, firstLine(cs.err.Error()))}
 	}
 	return res, &compiledAt{compiled: cs, root: cfg.doc}, nil
+}
+
+// refCycle finds a reference cycle the validator stopped at.
+func refCycle(e *jsonschema.ValidationError) *kind.RefCycle {
+	if k, ok := e.ErrorKind.(*kind.RefCycle); ok {
+		return k
+	}
+	for _, c := range e.Causes {
+		if k := refCycle(c); k != nil {
+			return k
+		}
+	}
+	return nil
 }
 
 // leafDiagnostics turns the validator's error tree into one diagnostic

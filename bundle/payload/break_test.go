@@ -1,0 +1,87 @@
+package payload
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestCycles: a schema that applies itself to the same value forever is
+// refused as a question (SCHEMA_UNAVAILABLE), never evaluated, and a
+// legitimately recursive one checks a deep tree; explain walks both.
+func TestCycles(t *testing.T) {
+	spec, err := os.ReadFile("../capability/testdata/cyclic-openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := `asyncapi: 3.0.0
+info: {title: e, version: "1"}
+channels:
+  loop:
+    messages:
+      Loop: {payload: {$ref: "#/components/schemas/L"}}
+components:
+  schemas:
+    L: {allOf: [{$ref: "#/components/schemas/M"}]}
+    M: {anyOf: [{$ref: "#/components/schemas/L"}]}
+`
+	c := writeBundle(t, map[string]string{
+		"pacto.yaml": `pactoVersion: "2.0"
+service: {name: cyc, version: 1.0.0}
+interfaces:
+  - {name: http, type: openapi, ref: openapi.yaml}
+  - {name: events, type: asyncapi, ref: events.yaml}
+configurations:
+  - {name: self, schema: self.json}
+`,
+		"openapi.yaml": string(spec),
+		"events.yaml":  events,
+		"self.json":    `{"$ref": "#"}`,
+	})
+	var e *Error
+	if _, err := c.Validate(Subject{Kind: KindParameters, Operation: "getA"}, json.RawMessage(`{"q":"x"}`)); !errors.As(err, &e) || e.Code != CodeSchemaUnavailable {
+		t.Errorf("getA: got %v, want SCHEMA_UNAVAILABLE", err)
+	}
+	for _, sub := range []Subject{{Message: "Loop"}, {Configuration: "self"}} {
+		if _, err := c.Validate(sub, json.RawMessage(`{"a":1}`)); !errors.As(err, &e) || e.Code != CodeSchemaUnavailable {
+			t.Errorf("%+v: got %v, want SCHEMA_UNAVAILABLE", sub, err)
+		}
+	}
+	deep := `{"name":"root","children":[` + strings.Repeat(`{"name":"n","children":[`, 30) + `{"name":7}` + strings.Repeat(`]}`, 30) + `]}`
+	res, err := c.Validate(Subject{Operation: "postTree"}, json.RawMessage(deep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Valid || len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != DiagType || !strings.HasSuffix(res.Diagnostics[0].Field, "children[0].name") {
+		t.Errorf("%+v", res)
+	}
+	for _, p := range []string{"children[].children[].name", "q", "zzz"} {
+		if _, err := c.Explain(FieldQuery{Path: p}); err != nil {
+			t.Errorf("explain %s: %v", p, err)
+		}
+	}
+}
+
+// TestWideValue: a wide value is checked whole and its diagnostics are
+// bounded.
+func TestWideValue(t *testing.T) {
+	c := read(t, "../../examples/bundles/orders")
+	var b strings.Builder
+	b.WriteString(`{"orderId":"o","customerId":"c","lines":[`)
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"productId":1,"quantity":0}`)
+	}
+	b.WriteString(`]}`)
+	res, err := c.Validate(Subject{Message: "OrderPlaced"}, json.RawMessage(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Valid || !res.Truncated || len(res.Diagnostics) != maxDiagnostics {
+		t.Errorf("valid=%v truncated=%v diagnostics=%d", res.Valid, res.Truncated, len(res.Diagnostics))
+	}
+}
