@@ -47,6 +47,8 @@ type Contract struct {
 
 	fsys       fs.FS
 	operations []*capability.Shape
+	// trees are the operations' schemas decoded once, by operation.
+	trees      map[*capability.Shape]*opTrees
 	messages   []*message
 	configs    []*configuration
 	// problems are interfaces that could not be read, said in a miss.
@@ -73,6 +75,24 @@ type message struct {
 	operation string
 }
 
+// opTrees are one operation's schemas as trees (nil: none, or not
+// decodable); responses parallel Shape.Responses.
+type opTrees struct {
+	params, body any
+	responses    []any
+}
+
+func decodeTree(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
+	}
+	t, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
 // configuration is one configuration of the contract.
 type configuration struct {
 	name     string
@@ -89,6 +109,10 @@ type compiled struct {
 	schema *jsonschema.Schema
 	tree   any
 	err    error
+	// marks says the document marks some field deprecated or write-only,
+	// so a checked value is walked for warnings; most documents mark none
+	// and the walk is skipped.
+	marks bool
 }
 
 // Read reads b's interfaces and configurations. It fails only when the
@@ -111,6 +135,14 @@ func Read(ctx context.Context, b *bundle.Bundle) (*Contract, error) {
 		c.problems = append(c.problems, "the OpenAPI interfaces could not be read: "+firstLine(err.Error()))
 	}
 	c.operations = shapes
+	c.trees = make(map[*capability.Shape]*opTrees, len(shapes))
+	for _, op := range shapes {
+		t := &opTrees{params: decodeTree(op.Parameters), body: decodeTree(op.Body)}
+		for _, r := range op.Responses {
+			t.responses = append(t.responses, decodeTree(r.Schema))
+		}
+		c.trees[op] = t
+	}
 	for _, in := range b.Contract.Interfaces {
 		if in.Type != "asyncapi" || in.Ref == "" {
 			continue
@@ -363,7 +395,7 @@ func (c *Contract) compile(key string, fsys fs.FS, resURL string, doc any, loc s
 	if cs, ok := c.compiled[key]; ok {
 		return cs
 	}
-	cs := &compiled{tree: doc}
+	cs := &compiled{tree: doc, marks: hasMarks(doc, 0)}
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -380,4 +412,30 @@ func (c *Contract) compile(key string, fsys fs.FS, resURL string, doc any, loc s
 	}()
 	c.compiled[key] = cs
 	return cs
+}
+
+// hasMarks reports whether a schema document sets deprecated or writeOnly
+// anywhere (bounded depth; deeper counts as marked).
+func hasMarks(node any, depth int) bool {
+	if depth > 256 {
+		return true
+	}
+	switch n := node.(type) {
+	case map[string]any:
+		if n["deprecated"] == true || n["writeOnly"] == true {
+			return true
+		}
+		for _, v := range n {
+			if hasMarks(v, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		for _, v := range n {
+			if hasMarks(v, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package payload
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -163,25 +162,22 @@ func (c *Contract) scopes(sub Subject) ([]scope, error) {
 		}
 		for _, op := range ops {
 			base := Resolved{Operation: opName(op), Method: op.Method, Path: op.Path, Interface: op.Interface}
-			add := func(k string, raw json.RawMessage, status, media string) {
-				if raw == nil || !want(k) || (sub.Status != "" && k != KindResponse) {
-					return
-				}
-				tree, err := normaliseRaw(raw)
-				if err != nil {
+			trees := c.trees[op]
+			add := func(k string, tree any, status, media string) {
+				if tree == nil || !want(k) || (sub.Status != "" && k != KindResponse) {
 					return
 				}
 				where := base
 				where.Kind, where.Status, where.MediaType = k, status, media
 				out = append(out, scope{where: where, doc: tree, root: tree})
 			}
-			add(KindParameters, op.Parameters, "", "")
-			add(KindRequestBody, op.Body, "", op.BodyType)
-			for _, r := range op.Responses {
+			add(KindParameters, trees.params, "", "")
+			add(KindRequestBody, trees.body, "", op.BodyType)
+			for i, r := range op.Responses {
 				if sub.Status != "" && !strings.EqualFold(r.Status, sub.Status) && !strings.EqualFold(r.Status, rangeOf(sub.Status)) {
 					continue
 				}
-				add(KindResponse, r.Schema, r.Status, r.MediaType)
+				add(KindResponse, trees.responses[i], r.Status, r.MediaType)
 			}
 		}
 	}

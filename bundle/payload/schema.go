@@ -114,11 +114,15 @@ func (w walker) child(node any, seg string) (kids []any, required bool) {
 }
 
 func isIndex(s string) bool {
-	if s == "" {
+	if s == "" || len(s) > 9 {
 		return false
 	}
-	_, err := strconv.Atoi(s)
-	return err == nil
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // splitPath reads a dotted path: a.b, a[0].b, a[].b, a.0.b; a leading
@@ -189,7 +193,7 @@ func (w walker) paths(root any, prefix string, depth int, out *[]string, seen ma
 			w.paths(props[name], p, depth+1, out, seen)
 		}
 		if it, ok := f["items"]; ok {
-			w.paths(it, prefix, depth+1, out, seen)
+			w.paths(it, prefix+"[]", depth+1, out, seen)
 		}
 	}
 }

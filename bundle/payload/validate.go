@@ -133,7 +133,10 @@ func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error)
 		}
 		out.Diagnostics = leafDiagnostics(ve, v)
 	}
-	warnings := annotations(cs.tree, cs.root, v, res.Kind)
+	var warnings []Diagnostic
+	if cs.marks {
+		warnings = annotations(cs.tree, cs.root, v, res.Kind)
+	}
 	slices.SortStableFunc(warnings, func(a, b Diagnostic) int { return strings.Compare(a.Field, b.Field) })
 	out.Diagnostics = append(out.Diagnostics, slices.CompactFunc(warnings, func(a, b Diagnostic) bool { return a.Field == b.Field && a.Code == b.Code })...)
 	out.Valid = true
@@ -236,38 +239,39 @@ func (c *Contract) resolve(sub Subject) (Resolved, *compiledAt, error) {
 	if op.Problem != "" && k != KindResponse {
 		return res, nil, &Error{Code: CodeSchemaUnavailable, Field: "Operation", Message: fmt.Sprintf("operation %s's request schema cannot be evaluated: %s", res.Operation, op.Problem)}
 	}
-	var schema json.RawMessage
+	trees := c.trees[op]
+	var tree any
 	switch k {
 	case KindRequestBody:
 		if op.Body == nil {
 			if sub.Kind == "" && op.Parameters != nil {
-				res.Kind, schema = KindParameters, op.Parameters
+				res.Kind, tree = KindParameters, trees.params
 				break
 			}
 			return res, nil, &Error{Code: CodeNotFound, Field: "Operation", Message: fmt.Sprintf("operation %s (%s %s) takes no request body; check its parameters (kind %s) or a response instead", res.Operation, op.Method, op.Path, KindParameters)}
 		}
-		schema, res.MediaType = op.Body, op.BodyType
+		tree, res.MediaType = trees.body, op.BodyType
 	case KindParameters:
-		schema = op.Parameters
-		if schema == nil {
-			schema = json.RawMessage(`{"type":"object","additionalProperties":false}`)
+		tree = trees.params
+		if op.Parameters == nil {
+			tree = map[string]any{"type": "object", "additionalProperties": false}
 		}
 	case KindResponse:
-		r, err := pickResponse(op, sub.Status)
+		i, err := pickResponse(op, sub.Status)
 		if err != nil {
 			return res, nil, err
 		}
-		res.Status, res.MediaType, schema = r.Status, r.MediaType, r.Schema
+		r := op.Responses[i]
+		res.Status, res.MediaType, tree = r.Status, r.MediaType, trees.responses[i]
 	}
-	key := k + "\x00" + op.Name + "\x00" + res.Status
-	tree, err := normaliseRaw(schema)
-	if err != nil {
+	if tree == nil {
 		return res, nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema does not decode"}
 	}
-	u := bundleScheme + ":///operations/" + escapeToken(op.Name) + "/" + k + "/" + res.Status + ".json"
+	key := res.Kind + "\x00" + op.Name + "\x00" + res.Status
+	u := bundleScheme + ":///operations/" + escapeToken(op.Name) + "/" + res.Kind + "/" + res.Status + ".json"
 	cs := c.compile(key, c.fsys, u, tree, u)
 	if cs.err != nil {
-		return res, nil, &Error{Code: CodeSchemaUnavailable, Message: fmt.Sprintf("the schema of %s %s cannot be evaluated: %s", res.Operation, k, firstLine(cs.err.Error()))}
+		return res, nil, &Error{Code: CodeSchemaUnavailable, Message: fmt.Sprintf("the schema of %s %s cannot be evaluated: %s", res.Operation, res.Kind, firstLine(cs.err.Error()))}
 	}
 	return res, &compiledAt{compiled: cs, root: tree}, nil
 }
@@ -276,10 +280,6 @@ func (c *Contract) resolve(sub Subject) (Resolved, *compiledAt, error) {
 type compiledAt struct {
 	*compiled
 	root any
-}
-
-func normaliseRaw(raw json.RawMessage) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 }
 
 // conflicting refuses subject fields that do not belong to the kind.
@@ -298,7 +298,7 @@ func conflicting(k string, sub Subject) error {
 	}
 	for _, f := range []field{{"Operation", sub.Operation}, {"Status", sub.Status}, {"Message", sub.Message}, {"Configuration", sub.Configuration}} {
 		if f.val != "" && !slices.Contains(allowed, f.name) {
-			return &Error{Code: CodeInvalidArgument, Field: f.name, Message: fmt.Sprintf("%s does not apply to kind %s, which takes %s", f.name, k, strings.Join(allowed, " and "))}
+			return &Error{Code: CodeInvalidArgument, Field: f.name, Message: fmt.Sprintf("a %s does not apply to kind %s, which is about %s", strings.ToLower(f.name), k, strings.ToLower(strings.Join(allowed, " and ")))}
 		}
 	}
 	if slices.Contains(allowed, "Operation") && sub.Operation == "" {
@@ -342,21 +342,22 @@ func (c *Contract) operation(name string) (*capability.Shape, error) {
 // pickResponse finds the response for status: as written, else the
 // range (2XX) or default that covers a concrete code; empty status picks
 // the first 2XX with a JSON body.
-func pickResponse(op *capability.Shape, status string) (*capability.ResponseShape, error) {
+func pickResponse(op *capability.Shape, status string) (int, error) {
 	var statuses []string
 	for _, r := range op.Responses {
 		statuses = append(statuses, r.Status)
 	}
 	var found *capability.ResponseShape
+	at := -1
 	if status == "" {
 		for i, r := range op.Responses {
 			if strings.HasPrefix(r.Status, "2") && r.MediaType != "" {
-				found = &op.Responses[i]
+				found, at = &op.Responses[i], i
 				break
 			}
 		}
 		if found == nil {
-			return nil, &Error{Code: CodeNotFound, Field: "Status", Accepted: statuses,
+			return -1, &Error{Code: CodeNotFound, Field: "Status", Accepted: statuses,
 				Message: fmt.Sprintf("operation %s declares no 2XX response with a JSON body; name a status (declared: %s)", opName(op), orNone(statuses))}
 		}
 	} else {
@@ -364,7 +365,7 @@ func pickResponse(op *capability.Shape, status string) (*capability.ResponseShap
 		for _, want := range []string{st, rangeOf(st), "DEFAULT"} {
 			for i, r := range op.Responses {
 				if strings.EqualFold(r.Status, want) {
-					found = &op.Responses[i]
+					found, at = &op.Responses[i], i
 					break
 				}
 			}
@@ -373,17 +374,17 @@ func pickResponse(op *capability.Shape, status string) (*capability.ResponseShap
 			}
 		}
 		if found == nil {
-			return nil, &Error{Code: CodeNotFound, Field: "Status", Accepted: statuses, DidYouMean: didyoumean.Nearest(status, statuses),
+			return -1, &Error{Code: CodeNotFound, Field: "Status", Accepted: statuses, DidYouMean: didyoumean.Nearest(status, statuses),
 				Message: fmt.Sprintf("operation %s declares no response %s; declared: %s", opName(op), status, orNone(statuses))}
 		}
 	}
 	switch {
 	case found.Problem != "":
-		return nil, &Error{Code: CodeSchemaUnavailable, Field: "Status", Message: fmt.Sprintf("response %s of %s cannot be evaluated: %s", found.Status, opName(op), found.Problem)}
+		return -1, &Error{Code: CodeSchemaUnavailable, Field: "Status", Message: fmt.Sprintf("response %s of %s cannot be evaluated: %s", found.Status, opName(op), found.Problem)}
 	case found.MediaType == "":
-		return nil, &Error{Code: CodeNotFound, Field: "Status", Message: fmt.Sprintf("response %s of %s declares no JSON body to check (%s)", found.Status, opName(op), orText(found.Description, "no description"))}
+		return -1, &Error{Code: CodeNotFound, Field: "Status", Message: fmt.Sprintf("response %s of %s declares no JSON body to check (%s)", found.Status, opName(op), orText(found.Description, "no description"))}
 	}
-	return found, nil
+	return at, nil
 }
 
 func rangeOf(status string) string {
@@ -583,23 +584,23 @@ func describe(e *jsonschema.ValidationError, inst any) []Diagnostic {
 		d.Code, d.Expected = DiagMultipleOf, "a multiple of "+ratString(k.Want)
 		d.Message = fmt.Sprintf("%s must be a multiple of %s; got %s", where, ratString(k.Want), ratString(k.Got))
 	case *kind.MinLength:
-		d.Code, d.Expected = DiagLength, fmt.Sprintf("at least %d characters", k.Want)
-		d.Message = fmt.Sprintf("%s must have at least %d characters; it has %d", where, k.Want, k.Got)
+		d.Code, d.Expected = DiagLength, "at least "+count(k.Want, "character")
+		d.Message = fmt.Sprintf("%s must have at least %s; it has %d", where, count(k.Want, "character"), k.Got)
 	case *kind.MaxLength:
-		d.Code, d.Expected = DiagLength, fmt.Sprintf("at most %d characters", k.Want)
-		d.Message = fmt.Sprintf("%s must have at most %d characters; it has %d", where, k.Want, k.Got)
+		d.Code, d.Expected = DiagLength, "at most "+count(k.Want, "character")
+		d.Message = fmt.Sprintf("%s must have at most %s; it has %d", where, count(k.Want, "character"), k.Got)
 	case *kind.MinItems:
-		d.Code, d.Expected = DiagCount, fmt.Sprintf("at least %d items", k.Want)
-		d.Message = fmt.Sprintf("%s must have at least %d items; it has %d", where, k.Want, k.Got)
+		d.Code, d.Expected = DiagCount, "at least "+count(k.Want, "item")
+		d.Message = fmt.Sprintf("%s must have at least %s; it has %d", where, count(k.Want, "item"), k.Got)
 	case *kind.MaxItems:
-		d.Code, d.Expected = DiagCount, fmt.Sprintf("at most %d items", k.Want)
-		d.Message = fmt.Sprintf("%s must have at most %d items; it has %d", where, k.Want, k.Got)
+		d.Code, d.Expected = DiagCount, "at most "+count(k.Want, "item")
+		d.Message = fmt.Sprintf("%s must have at most %s; it has %d", where, count(k.Want, "item"), k.Got)
 	case *kind.MinProperties:
-		d.Code, d.Expected = DiagCount, fmt.Sprintf("at least %d fields", k.Want)
-		d.Message = fmt.Sprintf("%s must have at least %d fields; it has %d", where, k.Want, k.Got)
+		d.Code, d.Expected = DiagCount, "at least "+count(k.Want, "field")
+		d.Message = fmt.Sprintf("%s must have at least %s; it has %d", where, count(k.Want, "field"), k.Got)
 	case *kind.MaxProperties:
-		d.Code, d.Expected = DiagCount, fmt.Sprintf("at most %d fields", k.Want)
-		d.Message = fmt.Sprintf("%s must have at most %d fields; it has %d", where, k.Want, k.Got)
+		d.Code, d.Expected = DiagCount, "at most "+count(k.Want, "field")
+		d.Message = fmt.Sprintf("%s must have at most %s; it has %d", where, count(k.Want, "field"), k.Got)
 	case *kind.UniqueItems:
 		d.Code, d.Expected = DiagUnique, "items that differ"
 		d.Message = fmt.Sprintf("%s must not repeat an item; items %d and %d are equal", where, k.Duplicates[0], k.Duplicates[1])
@@ -624,6 +625,14 @@ func describe(e *jsonschema.ValidationError, inst any) []Diagnostic {
 		d.Message = fmt.Sprintf("%s does not satisfy the contract's %s rule", where, keyword(e.ErrorKind))
 	}
 	return []Diagnostic{d}
+}
+
+// count is "1 item", "2 items".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func keyword(k jsonschema.ErrorKind) string {
