@@ -48,9 +48,9 @@ type Contract struct {
 	fsys       fs.FS
 	operations []*capability.Shape
 	// trees are the operations' schemas decoded once, by operation.
-	trees      map[*capability.Shape]*opTrees
-	messages   []*message
-	configs    []*configuration
+	trees    map[*capability.Shape]*opTrees
+	messages []*message
+	configs  []*configuration
 	// problems are interfaces that could not be read, said in a miss.
 	problems []string
 
