@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -84,4 +85,25 @@ func TestWideValue(t *testing.T) {
 	if res.Valid || !res.Truncated || len(res.Diagnostics) != maxDiagnostics {
 		t.Errorf("valid=%v truncated=%v diagnostics=%d", res.Valid, res.Truncated, len(res.Diagnostics))
 	}
+}
+
+// TestConcurrentQuestions: one contract answers many goroutines at once,
+// schemas compiled on first use by whichever asks first (run with -race).
+func TestConcurrentQuestions(t *testing.T) {
+	c := read(t, "../../examples/bundles/catalog")
+	subjects := []Subject{{Operation: "createProduct"}, {Operation: "getProduct", Status: "200"}, {Kind: KindParameters, Operation: "listProducts"}, {Operation: "adjustStock"}}
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			sub := subjects[i%len(subjects)]
+			res, err := c.Validate(sub, json.RawMessage(`{"sku":"x"}`))
+			if err != nil || res.Valid {
+				t.Errorf("%+v: %v %+v", sub, err, res)
+			}
+			if ex, err := c.Explain(FieldQuery{Path: "price.amountMinor"}); err != nil || !ex.Found {
+				t.Errorf("explain: %v %+v", err, ex)
+			}
+		})
+	}
+	wg.Wait()
 }
