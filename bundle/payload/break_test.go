@@ -107,3 +107,44 @@ func TestConcurrentQuestions(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestIncompleteCompatBundle: Pacto's demo payments-service names an
+// OpenAPI document, an AsyncAPI document and a configuration schema that
+// the copy does not hold, and a configuration in another bundle: each
+// question says so instead of answering valid or invalid.
+func TestIncompleteCompatBundle(t *testing.T) {
+	c := read(t, compat+"bundles/payments-service/v2.1.0")
+	var e *Error
+	for _, tc := range []struct {
+		sub  Subject
+		code string
+		says string
+	}{
+		{Subject{Operation: "createPayment"}, CodeNotFound, "could not be read"},
+		{Subject{Configuration: "platform"}, CodeSchemaUnavailable, "another bundle"},
+		{Subject{Configuration: "app"}, CodeSchemaUnavailable, "could not be read"},
+		{Subject{Message: "PaymentCompleted"}, CodeNotFound, "could not be read"},
+	} {
+		_, err := c.Validate(tc.sub, json.RawMessage(`{}`))
+		if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.says) {
+			t.Errorf("%+v: got %v; want %s saying %q", tc.sub, err, tc.code, tc.says)
+		}
+	}
+	ex, err := c.Explain(FieldQuery{Path: "LOG_LEVEL"})
+	if err != nil || ex.Found || !strings.Contains(ex.Reason, "configuration platform: its schema lives in another bundle") {
+		t.Errorf("explain: %v %+v", err, ex)
+	}
+}
+
+// TestEncodedPayloadHint: an object sent as a JSON string is a type
+// mismatch whose message says how to send it.
+func TestEncodedPayloadHint(t *testing.T) {
+	c := read(t, "../../examples/bundles/payments")
+	res, err := c.Validate(Subject{Configuration: "app"}, json.RawMessage(`"{\"currency\":\"EUR\"}"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Valid || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "pass the JSON value itself") {
+		t.Errorf("%+v", res)
+	}
+}

@@ -121,8 +121,19 @@ func (c *Contract) Explain(q FieldQuery) (*Explanation, error) {
 	out.Found = len(out.Definitions) > 0
 	if !out.Found {
 		out.Reason = fmt.Sprintf("no %s of service %s defines a field %q", scopeNoun(q.Subject), c.Service, q.Path)
-		if len(c.problems) > 0 {
-			out.Reason += " (" + strings.Join(c.problems, "; ") + ")"
+		problems := slices.Clone(c.problems)
+		for _, m := range c.messages {
+			if m.problem != "" && (q.Message == "" || q.Message == m.name) && q.Operation == "" && q.Configuration == "" {
+				problems = append(problems, fmt.Sprintf("message %s: %s", m.name, m.problem))
+			}
+		}
+		for _, cfg := range c.configs {
+			if cfg.problem != "" && (q.Configuration == "" || q.Configuration == cfg.name) && q.Operation == "" && q.Message == "" {
+				problems = append(problems, fmt.Sprintf("configuration %s: %s", cfg.name, cfg.problem))
+			}
+		}
+		if len(problems) > 0 {
+			out.Reason += "; not searched: " + strings.Join(problems, "; ")
 		}
 		out.Candidates = candidates(q.Path, all)
 	}

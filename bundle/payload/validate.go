@@ -552,6 +552,9 @@ func describe(e *jsonschema.ValidationError, inst any) []Diagnostic {
 	case *kind.Type:
 		d.Code, d.Expected = DiagType, strings.Join(k.Want, " or ")
 		d.Message = fmt.Sprintf("%s must be %s; got %s", where, article(d.Expected), article(k.Got))
+		if str, ok := got.(string); ok && holdsJSON(str) {
+			d.Message += " that holds JSON: pass the JSON value itself, not encoded in a string"
+		}
 	case *kind.Enum:
 		want := make([]string, 0, len(k.Want))
 		for _, w := range k.Want {
@@ -625,6 +628,15 @@ func describe(e *jsonschema.ValidationError, inst any) []Diagnostic {
 		d.Message = fmt.Sprintf("%s does not satisfy the contract's %s rule", where, keyword(e.ErrorKind))
 	}
 	return []Diagnostic{d}
+}
+
+// holdsJSON reports whether s is a JSON object or array written as text.
+func holdsJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || (s[0] != '{' && s[0] != '[') {
+		return false
+	}
+	return json.Valid([]byte(s))
 }
 
 // count is "1 item", "2 items".
