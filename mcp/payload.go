@@ -246,8 +246,10 @@ func (st *payloadState) explain(ctx context.Context, in explainFieldArgs) (*expl
 			cfgs = append(cfgs, d.Where.Configuration)
 		}
 	}
-	if len(cfgs) > 0 && info.From == "fleet" {
-		out.SetBy, out.SetByPartial = st.setBy(ctx, in.Service, cfgs, in.Field)
+	if len(cfgs) > 0 && st.env.fleet != nil {
+		// The fleet's revisions of the same service, however this one
+		// was addressed.
+		out.SetBy, out.SetByPartial = st.setBy(ctx, info.Name, cfgs, in.Field)
 	}
 	where := make([]string, 0, len(ex.Definitions))
 	for _, d := range ex.Definitions {
@@ -275,12 +277,11 @@ func orAny(t string) string {
 
 // setBy reads the fleet revisions of the service and lists those whose
 // configuration values set the field, with the targets running them.
-func (st *payloadState) setBy(ctx context.Context, service string, cfgs []string, field string) ([]ConfigSetter, string) {
+func (st *payloadState) setBy(ctx context.Context, name string, cfgs []string, field string) ([]ConfigSetter, string) {
 	b := st.env.fleet
 	if b == nil {
 		return nil, ""
 	}
-	name, _ := splitVersion(service)
 	revs, miss := b.Current().Locate(name, "")
 	if !miss.Found {
 		return nil, ""

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,5 +112,51 @@ func TestPayloadBounds(t *testing.T) {
 	out := structured(t, res)
 	if res.IsError || out["valid"] != false || out["truncated"] != true || len(out["diagnostics"].([]any)) != 100 {
 		t.Errorf("wide payload: valid=%v truncated=%v (%s)", out["valid"], out["truncated"], text(res))
+	}
+}
+
+// TestExplainConfigurationSetBy: two revisions of payments in the fleet,
+// only the older of which sets captureDelaySeconds in its values; the
+// answer names that revision and the workload running it, and not the
+// staging workload running the newer one.
+func TestExplainConfigurationSetBy(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.CopyFS(filepath.Join(ws, "payments"), os.DirFS("../examples/bundles/payments")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(ws, "payments-rc"), os.DirFS("../examples/bundles/payments")); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(ws, "payments-rc", "pacto.yaml")
+	raw, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := strings.Replace(strings.Replace(string(raw), "version: 3.0.2", "version: 3.1.0-rc.1", 1), "      captureDelaySeconds: 30\n", "", 1)
+	if err := os.WriteFile(manifest, []byte(rc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := fleetgraph.NewBuilder(nil)
+	source.Populate(t.Context(), b, []source.Source{&source.LocalSource{Dir: ws}, &source.TargetStateSource{Path: "../examples/fleet/targets.yaml"}})
+	cs := connect(t.Context(), t, newTestServer(t, &Options{Workspace: ws, Families: []Family{FamilyPayload, FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: b}}))
+
+	// By name (the newest semantic version, the release candidate) and by
+	// the candidate's directory: the answering revision does not set the
+	// property, an older one does.
+	for _, service := range []string{"payments", "payments-rc"} {
+		res := callTool(t, cs, "pacto_explain_field", map[string]any{"service": service, "field": "captureDelaySeconds"})
+		out := structured(t, res)
+		setBy, _ := out["setBy"].([]any)
+		if res.IsError || out["found"] != true || len(setBy) != 1 {
+			t.Fatalf("%s: %s", service, text(res))
+		}
+		got := setBy[0].(map[string]any)
+		if got["version"] != "3.0.2" || got["value"] != 30.0 || len(got["targets"].([]any)) != 1 || got["targets"].([]any)[0] != fleetgraph.TargetKey("production", "kubernetes-workload", "shop/payments") {
+			t.Errorf("%s: setBy %v", service, setBy)
+		}
+		def := out["definitions"].([]any)[0].(map[string]any)
+		if def["set"] != false || out["service"].(map[string]any)["version"] != "3.1.0-rc.1" {
+			t.Errorf("%s: answered by %v, set %v; want 3.1.0-rc.1, which does not set it", service, out["service"], def["set"])
+		}
 	}
 }
