@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -117,4 +118,40 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestExplainOpenAPI30: an OpenAPI 3.0 schema's example, nullable and
+// deprecated come through bundle/capability's conversion.
+func TestExplainOpenAPI30(t *testing.T) {
+	c := writeBundle(t, map[string]string{
+		"pacto.yaml": "pactoVersion: \"2.0\"\nservice: {name: svc, version: 1.0.0}\ninterfaces:\n  - {name: http, type: openapi, ref: openapi.yaml}\n",
+		"openapi.yaml": `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /things:
+    post:
+      operationId: createThing
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                note: {type: string, nullable: true, example: "fragile", description: Handling note., deprecated: true}
+      responses:
+        "204": {description: done}
+`,
+	})
+	ex, err := c.Explain(FieldQuery{Path: "note"})
+	if err != nil || !ex.Found {
+		t.Fatalf("%v %+v", err, ex)
+	}
+	d := ex.Definitions[0]
+	if d.Type != "null or string" || d.Description != "Handling note." || len(d.Examples) != 1 || d.Examples[0] != "fragile" || !d.Deprecated {
+		t.Errorf("%+v", d.Field)
+	}
+	res, err := c.Validate(Subject{Operation: "createThing"}, json.RawMessage(`{"note":null}`))
+	if err != nil || !res.Valid {
+		t.Errorf("a null note: %v %+v", err, res)
+	}
 }
