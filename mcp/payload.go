@@ -94,12 +94,12 @@ type (
 		Configuration string `json:"configuration,omitempty" jsonschema:"configuration name; empty: the only one"`
 	}
 	validatePayloadArgs struct {
-		Service string          `json:"service" jsonschema:"name, name@version or service key (fleet), the served bundle's name, a bundle directory in the workspace, or oci://ref"`
+		Service string          `json:"service" jsonschema:"name or name@version (fleet, or the served bundle), a bundle directory in the workspace, or oci://ref"`
 		Payload json.RawMessage `json:"payload" jsonschema:"the JSON value to check"`
 		payloadSubject
 	}
 	explainFieldArgs struct {
-		Service string `json:"service" jsonschema:"as pacto_validate_payload"`
+		Service string `json:"service" jsonschema:"name or name@version (fleet, or the served bundle), a bundle directory in the workspace, or oci://ref"`
 		Field   string `json:"field" jsonschema:"dotted path: price.currency, lines[].quantity"`
 		payloadSubject
 	}
@@ -238,7 +238,11 @@ func (st *payloadState) explain(ctx context.Context, in explainFieldArgs) (*expl
 	}
 	out := &explainFieldOut{Explanation: ex, Service: info}
 	if !ex.Found {
-		return out, found(false, "field", in.Field, ex.Reason, ex.Candidates), nil
+		msg := "Not found: " + ex.Reason
+		if len(ex.Candidates) > 0 {
+			msg += "; did you mean " + strings.Join(ex.Candidates, ", ") + "?"
+		}
+		return out, msg + " (found:false).", nil
 	}
 	var cfgs []string
 	for _, d := range ex.Definitions {
