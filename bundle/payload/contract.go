@@ -305,6 +305,24 @@ func readAsyncAPI(fsys fs.FS, iface, file string) ([]*message, error) {
 			}
 		}
 	}
+	// AsyncAPI 3 operations name a channel: its messages answer to the
+	// operation's name too.
+	ops, _ := root["operations"].(map[string]any)
+	for _, opName := range sortedKeys(ops) {
+		op, _ := ops[opName].(map[string]any)
+		ch, _ := op["channel"].(map[string]any)
+		ref, _ := ch["$ref"].(string)
+		chName, ok := strings.CutPrefix(ref, "#/channels/")
+		if !ok {
+			continue
+		}
+		chName = strings.ReplaceAll(strings.ReplaceAll(chName, "~1", "/"), "~0", "~")
+		for _, m := range out {
+			if m.channel == chName && m.operation == "" {
+				m.operation = opName
+			}
+		}
+	}
 	return out, nil
 }
 
