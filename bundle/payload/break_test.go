@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestCycles: a schema that applies itself to the same value forever is
@@ -146,5 +148,36 @@ func TestEncodedPayloadHint(t *testing.T) {
 	}
 	if res.Valid || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "pass the JSON value itself") {
 		t.Errorf("%+v", res)
+	}
+}
+
+// TestSwagger2: a Swagger 2.0 document, converted as for generated tools:
+// a body parameter, a response schema with a recursive definition.
+func TestSwagger2(t *testing.T) {
+	spec, err := os.ReadFile("../capability/testdata/swagger2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := writeBundle(t, map[string]string{
+		"pacto.yaml":    "pactoVersion: \"2.0\"\nservice: {name: legacy, version: 1.0.0}\ninterfaces:\n  - {name: http, type: openapi, ref: swagger2.json}\n",
+		"swagger2.json": string(spec),
+	})
+	res, err := c.Validate(Subject{Operation: "addPet"}, json.RawMessage(`{"name":"a-very-long-name","mate":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]brief{{"mate.name", DiagRequired, "error"}, {"name", DiagLength, "error"}}, briefs(res.Diagnostics)); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+	res, err = c.Validate(Subject{Operation: "listPets", Status: "200"}, json.RawMessage(`[{"name":"x"},{"name":7}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]brief{{"[1].name", DiagType, "error"}}, briefs(res.Diagnostics)); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+	res, err = c.Validate(Subject{Kind: KindParameters, Operation: "listPets"}, json.RawMessage(`{"limit":51}`))
+	if err != nil || len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != DiagRange {
+		t.Errorf("parameters: %v %+v", err, res)
 	}
 }
