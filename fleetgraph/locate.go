@@ -22,19 +22,32 @@ type RevisionLocation struct {
 	Targets []string
 }
 
-// Locate finds the revisions of a service (by key, or by a name unique
-// across domains) for questions the snapshot does not store, which need
-// the bundle itself. version "" returns every revision, newest semantic
-// version first; otherwise the revisions of that version. A miss carries
-// the reason and did-you-mean candidates (the service's versions when the
-// version is the miss).
-func (s *Snapshot) Locate(service, version string) ([]RevisionLocation, Miss) {
+// LocateQuery names the revisions Locate finds.
+type LocateQuery struct {
+	// Service is a service key, or a name unique across domains.
+	Service string
+	// Version selects the revisions of one version; empty selects all.
+	Version string
+	// Targets fills RevisionLocation.Targets, which costs a link per
+	// target of the service.
+	Targets bool
+}
+
+// Locate finds the revisions of a service for questions the snapshot does
+// not store, which need the bundle itself: newest semantic version first.
+// A miss carries the reason and did-you-mean candidates (the service's
+// versions when the version is the miss).
+func (s *Snapshot) Locate(q LocateQuery) ([]RevisionLocation, Miss) {
+	service, version := q.Service, q.Version
 	sv, miss := s.findService(service)
 	if sv == nil {
 		return nil, miss
 	}
 	linked := map[string][]string{}
 	for _, t := range sv.tgts {
+		if !q.Targets {
+			break
+		}
 		if rk, _, _ := s.link(t); rk != "" {
 			linked[rk] = append(linked[rk], t.Key())
 		}

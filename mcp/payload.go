@@ -140,10 +140,16 @@ type (
 
 // ConfigSetter is one fleet revision that sets a configuration property.
 type ConfigSetter struct {
-	Version string   `json:"version"`
-	Value   any      `json:"value"`
-	Targets []string `json:"targets"`
+	Version string `json:"version"`
+	Value   any    `json:"value"`
+	// Targets are the first maxSetByTargets targets running the revision;
+	// TargetCount is how many run it.
+	Targets     []string `json:"targets"`
+	TargetCount int      `json:"targetCount"`
 }
+
+// maxSetByTargets bounds the targets listed per revision in setBy.
+const maxSetByTargets = 50
 
 func (st *payloadState) tools() ([]*tool, error) {
 	kinds := make([]any, 0, len(payload.Kinds()))
@@ -286,7 +292,7 @@ func (st *payloadState) setBy(ctx context.Context, name string, cfgs []string, f
 	if b == nil {
 		return nil, ""
 	}
-	revs, miss := b.Current().Locate(name, "")
+	revs, miss := b.Current().Locate(fleetgraph.LocateQuery{Service: name, Targets: true})
 	if !miss.Found {
 		return nil, ""
 	}
@@ -304,7 +310,8 @@ func (st *payloadState) setBy(ctx context.Context, name string, cfgs []string, f
 		}
 		for _, cfg := range cfgs {
 			if v, ok := c.ConfigValue(cfg, field); ok {
-				out = append(out, ConfigSetter{Version: r.Version, Value: v, Targets: orEmpty(r.Targets)})
+				tk := orEmpty(r.Targets)
+				out = append(out, ConfigSetter{Version: r.Version, Value: v, Targets: tk[:min(len(tk), maxSetByTargets)], TargetCount: len(tk)})
 				break
 			}
 		}
@@ -342,7 +349,7 @@ func (st *payloadState) contract(ctx context.Context, service string) (*payload.
 	var miss fleetgraph.Miss
 	if b := st.env.fleet; b != nil {
 		snap := b.Current()
-		revs, m := snap.Locate(name, version)
+		revs, m := snap.Locate(fleetgraph.LocateQuery{Service: name, Version: version})
 		if m.Found {
 			r := revs[0]
 			c, err := st.readLocation(ctx, r)
