@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -15,8 +16,9 @@ type RevisionLocation struct {
 	Service string
 	Version string
 	Digest  string
-	// Location is Revision.Location: a local bundle directory or a
-	// digest-pinned oci:// reference; empty when its source gave none.
+	// Location is Revision.Location (a local bundle directory or a
+	// digest-pinned oci:// reference), else the revision's resolved
+	// reference when it pins the revision's digest; empty otherwise.
 	Location string
 	// Targets are the keys of the targets linked to this revision, sorted.
 	Targets []string
@@ -61,7 +63,7 @@ func (s *Snapshot) Locate(q LocateQuery) ([]RevisionLocation, Miss) {
 		}
 		tk := linked[r.Key()]
 		slices.Sort(tk)
-		out = append(out, RevisionLocation{Key: r.Key(), Service: sv.key, Version: r.Version, Digest: r.Digest, Location: r.Location, Targets: tk})
+		out = append(out, RevisionLocation{Key: r.Key(), Service: sv.key, Version: r.Version, Digest: r.Digest, Location: locationOf(r), Targets: tk})
 	}
 	if len(out) == 0 {
 		slices.Sort(versions)
@@ -69,6 +71,20 @@ func (s *Snapshot) Locate(q LocateQuery) ([]RevisionLocation, Miss) {
 	}
 	slices.SortStableFunc(out, func(a, b RevisionLocation) int { return compareVersions(b.Version, a.Version) })
 	return out, Miss{Found: true}
+}
+
+// locationOf is where a revision's bundle can be read again: what its
+// source recorded, else its resolved reference when that pins the digest
+// (a feed that projects revisions without reading them, such as the
+// cluster's, records none).
+func locationOf(r *Revision) string {
+	if r.Location != "" {
+		return r.Location
+	}
+	if ref := parseRef(r.ResolvedRef); ref.digest != "" && ref.digest == r.Digest && strings.HasPrefix(r.ResolvedRef, "oci://") {
+		return r.ResolvedRef
+	}
+	return ""
 }
 
 // compareVersions orders semantic versions, and anything else after them

@@ -89,3 +89,27 @@ func BenchmarkLocate(b *testing.B) {
 		})
 	}
 }
+
+// TestLocateFromResolvedRef: a revision whose source records no location
+// (the cluster feed projects revisions from ServiceContract status) is
+// read again by its resolved reference when that pins its digest, and by
+// nothing otherwise.
+func TestLocateFromResolvedRef(t *testing.T) {
+	d := "sha256:" + strings.Repeat("b", 64)
+	fb := fleetgraph.NewBuilder(nil)
+	for _, r := range []*fleetgraph.Revision{
+		{Name: "pinned", Version: "1.0.0", Digest: d, ResolvedRef: "oci://reg.example/team/pinned@" + d, Source: "k8s"},
+		{Name: "tagged", Version: "1.0.0", Digest: d, ResolvedRef: "oci://reg.example/team/tagged:1.0.0", Source: "k8s"},
+	} {
+		if err := fb.UpsertRevision(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := fb.Flush()
+	for service, want := range map[string]string{"pinned": "oci://reg.example/team/pinned@" + d, "tagged": ""} {
+		got, miss := snap.Locate(fleetgraph.LocateQuery{Service: service})
+		if !miss.Found || got[0].Location != want {
+			t.Errorf("%s: %+v %+v, want location %q", service, got, miss, want)
+		}
+	}
+}
