@@ -83,6 +83,13 @@ type Revision struct {
 	// Source is the id of the source that contributed the revision.
 	Source    string    `json:"source"`
 	FetchedAt time.Time `json:"fetchedAt,omitzero"`
+	// Location is where the bundle can be read again to answer questions
+	// the snapshot does not store (a payload's schema, a field's meaning):
+	// the directory of a local bundle, or the digest-pinned oci://
+	// reference of a pulled one; empty when the source gave none. It is
+	// not part of the revision's identity (nor of the snapshot id): the
+	// same content read from another directory is the same revision.
+	Location string `json:"-"`
 }
 
 // Key returns the revision's identity.

@@ -58,6 +58,10 @@ func NewRevision(ctx context.Context, b *bundle.Bundle, opts *RevisionOptions) (
 		}
 		r.RequestedRef = b.Source.Ref
 		r.ResolvedRef = "oci://" + ref.domain + "/" + ref.repo + "@" + r.Digest
+		r.Location = r.ResolvedRef
+	}
+	if b.Source.Dir != "" {
+		r.Location = b.Source.Dir
 	}
 	if c.Service.Owner != nil {
 		r.Owner = c.Service.Owner.Team

@@ -57,17 +57,24 @@ const (
 //	CANCELLED               server        the caller went away or the call timed out
 //	INTERNAL                server        a failure on our side; details are in the server log
 //	PATH_OUTSIDE_WORKSPACE  authoring,    a path leads outside the workspace (also through a symlink)
-//	                        fleet
+//	                        fleet, payload
 //	ALREADY_EXISTS          authoring     the target exists and the call may not replace it
-//	NOT_FOUND               authoring,    the contract, item, skill or ref named does not exist;
-//	                        fleet, skill  didYouMean may name the nearest
+//	NOT_FOUND               authoring,    the contract, item, skill or ref named does not exist (payload:
+//	                        fleet, skill, the service, operation, status, message or configuration);
+//	                        payload       didYouMean may name the nearest
 //	INVALID_CONTRACT        authoring,    the result would not be, or a ref is not, a valid contract;
-//	                        fleet         findings carries the validation findings
+//	                        fleet,        findings carries the validation findings
+//	                        payload
+//	SCHEMA_UNAVAILABLE      payload       the subject exists but its schema cannot be evaluated here
+//	                                      (another schema language, another bundle, a self-referring
+//	                                      cycle, unreadable); the message says which
 //	SNAPSHOT_EXPIRED        fleet         a pinned snapshot is no longer kept
 //	SNAPSHOT_MISMATCH       fleet         a cursor belongs to another snapshot
 //	CURSOR_INVALID          fleet         a cursor is not one this server gave
-//	REGISTRY_DISABLED       fleet         a ref needs a registry and none is configured
-//	UNAVAILABLE             fleet         a ref could not be fetched
+//	REGISTRY_DISABLED       fleet,        a ref needs a registry and none is configured
+//	                        payload
+//	UNAVAILABLE             fleet,        a ref could not be fetched (payload: or a fleet revision's
+//	                        payload       bundle could not be read again)
 //
 // An argument diagnostic has one shape, capability.Diagnostic {field,
 // code, expected?, message, didYouMean?}, whoever finds the fault: this
@@ -77,6 +84,13 @@ const (
 // INVALID_VALUE and REQUEST_INVALID (the operation's OpenAPI definition
 // refuses the request as it would be sent, said in our words: the
 // argument or path into the body, and the rule it breaks).
+//
+// pacto_validate_payload's diagnostics[].code (a misfit is a result, not
+// an error) is one of bundle/payload's Diag* codes: TYPE_MISMATCH, REQUIRED,
+// UNKNOWN_FIELD, NOT_ALLOWED_VALUE, CONST_MISMATCH, PATTERN_MISMATCH,
+// FORMAT_MISMATCH, OUT_OF_RANGE, LENGTH, COUNT, NOT_MULTIPLE, NOT_UNIQUE,
+// NO_MATCHING_ALTERNATIVE, NOT_ALLOWED_HERE, INVALID_VALUE, and the
+// warnings DEPRECATED and WRITE_ONLY_FIELD.
 //
 // The domain packages keep error types of their own — they are libraries
 // used without MCP too, and the validation findings are Pacto's output
@@ -88,6 +102,7 @@ const (
 //	  the decoder's diagnostics                     didYouMean of the first; the diagnostics beside it, unchanged
 //	*fleetgraph.QueryError,      queryToolError     code, field, message
 //	  *source.RefError                              code, message
+//	*payload.Error               payloadToolError   code, message, accepted, didYouMean; field as the argument it names
 //	validate.Finding             (carried as is)    findings[]: {path, code, message}, Pacto's codes plus kubepact's
 //	                                                CONFIG_REF_NOT_RESOLVED and REF_UNREACHABLE (a ref's registry did
 //	                                                not answer: "could not check", not "invalid")

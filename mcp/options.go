@@ -68,7 +68,7 @@ const (
 
 // DefaultFamilies are the families a server registers when
 // [Options.Families] is nil.
-var DefaultFamilies = []Family{FamilyAuthoring}
+var DefaultFamilies = []Family{FamilyAuthoring, FamilyPayload}
 
 // Options configures a [Server]. The zero value of every field means its
 // documented default, and a nil *Options means all defaults.

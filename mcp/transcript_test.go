@@ -17,6 +17,8 @@ import (
 
 	"github.com/kubepact/kubepact/bundle/authoring"
 	"github.com/kubepact/kubepact/bundle/validate"
+	"github.com/kubepact/kubepact/fleetgraph"
+	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
 // TestTranscripts replays authoring tool calls from testdata/transcripts
@@ -27,6 +29,8 @@ import (
 //	ws/<path>        the workspace before the call
 //	symlinks         optional lines "ws/<path> -> <target>" ($OUTSIDE = a directory outside the workspace)
 //	allow-invalid    optional: the bundle was invalid before and may stay so
+//	fleet            optional: serve the fleet family too, its sources the
+//	                 workspace (a local source) and ws/targets.yaml when present
 //	call.json        {"tool": "pacto_create|pacto_edit|pacto_check", "args": {...}}
 //	want/result.json structuredContent of a successful call, or
 //	want/error.json  the error of an isError result ({"error": ...} in structuredContent)
@@ -59,6 +63,9 @@ var resultTypes = map[string]reflect.Type{
 	"pacto_create": reflect.TypeFor[authoring.CreateResult](),
 	"pacto_edit":   reflect.TypeFor[authoring.EditResult](),
 	"pacto_check":  reflect.TypeFor[authoring.CheckResult](),
+
+	"pacto_validate_payload": reflect.TypeFor[validatePayloadOut](),
+	"pacto_explain_field":    reflect.TypeFor[explainFieldOut](),
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -70,7 +77,7 @@ func runTranscript(t *testing.T, file string) {
 	outside := t.TempDir()
 	initial := map[string][]byte{}
 	var c transcriptCall
-	allowInvalid := false
+	allowInvalid, withFleet := false, false
 	for _, f := range ar.Files {
 		switch {
 		case strings.HasPrefix(f.Name, "ws/"):
@@ -96,6 +103,8 @@ func runTranscript(t *testing.T, file string) {
 			}
 		case f.Name == "allow-invalid":
 			allowInvalid = true
+		case f.Name == "fleet":
+			withFleet = true
 		case f.Name == "call.json":
 			data := bytes.ReplaceAll(f.Data, []byte("$OUTSIDE"), []byte(outside))
 			if err := json.Unmarshal(data, &c); err != nil {
@@ -104,9 +113,20 @@ func runTranscript(t *testing.T, file string) {
 		}
 	}
 	if resultTypes[c.Tool] == nil {
-		t.Fatalf("call.json: tool %q is not an authoring tool", c.Tool)
+		t.Fatalf("call.json: tool %q is not an authoring or payload tool", c.Tool)
 	}
-	cs := connect(t.Context(), t, newTestServer(t, &Options{Workspace: ws, Families: []Family{FamilyAuthoring}}))
+	opts := &Options{Workspace: ws, Families: []Family{FamilyAuthoring, FamilyPayload}}
+	if withFleet {
+		b := fleetgraph.NewBuilder(nil)
+		sources := []source.Source{&source.LocalSource{Dir: ws}}
+		if _, err := os.Stat(filepath.Join(ws, "targets.yaml")); err == nil {
+			sources = append(sources, &source.TargetStateSource{Path: filepath.Join(ws, "targets.yaml")})
+		}
+		source.Populate(t.Context(), b, sources)
+		opts.Families = append(opts.Families, FamilyFleet)
+		opts.Fleet = FleetOptions{Enabled: true, Builder: b}
+	}
+	cs := connect(t.Context(), t, newTestServer(t, opts))
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: c.Tool, Arguments: c.Args})
 	if err != nil {
 		t.Fatalf("%s: protocol error: %v", c.Tool, err)
@@ -134,6 +154,10 @@ func runTranscript(t *testing.T, file string) {
 		if d, ok := content["diff"].(string); ok {
 			got["want/diff"] = normalise([]byte(d))
 			content["diff"] = "(see want/diff)"
+		}
+		// A snapshot id depends on where the workspace is.
+		if svc, ok := content["service"].(map[string]any); ok && svc["snapshotId"] != nil {
+			svc["snapshotId"] = "$SNAPSHOT"
 		}
 		got["want/result.json"] = normalise(mustJSON(t, orderedAs(t, resultTypes[c.Tool], content)))
 	}
@@ -167,7 +191,7 @@ func runTranscript(t *testing.T, file string) {
 	}
 	got["want/files"] = []byte(strings.Join(all, "\n") + "\n")
 
-	if !res.IsError && c.Tool != "pacto_check" && !allowInvalid {
+	if !res.IsError && (c.Tool == "pacto_create" || c.Tool == "pacto_edit") && !allowInvalid {
 		path, _ := content["path"].(string)
 		if dry, _ := content["dryRun"].(bool); !dry {
 			r := validate.Validate(t.Context(), os.DirFS(filepath.Join(ws, path)), nil)

@@ -161,6 +161,9 @@ type projector struct {
 	opts   Options
 	creds  map[string]string
 	client *http.Client
+	// shapesOnly describes operations (Shapes) instead of preparing calls:
+	// no base URL is needed, and responses are converted too.
+	shapesOnly bool
 }
 
 func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Capability, error) {
@@ -227,6 +230,9 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	}
 	sum.Version = d.version
 	base := p.opts.BaseURL
+	if p.shapesOnly {
+		base = "http://127.0.0.1"
+	}
 	if base == "" {
 		if base = d.serverURL(); base == "" {
 			return nil, sum, errors.New("no base URL (set BaseURL or add an absolute servers[0].url to the spec)")
@@ -373,6 +379,7 @@ type operation struct {
 	description string
 	params      []*param
 	body        *body
+	responses   []ResponseShape // set by Shapes only
 	accept      string
 	security    []map[string][]string // effective requirements; nil = none declared
 	schemes     map[string]bool       // scheme names the requirements mention
@@ -425,6 +432,9 @@ func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation
 	op.title, op.description = describe(opNode, op.method, pth)
 	if err := op.build(item, opNode, itemFile); err != nil {
 		op.err = err
+	}
+	if p.shapesOnly {
+		op.responses = responseShapes(d, opNode, itemFile)
 	}
 	return op
 }

@@ -33,6 +33,11 @@ server:
               --target-state, or with --k8s (the cluster, watched live):
               pacto_fleet_search/get/graph/status/explain and pacto_impact
               over live, versioned snapshots
+  payload     pacto_validate_payload, pacto_explain_field — on by default;
+              check a JSON value against a service's contract, or explain
+              one of its fields; the service is a bundle directory in the
+              workspace, an oci:// reference, BUNDLE's service name or, with
+              the fleet, a fleet service name or name@version
 
 pacto_server_info describes the running server. --read-only registers no
 tool that can write anything. stdio is the default transport; -t http

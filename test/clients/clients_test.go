@@ -152,6 +152,15 @@ func TestTypeScriptClient(t *testing.T) {
 		{Tool: "pacto_fleet_get", Args: map[string]any{"service": "catalog"}, Expect: "ok"},
 		{Tool: "pacto_fleet_get", Args: map[string]any{"servce": "catalog"}, Expect: "toolError"},
 	}
+	// A misfit is a normal answer (valid:false), checked against the
+	// output schema like a success.
+	payload := []call{
+		{Tool: "pacto_validate_payload", Args: map[string]any{"service": "catalog", "operation": "createProduct",
+			"payload": map[string]any{"sku": "", "name": "Lamp", "price": map[string]any{"currency": "euro", "amountMinor": 1}}}, Expect: "ok"},
+		{Tool: "pacto_validate_payload", Args: map[string]any{"service": "catalog", "operationId": "createProduct", "payload": map[string]any{}}, Expect: "toolError"},
+		{Tool: "pacto_explain_field", Args: map[string]any{"service": "payments", "field": "captureDelaySeconds"}, Expect: "ok"},
+		{Tool: "pacto_explain_field", Args: map[string]any{"service": "payments", "field": "currenc"}, Expect: "ok"},
+	}
 	fleetFlags := []string{"--fleet", "--local", filepath.Join(examples, "bundles"), "--target-state", filepath.Join(examples, "fleet", "targets.yaml")}
 	bundle := func(name string) string { return filepath.Join(examples, "bundles", name) }
 	ws := []string{"--workspace", workspace, "--no-cache"}
@@ -165,7 +174,7 @@ func TestTypeScriptClient(t *testing.T) {
 		ElicitContains: "DELETE " + confirmService.URL + "/products/p-0002"}}
 
 	configs := []shipped{
-		{name: "authoring", args: ws, calls: authoring},
+		{name: "authoring", args: ws, calls: concat(authoring, payload)},
 		{name: "catalog", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, ws), calls: concat(catalogRead, authoring[:2])},
 		{name: "catalog-writes", args: concat([]string{bundle("catalog"), "--base-url", service.URL, "--allow-writes"}, ws), calls: catalogWrite},
 		{name: "payments", args: concat([]string{bundle("payments"), "--base-url", service.URL}, ws), calls: payments},
@@ -173,7 +182,7 @@ func TestTypeScriptClient(t *testing.T) {
 			calls: concat(payments, []call{{Tool: "refundPayment", Args: map[string]any{"paymentId": "pay-1"}, Expect: "toolError"}})},
 		{name: "orders", args: concat([]string{bundle("orders")}, ws), calls: orders},
 		{name: "orders-writes", args: concat([]string{bundle("orders"), "--allow-writes"}, ws), calls: orders},
-		{name: "fleet", args: concat(fleetFlags, ws), calls: fleet},
+		{name: "fleet", args: concat(fleetFlags, ws), calls: concat(fleet, payload)},
 		{name: "demo", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, fleetFlags, ws),
 			calls: concat(catalogRead[:2], fleet[:1], fleet[3:], authoring[:2])},
 		{name: "sidecar", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--no-cache"}, calls: catalogRead},
