@@ -69,8 +69,8 @@ func Shapes(ctx context.Context, b *bundle.Bundle) ([]*Shape, error) {
 			specs = append(specs, spec{name: in.Name, file: path.Clean(strings.TrimPrefix(in.Ref, "./"))})
 		}
 	}
-	p := &projector{opts: (&Options{AllowWrites: true}).withDefaults(), names: newNamer(), shapesOnly: true}
-	var out []*Shape
+	p := &projector{opts: (&Options{AllowWrites: true}).withDefaults(), shapesOnly: true}
+	var all []*operation
 	for _, s := range specs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -79,9 +79,16 @@ func Shapes(ctx context.Context, b *bundle.Bundle) ([]*Shape, error) {
 		if err != nil {
 			return nil, fmt.Errorf("interface %q: %w", s.name, err)
 		}
-		for _, op := range ops {
-			out = append(out, op.shape())
-		}
+		all = append(all, ops...)
+	}
+	// Tool names are given across every interface at once, as Project
+	// gives them, so a shape names the tool an agent would call.
+	if err := nameAll(all); err != nil {
+		return nil, err
+	}
+	out := make([]*Shape, 0, len(all))
+	for _, op := range all {
+		out = append(out, op.shape())
 	}
 	return out, nil
 }
