@@ -19,16 +19,18 @@ import (
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
-// TestTranscripts replays authoring tool calls from testdata/transcripts
-// through the real server: an mcp.Server over the workspace, called by the
-// go-sdk client in memory, so a transcript pins exactly what an agent
-// receives. Each archive holds:
+// TestTranscripts replays authoring and catalog tool calls from
+// testdata/transcripts through the real server: an mcp.Server over the
+// workspace, called by the go-sdk client in memory, so a transcript pins
+// exactly what an agent receives. Each archive holds:
 //
 //	ws/<path>        the workspace before the call
+//	roots            catalog calls: the catalog roots, one a line (ws/<path> is below the workspace)
 //	symlinks         optional lines "ws/<path> -> <target>" ($OUTSIDE = a directory outside the workspace)
 //	allow-invalid    optional: the bundle was invalid before and may stay so
-//	call.json        {"tool": "pacto_create|pacto_edit|pacto_check", "args": {...}}
-//	want/result.json structuredContent of a successful call, or
+//	call.json        {"tool": "pacto_create|pacto_edit|pacto_check|pacto_catalog_revision", "args": {...}}
+//	want/result.json structuredContent of a successful call (and for catalog
+//	                 calls want/result.txt, its text), or
 //	want/error.json  the error of an isError result ({"error": ...} in structuredContent)
 //	want/error.txt   and the text content of that result
 //	want/files       every file in the workspace after the call
@@ -59,6 +61,8 @@ var resultTypes = map[string]reflect.Type{
 	"pacto_create": reflect.TypeFor[authoring.CreateResult](),
 	"pacto_edit":   reflect.TypeFor[authoring.EditResult](),
 	"pacto_check":  reflect.TypeFor[authoring.CheckResult](),
+
+	"pacto_catalog_revision": reflect.TypeFor[CatalogRevisionResult](),
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -70,6 +74,7 @@ func runTranscript(t *testing.T, file string) {
 	outside := t.TempDir()
 	initial := map[string][]byte{}
 	var c transcriptCall
+	var roots []string
 	allowInvalid := false
 	for _, f := range ar.Files {
 		switch {
@@ -94,6 +99,13 @@ func runTranscript(t *testing.T, file string) {
 					t.Fatal(err)
 				}
 			}
+		case f.Name == "roots":
+			for _, line := range strings.Fields(string(f.Data)) {
+				if rel, ok := strings.CutPrefix(line, "ws/"); ok {
+					line = filepath.Join(ws, rel)
+				}
+				roots = append(roots, line)
+			}
 		case f.Name == "allow-invalid":
 			allowInvalid = true
 		case f.Name == "call.json":
@@ -104,9 +116,17 @@ func runTranscript(t *testing.T, file string) {
 		}
 	}
 	if resultTypes[c.Tool] == nil {
-		t.Fatalf("call.json: tool %q is not an authoring tool", c.Tool)
+		t.Fatalf("call.json: tool %q is not an authoring or catalog tool", c.Tool)
 	}
-	cs := connect(t.Context(), t, newTestServer(t, &Options{Workspace: ws, Families: []Family{FamilyAuthoring}}))
+	opts := &Options{Workspace: ws, Families: []Family{FamilyAuthoring}}
+	if strings.HasPrefix(c.Tool, "pacto_catalog") {
+		opts.Families, opts.Catalog.Roots = []Family{FamilyCatalog}, roots
+	}
+	srv, err := NewContext(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t.Context(), t, srv)
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: c.Tool, Arguments: c.Args})
 	if err != nil {
 		t.Fatalf("%s: protocol error: %v", c.Tool, err)
@@ -136,6 +156,11 @@ func runTranscript(t *testing.T, file string) {
 			content["diff"] = "(see want/diff)"
 		}
 		got["want/result.json"] = normalise(mustJSON(t, orderedAs(t, resultTypes[c.Tool], content)))
+		// A catalog answer's text is where a miss says what it means
+		// (unknown or absent, the candidates): pin it too.
+		if strings.HasPrefix(c.Tool, "pacto_catalog") {
+			got["want/result.txt"] = normalise([]byte(text(res) + "\n"))
+		}
 	}
 	var all []string
 	err = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
@@ -167,7 +192,7 @@ func runTranscript(t *testing.T, file string) {
 	}
 	got["want/files"] = []byte(strings.Join(all, "\n") + "\n")
 
-	if !res.IsError && c.Tool != "pacto_check" && !allowInvalid {
+	if !res.IsError && (c.Tool == "pacto_create" || c.Tool == "pacto_edit") && !allowInvalid {
 		path, _ := content["path"].(string)
 		if dry, _ := content["dryRun"].(bool); !dry {
 			r := validate.Validate(t.Context(), os.DirFS(filepath.Join(ws, path)), nil)
