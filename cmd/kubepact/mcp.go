@@ -33,6 +33,11 @@ server:
               --target-state, or with --k8s (the cluster, watched live):
               pacto_fleet_search/get/graph/status/explain and pacto_impact
               over live, versioned snapshots
+  catalog     with --root (repeatable; a bundle directory or an oci://
+              reference): the resources pacto://catalog and
+              pacto://catalog/closure and pacto_catalog_revision over the
+              roots and their dependency closure, re-resolved every
+              --catalog-refresh so a moved tag is a new catalogId
 
 pacto_server_info describes the running server. --read-only registers no
 tool that can write anything. stdio is the default transport; -t http
@@ -41,7 +46,8 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 		Example: `  kubepact mcp --workspace ~/contracts
   kubepact mcp examples/bundles/catalog --base-url http://127.0.0.1:8080
   kubepact mcp -t http --fleet --local examples/bundles --target-state examples/fleet/targets.yaml
-  kubepact mcp --fleet --k8s --namespace shop`,
+  kubepact mcp --fleet --k8s --namespace shop
+  kubepact mcp --root oci://ghcr.io/acme/platform:1.4.0 --root ./experimental-platform`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
