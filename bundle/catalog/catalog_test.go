@@ -1,12 +1,17 @@
 package catalog_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -376,5 +381,61 @@ func TestOptionsRefusedBeforeResolving(t *testing.T) {
 	cat := build(t, &catalog.Options{Roots: []string{dir, dir, "/nonexistent"}, Bounds: catalog.Bounds{MaxRoots: 2}})
 	if r := cat.Summary().Roots[2]; r.Resolved || r.Reason.Code != catalog.ReasonBoundExceeded || !slices.Contains(codes(cat.Meta().Limitations), catalog.LimitRoots) {
 		t.Errorf("root beyond the bound: %+v, %v", r, cat.Meta().Limitations)
+	}
+}
+
+// TestRegistryGoingAwayAndBack: a registry that stops answering makes the
+// next refresh partial (its root UNAVAILABLE, a new id); once it answers
+// again the catalog is the first one again, id included. A refresh cut
+// short by its context publishes nothing.
+func TestRegistryGoingAwayAndBack(t *testing.T) {
+	reg := testregistry.New(t, nil)
+	target, err := url.Parse(reg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down atomic.Bool
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "upstream connect error: secret-internal-host:5000", http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	host := strings.TrimPrefix(front.URL, "http://")
+	c := client(t)
+	push(t, c, reg.Host, "a", "1.0.0", "a", "1.0.0")
+
+	live, err := catalog.NewLive(t.Context(), &catalog.Options{Roots: []string{"oci://" + host + "/acme/a:1.0.0"}, Client: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := live.Current()
+	if first.Meta().Completeness != catalog.CompletenessComplete {
+		t.Fatalf("through the proxy: %+v", first.Meta())
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if cur, changed := live.Refresh(ctx); changed || cur != first {
+		t.Error("a cancelled refresh replaced the catalog")
+	}
+
+	down.Store(true)
+	gone, changed := live.Refresh(t.Context())
+	if !changed || gone.Meta().Completeness != catalog.CompletenessPartial {
+		t.Fatalf("registry down: changed %v, %+v", changed, gone.Meta())
+	}
+	r := gone.Summary().Roots[0]
+	if r.Resolved || r.Reason.Code != catalog.ReasonUnavailable || strings.Contains(r.Reason.Message, "secret-internal-host") {
+		t.Errorf("root while the registry is down: %+v", r)
+	}
+
+	down.Store(false)
+	back, changed := live.Refresh(t.Context())
+	if !changed || back.ID() != first.ID() {
+		t.Errorf("registry back: changed %v, id %s, want %s", changed, back.ID(), first.ID())
 	}
 }
