@@ -30,6 +30,9 @@
 //     and prompts.
 //   - fleet.go: the pacto_fleet_* tools and pacto_impact over fleetgraph
 //     snapshots, with per-session snapshot pinning.
+//   - catalog.go: Pacto's catalog mode over bundle/catalog: the resources
+//     pacto://catalog and pacto://catalog/closure and pacto_catalog_revision,
+//     over roots kept live (re-resolved every Catalog.Refresh).
 //   - conformance_fixtures.go: the MCP conformance suite's fixtures as one
 //     more family, compiled only with the build tag conformance (the release
 //     binary has none of it).

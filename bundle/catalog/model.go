@@ -125,7 +125,9 @@ type Meta struct {
 	// CatalogID fingerprints what was resolved (contents, topology,
 	// completeness, bounds, limitation codes) and nothing else: not the
 	// time, the roots' order, the references as written or local paths.
-	CatalogID      string       `json:"catalogId"`
+	CatalogID string `json:"catalogId"`
+	// GeneratedAt is when this catalog was resolved; a refresh that finds
+	// the same catalogId keeps the catalog, and so its time.
 	GeneratedAt    time.Time    `json:"generatedAt"`
 	Completeness   string       `json:"completeness"`
 	Bounds         Bounds       `json:"bounds"`
