@@ -46,7 +46,7 @@ func TestMCPRoot(t *testing.T) {
 		Roots []struct {
 			Resolved bool `json:"resolved"`
 			Revision struct {
-				Service struct{ Domain, Name string } `json:"service"`
+				Service struct{ Domain, Name string }   `json:"service"`
 				Content struct{ Scheme, Digest string } `json:"content"`
 			} `json:"revision"`
 		} `json:"roots"`
