@@ -123,7 +123,8 @@ var catalogFamily = &family{
 }
 
 // newCatalogState resolves the catalog once with ctx (bounded by
-// catalogLoadTimeout), then keeps it live until ctx is done. Registry
+// catalogLoadTimeout), then keeps it live for the server's life (until
+// Server.Close). Registry
 // roots use the server's one registry client.
 func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error) {
 	o := &env.opts.Catalog
@@ -157,7 +158,9 @@ func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error)
 	if refresh == 0 {
 		refresh = DefaultCatalogRefresh
 	}
-	go live.Run(ctx, refresh, catalogLoadTimeout, func(c *catalog.Catalog) { logCatalog(log, "Catalog changed", c) })
+	env.background(func(ctx context.Context) {
+		live.Run(ctx, refresh, catalogLoadTimeout, func(c *catalog.Catalog) { logCatalog(log, "Catalog changed", c) })
+	})
 	return &catalogState{live: live}, nil
 }
 

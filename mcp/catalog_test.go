@@ -12,6 +12,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/catalog"
@@ -281,4 +282,22 @@ func catalogServer(t *testing.T) *Server {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestCloseEndsTheCatalogRefresh: the refresh loop is the server's
+// background work; Close returns once it has ended.
+func TestCloseEndsTheCatalogRefresh(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte("pactoVersion: \"2.0\"\nservice:\n  name: solo\n  version: 1.0.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyCatalog}, Catalog: CatalogOptions{Roots: []string{dir}, Refresh: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	goleak.VerifyNone(t, before)
 }
