@@ -182,7 +182,11 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 	}
 	for _, name := range d.required {
 		if _, ok := args[name]; !ok {
-			return nil, d.argErr(name, fmt.Sprintf("argument %q is required: %s", name, d.describeSchema(d.schemas[name]))+d.exampleSuffix(d.schemas[name]))
+			// The accepted names too: a required argument is often missing
+			// because it was given under another name.
+			e := d.argErr(name, fmt.Sprintf("argument %q is required: %s", name, d.describeSchema(d.schemas[name]))+d.exampleSuffix(d.schemas[name]))
+			e.Accepted, e.argNames = slices.Clone(d.accepted), true
+			return nil, e
 		}
 	}
 	for _, name := range names {

@@ -37,6 +37,9 @@
 //     serves, or a fleet service by name or name@version (read again from
 //     where its source found it). It sits outside the fleet family so that
 //     family's tools/list stays within its token budget.
+//   - catalog.go: Pacto's catalog mode over bundle/catalog: the resources
+//     pacto://catalog and pacto://catalog/closure and pacto_catalog_revision,
+//     over roots kept live (re-resolved every Catalog.Refresh).
 //   - conformance_fixtures.go: the MCP conformance suite's fixtures as one
 //     more family, compiled only with the build tag conformance (the release
 //     binary has none of it).

@@ -40,7 +40,7 @@ type family struct {
 // families are every family this binary knows, in the order the
 // instructions and pacto_server_info list them. fixtureFamilies is empty
 // unless the binary is built with -tags conformance.
-var families = append([]*family{authoringFamily, capabilityFamily, fleetFamily, payloadFamily}, fixtureFamilies...)
+var families = append([]*family{authoringFamily, capabilityFamily, fleetFamily, payloadFamily, catalogFamily}, fixtureFamilies...)
 
 // knownFamilies returns the names of [families], for the options check
 // and the --families help.

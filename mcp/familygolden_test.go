@@ -15,7 +15,7 @@ import (
 )
 
 // TestToolListGoldenFamilies pins the tool list of every family beside the
-// authoring one (tools.golden.json): the fleet tools, and the generated tools
+// authoring one (tools.golden.json): the fleet tools, the catalog tool, and the generated tools
 // of each example bundle with and without --allow-writes. Each server serves
 // that family alone. Regenerate with
 // go test ./mcp -run TestToolListGolden -update, and review the diff.
@@ -29,6 +29,7 @@ func TestToolListGoldenFamilies(t *testing.T) {
 			})
 			return newTestServer(t, &Options{Families: []Family{FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: b}})
 		},
+		"catalog": func() *Server { return catalogServer(t) },
 	}
 	// Each bundle at its spec's own loopback server URL, as `kubepact mcp
 	// BUNDLE` serves it without --base-url.

@@ -92,6 +92,9 @@ type Options struct {
 	// Fleet is the fleet family's sources (see fleet.go); --fleet turns
 	// the family on.
 	Fleet FleetOptions
+	// Catalog is the catalog family's roots (see catalog.go); roots turn
+	// the family on.
+	Catalog CatalogOptions
 
 	// AuthTokenFile names a file whose trimmed content is the bearer token
 	// every HTTP request must carry. Empty means no authentication.
@@ -163,6 +166,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.DrainTimeout, "shutdown-timeout", o.DrainTimeout, "")
 	_ = fs.MarkDeprecated("shutdown-timeout", "use --drain-timeout")
 	o.Fleet.BindFlags(fs)
+	o.Catalog.BindFlags(fs)
 }
 
 // BindHTTPFlags binds the HTTP option group that every shape serving MCP
@@ -199,6 +203,8 @@ var FlagNames = map[string]string{
 	"ReadHeaderTimeout": "--read-header-timeout", "ReadTimeout": "--read-timeout", "IdleTimeout": "--idle-timeout",
 	"Fleet.Enabled": "--fleet", "Fleet.Local": "--local", "Fleet.OCI": "--oci",
 	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
+	"Catalog.Roots": "--root", "Catalog.Refresh": "--catalog-refresh",
+	"Catalog.Bounds.MaxDepth": "--catalog-max-depth", "Catalog.Bounds.MaxRevisions": "--catalog-max-revisions",
 }
 
 // FlagWords rewrites the option field names in s into the flags names
@@ -271,6 +277,7 @@ func (o *Options) setDefaults() {
 		o.Families = slices.Clone(DefaultFamilies)
 	}
 	o.Families = o.Fleet.families(o.Families)
+	o.Families = o.Catalog.families(o.Families)
 	o.SessionTimeout = cmp.Or(o.SessionTimeout, DefaultSessionTimeout)
 	o.MaxRequestBytes = cmp.Or(o.MaxRequestBytes, DefaultMaxRequestBytes)
 	o.DrainTimeout = cmp.Or(o.DrainTimeout, DefaultDrainTimeout)
@@ -307,6 +314,9 @@ func (o *Options) validate() error {
 		return optionErrorf("Workspace", ": cannot determine the current directory")
 	}
 	if err := o.Fleet.validate(); err != nil {
+		return err
+	}
+	if err := o.Catalog.validate(o.Families); err != nil {
 		return err
 	}
 	for _, f := range o.Families {

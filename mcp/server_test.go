@@ -181,7 +181,7 @@ func TestToolErrors(t *testing.T) {
 	}, {
 		name: "missing required",
 		args: map[string]any{"count": 1},
-		want: &ToolError{Code: CodeInvalidArgument, Field: "name", Message: `argument "name" is required: a string`},
+		want: &ToolError{Code: CodeInvalidArgument, Field: "name", Message: `argument "name" is required: a string`, Accepted: []string{"count", "dry_run", "name"}},
 	}, {
 		name: "wrong type",
 		args: map[string]any{"name": "x", "count": "three"},

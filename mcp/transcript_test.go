@@ -21,18 +21,20 @@ import (
 	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
-// TestTranscripts replays authoring tool calls from testdata/transcripts
-// through the real server: an mcp.Server over the workspace, called by the
-// go-sdk client in memory, so a transcript pins exactly what an agent
-// receives. Each archive holds:
+// TestTranscripts replays authoring and catalog tool calls from
+// testdata/transcripts through the real server: an mcp.Server over the
+// workspace, called by the go-sdk client in memory, so a transcript pins
+// exactly what an agent receives. Each archive holds:
 //
 //	ws/<path>        the workspace before the call
+//	roots            catalog calls: the catalog roots, one a line (ws/<path> is below the workspace)
 //	symlinks         optional lines "ws/<path> -> <target>" ($OUTSIDE = a directory outside the workspace)
 //	allow-invalid    optional: the bundle was invalid before and may stay so
 //	fleet            optional: serve the fleet family too, its sources the
 //	                 workspace (a local source) and ws/targets.yaml when present
-//	call.json        {"tool": "pacto_create|pacto_edit|pacto_check", "args": {...}}
-//	want/result.json structuredContent of a successful call, or
+//	call.json        {"tool": "pacto_create|pacto_edit|pacto_check|pacto_catalog_revision|…", "args": {...}}
+//	want/result.json structuredContent of a successful call (and for catalog
+//	                 calls want/result.txt, its text), or
 //	want/error.json  the error of an isError result ({"error": ...} in structuredContent)
 //	want/error.txt   and the text content of that result
 //	want/files       every file in the workspace after the call
@@ -66,6 +68,7 @@ var resultTypes = map[string]reflect.Type{
 
 	"pacto_validate_payload": reflect.TypeFor[validatePayloadOut](),
 	"pacto_explain_field":    reflect.TypeFor[explainFieldOut](),
+	"pacto_catalog_revision": reflect.TypeFor[CatalogRevisionResult](),
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -77,6 +80,7 @@ func runTranscript(t *testing.T, file string) {
 	outside := t.TempDir()
 	initial := map[string][]byte{}
 	var c transcriptCall
+	var roots []string
 	allowInvalid, withFleet := false, false
 	for _, f := range ar.Files {
 		switch {
@@ -101,6 +105,13 @@ func runTranscript(t *testing.T, file string) {
 					t.Fatal(err)
 				}
 			}
+		case f.Name == "roots":
+			for _, line := range strings.Fields(string(f.Data)) {
+				if rel, ok := strings.CutPrefix(line, "ws/"); ok {
+					line = filepath.Join(ws, rel)
+				}
+				roots = append(roots, line)
+			}
 		case f.Name == "allow-invalid":
 			allowInvalid = true
 		case f.Name == "fleet":
@@ -113,9 +124,12 @@ func runTranscript(t *testing.T, file string) {
 		}
 	}
 	if resultTypes[c.Tool] == nil {
-		t.Fatalf("call.json: tool %q is not an authoring or payload tool", c.Tool)
+		t.Fatalf("call.json: tool %q is not an authoring, payload or catalog tool", c.Tool)
 	}
 	opts := &Options{Workspace: ws, Families: []Family{FamilyAuthoring, FamilyPayload}}
+	if strings.HasPrefix(c.Tool, "pacto_catalog") {
+		opts.Families, opts.Catalog.Roots = []Family{FamilyCatalog}, roots
+	}
 	if withFleet {
 		b := fleetgraph.NewBuilder(nil)
 		sources := []source.Source{&source.LocalSource{Dir: ws}}
@@ -160,6 +174,11 @@ func runTranscript(t *testing.T, file string) {
 			svc["snapshotId"] = "$SNAPSHOT"
 		}
 		got["want/result.json"] = normalise(mustJSON(t, orderedAs(t, resultTypes[c.Tool], content)))
+		// A catalog answer's text is where a miss says what it means
+		// (unknown or absent, the candidates): pin it too.
+		if strings.HasPrefix(c.Tool, "pacto_catalog") {
+			got["want/result.txt"] = normalise([]byte(text(res) + "\n"))
+		}
 	}
 	var all []string
 	err = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {

@@ -38,6 +38,11 @@ server:
               one of its fields; the service is a bundle directory in the
               workspace, an oci:// reference, BUNDLE's service name or, with
               the fleet, a fleet service name or name@version
+  catalog     with --root (repeatable; a bundle directory or an oci://
+              reference): the resources pacto://catalog and
+              pacto://catalog/closure and pacto_catalog_revision over the
+              roots and their dependency closure, re-resolved every
+              --catalog-refresh so a moved tag is a new catalogId
 
 pacto_server_info describes the running server. --read-only registers no
 tool that can write anything. stdio is the default transport; -t http
@@ -46,7 +51,8 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 		Example: `  kubepact mcp --workspace ~/contracts
   kubepact mcp examples/bundles/catalog --base-url http://127.0.0.1:8080
   kubepact mcp -t http --fleet --local examples/bundles --target-state examples/fleet/targets.yaml
-  kubepact mcp --fleet --k8s --namespace shop`,
+  kubepact mcp --fleet --k8s --namespace shop
+  kubepact mcp --root oci://ghcr.io/acme/platform:1.4.0 --root ./experimental-platform`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
