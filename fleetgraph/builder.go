@@ -280,16 +280,7 @@ func (b *Builder) expire() {
 // apply builds the next snapshot from prev and a batch. Untouched shards,
 // chunks, records and index entries are shared with prev. Caller holds mu.
 func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
-	a := applier{
-		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(),
-		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
-		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
-		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: b.counts,
-		stale: b.opts.Freshness > 0, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
-	}
-	for i := range a.attn {
-		a.attn[i] = prev.attention[i].edit()
-	}
+	a := newApplier(prev, b.counts, b.opts.Freshness > 0)
 	keys := make([]string, 0, len(batch))
 	for k := range batch {
 		keys = append(keys, k)
@@ -397,6 +388,22 @@ type applier struct {
 	digests map[string]bool // revision digests that appeared or disappeared
 }
 
+// newApplier opens the transactions of one batch on prev; counts are the
+// per-source record counts it keeps up to date.
+func newApplier(prev *Snapshot, counts map[string][2]int, stale bool) *applier {
+	a := &applier{
+		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(),
+		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
+		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
+		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: counts,
+		stale: stale, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
+	}
+	for i := range a.attn {
+		a.attn[i] = prev.attention[i].edit()
+	}
+	return a
+}
+
 // list returns the batch's edit of a term's posting list.
 func (a *applier) list(term string) *sortedTx[struct{}] {
 	if tx, ok := a.postTx[term]; ok {
@@ -439,8 +446,13 @@ func (a *applier) svc(key, domain, name string) *service {
 }
 
 func (a *applier) addRevision(r *Revision) {
+	a.addRevisionEntry(&revEntry{Revision: r, hash: contentHash("revision", r)})
+}
+
+// addRevisionEntry adds a revision whose content hash is known.
+func (a *applier) addRevisionEntry(e *revEntry) {
+	r := e.Revision
 	key := r.Key()
-	e := &revEntry{Revision: r, hash: contentHash("revision", r)}
 	a.revs.set(key, e)
 	xor(&a.acc, e.hash)
 	s := a.svc(r.ServiceKey(), r.Domain, r.Name)
@@ -492,12 +504,17 @@ func (a *applier) removeRevision(key string) {
 }
 
 func (a *applier) addTarget(t *Target) {
+	a.addTargetEntry(&tgtEntry{Target: t, hash: contentHash("target", t)})
+}
+
+// addTargetEntry adds a target whose content hash is known.
+func (a *applier) addTargetEntry(e *tgtEntry) {
+	t := e.Target
 	// The composite key holds the service and target keys; the indexes
 	// share its bytes instead of allocating each key again.
 	sk0, key0 := t.ServiceKey(), t.Key()
 	comp := compositeKey(sk0, key0)
 	sk, key := comp[:len(sk0)], comp[len(sk0)+1:]
-	e := &tgtEntry{Target: t, hash: contentHash("target", t)}
 	a.tgts.set(key, e)
 	xor(&a.acc, e.hash)
 	s := a.svc(sk, domainOfKey(sk, t.Service), t.Service)

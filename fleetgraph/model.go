@@ -83,6 +83,11 @@ type Revision struct {
 	// Source is the id of the source that contributed the revision.
 	Source    string    `json:"source"`
 	FetchedAt time.Time `json:"fetchedAt,omitzero"`
+	// Scope is the namespace of the object that published the revision
+	// (a ServiceContract, a Pacto CR); empty for a source outside any
+	// namespace (a local directory, an OCI reference). A restricted view
+	// (Snapshot.Restrict) shows the revision only when it sees the scope.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Key returns the revision's identity.

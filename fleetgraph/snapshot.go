@@ -40,6 +40,14 @@ type Snapshot struct {
 	limitations  []Limitation
 	completeness string
 	acc          [32]byte // XOR of every record's content hash
+
+	// view is empty for the Builder's snapshots, and names the visibility
+	// of a restricted view (view.go). views caches the restricted views of
+	// this snapshot and scopes its scope list: both are memos, filled on
+	// first use; the records and indexes above never change.
+	view   string
+	views  viewCache
+	scopes scopeIndex
 }
 
 // revEntry and tgtEntry pair a record with its content hash, so a change
