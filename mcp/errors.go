@@ -60,7 +60,8 @@ const (
 //	SNAPSHOT_MISMATCH       fleet         a cursor belongs to another snapshot
 //	CURSOR_INVALID          fleet         a cursor is not one this server gave
 //	REGISTRY_DISABLED       fleet         a ref needs a registry and none is configured
-//	UNAVAILABLE             fleet         a ref could not be fetched
+//	UNAVAILABLE             fleet         a ref could not be fetched, or what the caller may see
+//	                                      could not be decided now (a Scoper's authority is down)
 //
 // diagnostics[].code (generated tools) is one of NOT_AN_OBJECT,
 // UNKNOWN_ARGUMENT, DUPLICATE_ARGUMENT, REQUIRED, INVALID_VALUE and

@@ -39,7 +39,6 @@ type Server struct {
 	families []familyState    // every known family and what it contributed
 	withheld []string         // write tools left out because of ReadOnly
 
-	tokenSum    []byte                 // sha256 of the bearer token; nil without authentication
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
 	httpHandler http.Handler
 	sessions    *sessionTable // the HTTP sessions of the 2025 era
@@ -89,8 +88,7 @@ func NewContext(ctx context.Context, opts *Options) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(tok)
-		s.tokenSum = sum[:]
+		s.opts.Authenticator = staticToken{sum: sha256.Sum256(tok)}
 	}
 	var err error
 	if s.metrics, err = newMetrics(s.opts.Registerer); err != nil {

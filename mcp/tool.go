@@ -158,7 +158,7 @@ func (s *Server) handler(t *tool) sdk.ToolHandler {
 				res, err = errorResult(&ToolError{Code: CodeInternal, Message: "the tool failed unexpectedly; the server log has the details"}), nil
 			}
 		}()
-		return t.call(withSession(ctx, req.Session), req.Params.Arguments), nil
+		return t.call(withCaller(withSession(ctx, req.Session), req.Extra), req.Params.Arguments), nil
 	}
 }
 
