@@ -250,3 +250,45 @@ func BenchmarkScopedQueries(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChangeThenQuery is the live case: one target changes, the
+// snapshot is published, and a reader queries it, unfiltered or through
+// a view of half the scopes (carried from the previous snapshot, so the
+// change is applied to it rather than the view rebuilt).
+func BenchmarkChangeThenQuery(b *testing.B) {
+	revs, tgts := synthetic()
+	for i, r := range revs {
+		c := *r
+		c.Scope = fmt.Sprintf("cluster-%d", i%12)
+		revs[i] = &c
+	}
+	half := fleetgraph.OnlyScopes("cluster-0", "cluster-1", "cluster-2", "cluster-3", "cluster-4", "cluster-5")
+	for _, mode := range []struct {
+		name string
+		vis  *fleetgraph.Visibility
+	}{{"unfiltered", nil}, {"filtered-6of12", &half}} {
+		b.Run(mode.name, func(b *testing.B) {
+			bld := buildSynthetic(b, revs, tgts)
+			if mode.vis != nil {
+				bld.Current().Restrict(*mode.vis) // the reader's first query built its view
+			}
+			t := *tgts[0]
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				i++
+				t.Compliance = fleetgraph.Statuses()[i%5]
+				if err := bld.UpsertTarget(&t); err != nil {
+					b.Fatal(err)
+				}
+				s := bld.Flush()
+				if mode.vis != nil {
+					s = s.Restrict(*mode.vis)
+				}
+				if _, err := s.Search(fleetgraph.SearchQuery{Limit: 50}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

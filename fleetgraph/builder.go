@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -258,6 +259,7 @@ func (b *Builder) Flush() *Snapshot {
 	if next.id == prev.id {
 		return prev
 	}
+	carryViews(prev, next, batch)
 	now := b.opts.Clock().UTC()
 	b.history = append(b.history, retained{snap: prev, replacedAt: now})
 	b.expire()
@@ -312,7 +314,7 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
 		pinned: a.pinned.commit(), post: a.post.commit(),
-		acc: a.acc,
+		acc: a.acc, scopeCount: a.scopeCount,
 	}
 	// Edge resolution reads the whole next snapshot, so the unresolved
 	// edges are rechecked once its records and indexes are final.
@@ -382,6 +384,11 @@ type applier struct {
 	dirty    map[string]*service // services touched by this batch: private copies
 	counts   map[string][2]int
 
+	// scopeCount counts records per scope; shared with the previous
+	// snapshot until the batch first changes it.
+	scopeCount map[string]int
+	scopeOwned bool
+
 	stale   bool            // a freshness window is set: keep evidence times
 	recheck map[string]bool // revisions whose unresolved edges to recompute
 	names   map[string]bool // service names that appeared or disappeared
@@ -397,11 +404,27 @@ func newApplier(prev *Snapshot, counts map[string][2]int, stale bool) *applier {
 		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
 		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: counts,
 		stale: stale, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
+		scopeCount: prev.scopeCount,
 	}
 	for i := range a.attn {
 		a.attn[i] = prev.attention[i].edit()
 	}
 	return a
+}
+
+// countScope moves a scope's record count, copying the shared map first.
+func (a *applier) countScope(scope string, d int) {
+	if !a.scopeOwned {
+		a.scopeCount, a.scopeOwned = maps.Clone(a.scopeCount), true
+		if a.scopeCount == nil {
+			a.scopeCount = map[string]int{}
+		}
+	}
+	if n := a.scopeCount[scope] + d; n > 0 {
+		a.scopeCount[scope] = n
+	} else {
+		delete(a.scopeCount, scope)
+	}
 }
 
 // list returns the batch's edit of a term's posting list.
@@ -476,6 +499,7 @@ func (a *applier) addRevisionEntry(e *revEntry) {
 	c := a.counts[r.Source]
 	c[0]++
 	a.counts[r.Source] = c
+	a.countScope(r.Scope, 1)
 }
 
 func (a *applier) removeRevision(key string) {
@@ -501,6 +525,7 @@ func (a *applier) removeRevision(key string) {
 	c := a.counts[e.Source]
 	c[0]--
 	a.counts[e.Source] = c
+	a.countScope(e.Scope, -1)
 }
 
 func (a *applier) addTarget(t *Target) {
@@ -535,6 +560,7 @@ func (a *applier) addTargetEntry(e *tgtEntry) {
 	c := a.counts[t.Source]
 	c[1]++
 	a.counts[t.Source] = c
+	a.countScope(t.Scope, 1)
 }
 
 func (a *applier) removeTarget(key string) {
@@ -558,6 +584,7 @@ func (a *applier) removeTarget(key string) {
 	c := a.counts[e.Source]
 	c[1]--
 	a.counts[e.Source] = c
+	a.countScope(e.Scope, -1)
 }
 
 // finishServices recomputes each touched service from its records, drops

@@ -2,6 +2,7 @@ package fleetgraph
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -75,6 +76,16 @@ func (s *Snapshot) checkInvariants() error {
 			return fmt.Errorf("target stored under %q has key %q", k, e.Key())
 		}
 		xor(&acc, e.hash)
+	}
+	scopes := map[string]int{}
+	for _, e := range s.revisions.all() {
+		scopes[e.Scope]++
+	}
+	for _, e := range s.targets.all() {
+		scopes[e.Scope]++
+	}
+	if !maps.Equal(scopes, s.scopeCount) && len(scopes)+len(s.scopeCount) > 0 {
+		return fmt.Errorf("scope counts %v do not match the records' %v", s.scopeCount, scopes)
 	}
 	if acc != s.acc {
 		return fmt.Errorf("record hashes do not add up to the snapshot's")

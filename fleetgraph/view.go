@@ -3,9 +3,12 @@ package fleetgraph
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Visibility is the set of scopes (Kubernetes namespaces, for the
@@ -71,7 +74,15 @@ type viewEntry struct {
 	once sync.Once
 	snap *Snapshot
 	used uint64
+	// ready is snap once built, for the Builder to carry it forward;
+	// usedAt is when a reader last asked for it.
+	ready  atomic.Pointer[Snapshot]
+	usedAt atomic.Int64 // unix nanoseconds
 }
+
+// viewCarry is how recently a view must have been read for the Builder
+// to carry it into the next snapshot (see carryViews).
+const viewCarry = 5 * time.Minute
 
 // scopeIndex is what a snapshot knows about its scopes, computed once on
 // first use.
@@ -93,23 +104,16 @@ func (s *Snapshot) Scopes() []string {
 func (s *Snapshot) scopeIdx() *scopeIndex {
 	x := &s.scopes
 	x.once.Do(func() {
-		seen := map[string]bool{}
-		for _, e := range s.revisions.all() {
-			seen[e.Scope] = true
-		}
-		for _, e := range s.targets.all() {
-			seen[e.Scope] = true
-		}
 		for _, l := range s.limitations {
 			if l.Subject != "" && l.Scope == "" {
 				x.unscoped = true
 			}
 		}
-		if seen[""] {
-			x.unscoped = true
-			delete(seen, "")
-		}
-		for sc := range seen {
+		for sc := range s.scopeCount {
+			if sc == "" {
+				x.unscoped = true
+				continue
+			}
 			x.scopes = append(x.scopes, sc)
 		}
 		slices.Sort(x.scopes)
@@ -146,7 +150,10 @@ func (s *Snapshot) scopeIdx() *scopeIndex {
 // Restricting to everything, or to every scope of a snapshot whose
 // records and subject-bearing limitations all have one, returns s itself.
 // Views are built once per snapshot and visibility and kept with the
-// snapshot (at most 64, least recently used dropped first).
+// snapshot (at most 64, least recently used dropped first). A view read
+// within the last five minutes is carried into the Builder's next
+// snapshot by applying the change batch to it, so a reader pays per
+// change, not per rebuild (BenchmarkChangeThenQuery).
 func (s *Snapshot) Restrict(v Visibility) *Snapshot {
 	if v.all {
 		return s
@@ -178,8 +185,49 @@ func (s *Snapshot) Restrict(v Visibility) *Snapshot {
 	}
 	e.used = c.tick
 	c.mu.Unlock()
-	e.once.Do(func() { e.snap = s.buildView(v, key) })
+	e.usedAt.Store(time.Now().UnixNano())
+	e.once.Do(func() {
+		e.snap = s.buildView(v, key)
+		e.ready.Store(e.snap)
+	})
 	return e.snap
+}
+
+// carryViews derives next's views from prev's, for every view a reader
+// asked for within viewCarry: the batch that made next from prev is
+// applied to the view, filtered by its visibility, so a reader's first
+// query after a change costs what the change costs, not a rebuild.
+func carryViews(prev, next *Snapshot, batch map[string]change) {
+	now := time.Now()
+	type carried struct {
+		key  string
+		view *Snapshot
+	}
+	var carry []carried
+	prev.views.mu.Lock()
+	for k, e := range prev.views.m {
+		if v := e.ready.Load(); v != nil && now.Sub(time.Unix(0, e.usedAt.Load())) < viewCarry {
+			carry = append(carry, carried{k, v})
+		}
+	}
+	prev.views.mu.Unlock()
+	if len(carry) == 0 {
+		return
+	}
+	c := &next.views
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*viewEntry{}
+	}
+	for _, cv := range carry {
+		nv := cv.view.advance(next, batch)
+		e := &viewEntry{}
+		e.once.Do(func() { e.snap = nv })
+		e.ready.Store(nv)
+		e.usedAt.Store(now.UnixNano())
+		c.m[cv.key] = e
+	}
 }
 
 // evictLocked drops the least recently used view other than keep.
@@ -214,13 +262,43 @@ func (s *Snapshot) buildView(v Visibility, key string) *Snapshot {
 			a.addTargetEntry(e)
 		}
 	}
+	return s.finishView(a, v, key, counts)
+}
+
+// advance is the view pv of the previous snapshot moved to next: every
+// record the batch touched is taken out of the view and put back as next
+// holds it, when the view sees its scope (a record that moved to a hidden
+// scope leaves the view; one deleted stays out).
+func (pv *Snapshot) advance(next *Snapshot, batch map[string]change) *Snapshot {
+	counts := maps.Clone(pv.counts)
+	a := newApplier(pv, counts, pv.freshness > 0)
+	for k, c := range batch {
+		key := k[1:]
+		switch c.kind {
+		case upsertRevision, deleteRevision:
+			a.removeRevision(key)
+			if e, ok := next.revisions.get(key); ok && pv.vis.Sees(e.Scope) {
+				a.addRevisionEntry(e)
+			}
+		case upsertTarget, deleteTarget:
+			a.removeTarget(key)
+			if e, ok := next.targets.get(key); ok && pv.vis.Sees(e.Scope) {
+				a.addTargetEntry(e)
+			}
+		}
+	}
+	return next.finishView(a, pv.vis, pv.view, counts)
+}
+
+// finishView commits a view's applier into a snapshot that answers as s.
+func (s *Snapshot) finishView(a *applier, v Visibility, key string, counts map[string][2]int) *Snapshot {
 	a.finishServices()
 	a.commitPostings()
 	next := &Snapshot{
-		id: s.id, asOf: s.asOf, seq: s.seq, freshness: s.freshness, view: key,
+		id: s.id, asOf: s.asOf, seq: s.seq, freshness: s.freshness, view: key, vis: v, counts: counts,
 		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
-		pinned: a.pinned.commit(), post: a.post.commit(), acc: a.acc,
+		pinned: a.pinned.commit(), post: a.post.commit(), acc: a.acc, scopeCount: a.scopeCount,
 	}
 	a.recheckEdges(next)
 	for i, tx := range a.attn {

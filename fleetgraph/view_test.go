@@ -379,3 +379,92 @@ func TestRestrictBoundsItsViews(t *testing.T) {
 		t.Errorf("id %q", full.ID())
 	}
 }
+
+// TestRestrictAcrossChanges: views read on one snapshot are carried into
+// the next by applying the change batch to them; after every batch of
+// random changes — records moving between namespaces, deleted, re-added,
+// statuses changing — each carried view still equals the fleet of its
+// visible records.
+func TestRestrictAcrossChanges(t *testing.T) {
+	f := newScopedFleet(5, 40)
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }, Freshness: 24 * time.Hour})
+	revs, tgts := map[string]*fleetgraph.Revision{}, map[string]*fleetgraph.Target{}
+	for _, r := range f.revs {
+		revs[r.Key()] = r
+		if err := b.UpsertRevision(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tg := range f.tgts {
+		tgts[tg.Key()] = tg
+		if err := b.UpsertTarget(tg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.SetSource(f.src, f.lims...)
+	b.Flush()
+	vis := []fleetgraph.Visibility{fleetgraph.OnlyScopes("a"), fleetgraph.OnlyScopes("b", "c"), fleetgraph.OnlyScopes("a", "b", "c")}
+	rng := rand.New(rand.NewPCG(5, 5))
+	scopes := []string{"a", "b", "c", ""}
+	for round := range 12 {
+		for _, v := range vis {
+			b.Current().Restrict(v) // read: the next snapshot carries it
+		}
+		for range 1 + rng.IntN(8) {
+			switch rng.IntN(5) {
+			case 0: // a revision moves namespace (or out of any)
+				r := *f.revs[rng.IntN(len(f.revs))]
+				r.Scope = scopes[rng.IntN(len(scopes))]
+				revs[r.Key()] = &r
+				if err := b.UpsertRevision(&r); err != nil {
+					t.Fatal(err)
+				}
+			case 1: // a revision is deleted
+				r := f.revs[rng.IntN(len(f.revs))]
+				delete(revs, r.Key())
+				b.DeleteRevision(r.Key())
+			case 2: // a target moves or changes status
+				tg := *f.tgts[rng.IntN(len(f.tgts))]
+				tg.Scope = scopes[rng.IntN(3)]
+				tg.Compliance = fleetgraph.Statuses()[rng.IntN(5)]
+				tgts[tg.Key()] = &tg
+				if err := b.UpsertTarget(&tg); err != nil {
+					t.Fatal(err)
+				}
+			case 3: // a target is deleted
+				tg := f.tgts[rng.IntN(len(f.tgts))]
+				for k, cur := range tgts {
+					if cur.Name == tg.Name {
+						delete(tgts, k)
+						b.DeleteTarget(k)
+					}
+				}
+			case 4: // a new service appears in some namespace
+				r := &fleetgraph.Revision{Domain: "registry.example.com/team", Name: fmt.Sprintf("new-%d", round), Version: "1.0.0",
+					Digest: fmt.Sprintf("sha256:%064d", round), Source: "kube", Scope: scopes[rng.IntN(3)],
+					Edges: []fleetgraph.Edge{{Type: fleetgraph.EdgeDependency, Name: "svc-001", Ref: "oci://registry.example.com/team/svc-001"}}}
+				revs[r.Key()] = r
+				if err := b.UpsertRevision(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cur := b.Flush()
+		now := scopedFleet{src: f.src, lims: f.lims}
+		for _, r := range revs {
+			now.revs = append(now.revs, r)
+		}
+		for _, tg := range tgts {
+			now.tgts = append(now.tgts, tg)
+		}
+		for _, v := range vis {
+			view := cur.Restrict(v)
+			if err := view.CheckInvariants(); err != nil {
+				t.Fatalf("round %d, view %v: %v", round, v.Scopes(), err)
+			}
+			if diff := cmp.Diff(answers(t, now.build(t, v), nil), answers(t, view, nil)); diff != "" {
+				t.Fatalf("round %d, view %v: the carried view differs from the fleet of its visible records (-want +got):\n%s", round, v.Scopes(), diff)
+			}
+		}
+	}
+}
