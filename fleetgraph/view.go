@@ -265,29 +265,29 @@ func (s *Snapshot) buildView(v Visibility, key string) *Snapshot {
 	return s.finishView(a, v, key, counts)
 }
 
-// advance is the view pv of the previous snapshot moved to next: every
+// advance is the view s of the previous snapshot moved to next: every
 // record the batch touched is taken out of the view and put back as next
 // holds it, when the view sees its scope (a record that moved to a hidden
 // scope leaves the view; one deleted stays out).
-func (pv *Snapshot) advance(next *Snapshot, batch map[string]change) *Snapshot {
-	counts := maps.Clone(pv.counts)
-	a := newApplier(pv, counts, pv.freshness > 0)
+func (s *Snapshot) advance(next *Snapshot, batch map[string]change) *Snapshot {
+	counts := maps.Clone(s.counts)
+	a := newApplier(s, counts, s.freshness > 0)
 	for k, c := range batch {
 		key := k[1:]
 		switch c.kind {
 		case upsertRevision, deleteRevision:
 			a.removeRevision(key)
-			if e, ok := next.revisions.get(key); ok && pv.vis.Sees(e.Scope) {
+			if e, ok := next.revisions.get(key); ok && s.vis.Sees(e.Scope) {
 				a.addRevisionEntry(e)
 			}
 		case upsertTarget, deleteTarget:
 			a.removeTarget(key)
-			if e, ok := next.targets.get(key); ok && pv.vis.Sees(e.Scope) {
+			if e, ok := next.targets.get(key); ok && s.vis.Sees(e.Scope) {
 				a.addTargetEntry(e)
 			}
 		}
 	}
-	return next.finishView(a, pv.vis, pv.view, counts)
+	return next.finishView(a, s.vis, s.view, counts)
 }
 
 // finishView commits a view's applier into a snapshot that answers as s.
