@@ -365,6 +365,21 @@ func TestKubeIdentityCaches(t *testing.T) {
 	if n := reviews(func() { authn("bogus", false)(); authn(tok, true)() }); n != 1 {
 		t.Errorf("after 6s: %d requests, want 1 (the refusal asked again, the acceptance cached)", n)
 	}
+	// Fifty callers presenting a new token at once cause one TokenReview.
+	tok2 := serviceAccountToken(t, ns, "crowd")
+	if n := reviews(func() {
+		var wg sync.WaitGroup
+		for range 50 {
+			wg.Go(func() {
+				if _, err := ident.Authenticate(t.Context(), tok2); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}); n != 1 {
+		t.Errorf("50 concurrent checks of one new token: %d requests, want 1", n)
+	}
 	// Two more tokens push the valid one out of a cache of two.
 	authn("bogus-2", false)()
 	authn("bogus-3", false)()
