@@ -59,7 +59,7 @@ func (c *testClock) Add(d time.Duration) {
 
 // serviceAccountToken creates a ServiceAccount and returns a token for it
 // from the TokenRequest API.
-func serviceAccountToken(t *testing.T, ns, name string) string {
+func serviceAccountToken(t testing.TB, ns, name string) string {
 	t.Helper()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	create(t, sa)
@@ -76,7 +76,7 @@ func serviceAccountToken(t *testing.T, ns, name string) string {
 // grantList lets a ServiceAccount list ServiceContracts in ns (a Role and
 // RoleBinding), or in every namespace when ns is "" (a ClusterRole and
 // ClusterRoleBinding). It returns the binding, for revoking.
-func grantList(t *testing.T, ns, saNS, sa string) metav1.Object {
+func grantList(t testing.TB, ns, saNS, sa string) metav1.Object {
 	t.Helper()
 	rules := []rbacv1.PolicyRule{{APIGroups: []string{"kubepact.dev"}, Resources: []string{"servicecontracts"}, Verbs: []string{"get", "list", "watch"}}}
 	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: saNS, Name: sa}}
@@ -120,7 +120,7 @@ targets:
 	return b
 }
 
-func serveMCP(t *testing.T, opts *mcp.Options) string {
+func serveMCP(t testing.TB, opts *mcp.Options) string {
 	t.Helper()
 	srv, err := mcp.NewContext(t.Context(), opts)
 	if err != nil {
@@ -151,7 +151,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func mcpClient(t *testing.T, url, token, era string) *sdk.ClientSession {
+func mcpClient(t testing.TB, url, token, era string) *sdk.ClientSession {
 	t.Helper()
 	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}, DisableStandaloneSSE: true, MaxRetries: -1}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "identity-test", Version: "v0"}, nil).Connect(t.Context(), tr, &sdk.ClientSessionOptions{ProtocolVersion: era})
@@ -162,7 +162,7 @@ func mcpClient(t *testing.T, url, token, era string) *sdk.ClientSession {
 	return cs
 }
 
-func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) map[string]any {
+func call(t testing.TB, cs *sdk.ClientSession, tool string, args map[string]any) map[string]any {
 	t.Helper()
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
