@@ -68,7 +68,7 @@ func BenchmarkScopedMCPQuery(b *testing.B) {
 	plain.AuthTokenFile = tokenFile
 	scoped.Authenticator, scoped.Scoper = ident, ident
 	clients := map[string]*sdk.ClientSession{
-		"unfiltered": mcpClient(b, serveMCP(b, &plain), "static-secret", "2026-07-28"),
+		"unfiltered":   mcpClient(b, serveMCP(b, &plain), "static-secret", "2026-07-28"),
 		"scoped-5of20": mcpClient(b, serveMCP(b, &scoped), tok, "2026-07-28"),
 	}
 	for _, q := range []struct {
