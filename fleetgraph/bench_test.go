@@ -180,3 +180,115 @@ func BenchmarkImpact(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScopedQueries compares each query on the whole snapshot
+// (unfiltered) with the same query on a restricted view, looked up per
+// query as a server does (Restrict, warm: the view is built on first use
+// per snapshot and visibility), on the synthetic fleet with revisions and
+// targets spread over 12 scopes. restrict-cold is the one-off cost of
+// building a view.
+func BenchmarkScopedQueries(b *testing.B) {
+	revs, tgts := synthetic()
+	for i, r := range revs {
+		c := *r
+		c.Scope = fmt.Sprintf("cluster-%d", i%12)
+		revs[i] = &c
+	}
+	s := buildSynthetic(b, revs, tgts).Current()
+	half := fleetgraph.OnlyScopes("cluster-0", "cluster-1", "cluster-2", "cluster-3", "cluster-4", "cluster-5")
+	one := fleetgraph.OnlyScopes("cluster-0")
+	queries := []struct {
+		name string
+		run  func(*fleetgraph.Snapshot) error
+	}{
+		{"search", func(s *fleetgraph.Snapshot) error { _, err := s.Search(fleetgraph.SearchQuery{Limit: 50}); return err }},
+		{"search-filters", func(s *fleetgraph.Snapshot) error {
+			_, err := s.Search(fleetgraph.SearchQuery{Limit: 50, Compliance: fleetgraph.StatusNonCompliant, Labels: "env=prod"})
+			return err
+		}},
+		{"get", func(s *fleetgraph.Snapshot) error {
+			_, err := s.Get(fleetgraph.GetQuery{Service: "registry.example.com%2Fteam0/svc-00000"})
+			return err
+		}},
+		{"status", func(s *fleetgraph.Snapshot) error { _, err := s.Status(fleetgraph.StatusQuery{}); return err }},
+		{"graph", func(s *fleetgraph.Snapshot) error {
+			_, err := s.Graph(fleetgraph.GraphQuery{Service: "registry.example.com%2Fteam0/svc-00000", Transitive: true, MaxDepth: 3})
+			return err
+		}},
+	}
+	for _, q := range queries {
+		for _, mode := range []struct {
+			name string
+			snap func() *fleetgraph.Snapshot
+		}{
+			{"unfiltered", func() *fleetgraph.Snapshot { return s }},
+			{"filtered-6of12", func() *fleetgraph.Snapshot { return s.Restrict(half) }},
+			{"filtered-1of12", func() *fleetgraph.Snapshot { return s.Restrict(one) }},
+		} {
+			b.Run(q.name+"/"+mode.name, func(b *testing.B) {
+				_ = q.run(mode.snap()) // build the view outside the loop
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := q.run(mode.snap()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+	for _, v := range []struct {
+		name   string
+		scopes []string
+	}{{"6of12", half.Scopes()}, {"1of12", one.Scopes()}} {
+		b.Run("restrict-cold/"+v.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++ // a scope no record has makes each visibility new
+				s.Restrict(fleetgraph.OnlyScopes(append(v.scopes, fmt.Sprint("none-", i))...))
+			}
+		})
+	}
+}
+
+// BenchmarkChangeThenQuery is the live case: one target changes, the
+// snapshot is published, and a reader queries it, unfiltered or through
+// a view of half the scopes (carried from the previous snapshot, so the
+// change is applied to it rather than the view rebuilt).
+func BenchmarkChangeThenQuery(b *testing.B) {
+	revs, tgts := synthetic()
+	for i, r := range revs {
+		c := *r
+		c.Scope = fmt.Sprintf("cluster-%d", i%12)
+		revs[i] = &c
+	}
+	half := fleetgraph.OnlyScopes("cluster-0", "cluster-1", "cluster-2", "cluster-3", "cluster-4", "cluster-5")
+	for _, mode := range []struct {
+		name string
+		vis  *fleetgraph.Visibility
+	}{{"unfiltered", nil}, {"filtered-6of12", &half}} {
+		b.Run(mode.name, func(b *testing.B) {
+			bld := buildSynthetic(b, revs, tgts)
+			if mode.vis != nil {
+				bld.Current().Restrict(*mode.vis) // the reader's first query built its view
+			}
+			t := *tgts[0]
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				i++
+				t.Compliance = fleetgraph.Statuses()[i%5]
+				if err := bld.UpsertTarget(&t); err != nil {
+					b.Fatal(err)
+				}
+				s := bld.Flush()
+				if mode.vis != nil {
+					s = s.Restrict(*mode.vis)
+				}
+				if _, err := s.Search(fleetgraph.SearchQuery{Limit: 50}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

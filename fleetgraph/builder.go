@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -258,6 +259,7 @@ func (b *Builder) Flush() *Snapshot {
 	if next.id == prev.id {
 		return prev
 	}
+	carryViews(prev, next, batch)
 	now := b.opts.Clock().UTC()
 	b.history = append(b.history, retained{snap: prev, replacedAt: now})
 	b.expire()
@@ -280,16 +282,7 @@ func (b *Builder) expire() {
 // apply builds the next snapshot from prev and a batch. Untouched shards,
 // chunks, records and index entries are shared with prev. Caller holds mu.
 func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
-	a := applier{
-		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(),
-		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
-		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
-		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: b.counts,
-		stale: b.opts.Freshness > 0, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
-	}
-	for i := range a.attn {
-		a.attn[i] = prev.attention[i].edit()
-	}
+	a := newApplier(prev, b.counts, b.opts.Freshness > 0)
 	keys := make([]string, 0, len(batch))
 	for k := range batch {
 		keys = append(keys, k)
@@ -321,7 +314,7 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
 		pinned: a.pinned.commit(), post: a.post.commit(),
-		acc: a.acc,
+		acc: a.acc, scopeCount: a.scopeCount,
 	}
 	// Edge resolution reads the whole next snapshot, so the unresolved
 	// edges are rechecked once its records and indexes are final.
@@ -391,10 +384,47 @@ type applier struct {
 	dirty    map[string]*service // services touched by this batch: private copies
 	counts   map[string][2]int
 
+	// scopeCount counts records per scope; shared with the previous
+	// snapshot until the batch first changes it.
+	scopeCount map[string]int
+	scopeOwned bool
+
 	stale   bool            // a freshness window is set: keep evidence times
 	recheck map[string]bool // revisions whose unresolved edges to recompute
 	names   map[string]bool // service names that appeared or disappeared
 	digests map[string]bool // revision digests that appeared or disappeared
+}
+
+// newApplier opens the transactions of one batch on prev; counts are the
+// per-source record counts it keeps up to date.
+func newApplier(prev *Snapshot, counts map[string][2]int, stale bool) *applier {
+	a := &applier{
+		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(),
+		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
+		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
+		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: counts,
+		stale: stale, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
+		scopeCount: prev.scopeCount,
+	}
+	for i := range a.attn {
+		a.attn[i] = prev.attention[i].edit()
+	}
+	return a
+}
+
+// countScope moves a scope's record count, copying the shared map first.
+func (a *applier) countScope(scope string, d int) {
+	if !a.scopeOwned {
+		a.scopeCount, a.scopeOwned = maps.Clone(a.scopeCount), true
+		if a.scopeCount == nil {
+			a.scopeCount = map[string]int{}
+		}
+	}
+	if n := a.scopeCount[scope] + d; n > 0 {
+		a.scopeCount[scope] = n
+	} else {
+		delete(a.scopeCount, scope)
+	}
 }
 
 // list returns the batch's edit of a term's posting list.
@@ -439,8 +469,13 @@ func (a *applier) svc(key, domain, name string) *service {
 }
 
 func (a *applier) addRevision(r *Revision) {
+	a.addRevisionEntry(&revEntry{Revision: r, hash: contentHash("revision", r)})
+}
+
+// addRevisionEntry adds a revision whose content hash is known.
+func (a *applier) addRevisionEntry(e *revEntry) {
+	r := e.Revision
 	key := r.Key()
-	e := &revEntry{Revision: r, hash: contentHash("revision", r)}
 	a.revs.set(key, e)
 	xor(&a.acc, e.hash)
 	s := a.svc(r.ServiceKey(), r.Domain, r.Name)
@@ -464,6 +499,7 @@ func (a *applier) addRevision(r *Revision) {
 	c := a.counts[r.Source]
 	c[0]++
 	a.counts[r.Source] = c
+	a.countScope(r.Scope, 1)
 }
 
 func (a *applier) removeRevision(key string) {
@@ -489,15 +525,21 @@ func (a *applier) removeRevision(key string) {
 	c := a.counts[e.Source]
 	c[0]--
 	a.counts[e.Source] = c
+	a.countScope(e.Scope, -1)
 }
 
 func (a *applier) addTarget(t *Target) {
+	a.addTargetEntry(&tgtEntry{Target: t, hash: contentHash("target", t)})
+}
+
+// addTargetEntry adds a target whose content hash is known.
+func (a *applier) addTargetEntry(e *tgtEntry) {
+	t := e.Target
 	// The composite key holds the service and target keys; the indexes
 	// share its bytes instead of allocating each key again.
 	sk0, key0 := t.ServiceKey(), t.Key()
 	comp := compositeKey(sk0, key0)
 	sk, key := comp[:len(sk0)], comp[len(sk0)+1:]
-	e := &tgtEntry{Target: t, hash: contentHash("target", t)}
 	a.tgts.set(key, e)
 	xor(&a.acc, e.hash)
 	s := a.svc(sk, domainOfKey(sk, t.Service), t.Service)
@@ -518,6 +560,7 @@ func (a *applier) addTarget(t *Target) {
 	c := a.counts[t.Source]
 	c[1]++
 	a.counts[t.Source] = c
+	a.countScope(t.Scope, 1)
 }
 
 func (a *applier) removeTarget(key string) {
@@ -541,6 +584,7 @@ func (a *applier) removeTarget(key string) {
 	c := a.counts[e.Source]
 	c[1]--
 	a.counts[e.Source] = c
+	a.countScope(e.Scope, -1)
 }
 
 // finishServices recomputes each touched service from its records, drops

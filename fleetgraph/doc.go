@@ -21,6 +21,10 @@
 //   - query.go, graph.go, status.go: pure, deterministic queries over one
 //     snapshot (search with cursors, get, graph, status, explain). Status
 //     walks attention lists the Builder keeps per code.
+//   - view.go: restricted views ([Snapshot.Restrict]): the snapshot as a
+//     reader who may see only some scopes (namespaces) sees it, with every
+//     index rebuilt over the visible records, so totals, cursors, misses,
+//     graphs and impact never reveal a hidden record.
 //   - impact.go: the semantic diff of two contract revisions (package
 //     bundle/diff) projected onto a snapshot's dependents.
 //

@@ -87,6 +87,10 @@ type Limitation struct {
 	Message string `json:"message"`
 	Source  string `json:"source,omitempty"`
 	Subject string `json:"subject,omitempty"`
+	// Scope is the namespace the limitation is about. A restricted view
+	// (Snapshot.Restrict) shows it only when it sees the scope; one with
+	// a Subject but no Scope is shown only to unrestricted readers.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Meta is the completeness envelope on every fleet answer.

@@ -2,6 +2,7 @@ package fleetgraph
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -76,10 +77,21 @@ func (s *Snapshot) checkInvariants() error {
 		}
 		xor(&acc, e.hash)
 	}
+	scopes := map[string]int{}
+	for _, e := range s.revisions.all() {
+		scopes[e.Scope]++
+	}
+	for _, e := range s.targets.all() {
+		scopes[e.Scope]++
+	}
+	if !maps.Equal(scopes, s.scopeCount) && len(scopes)+len(s.scopeCount) > 0 {
+		return fmt.Errorf("scope counts %v do not match the records' %v", s.scopeCount, scopes)
+	}
 	if acc != s.acc {
 		return fmt.Errorf("record hashes do not add up to the snapshot's")
 	}
-	if id := snapshotID(acc, s.sources, s.limitations, s.freshness); id != s.id {
+	// A restricted view answers with the id of the snapshot it restricts.
+	if id := snapshotID(acc, s.sources, s.limitations, s.freshness); s.view == "" && id != s.id {
 		return fmt.Errorf("snapshot id %s does not match its content (%s)", s.id, id)
 	}
 	if err := s.checkKeyIndexes(); err != nil {

@@ -90,6 +90,11 @@ type Revision struct {
 	// not part of the revision's identity (nor of the snapshot id): the
 	// same content read from another directory is the same revision.
 	Location string `json:"-"`
+	// Scope is the namespace of the object that published the revision
+	// (a ServiceContract, a Pacto CR); empty for a source outside any
+	// namespace (a local directory, an OCI reference). A restricted view
+	// (Snapshot.Restrict) shows the revision only when it sees the scope.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Key returns the revision's identity.

@@ -97,6 +97,7 @@ type RevisionView struct {
 	Findings     []Finding     `json:"findings,omitempty"`
 	Source       string        `json:"source"`
 	FetchedAt    *time.Time    `json:"fetchedAt,omitempty"`
+	Scope        string        `json:"scope,omitempty"`
 }
 
 // ReadinessView is a revision's readiness evaluated at the snapshot's asOf.
@@ -156,7 +157,7 @@ func (s *Snapshot) revisionView(r *Revision) RevisionView {
 		Key: r.Key(), Service: r.Name, Domain: r.Domain, ServiceKey: r.ServiceKey(), Version: r.Version, PactoVersion: r.PactoVersion,
 		Digest: r.Digest, RequestedRef: r.RequestedRef, ResolvedRef: r.ResolvedRef, Owner: r.Owner, Workload: r.Workload,
 		Interfaces: slices.Clone(r.Interfaces), Capabilities: slices.Clone(r.Capabilities), Findings: slices.Clone(r.Findings),
-		Source: r.Source, FetchedAt: timePtr(r.FetchedAt),
+		Source: r.Source, FetchedAt: timePtr(r.FetchedAt), Scope: r.Scope,
 		Readiness: ReadinessView{State: r.Readiness.state(s.asOf)},
 	}
 	if r.Readiness != nil {
@@ -327,7 +328,7 @@ func (s *Snapshot) Search(q SearchQuery) (*SearchResult, error) {
 	}
 	fq := q
 	fq.Limit, fq.Cursor = 0, ""
-	filter := filterHash(fq)
+	filter := s.filterKey(fq)
 	var after string
 	if q.Cursor != "" {
 		c, err := s.checkCursor(q.Cursor, filter)

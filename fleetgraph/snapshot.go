@@ -40,6 +40,22 @@ type Snapshot struct {
 	limitations  []Limitation
 	completeness string
 	acc          [32]byte // XOR of every record's content hash
+	// scopeCount is how many revisions and targets each scope holds (""
+	// for records outside any), maintained by the Builder: Scopes and
+	// Restrict read it instead of walking the records.
+	scopeCount map[string]int
+
+	// view is empty for the Builder's snapshots, and names the visibility
+	// of a restricted view (view.go). views caches the restricted views of
+	// this snapshot and scopes its scope list: both are memos, filled on
+	// first use; the records and indexes above never change.
+	view   string
+	views  viewCache
+	scopes scopeIndex
+	// vis and counts are a view's visibility and per-source record
+	// counts, kept to advance the view to the next snapshot.
+	vis    Visibility
+	counts map[string][2]int
 }
 
 // revEntry and tgtEntry pair a record with its content hash, so a change

@@ -129,7 +129,7 @@ func (s *Snapshot) Status(q StatusQuery) (*StatusResult, error) {
 		limit = DefaultStatusLimit
 	}
 	cats := q.categories()
-	filter := filterHash(cats)
+	filter := s.filterKey(cats)
 	offset := 0
 	if q.Cursor != "" {
 		c, err := s.checkCursor(q.Cursor, filter)

@@ -50,6 +50,13 @@
 //     checks, bearer authentication, limits and graceful shutdown.
 //     Serve is the one HTTP server of every shape (mcp -t http, sidecar):
 //     it drains calls in progress before closing sessions.
+//   - identity.go: who calls. [Authenticator] turns a bearer token into an
+//     [Identity] (AuthTokenFile is the static one; the operator's checks
+//     Kubernetes tokens); the identity binds a session to its creator,
+//     reaches every tool call and is named in its audit line. [Scoper]
+//     decides which namespaces of a fleet snapshot a caller may see, and
+//     fleet answers are computed inside that restricted view
+//     (fleetgraph.Snapshot.Restrict), never filtered afterwards.
 //   - envelope.go: the strict JSON-RPC envelope (no key twice at any
 //     depth, ids the SDK echoes exactly), checked before the SDK decodes.
 //   - connlimit.go, sessions.go: the connection and session limits, with

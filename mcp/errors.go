@@ -74,7 +74,8 @@ const (
 //	REGISTRY_DISABLED       fleet,        a ref needs a registry and none is configured
 //	                        payload
 //	UNAVAILABLE             fleet,        a ref could not be fetched (payload: or a fleet revision's
-//	                        payload       bundle could not be read again)
+//	                        payload       bundle could not be read again), or what the caller may
+//	                                      see could not be decided now (a Scoper's authority is down)
 //
 // An argument diagnostic has one shape, capability.Diagnostic {field,
 // code, expected?, message, didYouMean?}, whoever finds the fault: this

@@ -27,6 +27,9 @@ const FamilyFleet Family = "fleet"
 
 // Fleet error codes (besides fleetgraph's query codes).
 const (
+	// CodeUnavailable: the answer cannot be given now (a ref could not be
+	// fetched, the caller's visibility could not be decided); retry.
+	CodeUnavailable     = "UNAVAILABLE"
 	CodeSnapshotExpired = "SNAPSHOT_EXPIRED" // a pinned snapshot is no longer kept
 	CodeNotComparable   = "INVALID_CONTRACT" // an impact ref whose pacto.yaml does not parse
 )
@@ -110,6 +113,10 @@ type fleetState struct {
 	loader *source.RefLoader
 	stdio  bool
 	idle   time.Duration
+	// scoper, when set, restricts every answer to what the caller may
+	// see; log receives why a restriction could not be decided.
+	scoper Scoper
+	log    logr.Logger
 
 	mu   sync.Mutex
 	pins map[*sdk.ServerSession]*pin
@@ -183,7 +190,35 @@ func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (
 	default:
 		snap, by = cur, "none"
 	}
-	return snap, PinInfo{By: by, SnapshotID: snap.ID(), Current: cur.ID(), NewerAvailable: cur.Seq() > snap.Seq()}, nil
+	info := PinInfo{By: by, SnapshotID: snap.ID(), Current: cur.ID(), NewerAvailable: cur.Seq() > snap.Seq()}
+	snap, err := f.restrict(ctx, snap)
+	if err != nil {
+		return nil, PinInfo{}, err
+	}
+	return snap, info, nil
+}
+
+// restrict narrows snap to what the caller may see, when a Scoper is
+// configured: the answer is computed inside the restricted view, never
+// filtered afterwards. A call without an identity, or whose visibility
+// cannot be decided now, is refused and shown nothing.
+func (f *fleetState) restrict(ctx context.Context, snap *fleetgraph.Snapshot) (*fleetgraph.Snapshot, error) {
+	if f.scoper == nil {
+		return snap, nil
+	}
+	who, ok := caller(ctx)
+	if !ok {
+		return nil, &ToolError{Code: CodeUnavailable, Message: "the fleet answers only authenticated HTTP callers here: connect over HTTP with a bearer token"}
+	}
+	v, err := f.scoper.Visibility(ctx, who, snap)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &ToolError{Code: CodeCancelled, Message: "the call was cancelled while deciding what the caller may see"}
+		}
+		f.log.Error(err, "Could not decide what a caller may see", "user", who.User)
+		return nil, &ToolError{Code: CodeUnavailable, Message: "could not decide which namespaces you may see right now; retry shortly"}
+	}
+	return snap.Restrict(v), nil
 }
 
 func queryToolError(err error) error {
@@ -322,6 +357,8 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 		stdio:  env.opts.Transport == TransportStdio,
 		idle:   env.opts.SessionTimeout,
 		pins:   map[*sdk.ServerSession]*pin{},
+		scoper: env.opts.Scoper,
+		log:    env.log.WithName("fleet"),
 	}
 	if f.b != nil {
 		return f, nil
@@ -547,7 +584,9 @@ func (f *fleetState) tools() ([]*tool, error) {
 // against the fleet's current snapshot (authoring.Dependencies); nil when
 // the fleet family is off, so refs stay as given.
 func (e *familyEnv) fleetDependencies() authoring.Dependencies {
-	if !e.enabled(FamilyFleet) {
+	// With a Scoper, the authoring tools resolve nothing against the fleet:
+	// they have no caller to scope by, and must not reveal what is hidden.
+	if !e.enabled(FamilyFleet) || e.opts.Scoper != nil {
 		return nil
 	}
 	return fleetDependencies{e}

@@ -3,8 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -104,13 +102,17 @@ func (s *Server) newHTTPHandler() http.Handler {
 		s.sessions.serve(w, r, stateful)
 	})
 	mux := http.NewServeMux()
-	mux.Handle(Endpoint, s.guard(route))
+	var inner http.Handler = route
+	if s.opts.Authenticator != nil {
+		inner = withTokenInfo(route)
+	}
+	mux.Handle(Endpoint, s.guard(inner))
 	return mux
 }
 
-// guard rejects DNS-rebinding and cross-origin requests (403) and, with a
-// token configured, unauthenticated ones (401), before the MCP handler
-// sees them.
+// guard rejects DNS-rebinding and cross-origin requests (403) and, with
+// authentication configured, unauthenticated ones (401), before the MCP
+// handler sees them.
 func (s *Server) guard(next http.Handler) http.Handler {
 	allowedHosts := map[string]bool{}
 	for _, h := range s.opts.AllowedHosts {
@@ -136,29 +138,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
 			return
 		}
-		if s.tokenSum != nil && !s.authorized(w, r) {
-			return
+		if s.opts.Authenticator != nil {
+			var ok bool
+			if r, ok = s.authenticate(w, r); !ok {
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// authorized checks the bearer token in constant time (over digests, so the
-// length leaks nothing either) and answers 401 when it fails.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="kubepact"`)
-		http.Error(w, "Unauthorized: a bearer token is required", http.StatusUnauthorized)
-		return false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	if subtle.ConstantTimeCompare(sum[:], s.tokenSum) != 1 {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="kubepact", error="invalid_token"`)
-		http.Error(w, "Unauthorized: invalid bearer token", http.StatusUnauthorized)
-		return false
-	}
-	return true
 }
 
 // originOK accepts an http(s) origin whose host passes the Host rules, or
@@ -193,7 +180,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	url := "http://" + ln.Addr().String() + Endpoint
 	s.servedURL.Store(&url)
 	host := hostname(ln.Addr().String())
-	if !capability.IsLoopbackHost(host) && s.tokenSum == nil {
+	if !capability.IsLoopbackHost(host) && s.opts.Authenticator == nil {
 		s.log.Info("WARNING: serving MCP beyond loopback without authentication; anyone who can reach this address can call every tool", "url", url)
 	}
 	lim := newConnLimiter(ln, s.opts.MaxConnections)
@@ -209,7 +196,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	s.log.Info("Serving MCP over Streamable HTTP", "url", url, "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly,
-		"authentication", s.tokenSum != nil, "workspace", s.opts.Workspace,
+		"authentication", s.opts.Authenticator != nil, "scoped", s.opts.Scoper != nil, "workspace", s.opts.Workspace,
 		"maxSessions", s.opts.MaxSessions, "maxConnections", s.opts.MaxConnections)
 
 	served := make(chan error, 1)

@@ -163,7 +163,7 @@ func (s *Server) info() ServerInfo {
 		tr.URL = "http://" + net.JoinHostPort(s.opts.Listen, strconv.Itoa(s.opts.Port)) + Endpoint
 	}
 	if tr.Kind == TransportHTTP {
-		if s.tokenSum != nil {
+		if s.opts.Authenticator != nil {
 			tr.Authentication = "bearer"
 		}
 	} else {

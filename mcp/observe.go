@@ -106,6 +106,12 @@ func (s *Server) observe() sdk.Middleware {
 			if id := call.Session.ID(); id != "" {
 				kv = append(kv, "session", id)
 			}
+			if who, ok := callerOf(call.Extra); ok {
+				kv = append(kv, "user", who.User)
+				if who.UID != "" {
+					kv = append(kv, "uid", who.UID)
+				}
+			}
 			// Every call is logged at V(0): the audit trail is the point.
 			s.audit.Info("Tool call", kv...)
 			return res, err

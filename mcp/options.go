@@ -97,8 +97,18 @@ type Options struct {
 	Catalog CatalogOptions
 
 	// AuthTokenFile names a file whose trimmed content is the bearer token
-	// every HTTP request must carry. Empty means no authentication.
+	// every HTTP request must carry. Empty means no authentication, unless
+	// Authenticator is set.
 	AuthTokenFile string
+	// Authenticator checks the bearer token every HTTP request must carry
+	// and names the caller (the operator's checks Kubernetes tokens with
+	// TokenReview). Set it or AuthTokenFile, not both.
+	Authenticator Authenticator
+	// Scoper restricts every fleet answer to what the caller may see
+	// (the operator's asks SubjectAccessReview which namespaces it may
+	// list ServiceContracts in). It needs an Authenticator; a call without
+	// an identity (stdio) is refused. Nil: every caller sees the fleet.
+	Scoper Scoper
 	// AllowUnauthenticatedRemote permits listening beyond loopback without a
 	// bearer token. It is logged as a warning.
 	AllowUnauthenticatedRemote bool
@@ -342,8 +352,24 @@ func (o *Options) validate() error {
 	if o.MaxConnections < 0 {
 		return optionErrorf("MaxConnections", "%d: want a positive number (0 means the default, %d)", o.MaxConnections, DefaultMaxConnections)
 	}
-	if o.Transport == TransportHTTP && !capability.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && !o.AllowUnauthenticatedRemote {
-		return optionErrorf("Listen", "%s reaches beyond loopback without authentication: set AuthTokenFile, or AllowUnauthenticatedRemote to accept that risk", o.Listen)
+	if o.AuthTokenFile != "" && o.Authenticator != nil {
+		return optionErrorf("AuthTokenFile", "and Authenticator both authenticate requests: set one of them")
+	}
+	if o.Scoper != nil && o.AuthTokenFile == "" && o.Authenticator == nil {
+		return optionErrorf("Scoper", "needs an identity to scope by: set Authenticator (or AuthTokenFile)")
+	}
+	if o.Scoper != nil {
+		// Only the fleet family answers through a scoped view; another
+		// family that reads the fleet (payload's fleet names, the catalog)
+		// would show what the caller may not see.
+		for _, f := range o.Families {
+			if f != FamilyFleet {
+				return optionErrorf("Scoper", "scopes only the fleet family; family %s would answer unscoped: serve it without a Scoper", f)
+			}
+		}
+	}
+	if o.Transport == TransportHTTP && !capability.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && o.Authenticator == nil && !o.AllowUnauthenticatedRemote {
+		return optionErrorf("Listen", "%s reaches beyond loopback without authentication: set AuthTokenFile (or an Authenticator), or AllowUnauthenticatedRemote to accept that risk", o.Listen)
 	}
 	return nil
 }

@@ -49,7 +49,6 @@ type Server struct {
 	families []familyState    // every known family and what it contributed
 	withheld []string         // write tools left out because of ReadOnly
 
-	tokenSum    []byte                 // sha256 of the bearer token; nil without authentication
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
 	httpHandler http.Handler
 	sessions    *sessionTable // the HTTP sessions of the 2025 era
@@ -98,8 +97,7 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(tok)
-		s.tokenSum = sum[:]
+		s.opts.Authenticator = staticToken{sum: sha256.Sum256(tok)}
 	}
 	if s.metrics, err = newMetrics(s.opts.Registerer); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
@@ -210,7 +208,7 @@ func (s *Server) cacheHints(_ context.Context, req sdk.Request, c *sdk.Cacheable
 	}
 	c.TTLMs = int(ttl.Milliseconds())
 	c.CacheScope = "public"
-	if s.tokenSum != nil {
+	if s.opts.Authenticator != nil {
 		c.CacheScope = "private"
 	}
 }

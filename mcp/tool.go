@@ -158,7 +158,7 @@ func (s *Server) handler(t *tool) sdk.ToolHandler {
 				res, err = errorResult(&ToolError{Code: CodeInternal, Message: "the tool failed unexpectedly; the server log has the details"}), nil
 			}
 		}()
-		return t.call(withCallRequest(withSession(ctx, req.Session), req), req.Params.Arguments), nil
+		return t.call(withCaller(withCallRequest(withSession(ctx, req.Session), req), req.Extra), req.Params.Arguments), nil
 	}
 }
 

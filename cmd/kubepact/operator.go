@@ -52,7 +52,17 @@ type operatorOptions struct {
 	serveMCP bool
 	mcp      *mcp.Options
 	webhook  webhookOptions
+	// mcpAuth is how /mcp callers are authenticated: kubernetes, token
+	// or none ("" picks token with --auth-token-file, else kubernetes).
+	mcpAuth string
 }
+
+// /mcp authentication modes (--mcp-auth).
+const (
+	mcpAuthKubernetes = "kubernetes"
+	mcpAuthToken      = "token"
+	mcpAuthNone       = "none"
+)
 
 func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, the in-cluster config, then ~/.kube/config)")
@@ -74,6 +84,7 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	o.mcp = mcp.DefaultOptions()
 	o.mcp.BindHTTPFlags(fs)
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
+	fs.StringVar(&o.mcpAuth, "mcp-auth", "", "how /mcp callers are authenticated: kubernetes (the default: a Kubernetes bearer token checked with TokenReview; answers show only the namespaces where the caller may list ServiceContracts), token (--auth-token-file: one caller who sees everything) or none (no authentication; everyone sees everything)")
 	o.webhook.BindFlags(fs)
 }
 
@@ -117,10 +128,30 @@ func (o *operatorOptions) validate(ctx context.Context) error {
 			return errors.New("--namespace: an empty namespace name is not accepted")
 		}
 	}
+	if o.mcpAuth == "" {
+		o.mcpAuth = mcpAuthKubernetes
+		if o.mcp.AuthTokenFile != "" {
+			o.mcpAuth = mcpAuthToken
+		}
+	}
+	switch {
+	case o.mcpAuth != mcpAuthKubernetes && o.mcpAuth != mcpAuthToken && o.mcpAuth != mcpAuthNone:
+		return fmt.Errorf("--mcp-auth %q is not accepted; use %s, %s or %s", o.mcpAuth, mcpAuthKubernetes, mcpAuthToken, mcpAuthNone)
+	case o.mcpAuth == mcpAuthToken && o.mcp.AuthTokenFile == "":
+		return errors.New("--mcp-auth token needs --auth-token-file")
+	case o.mcpAuth != mcpAuthToken && o.mcp.AuthTokenFile != "":
+		return fmt.Errorf("--auth-token-file is the token of --mcp-auth token, not of --mcp-auth %s: pass one or the other", o.mcpAuth)
+	}
 	if o.serveMCP {
 		// /mcp's options are checked here, before anything connects to a
-		// cluster, by the same validation the server runs.
-		s, err := mcp.NewContext(ctx, o.mcpOptions(fleetgraph.NewBuilder(nil), nil))
+		// cluster, by the same validation the server runs. In kubernetes
+		// mode the authenticator needs the cluster, so a stand-in that
+		// refuses every token takes its place for this check only.
+		opts := o.mcpOptions(fleetgraph.NewBuilder(nil), nil)
+		if o.mcpAuth == mcpAuthKubernetes {
+			opts.Authenticator = refuseAll{}
+		}
+		s, err := mcp.NewContext(ctx, opts)
 		if err != nil {
 			return fieldsToFlags(err, mcp.FlagNames, oci.FlagNames)
 		}
@@ -154,8 +185,11 @@ Deployments, StatefulSets, DaemonSets, Services and (when installed)
 Pacto's pacto.trianalab.io CRs feed versioned snapshots that the fleet
 tools (pacto_fleet_search/get/graph/status/explain, pacto_impact) answer
 from at http://127.0.0.1:8585/mcp, with no API-server call per query.
-Reach it with kubectl port-forward; --listen beyond loopback needs
---auth-token-file (or --allow-unauthenticated-remote).`,
+Reach it with kubectl port-forward. Every request carries a Kubernetes
+bearer token (kubectl create token NAME), checked with TokenReview; the
+answers show only the namespaces where that identity may list
+ServiceContracts (SubjectAccessReview), or everything when it may list
+them cluster-wide (--mcp-auth; token and none are for single-user setups).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(cmd.Context()); err != nil {
@@ -295,6 +329,15 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 	}
 	opts := o.mcpOptions(b, reg)
 	opts.Logger = log.WithName("mcp")
+	if o.mcpAuth == mcpAuthKubernetes {
+		// The operator's own identity sends the reviews: its ClusterRole
+		// may create tokenreviews and subjectaccessreviews.
+		ident, err := controllers.NewKubeIdentity(cfg, nil)
+		if err != nil {
+			return fmt.Errorf("/mcp authentication: %w", err)
+		}
+		opts.Authenticator, opts.Scoper = ident, ident
+	}
 	s, err := mcp.NewContext(ctx, opts)
 	if err != nil {
 		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
@@ -347,4 +390,12 @@ func kubeRESTConfig(kubeconfig string) (*rest.Config, error) {
 		return nil, fmt.Errorf("no Kubernetes configuration found (in cluster, $KUBECONFIG or ~/.kube/config); pass --kubeconfig: %w", err)
 	}
 	return cfg, nil
+}
+
+// refuseAll stands in for the Kubernetes authenticator while the options
+// are validated, before there is a cluster to ask; it never serves.
+type refuseAll struct{}
+
+func (refuseAll) Authenticate(context.Context, string) (mcp.Identity, error) {
+	return mcp.Identity{}, errors.New("not serving")
 }

@@ -18,7 +18,9 @@ import (
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	appsv1 "k8s.io/api/apps/v1"
+	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -42,13 +44,16 @@ func TestOperatorRefusesBadFlags(t *testing.T) {
 		{[]string{"--max-concurrent-reconciles", "0"}, "use 1 to 64"},
 		{[]string{"--namespace", "a,,b"}, "empty namespace"},
 		{[]string{"--graceful-shutdown-timeout", "-1s"}, "negative"},
-		{[]string{"--listen", "0.0.0.0"}, "--auth-token-file"},
+		{[]string{"--listen", "0.0.0.0", "--mcp-auth", "none"}, "--auth-token-file"},
 		{[]string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "--kubeconfig"},
 		// The registry group is the one every command binds; the operator
 		// takes credentials only from each object's pull Secret.
 		{[]string{"--registry-config", filepath.Join(t.TempDir(), "config.json")}, "the operator does not accept --registry-config: it takes registry credentials only from each ServiceContract's spec.pullSecretRef"},
 		{[]string{"--registry-secret-file", filepath.Join(t.TempDir(), "secret.json")}, "the operator does not accept --registry-secret-file"},
 		{[]string{"--max-entries", "0"}, "--max-entries 0: want a positive number"},
+		{[]string{"--mcp-auth", "oidc"}, "--mcp-auth \"oidc\" is not accepted"},
+		{[]string{"--mcp-auth", "token"}, "needs --auth-token-file"},
+		{[]string{"--auth-token-file", "/dev/null", "--mcp-auth", "kubernetes"}, "pass one or the other"},
 	} {
 		_, stderr, code := runKubepact(t, append([]string{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -230,11 +235,44 @@ func TestOperatorProcess(t *testing.T) {
 		t.Errorf("kstatus Current, but Ready=%v digest %q resolvedRef %q; want Ready at %s", ready, sc.Status.Digest, sc.Status.ResolvedRef, pushed)
 	}
 
+	// /mcp refuses a request without a Kubernetes bearer token.
+	noToken, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+mcpAddr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noToken.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(noToken); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("/mcp without a token: %d %q, want 401 with a challenge", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	// A ServiceAccount that may list ServiceContracts in the namespace,
+	// with a token from the TokenRequest API.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "reader"}}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "reader"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"kubepact.dev"}, Resources: []string{"servicecontracts"}, Verbs: []string{"list"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "reader"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns.Name, Name: "reader"}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "reader"}}
+	for _, obj := range []client.Object{sa, role, binding} {
+		if err := admin.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
+	if err := admin.SubResource("token").Create(t.Context(), sa, tr); err != nil {
+		t.Fatal(err)
+	}
+
 	// /mcp: the live fleet, as an MCP client over HTTP sees it — the
 	// contract's revision (the digest the reconciler pinned, its bundle
 	// read from the digest cache) and its Deployment as a Compliant target.
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "operator-test", Version: "v0"}, nil).Connect(t.Context(),
-		&sdk.StreamableClientTransport{Endpoint: "http://" + mcpAddr + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+		&sdk.StreamableClientTransport{Endpoint: "http://" + mcpAddr + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: bearerTransport{token: tr.Status.Token}}}, nil)
 	if err != nil {
 		t.Fatalf("connecting to /mcp: %v\n%s", err, logs.String())
 	}
@@ -433,4 +471,13 @@ func metricValue(exposition, name string) float64 {
 		}
 	}
 	return -1
+}
+
+// bearerTransport adds a bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
 }

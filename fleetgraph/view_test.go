@@ -1,0 +1,470 @@
+package fleetgraph_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubepact/kubepact/fleetgraph"
+)
+
+// scopedFleet is a reproducible fleet spread over namespaces a, b and c
+// (and, for some revisions, no namespace): services whose contract is in
+// one namespace and whose workloads run in others, dependencies across
+// namespaces, digests and tags, every compliance, stale evidence, and
+// limitations with and without a scope.
+type scopedFleet struct {
+	revs []*fleetgraph.Revision
+	tgts []*fleetgraph.Target
+	src  fleetgraph.SourceState
+	lims []fleetgraph.Limitation
+}
+
+func newScopedFleet(seed uint64, services int) scopedFleet {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	scopes := []string{"a", "b", "c"}
+	statuses := fleetgraph.Statuses()
+	var f scopedFleet
+	for i := range services {
+		name := fmt.Sprintf("svc-%03d", i)
+		for v := range 1 + rng.IntN(2) {
+			r := &fleetgraph.Revision{
+				Domain: "registry.example.com/team", Name: name, Version: fmt.Sprintf("1.%d.0", v),
+				Digest: fmt.Sprintf("sha256:%060x%04d", i, v), Owner: fmt.Sprintf("team-%d", i%4), Workload: "service",
+				Source: "kube", Scope: append(scopes, "")[rng.IntN(4)], Capabilities: []string{"health"},
+			}
+			if rng.IntN(2) == 0 {
+				r.Readiness = &fleetgraph.Readiness{Score: 80, MinScore: 70 + rng.IntN(20), Expires: "2099-01-01"}
+			}
+			if rng.IntN(5) == 0 {
+				r.Valid = new(false)
+			}
+			for range rng.IntN(3) {
+				j := rng.IntN(services + 3) // a few name no service at all
+				r.Edges = append(r.Edges, fleetgraph.Edge{Type: fleetgraph.EdgeDependency, Name: fmt.Sprintf("svc-%03d", j),
+					Ref: fmt.Sprintf("oci://registry.example.com/team/svc-%03d", j), Required: true, Compatibility: "^1.0.0"})
+			}
+			f.revs = append(f.revs, r)
+		}
+		for k := range rng.IntN(4) {
+			t := &fleetgraph.Target{
+				Scope: scopes[rng.IntN(3)], Kind: "Deployment", Name: fmt.Sprintf("%s-%d", name, k), Service: name,
+				Domain: "registry.example.com/team", Compliance: statuses[rng.IntN(len(statuses))], Source: "kube",
+				EvidenceAt: testAsOf.Add(-time.Duration(rng.IntN(48)) * time.Hour), Labels: map[string]string{"env": []string{"prod", "dev"}[k%2]},
+			}
+			if rng.IntN(2) == 0 {
+				t.ResolvedRef = fmt.Sprintf("oci://registry.example.com/team/%s:1.0.0", name)
+			} else {
+				t.Digest = fmt.Sprintf("sha256:%060x%04d", i, 0)
+			}
+			f.tgts = append(f.tgts, t)
+		}
+	}
+	f.src = fleetgraph.SourceState{ID: "kube", Kind: "kubernetes", Status: fleetgraph.SourceAvailable, LastSuccessfulSync: testAsOf}
+	f.lims = []fleetgraph.Limitation{
+		{Code: fleetgraph.LimitRecordInvalid, Message: "ServiceContract a/broken has no digest yet", Source: "kube", Subject: "a/broken", Scope: "a"},
+		{Code: fleetgraph.LimitRecordInvalid, Message: "ServiceContract b/broken has no digest yet", Source: "kube", Subject: "b/broken", Scope: "b"},
+		{Code: fleetgraph.LimitRecordInvalid, Message: "a record outside any namespace", Source: "kube", Subject: "somewhere"},
+		{Code: fleetgraph.LimitSourcePartial, Message: "a fleet-wide note", Source: "kube"},
+	}
+	return f
+}
+
+// build feeds the records v sees (all of them for AllScopes) to a new
+// Builder, with the limitations v may see.
+func (f scopedFleet) build(t testing.TB, v fleetgraph.Visibility) *fleetgraph.Snapshot {
+	t.Helper()
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }, Freshness: 24 * time.Hour})
+	for _, r := range f.revs {
+		if v.Sees(r.Scope) {
+			if err := b.UpsertRevision(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tg := range f.tgts {
+		if v.Sees(tg.Scope) {
+			if err := b.UpsertTarget(tg); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var lims []fleetgraph.Limitation
+	for _, l := range f.lims {
+		if v.All() || l.Subject == "" && l.Scope == "" || l.Scope != "" && v.Sees(l.Scope) {
+			lims = append(lims, l)
+		}
+	}
+	b.SetSource(f.src, lims...)
+	s := b.Flush()
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// answers runs every query kind against s and returns the answers as
+// JSON, with what identifies a snapshot or a view (the snapshot id, the
+// cursors) left out: pages are followed with s's own cursors.
+func answers(t *testing.T, s *fleetgraph.Snapshot, subjects []string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	put := func(name string, v any, err error) {
+		if err != nil {
+			var qe *fleetgraph.QueryError
+			if errors.As(err, &qe) {
+				out[name] = "error " + qe.Code + ": " + qe.Message
+				return
+			}
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = normalized(t, v)
+	}
+	for i, q := range []fleetgraph.SearchQuery{
+		{Limit: 7}, {Scope: "a", Limit: 5}, {Status: fleetgraph.StatusNonCompliant}, {Text: "svc-01"}, {HasDependency: "svc-003"},
+		{Owner: "team-1"}, {Compliance: fleetgraph.StatusUnknown, Labels: "env=prod"}, {Ready: true}, {NotReady: true, Scope: "b"},
+		{Workload: "service", HasCapability: "health"}, {Source: "kube", Limit: 3},
+	} {
+		for page := 0; ; page++ {
+			res, err := s.Search(q)
+			put(fmt.Sprintf("search %d page %d", i, page), res, err)
+			if err != nil || res.NextCursor == "" {
+				break
+			}
+			q.Cursor = res.NextCursor
+		}
+	}
+	for page, q := 0, (fleetgraph.StatusQuery{Limit: 9}); ; page++ {
+		res, err := s.Status(q)
+		put(fmt.Sprintf("status page %d", page), res, err)
+		if err != nil || res.NextCursor == "" {
+			break
+		}
+		q.Cursor = res.NextCursor
+	}
+	for _, subj := range subjects {
+		res, err := s.Get(fleetgraph.GetQuery{Service: subj})
+		put("get service "+subj, res, err)
+		res, err = s.Get(fleetgraph.GetQuery{Target: subj})
+		put("get target "+subj, res, err)
+		ex, err := s.Explain(fleetgraph.ExplainQuery{Subject: subj})
+		put("explain "+subj, ex, err)
+		for _, dir := range []string{fleetgraph.DirectionDependencies, fleetgraph.DirectionDependents} {
+			g, err := s.Graph(fleetgraph.GraphQuery{Service: subj, Direction: dir, Transitive: true})
+			put("graph "+dir+" "+subj, g, err)
+		}
+		d, miss := s.Dependency(subj)
+		put("dependency "+subj, []any{d, miss}, nil)
+	}
+	return out
+}
+
+func normalized(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	var strip func(any)
+	strip = func(x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			delete(x, "snapshotId")
+			delete(x, "nextCursor")
+			for _, c := range x {
+				strip(c)
+			}
+		case []any:
+			for _, c := range x {
+				strip(c)
+			}
+		}
+	}
+	strip(m)
+	raw, _ = json.Marshal(m)
+	return string(raw)
+}
+
+// TestRestrictEqualsTheVisibleFleet is the view's contract: every answer
+// of a restricted view equals the answer of a fleet that holds only the
+// records the view sees — totals, pages, misses and their candidates,
+// graphs, status and explanations included — so nothing hidden can show
+// through. Subjects include every service and target name and key of the
+// whole fleet, hidden ones too, and near misses.
+func TestRestrictEqualsTheVisibleFleet(t *testing.T) {
+	for seed := range uint64(3) {
+		f := newScopedFleet(seed, 40)
+		full := f.build(t, fleetgraph.AllScopes())
+		var subjects []string
+		for _, r := range f.revs {
+			subjects = append(subjects, r.Name, r.ServiceKey(), r.Name+"x")
+		}
+		for _, tg := range f.tgts {
+			subjects = append(subjects, tg.Name, tg.Key())
+		}
+		slices.Sort(subjects)
+		subjects = slices.Compact(subjects)
+		for _, v := range []fleetgraph.Visibility{
+			fleetgraph.OnlyScopes("a"), fleetgraph.OnlyScopes("b", "c"), fleetgraph.OnlyScopes("c", "a", "b"),
+			fleetgraph.OnlyScopes(), fleetgraph.OnlyScopes("elsewhere"), {},
+		} {
+			t.Run(fmt.Sprintf("seed%d/%v", seed, v.Scopes()), func(t *testing.T) {
+				view := full.Restrict(v)
+				if err := view.CheckInvariants(); err != nil {
+					t.Fatal(err)
+				}
+				if view.ID() != full.ID() || view.AsOf() != full.AsOf() || view.Seq() != full.Seq() {
+					t.Errorf("the view answers as %s/%v/%d, want the snapshot's %s/%v/%d", view.ID(), view.AsOf(), view.Seq(), full.ID(), full.AsOf(), full.Seq())
+				}
+				want := answers(t, f.build(t, v), subjects)
+				got := answers(t, view, subjects)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("restricted view differs from the fleet of its visible records (-want +got):\n%s", diff)
+				}
+				for _, sc := range view.Scopes() {
+					if !v.Sees(sc) {
+						t.Errorf("the view holds records of scope %q, which it does not see", sc)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRestrictCursorsAreBoundToTheView: a cursor answers only in the view
+// that issued it; another visibility, or the unrestricted snapshot, refuses
+// it without reading a page.
+func TestRestrictCursorsAreBoundToTheView(t *testing.T) {
+	f := newScopedFleet(1, 60)
+	full := f.build(t, fleetgraph.AllScopes())
+	a, bc := full.Restrict(fleetgraph.OnlyScopes("a")), full.Restrict(fleetgraph.OnlyScopes("b", "c"))
+	pageA, err := a.Search(fleetgraph.SearchQuery{Limit: 2})
+	if err != nil || pageA.NextCursor == "" {
+		t.Fatalf("first page of view a: %v, cursor %q", err, pageA.NextCursor)
+	}
+	pageFull, err := full.Search(fleetgraph.SearchQuery{Limit: 2})
+	if err != nil || pageFull.NextCursor == "" {
+		t.Fatalf("first page: %v", err)
+	}
+	stA, err := a.Status(fleetgraph.StatusQuery{Limit: 1})
+	if err != nil || stA.NextCursor == "" {
+		t.Fatalf("first status page of view a: %v", err)
+	}
+	for name, try := range map[string]func() error{
+		"view a's search cursor in view b,c": func() error {
+			_, err := bc.Search(fleetgraph.SearchQuery{Limit: 2, Cursor: pageA.NextCursor})
+			return err
+		},
+		"view a's search cursor unrestricted": func() error {
+			_, err := full.Search(fleetgraph.SearchQuery{Limit: 2, Cursor: pageA.NextCursor})
+			return err
+		},
+		"the unrestricted cursor in view a": func() error {
+			_, err := a.Search(fleetgraph.SearchQuery{Limit: 2, Cursor: pageFull.NextCursor})
+			return err
+		},
+		"view a's status cursor in view b,c": func() error {
+			_, err := bc.Status(fleetgraph.StatusQuery{Limit: 1, Cursor: stA.NextCursor})
+			return err
+		},
+	} {
+		var qe *fleetgraph.QueryError
+		if err := try(); !errors.As(err, &qe) || qe.Code != fleetgraph.CodeCursorInvalid {
+			t.Errorf("%s: %v, want %s", name, err, fleetgraph.CodeCursorInvalid)
+		}
+	}
+	if _, err := a.Search(fleetgraph.SearchQuery{Limit: 2, Cursor: pageA.NextCursor}); err != nil {
+		t.Errorf("view a's cursor in view a: %v", err)
+	}
+	// The same visibility, however it is spelled, is the same view.
+	if again := full.Restrict(fleetgraph.OnlyScopes("a", "a", "")); again != a {
+		t.Error("Restrict built a second view for the same visibility")
+	}
+	if _, err := full.Restrict(fleetgraph.OnlyScopes("a")).Search(fleetgraph.SearchQuery{Limit: 2, Cursor: pageA.NextCursor}); err != nil {
+		t.Errorf("view a's cursor in view a, looked up again: %v", err)
+	}
+}
+
+// TestRestrictShortcuts: seeing everything is the snapshot itself; so is
+// seeing every scope of a fleet whose records all have one. Records
+// outside any scope are never shown to a restricted reader.
+func TestRestrictShortcuts(t *testing.T) {
+	f := newScopedFleet(2, 30)
+	full := f.build(t, fleetgraph.AllScopes())
+	if full.Restrict(fleetgraph.AllScopes()) != full {
+		t.Error("Restrict(AllScopes()) is not the snapshot itself")
+	}
+	if v := full.Restrict(fleetgraph.OnlyScopes("a", "b", "c")); v == full {
+		t.Error("a fleet with unscoped records was not restricted for a reader of every scope")
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, full.Scopes()); diff != "" {
+		t.Errorf("Scopes (-want +got):\n%s", diff)
+	}
+	scoped := f
+	scoped.revs = slices.DeleteFunc(slices.Clone(f.revs), func(r *fleetgraph.Revision) bool { return r.Scope == "" })
+	scoped.lims = slices.DeleteFunc(slices.Clone(f.lims), func(l fleetgraph.Limitation) bool { return l.Subject != "" && l.Scope == "" })
+	s := scoped.build(t, fleetgraph.AllScopes())
+	if s.Restrict(fleetgraph.OnlyScopes("a", "b", "c", "d")) != s {
+		t.Error("a reader of every scope of a fully scoped fleet got a view, not the snapshot")
+	}
+	var zero fleetgraph.Visibility
+	if sv, revs, tgts := full.Restrict(zero).Counts(); sv+revs+tgts != 0 {
+		t.Errorf("the zero Visibility sees %d services, %d revisions, %d targets; want nothing", sv, revs, tgts)
+	}
+	if got := full.Restrict(zero).Meta().Completeness; got != fleetgraph.CompletenessEmpty {
+		t.Errorf("completeness of an empty view of a complete fleet: %s, want empty", got)
+	}
+	if full.Restrict(zero) != full.Restrict(fleetgraph.OnlyScopes()) {
+		t.Error("the zero Visibility and OnlyScopes() are two views")
+	}
+}
+
+// TestRestrictConcurrent: many readers of a few visibilities at once build
+// each view once and all see the same one (run with -race).
+func TestRestrictConcurrent(t *testing.T) {
+	f := newScopedFleet(3, 50)
+	full := f.build(t, fleetgraph.AllScopes())
+	vis := []fleetgraph.Visibility{fleetgraph.OnlyScopes("a"), fleetgraph.OnlyScopes("b"), fleetgraph.OnlyScopes("a", "c")}
+	got := make([][]*fleetgraph.Snapshot, len(vis))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range 48 {
+		wg.Go(func() {
+			v := full.Restrict(vis[i%len(vis)])
+			if _, err := v.Search(fleetgraph.SearchQuery{}); err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			got[i%len(vis)] = append(got[i%len(vis)], v)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for i, views := range got {
+		for _, v := range views {
+			if v != views[0] {
+				t.Fatalf("visibility %v: readers got different views", vis[i].Scopes())
+			}
+		}
+	}
+}
+
+// TestRestrictBoundsItsViews: a snapshot keeps at most 64 views; asking
+// for more drops the least recently used, which is rebuilt on demand.
+func TestRestrictBoundsItsViews(t *testing.T) {
+	f := newScopedFleet(4, 20)
+	full := f.build(t, fleetgraph.AllScopes())
+	first := full.Restrict(fleetgraph.OnlyScopes("a"))
+	for i := range 100 {
+		full.Restrict(fleetgraph.OnlyScopes("a", fmt.Sprint("ns-", i)))
+	}
+	if again := full.Restrict(fleetgraph.OnlyScopes("a")); again == first {
+		t.Error("the least recently used view survived 100 newer ones")
+	} else if diff := cmp.Diff(answers(t, first, nil), answers(t, again, nil)); diff != "" {
+		t.Errorf("a rebuilt view answers differently:\n%s", diff)
+	}
+	if !strings.HasPrefix(full.ID(), "snap-") {
+		t.Errorf("id %q", full.ID())
+	}
+}
+
+// TestRestrictAcrossChanges: views read on one snapshot are carried into
+// the next by applying the change batch to them; after every batch of
+// random changes — records moving between namespaces, deleted, re-added,
+// statuses changing — each carried view still equals the fleet of its
+// visible records.
+func TestRestrictAcrossChanges(t *testing.T) {
+	f := newScopedFleet(5, 40)
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }, Freshness: 24 * time.Hour})
+	revs, tgts := map[string]*fleetgraph.Revision{}, map[string]*fleetgraph.Target{}
+	for _, r := range f.revs {
+		revs[r.Key()] = r
+		if err := b.UpsertRevision(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tg := range f.tgts {
+		tgts[tg.Key()] = tg
+		if err := b.UpsertTarget(tg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.SetSource(f.src, f.lims...)
+	b.Flush()
+	vis := []fleetgraph.Visibility{fleetgraph.OnlyScopes("a"), fleetgraph.OnlyScopes("b", "c"), fleetgraph.OnlyScopes("a", "b", "c")}
+	rng := rand.New(rand.NewPCG(5, 5))
+	scopes := []string{"a", "b", "c", ""}
+	for round := range 12 {
+		for _, v := range vis {
+			b.Current().Restrict(v) // read: the next snapshot carries it
+		}
+		for range 1 + rng.IntN(8) {
+			switch rng.IntN(5) {
+			case 0: // a revision moves namespace (or out of any)
+				r := *f.revs[rng.IntN(len(f.revs))]
+				r.Scope = scopes[rng.IntN(len(scopes))]
+				revs[r.Key()] = &r
+				if err := b.UpsertRevision(&r); err != nil {
+					t.Fatal(err)
+				}
+			case 1: // a revision is deleted
+				r := f.revs[rng.IntN(len(f.revs))]
+				delete(revs, r.Key())
+				b.DeleteRevision(r.Key())
+			case 2: // a target moves or changes status
+				tg := *f.tgts[rng.IntN(len(f.tgts))]
+				tg.Scope = scopes[rng.IntN(3)]
+				tg.Compliance = fleetgraph.Statuses()[rng.IntN(5)]
+				tgts[tg.Key()] = &tg
+				if err := b.UpsertTarget(&tg); err != nil {
+					t.Fatal(err)
+				}
+			case 3: // a target is deleted
+				tg := f.tgts[rng.IntN(len(f.tgts))]
+				for k, cur := range tgts {
+					if cur.Name == tg.Name {
+						delete(tgts, k)
+						b.DeleteTarget(k)
+					}
+				}
+			case 4: // a new service appears in some namespace
+				r := &fleetgraph.Revision{Domain: "registry.example.com/team", Name: fmt.Sprintf("new-%d", round), Version: "1.0.0",
+					Digest: fmt.Sprintf("sha256:%064d", round), Source: "kube", Scope: scopes[rng.IntN(3)],
+					Edges: []fleetgraph.Edge{{Type: fleetgraph.EdgeDependency, Name: "svc-001", Ref: "oci://registry.example.com/team/svc-001"}}}
+				revs[r.Key()] = r
+				if err := b.UpsertRevision(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cur := b.Flush()
+		now := scopedFleet{src: f.src, lims: f.lims}
+		for _, r := range revs {
+			now.revs = append(now.revs, r)
+		}
+		for _, tg := range tgts {
+			now.tgts = append(now.tgts, tg)
+		}
+		for _, v := range vis {
+			view := cur.Restrict(v)
+			if err := view.CheckInvariants(); err != nil {
+				t.Fatalf("round %d, view %v: %v", round, v.Scopes(), err)
+			}
+			if diff := cmp.Diff(answers(t, now.build(t, v), nil), answers(t, view, nil)); diff != "" {
+				t.Fatalf("round %d, view %v: the carried view differs from the fleet of its visible records (-want +got):\n%s", round, v.Scopes(), diff)
+			}
+		}
+	}
+}
