@@ -4,10 +4,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"crypto/x509"
 	"debug/elf"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,7 +22,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -128,15 +130,9 @@ func Build(opts *Options) (v1.Image, error) {
 	}
 
 	when := created(opts)
-	layerBytes, err := layerArchive(when, bin, ca)
+	layer, err := layerArchive(when, bin, ca)
 	if err != nil {
 		return nil, err
-	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(layerBytes)), nil
-	}, tarball.WithMediaType(types.OCILayer))
-	if err != nil {
-		return nil, fmt.Errorf("reading the layer back: %w", err)
 	}
 
 	base := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
@@ -243,10 +239,37 @@ type entry struct {
 	dir      bool
 }
 
+// memLayer is the image's one layer, held gzip-compressed in memory with
+// both digests computed while it was written: building it passes over the
+// binary once (gzip of ~60 MB is what a build costs).
+type memLayer struct {
+	compressed     []byte
+	digest, diffID v1.Hash
+}
+
+func (l *memLayer) Digest() (v1.Hash, error) { return l.digest, nil }
+func (l *memLayer) DiffID() (v1.Hash, error) { return l.diffID, nil }
+func (l *memLayer) Size() (int64, error)     { return int64(len(l.compressed)), nil }
+
+func (l *memLayer) MediaType() (types.MediaType, error) { return types.OCILayer, nil }
+
+func (l *memLayer) Compressed() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(l.compressed)), nil
+}
+
+func (l *memLayer) Uncompressed() (io.ReadCloser, error) {
+	return gzip.NewReader(bytes.NewReader(l.compressed))
+}
+
+func sha256Hash(h hash.Hash) v1.Hash {
+	return v1.Hash{Algorithm: "sha256", Hex: hex.EncodeToString(h.Sum(nil))}
+}
+
 // layerArchive writes the layer's tar, gzip-compressed, byte for byte the
-// same for the same inputs: entries in name order, fixed owners and mtimes,
-// USTAR headers, no gzip name or time.
-func layerArchive(when time.Time, bin, ca []byte) ([]byte, error) {
+// same for the same inputs and Go toolchain: entries in name order, fixed
+// owners and mtimes, USTAR headers, no gzip name or time, gzip.BestSpeed
+// (as go-containerregistry and ko use: the build's cost is this compression).
+func layerArchive(when time.Time, bin, ca []byte) (*memLayer, error) {
 	entries := []entry{
 		{name: "etc/", mode: 0o755, dir: true},
 		{name: "etc/group", mode: 0o644, data: []byte("nonroot:x:65532:\n")},
@@ -265,11 +288,12 @@ func layerArchive(when time.Time, bin, ca []byte) ([]byte, error) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+	digest, diffID := sha256.New(), sha256.New()
+	zw, err := gzip.NewWriterLevel(io.MultiWriter(&buf, digest), gzip.BestSpeed)
 	if err != nil {
 		return nil, err
 	}
-	tw := tar.NewWriter(zw)
+	tw := tar.NewWriter(io.MultiWriter(zw, diffID))
 	for _, e := range entries {
 		hdr := &tar.Header{
 			Name:    e.name,
@@ -298,7 +322,7 @@ func layerArchive(when time.Time, bin, ca []byte) ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return &memLayer{compressed: buf.Bytes(), digest: sha256Hash(digest), diffID: sha256Hash(diffID)}, nil
 }
 
 // WriteLayout writes img as the only image of an OCI image layout at dir,
