@@ -22,6 +22,16 @@ ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
+# The container image (Dockerfile; hack/image builds the same without
+# Docker). REVISION and SOURCE_DATE_EPOCH (the last commit's time) become
+# labels and the creation time, so a commit gives one image digest.
+IMG ?= kubepact:$(VERSION)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+IMAGE_ARCH ?= $(shell go env GOARCH)
+IMAGE_LAYOUT ?= $(LOCALBIN)/image
+IMAGE_CA_CERTS ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
+
 GO_TEST_FLAGS ?= -race -count=1
 # Fuzz targets run by `make fuzz`; FUZZTIME bounds each one.
 FUZZTIME ?= 30s
@@ -115,6 +125,17 @@ verify: generate manifests fmt vet ## Fail when generated code, formatting or go
 .PHONY: build
 build: ## Build bin/kubepact.
 	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubepact ./cmd/kubepact
+
+.PHONY: image
+image: ## Build the container image without Docker (go-containerregistry, hack/image) as an OCI layout in bin/image.
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) ./cmd/kubepact
+	go run ./hack/image -binary $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) -version $(VERSION) -revision $(REVISION) \
+		-source-date-epoch $(SOURCE_DATE_EPOCH) $(if $(IMAGE_CA_CERTS),-ca-certs $(IMAGE_CA_CERTS)) -out $(IMAGE_LAYOUT)
+
+.PHONY: docker-build
+docker-build: ## Build the image IMG with Docker (needs a Docker engine; none on this project's build machines: use `make image`).
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
+		--build-arg CREATED=$$(date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ) -t $(IMG) .
 
 .PHONY: demo
 demo: build ## Serve every MCP tool family on the example bundles over HTTP (no cluster needed; Ctrl-C stops).
