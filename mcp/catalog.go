@@ -103,6 +103,19 @@ func (o *CatalogOptions) families(fs []Family) []Family {
 // catalogState serves the catalog family.
 type catalogState struct {
 	live *catalog.Live
+	// refresh is how often live is resolved again; 0 when the catalog is
+	// owned by the caller (Catalog.Live), whose refresh is unknown here.
+	refresh time.Duration
+}
+
+// readTTL ties a catalog read's cache hint to the refresh interval: the
+// catalog read now is the one served until the next refresh at the
+// latest. A caller-owned catalog gets no hint (0: do not cache).
+func (st *catalogState) readTTL(uri string) (time.Duration, bool) {
+	if uri != CatalogURI && uri != CatalogClosureURI {
+		return 0, false
+	}
+	return st.refresh, true
 }
 
 // catalogFamily is Pacto's catalog mode, kept live.
@@ -118,7 +131,7 @@ var catalogFamily = &family{
 		if err != nil {
 			return nil, err
 		}
-		return &familyParts{tools: []*tool{t}, register: st.register}, nil
+		return &familyParts{tools: []*tool{t}, register: st.register, readTTL: st.readTTL}, nil
 	},
 }
 
@@ -161,7 +174,7 @@ func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error)
 	env.background(func(ctx context.Context) {
 		live.Run(ctx, refresh, catalogLoadTimeout, func(c *catalog.Catalog) { logCatalog(log, "Catalog changed", c) })
 	})
-	return &catalogState{live: live}, nil
+	return &catalogState{live: live, refresh: refresh}, nil
 }
 
 func logCatalog(log logr.Logger, msg string, c *catalog.Catalog) {

@@ -180,6 +180,17 @@ func TestCatalogRefreshFollowsMovedTag(t *testing.T) {
 		t.Fatalf("--root adds the catalog family to the default ones: %v", s.ToolNames())
 	}
 	cs := connect(t.Context(), t, s)
+	// The cache hint of a catalog read is the refresh interval: what is
+	// read now holds until the next refresh at the latest.
+	for _, uri := range []string{CatalogURI, CatalogClosureURI} {
+		res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.TTLMs != 20 {
+			t.Errorf("resources/read %s: ttlMs %d, want the refresh interval, 20", uri, res.TTLMs)
+		}
+	}
 	var before catalog.Summary
 	readJSON(t, cs, CatalogURI, &before)
 	moved := pushContract(t, c, reg.Host, "orders", "stable", "2.0.0", nil)
