@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/internal/didyoumean"
+	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
 // Bounds on a value: the MCP argument decoder's depth bound, and a size
@@ -520,7 +521,7 @@ func leafDiagnostics(ve *jsonschema.ValidationError, inst any) []Diagnostic {
 }
 
 func describe(e *jsonschema.ValidationError, inst any) []Diagnostic {
-	at := fieldPath(inst, e.InstanceLocation)
+	at := jsonobj.InstancePath(inst, e.InstanceLocation)
 	got := valueAt(inst, e.InstanceLocation)
 	d := Diagnostic{Field: at, Severity: SeverityError, OffendingValue: shown(got)}
 	where := "the value"
@@ -720,34 +721,6 @@ func shown(v any) any {
 		}
 	}
 	return v
-}
-
-// fieldPath renders a JSON pointer's tokens as lines[0].quantity.
-func fieldPath(inst any, tokens []string) string {
-	var b strings.Builder
-	cur := inst
-	for _, tok := range tokens {
-		switch c := cur.(type) {
-		case []any:
-			b.WriteString("[" + tok + "]")
-			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(c) {
-				cur = c[i]
-			} else {
-				cur = nil
-			}
-		default:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(tok)
-			if m, ok := c.(map[string]any); ok {
-				cur = m[tok]
-			} else {
-				cur = nil
-			}
-		}
-	}
-	return b.String()
 }
 
 func valueAt(inst any, tokens []string) any {

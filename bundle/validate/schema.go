@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
 var printer = message.NewPrinter(language.English)
@@ -207,7 +208,7 @@ func schemaFindings(sch *jsonschema.Schema, inst any, lookup func(string) any) [
 }
 
 func describeError(e *jsonschema.ValidationError, inst any, lookup func(string) any) []Finding {
-	at := instancePath(inst, e.InstanceLocation)
+	at := jsonobj.InstancePath(inst, e.InstanceLocation)
 	node := schemaNode(e.SchemaURL, lookup)
 	deref := func(p map[string]any) map[string]any {
 		if r, ok := p["$ref"].(string); ok && strings.HasPrefix(r, "#") {
@@ -224,7 +225,7 @@ func describeError(e *jsonschema.ValidationError, inst any, lookup func(string) 
 			if d := propertyDescription(node, name, deref); d != "" {
 				msg += ": " + d
 			}
-			out = append(out, Finding{Path: joinPath(at, fieldPath(name)), Message: msg})
+			out = append(out, Finding{Path: joinPath(at, jsonobj.Key(name)), Message: msg})
 		}
 		return out
 	case *kind.AdditionalProperties:
@@ -235,7 +236,7 @@ func describeError(e *jsonschema.ValidationError, inst any, lookup func(string) 
 			if len(allowed) > 0 {
 				msg += "; allowed fields: " + strings.Join(allowed, ", ")
 			}
-			out = append(out, Finding{Path: joinPath(at, fieldPath(name)), Message: msg})
+			out = append(out, Finding{Path: joinPath(at, jsonobj.Key(name)), Message: msg})
 		}
 		return out
 	case *kind.Type:
@@ -365,43 +366,4 @@ func propertyDescription(node map[string]any, name string, deref func(map[string
 		return firstSentence(d)
 	}
 	return ""
-}
-
-// instancePath renders a JSON pointer's tokens as interfaces[0].ref,
-// walking inst to tell array indexes from object keys.
-func instancePath(inst any, tokens []string) string {
-	var b strings.Builder
-	cur := inst
-	for _, tok := range tokens {
-		switch c := cur.(type) {
-		case []any:
-			b.WriteString("[" + tok + "]")
-			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(c) {
-				cur = c[i]
-			} else {
-				cur = nil
-			}
-		case map[string]any:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(fieldPath(tok))
-			cur = c[tok]
-		default:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(fieldPath(tok))
-			cur = nil
-		}
-	}
-	return b.String()
-}
-
-// fieldPath quotes a key that would not read unambiguously in a dotted path.
-func fieldPath(name string) string {
-	if name == "" || strings.ContainsAny(name, ".[]\" ") {
-		return strconv.Quote(name)
-	}
-	return name
 }
