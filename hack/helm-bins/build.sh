@@ -7,13 +7,15 @@
 # A plain `go build` of helm leaves its version at "v3.22" and its default
 # Kubernetes version at v1.20.0, so a chart with kubeVersion ">=1.30.0-0"
 # would not render; both binaries are stamped the way helm's own Makefile
-# does it, with the minor of the client-go this module builds against.
+# does it, with the minor of kubepact's client-go.
 # helm-unittest renders through helm's chartutil, so it needs the same stamp.
 set -euo pipefail
 cd "$(dirname "$0")"
 HELM_VERSION=$(go list -m -f '{{.Version}}' helm.sh/helm/v3)
 UNITTEST_VERSION=$(go list -m -f '{{.Version}}' github.com/helm-unittest/helm-unittest)
-CLIENT_GO=$(go list -m -f '{{.Version}}' k8s.io/client-go)   # v0.<minor>.<patch>
+# The Kubernetes minor kubepact itself builds against (its client-go,
+# v0.<minor>.<patch>): the version helm assumes when no cluster is asked.
+CLIENT_GO=$(cd ../.. && go list -m -f '{{.Version}}' k8s.io/client-go)
 minor=$(echo "$CLIENT_GO" | cut -d. -f2)
 OUT=${OUT:-$(cd ../.. && pwd)/bin}
 K8S="-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$minor"
