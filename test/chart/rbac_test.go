@@ -55,7 +55,7 @@ func checkRules(roles []roleRules, ns, secretName, webhookConfig string) []strin
 				for _, res := range rule.Resources {
 					for _, verb := range rule.Verbs {
 						if why := grantProblem(r, group, res, verb, rule.ResourceNames, ns, secretName, webhookConfig); why != "" {
-							bad = append(bad, fmt.Sprintf("%s: %s %s.%s (names %v): %s", where, verb, res, group, rule.ResourceNames, why))
+							bad = append(bad, fmt.Sprintf("%s: %s %s (group %q, names %v): %s", where, verb, res, group, rule.ResourceNames, why))
 						}
 					}
 				}
