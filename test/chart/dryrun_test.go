@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -131,4 +132,17 @@ func waitEstablished(t *testing.T, dyn dynamic.Interface, name string) {
 	if err != nil {
 		t.Fatalf("CRD %s never became Established: %v", name, err)
 	}
+}
+
+func apiextensionsGVR() schema.GroupVersionResource {
+	return apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
+}
+
+func dynamicClient(t *testing.T) dynamic.Interface {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn
 }

@@ -31,6 +31,7 @@ var (
 	helmBin, unittestBin string
 	helmSkip             string
 	restCfg              *rest.Config
+	kubeconfig           string // envtest's admin kubeconfig, for helm
 	envSkip              string
 )
 
@@ -74,6 +75,17 @@ func runMain(m *testing.M) int {
 		}
 	}()
 	restCfg = cfg
+	dir, err := os.MkdirTemp("", "kubepact-chart-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kubeconfig dir: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
+		fmt.Fprintf(os.Stderr, "kubeconfig: %v\n", err)
+		return 1
+	}
 	return m.Run()
 }
 
