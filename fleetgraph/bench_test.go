@@ -191,7 +191,7 @@ func BenchmarkScopedQueries(b *testing.B) {
 	revs, tgts := synthetic()
 	for i, r := range revs {
 		c := *r
-		c.Scope = fmt.Sprintf("cluster-%d", i%12)
+		c.Scopes = []string{fmt.Sprintf("cluster-%d", i%12)}
 		revs[i] = &c
 	}
 	s := buildSynthetic(b, revs, tgts).Current()
@@ -259,7 +259,7 @@ func BenchmarkChangeThenQuery(b *testing.B) {
 	revs, tgts := synthetic()
 	for i, r := range revs {
 		c := *r
-		c.Scope = fmt.Sprintf("cluster-%d", i%12)
+		c.Scopes = []string{fmt.Sprintf("cluster-%d", i%12)}
 		revs[i] = &c
 	}
 	half := fleetgraph.OnlyScopes("cluster-0", "cluster-1", "cluster-2", "cluster-3", "cluster-4", "cluster-5")

@@ -499,7 +499,9 @@ func (a *applier) addRevisionEntry(e *revEntry) {
 	c := a.counts[r.Source]
 	c[0]++
 	a.counts[r.Source] = c
-	a.countScope(r.Scope, 1)
+	for _, sc := range r.scopesOrUnscoped() {
+		a.countScope(sc, 1)
+	}
 }
 
 func (a *applier) removeRevision(key string) {
@@ -525,7 +527,9 @@ func (a *applier) removeRevision(key string) {
 	c := a.counts[e.Source]
 	c[0]--
 	a.counts[e.Source] = c
-	a.countScope(e.Scope, -1)
+	for _, sc := range e.scopesOrUnscoped() {
+		a.countScope(sc, -1)
+	}
 }
 
 func (a *applier) addTarget(t *Target) {

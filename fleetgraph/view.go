@@ -253,8 +253,8 @@ func (s *Snapshot) buildView(v Visibility, key string) *Snapshot {
 	counts := map[string][2]int{}
 	a := newApplier(&Snapshot{}, counts, s.freshness > 0)
 	for _, e := range s.revisions.all() {
-		if v.Sees(e.Scope) {
-			a.addRevisionEntry(e)
+		if ve := v.revision(e); ve != nil {
+			a.addRevisionEntry(ve)
 		}
 	}
 	for _, e := range s.targets.all() {
@@ -263,6 +263,31 @@ func (s *Snapshot) buildView(v Visibility, key string) *Snapshot {
 		}
 	}
 	return s.finishView(a, v, key, counts)
+}
+
+// revision is a revision as v sees it: nil when v sees none of its
+// scopes, the entry itself when it sees all of them, else a copy listing
+// only the scopes v sees (its content hash recomputed), so a view never
+// names a namespace its reader may not see.
+func (v Visibility) revision(e *revEntry) *revEntry {
+	if v.all {
+		return e
+	}
+	seen := 0
+	for _, sc := range e.Scopes {
+		if v.Sees(sc) {
+			seen++
+		}
+	}
+	switch seen {
+	case 0:
+		return nil
+	case len(e.Scopes):
+		return e
+	}
+	r := *e.Revision
+	r.Scopes = slices.DeleteFunc(slices.Clone(e.Scopes), func(sc string) bool { return !v.Sees(sc) })
+	return &revEntry{Revision: &r, hash: contentHash("revision", &r)}
 }
 
 // advance is the view s of the previous snapshot moved to next: every
@@ -277,8 +302,10 @@ func (s *Snapshot) advance(next *Snapshot, batch map[string]change) *Snapshot {
 		switch c.kind {
 		case upsertRevision, deleteRevision:
 			a.removeRevision(key)
-			if e, ok := next.revisions.get(key); ok && s.vis.Sees(e.Scope) {
-				a.addRevisionEntry(e)
+			if e, ok := next.revisions.get(key); ok {
+				if ve := s.vis.revision(e); ve != nil {
+					a.addRevisionEntry(ve)
+				}
 			}
 		case upsertTarget, deleteTarget:
 			a.removeTarget(key)

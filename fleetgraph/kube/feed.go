@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -420,9 +418,8 @@ func (f *Feed) target(k wlKey) {
 	f.emitted[k] = true
 }
 
-// revision hands the Builder a ServiceContract's revision as it is now,
-// and drops the revision it contributed before when no other
-// ServiceContract holds it. Caller holds mu.
+// revision records the revision a ServiceContract contributes now and
+// republishes the revisions that changed holders. Caller holds mu.
 func (f *Feed) revision(key nsName) {
 	var rev *fleetgraph.Revision
 	if sc := f.contracts[key]; sc != nil {
@@ -434,13 +431,8 @@ func (f *Feed) revision(key nsName) {
 	}
 	if old := f.scRev[key]; old != "" && old != newKey {
 		delete(f.holders[old], key)
-		if len(f.holders[old]) == 0 {
-			delete(f.holders, old)
-			delete(f.bundles, old)
-			f.changed++
-			f.b.DeleteRevision(old)
-		}
 		delete(f.scRev, key)
+		f.publishRevision(old)
 	}
 	if rev == nil {
 		return
@@ -450,18 +442,46 @@ func (f *Feed) revision(key nsName) {
 		f.holders[newKey] = map[nsName]struct{}{}
 	}
 	f.holders[newKey][key] = struct{}{}
-	bs := f.bundles[newKey]
+	f.publishRevision(newKey)
+}
+
+// publishRevision hands the Builder a revision as the ServiceContracts
+// holding it publish it now, or deletes it when none does. ServiceContracts
+// in several namespaces may hold one digest: the revision carries all
+// their namespaces as its scopes (so a reader who sees any of them sees
+// it), and its content comes from the first holder by namespace and name,
+// so it does not depend on the order events arrived in. Caller holds mu.
+func (f *Feed) publishRevision(revKey string) {
+	hs := f.holders[revKey]
+	if len(hs) == 0 {
+		delete(f.holders, revKey)
+		delete(f.bundles, revKey)
+		f.changed++
+		f.b.DeleteRevision(revKey)
+		return
+	}
+	var first nsName
+	scopes := make([]string, 0, len(hs))
+	for k := range hs {
+		if len(scopes) == 0 || k.ns < first.ns || k.ns == first.ns && k.name < first.name {
+			first = k
+		}
+		scopes = append(scopes, k.ns) // the Builder sorts and deduplicates
+	}
+	rev := revisionOf(f.contracts[first], f.opts.SourceID)
+	rev.Scopes = scopes
+	bs := f.bundles[revKey]
 	if bs == nil && f.opts.Bundles != nil && rev.ResolvedRef != "" {
 		bs = &bundleState{loading: true}
-		f.bundles[newKey] = bs
-		go f.loadBundle(newKey, rev.ResolvedRef)
+		f.bundles[revKey] = bs
+		go f.loadBundle(revKey, rev.ResolvedRef)
 	}
 	if bs != nil {
 		rev = enrich(rev, bs.rev)
 	}
 	f.changed++
 	if err := f.b.UpsertRevision(rev); err != nil {
-		f.opts.Log.Error(err, "ServiceContract revision left out of the fleet", "namespace", key.ns, "name", key.name)
+		f.opts.Log.Error(err, "ServiceContract revision left out of the fleet", "namespace", first.ns, "name", first.name)
 	}
 }
 
@@ -492,10 +512,7 @@ func (f *Feed) loadBundle(revKey, ref string) {
 		f.opts.Log.Info("Bundle of a ServiceContract revision could not be read; its dependencies are unknown until a retry succeeds", "ref", ref, "retryIn", wait, "error", err.Error())
 		time.AfterFunc(wait, func() { f.retryBundle(revKey, ref, bs) })
 	}
-	holders := slices.Collect(maps.Keys(f.holders[revKey]))
-	for _, k := range holders {
-		f.revision(k)
-	}
+	f.publishRevision(revKey)
 	f.mu.Unlock()
 	if err != nil {
 		f.publishState(nil)

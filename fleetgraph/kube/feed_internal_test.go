@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -94,6 +95,55 @@ func TestSharedRevisionAndRetargeting(t *testing.T) {
 	f.mu.Unlock()
 	if _, revs, tgts := b.Flush().Counts(); revs != 0 || tgts != 0 {
 		t.Fatalf("after deleting both: %d revisions, %d targets; want none", revs, tgts)
+	}
+}
+
+// TestRevisionScopesFollowPublishers: ServiceContracts in two namespaces
+// on one digest publish one revision scoped to both namespaces, whatever
+// order their events come in; deleting one leaves the revision scoped to
+// the other; deleting both removes it.
+func TestRevisionScopesFollowPublishers(t *testing.T) {
+	f, b := newTestFeed(t, nil)
+	x, y := readyContract("team-x", "pay", "pay"), readyContract("team-y", "pay", "pay")
+	scopes := func() []string {
+		t.Helper()
+		res, err := b.Flush().Get(fleetgraph.GetQuery{Service: fleetgraph.ServiceKey("registry.example/org", "pay")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Found {
+			return nil
+		}
+		if len(res.Revisions) != 1 {
+			t.Fatalf("%d revisions, want 1", len(res.Revisions))
+		}
+		return res.Revisions[0].Scopes
+	}
+	f.mu.Lock()
+	f.contract(y, false)
+	f.contract(x, false)
+	f.mu.Unlock()
+	if diff := cmp.Diff([]string{"team-x", "team-y"}, scopes()); diff != "" {
+		t.Fatalf("published from both namespaces (-want +got):\n%s", diff)
+	}
+	f.mu.Lock()
+	f.contract(x, true)
+	f.mu.Unlock()
+	if diff := cmp.Diff([]string{"team-y"}, scopes()); diff != "" {
+		t.Fatalf("after team-x's contract went (-want +got):\n%s", diff)
+	}
+	f.mu.Lock()
+	f.contract(x, false)
+	f.contract(y, true)
+	f.mu.Unlock()
+	if diff := cmp.Diff([]string{"team-x"}, scopes()); diff != "" {
+		t.Fatalf("after team-x's came back and team-y's went (-want +got):\n%s", diff)
+	}
+	f.mu.Lock()
+	f.contract(x, true)
+	f.mu.Unlock()
+	if got := scopes(); got != nil {
+		t.Fatalf("after both went the revision is still there, scoped to %v", got)
 	}
 }
 

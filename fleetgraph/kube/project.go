@@ -116,7 +116,7 @@ func revisionOf(sc *v1alpha1.ServiceContract, source string) *fleetgraph.Revisio
 		return nil
 	}
 	r := &fleetgraph.Revision{Name: st.Contract.Service, Version: st.Contract.Version, Owner: st.Contract.Owner,
-		Digest: st.Digest, Interfaces: slices.Clone(st.Contract.Interfaces), Source: source, Scope: sc.Namespace}
+		Digest: st.Digest, Interfaces: slices.Clone(st.Contract.Interfaces), Source: source, Scopes: []string{sc.Namespace}}
 	if ref, domain, ok := ociRef(st.ResolvedRef); ok {
 		r.Domain, r.ResolvedRef = domain, ref
 	}
