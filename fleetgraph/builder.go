@@ -361,6 +361,12 @@ func snapshotID(acc [32]byte, sources []SourceState, lims []Limitation, freshnes
 	}
 	for _, l := range lims {
 		fmt.Fprintf(h, "\x01%s\x00%s\x00%s\x00%s", l.Code, l.Source, l.Subject, l.Message)
+		if l.Scope != "" {
+			fmt.Fprintf(h, "\x02%s", l.Scope)
+		}
+		if l.ClusterWide {
+			h.Write([]byte{3})
+		}
 	}
 	fmt.Fprintf(h, "\x00%d", freshness)
 	return "snap-" + hex.EncodeToString(h.Sum(nil)[:12])

@@ -105,7 +105,7 @@ func (s *Snapshot) scopeIdx() *scopeIndex {
 	x := &s.scopes
 	x.once.Do(func() {
 		for _, l := range s.limitations {
-			if l.Subject != "" && l.Scope == "" {
+			if l.Subject != "" && l.Scope == "" && !l.ClusterWide {
 				x.unscoped = true
 			}
 		}
@@ -140,7 +140,8 @@ func (s *Snapshot) scopeIdx() *scopeIndex {
 //     absent from the fleet.
 //   - Source states keep their status (a source being down is not about
 //     any scope) with counts of visible records only; a limitation is kept
-//     when it names no subject, or when v sees its Scope.
+//     when v sees its Scope, or when it has none and names no subject or
+//     is ClusterWide.
 //   - The view answers with the snapshot's id and asOf, so pins and
 //     "a newer snapshot exists" work the same for every reader (a reader
 //     can tell that the fleet changed, never what changed where it cannot
@@ -337,7 +338,7 @@ func (s *Snapshot) finishView(a *applier, v Visibility, key string, counts map[s
 		next.sources[i].RevisionCount, next.sources[i].TargetCount = c[0], c[1]
 	}
 	for _, l := range s.limitations {
-		if l.Subject == "" && l.Scope == "" || l.Scope != "" && v.Sees(l.Scope) {
+		if l.visibleTo(v) {
 			next.limitations = append(next.limitations, l)
 		}
 	}

@@ -74,6 +74,7 @@ func newScopedFleet(seed uint64, services int) scopedFleet {
 		{Code: fleetgraph.LimitRecordInvalid, Message: "ServiceContract b/broken has no digest yet", Source: "kube", Subject: "b/broken", Scope: "b"},
 		{Code: fleetgraph.LimitRecordInvalid, Message: "a record outside any namespace", Source: "kube", Subject: "somewhere"},
 		{Code: fleetgraph.LimitSourcePartial, Message: "a fleet-wide note", Source: "kube"},
+		{Code: fleetgraph.LimitSourcePartial, Message: "deployments.apps could not be watched", Source: "kube", Subject: "deployments.apps", ClusterWide: true},
 	}
 	return f
 }
@@ -128,7 +129,7 @@ func (f scopedFleet) build(t testing.TB, v fleetgraph.Visibility) *fleetgraph.Sn
 	}
 	var lims []fleetgraph.Limitation
 	for _, l := range f.lims {
-		if v.All() || l.Subject == "" && l.Scope == "" || l.Scope != "" && v.Sees(l.Scope) {
+		if v.All() || (l.Subject == "" || l.ClusterWide) && l.Scope == "" || l.Scope != "" && v.Sees(l.Scope) {
 			lims = append(lims, l)
 		}
 	}
@@ -343,7 +344,7 @@ func TestRestrictShortcuts(t *testing.T) {
 	}
 	scoped := f
 	scoped.revs = slices.DeleteFunc(slices.Clone(f.revs), func(r *fleetgraph.Revision) bool { return len(r.Scopes) == 0 })
-	scoped.lims = slices.DeleteFunc(slices.Clone(f.lims), func(l fleetgraph.Limitation) bool { return l.Subject != "" && l.Scope == "" })
+	scoped.lims = slices.DeleteFunc(slices.Clone(f.lims), func(l fleetgraph.Limitation) bool { return l.Subject != "" && l.Scope == "" && !l.ClusterWide })
 	s := scoped.build(t, fleetgraph.AllScopes())
 	if s.Restrict(fleetgraph.OnlyScopes("a", "b", "c", "d")) != s {
 		t.Error("a reader of every scope of a fully scoped fleet got a view, not the snapshot")

@@ -94,6 +94,8 @@ type Feed struct {
 	scRev      map[nsName]string              // ServiceContract -> the revision key it contributes
 	holders    map[string]map[nsName]struct{} // revision key -> the ServiceContracts contributing it
 	bundles    map[string]*bundleState        // revision key -> its bundle's derivation
+	badStatus  map[nsName]string              // ServiceContract -> why its status makes no revision
+	stateDirty bool                           // the limitations publishState derives changed
 	loads      chan struct{}
 	health     health
 	lag        lagQueue
@@ -119,7 +121,7 @@ func NewFeed(cfg *rest.Config, b *fleetgraph.Builder, opts *Options) (*Feed, err
 		contracts: map[nsName]*v1alpha1.ServiceContract{}, byTarget: map[wlKey]map[string]struct{}{},
 		workloads: map[wlKey]*workload{}, byContract: map[nsName]map[wlKey]struct{}{}, services: map[nsName]*corev1.Service{}, bySvc: map[nsName]map[string]struct{}{},
 		emitted: map[wlKey]bool{}, scRev: map[nsName]string{}, holders: map[string]map[nsName]struct{}{},
-		bundles: map[string]*bundleState{}, loads: make(chan struct{}, bundleLoads), retry: bundleRetry}
+		bundles: map[string]*bundleState{}, badStatus: map[nsName]string{}, loads: make(chan struct{}, bundleLoads), retry: bundleRetry}
 	if opts != nil {
 		f.opts = *opts
 	}
@@ -170,33 +172,45 @@ func (f *Feed) Start(ctx context.Context) error {
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
-	c, err := cache.New(f.cfg, f.cacheOptions())
-	if err != nil {
-		return fmt.Errorf("kube: creating the informer cache: %w", err)
-	}
-	for _, r := range kinds {
-		inf, err := c.GetInformer(ctx, r.object(), cache.BlockUntilSynced(false))
+	// One cache per watched namespace (or one for all of them), each with
+	// a watch error handler that knows its namespace: a watch failing in
+	// one namespace is a limitation scoped to it, which a reader who
+	// cannot see that namespace is not shown.
+	var caches []cache.Cache
+	for _, ns := range f.watchNamespaces() {
+		c, err := cache.New(f.cfg, f.cacheOptions(ns))
 		if err != nil {
-			return fmt.Errorf("kube: informer on %s: %w", r.name, err)
+			return fmt.Errorf("kube: creating the informer cache: %w", err)
 		}
-		if _, err := inf.AddEventHandler(f.handler(r)); err != nil {
-			return fmt.Errorf("kube: handler on %s: %w", r.name, err)
+		for _, r := range kinds {
+			inf, err := c.GetInformer(ctx, r.object(), cache.BlockUntilSynced(false))
+			if err != nil {
+				return fmt.Errorf("kube: informer on %s: %w", r.name, err)
+			}
+			if _, err := inf.AddEventHandler(f.handler(r)); err != nil {
+				return fmt.Errorf("kube: handler on %s: %w", r.name, err)
+			}
 		}
+		caches = append(caches, c)
 	}
 	f.health.watched(kinds)
-	errc := make(chan error, 1)
-	go func() { errc <- c.Start(ctx) }()
+	errc := make(chan error, len(caches))
+	for _, c := range caches {
+		go func() { errc <- c.Start(ctx) }()
+	}
 	go f.lag.run(ctx, f.b, f.metrics)
-	if !c.WaitForCacheSync(ctx) {
-		if err := <-errc; err != nil {
-			return fmt.Errorf("kube: informer cache: %w", err)
+	for _, c := range caches {
+		if !c.WaitForCacheSync(ctx) {
+			if err := <-errc; err != nil {
+				return fmt.Errorf("kube: informer cache: %w", err)
+			}
+			return nil
 		}
-		return nil
 	}
 	close(f.synced)
 	f.opts.Log.Info("Kubernetes fleet listed", "resources", resourceNames(kinds))
 	f.publishState(nil)
-	probe, err := newProber(f.cfg, f.opts.Namespaces, kinds)
+	probe, err := newProber(f.cfg, f.watchNamespaces(), kinds)
 	if err != nil {
 		return err
 	}
@@ -215,7 +229,18 @@ func (f *Feed) Start(ctx context.Context) error {
 	}
 }
 
-func (f *Feed) cacheOptions() cache.Options {
+// watchNamespaces are the namespaces the feed watches, one cache each:
+// Options.Namespaces, or "" for all of them.
+func (f *Feed) watchNamespaces() []string {
+	if len(f.opts.Namespaces) == 0 {
+		return []string{""}
+	}
+	return f.opts.Namespaces
+}
+
+// cacheOptions are the options of the cache watching ns ("" for all
+// namespaces).
+func (f *Feed) cacheOptions(ns string) cache.Options {
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme) // static registrations: cannot fail
 	_ = v1alpha1.AddToScheme(scheme)
@@ -224,14 +249,11 @@ func (f *Feed) cacheOptions() cache.Options {
 		DefaultTransform:            transform,
 		ReaderFailOnMissingInformer: true,
 		DefaultWatchErrorHandler: func(_ context.Context, r *toolscache.Reflector, err error) {
-			f.watchFailed(r.TypeDescription(), err)
+			f.watchFailed(r.TypeDescription(), ns, err)
 		},
 	}
-	if len(f.opts.Namespaces) > 0 {
-		o.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range f.opts.Namespaces {
-			o.DefaultNamespaces[ns] = cache.Config{}
-		}
+	if ns != "" {
+		o.DefaultNamespaces = map[string]cache.Config{ns: {}}
 	}
 	return o
 }
@@ -259,9 +281,14 @@ func (f *Feed) handler(r resource) toolscache.ResourceEventHandler {
 			}
 		}
 		queued := f.changed != before
+		dirty := f.stateDirty
+		f.stateDirty = false
 		f.mu.Unlock()
 		if queued { // an event that changes no record waits for no snapshot
 			f.lag.add(at)
+		}
+		if dirty {
+			f.publishState(nil)
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{
@@ -286,6 +313,21 @@ func (f *Feed) contract(sc *v1alpha1.ServiceContract, deleted bool) {
 			if len(f.bySvc[sk]) == 0 {
 				delete(f.bySvc, sk)
 			}
+		}
+	}
+	if prev != nil && prev.Spec.Bundle.ConfigMapRef != nil || !deleted && sc.Spec.Bundle.ConfigMapRef != nil {
+		f.stateDirty = true
+	}
+	why := ""
+	if !deleted {
+		why = unusableStatus(sc)
+	}
+	if why != f.badStatus[key] {
+		f.stateDirty = true
+		if why == "" {
+			delete(f.badStatus, key)
+		} else {
+			f.badStatus[key] = why
 		}
 	}
 	if deleted {

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -297,9 +298,80 @@ func TestConfigMapBundlesSaySoInMeta(t *testing.T) {
 	}
 	found := false
 	for _, l := range snap.Meta().Limitations {
-		found = found || strings.Contains(l.Message, "1 revisions come from ConfigMap bundles")
+		found = found || strings.Contains(l.Message, "1 revisions in namespace ns come from ConfigMap bundles") && l.Scope == "ns"
 	}
 	if !found {
 		t.Errorf("limitations %+v say nothing of the ConfigMap bundle", snap.Meta().Limitations)
 	}
+}
+
+// TestLimitationsScopedToTheirNamespace: limitations about a namespace (a
+// watch failing there, bundles published there that cannot be read, a
+// ServiceContract there whose status is unusable) are shown only to
+// readers of that namespace, and nothing a reader of another namespace is
+// shown names it; a limitation about the whole cluster (a resource that
+// cannot be watched anywhere) is shown to every reader.
+func TestLimitationsScopedToTheirNamespace(t *testing.T) {
+	f, b := newTestFeed(t, &flakyLoader{fails: 1 << 30})
+	f.opts.Namespaces = []string{"team-x", "team-y"}
+	f.health.watched(builtin)
+	close(f.synced)
+	broken := readyContract("team-y", "broken", "broken")
+	broken.Status.Contract = nil
+	f.mu.Lock()
+	f.contract(readyContract("team-x", "pay", "pay"), false) // its bundle cannot be read
+	f.contract(broken, false)
+	f.mu.Unlock()
+	f.watchFailed("*v1.Deployment", "team-x", errors.New("deployments.apps is forbidden in namespace team-x"))
+	f.watchFailed("*v1.Service", "", errors.New("connection refused"))
+	var snap *fleetgraph.Snapshot
+	for range 200 { // the bundle read fails in the background
+		time.Sleep(10 * time.Millisecond)
+		f.publishState(nil)
+		if snap = b.Flush(); strings.Contains(jsonOf(t, snap.Meta()), "could not be read") {
+			break
+		}
+	}
+	type lim struct{ Subject, Scope string }
+	got := func(s *fleetgraph.Snapshot) []lim {
+		var out []lim
+		for _, l := range s.Meta().Limitations {
+			if l.Source == DefaultSourceID && l.Subject != "" {
+				out = append(out, lim{l.Subject, l.Scope})
+			}
+		}
+		return out
+	}
+	all := []lim{{"services", ""}, {"deployments.apps", "team-x"}, {"bundles", "team-x"}, {"team-y/broken", "team-y"}}
+	if diff := cmp.Diff(all, got(snap)); diff != "" {
+		t.Fatalf("an unrestricted reader's limitations (-want +got):\n%s", diff)
+	}
+	for _, c := range []struct {
+		ns, hidden string
+		want       []lim
+	}{
+		{"team-x", "team-y", []lim{{"services", ""}, {"deployments.apps", "team-x"}, {"bundles", "team-x"}}},
+		{"team-y", "team-x", []lim{{"services", ""}, {"team-y/broken", "team-y"}}},
+		{"team-z", "team-", []lim{{"services", ""}}},
+	} {
+		view := snap.Restrict(fleetgraph.OnlyScopes(c.ns))
+		if diff := cmp.Diff(c.want, got(view)); diff != "" {
+			t.Errorf("a reader of %s: limitations (-want +got):\n%s", c.ns, diff)
+		}
+		if m := jsonOf(t, view.Meta()); strings.Contains(m, c.hidden) {
+			t.Errorf("a reader of %s is shown a namespace it cannot see (%s): %s", c.ns, c.hidden, m)
+		}
+		if got := view.Meta().Completeness; got != fleetgraph.CompletenessPartial {
+			t.Errorf("a reader of %s: completeness %s, want partial (a resource cannot be watched)", c.ns, got)
+		}
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }
