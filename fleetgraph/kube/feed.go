@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -95,6 +97,7 @@ type Feed struct {
 	holders    map[string]map[nsName]struct{} // revision key -> the ServiceContracts contributing it
 	bundles    map[string]*bundleState        // revision key -> its bundle's derivation
 	badStatus  map[nsName]string              // ServiceContract -> why its status makes no revision
+	pactos     map[nsName]struct{}            // Pacto CRs handed to the Builder as targets
 	stateDirty bool                           // the limitations publishState derives changed
 	loads      chan struct{}
 	health     health
@@ -121,7 +124,7 @@ func NewFeed(cfg *rest.Config, b *fleetgraph.Builder, opts *Options) (*Feed, err
 		contracts: map[nsName]*v1alpha1.ServiceContract{}, byTarget: map[wlKey]map[string]struct{}{},
 		workloads: map[wlKey]*workload{}, byContract: map[nsName]map[wlKey]struct{}{}, services: map[nsName]*corev1.Service{}, bySvc: map[nsName]map[string]struct{}{},
 		emitted: map[wlKey]bool{}, scRev: map[nsName]string{}, holders: map[string]map[nsName]struct{}{},
-		bundles: map[string]*bundleState{}, badStatus: map[nsName]string{}, loads: make(chan struct{}, bundleLoads), retry: bundleRetry}
+		bundles: map[string]*bundleState{}, badStatus: map[nsName]string{}, pactos: map[nsName]struct{}{}, loads: make(chan struct{}, bundleLoads), retry: bundleRetry}
 	if opts != nil {
 		f.opts = *opts
 	}
@@ -168,9 +171,13 @@ func (f *Feed) WaitSynced(ctx context.Context) error {
 func (f *Feed) Start(ctx context.Context) error {
 	f.ctx = ctx
 	f.publishState(nil)
-	kinds, err := f.discover(ctx)
-	if err != nil || ctx.Err() != nil {
-		return err
+	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg)
+	if err != nil {
+		return fmt.Errorf("kube: discovery client: %w", err)
+	}
+	kinds := f.discover(ctx, dc)
+	if ctx.Err() != nil {
+		return nil
 	}
 	// One cache per watched namespace (or one for all of them), each with
 	// a watch error handler that knows its namespace: a watch failing in
@@ -183,12 +190,8 @@ func (f *Feed) Start(ctx context.Context) error {
 			return fmt.Errorf("kube: creating the informer cache: %w", err)
 		}
 		for _, r := range kinds {
-			inf, err := c.GetInformer(ctx, r.object(), cache.BlockUntilSynced(false))
-			if err != nil {
-				return fmt.Errorf("kube: informer on %s: %w", r.name, err)
-			}
-			if _, err := inf.AddEventHandler(f.handler(r)); err != nil {
-				return fmt.Errorf("kube: handler on %s: %w", r.name, err)
+			if err := f.inform(ctx, c, r); err != nil {
+				return err
 			}
 		}
 		caches = append(caches, c)
@@ -224,9 +227,112 @@ func (f *Feed) Start(ctx context.Context) error {
 			}
 			return nil
 		case <-t.C:
+			kinds = f.rediscover(ctx, dc, caches, kinds)
+			probe.kinds = kinds
 			f.publishState(probe.run(ctx))
 		}
 	}
+}
+
+// inform starts watching r in c, feeding the Builder.
+func (f *Feed) inform(ctx context.Context, c cache.Cache, r resource) error {
+	inf, err := c.GetInformer(ctx, r.object(), cache.BlockUntilSynced(false))
+	if err != nil {
+		return fmt.Errorf("kube: informer on %s: %w", r.name, err)
+	}
+	if _, err := inf.AddEventHandler(f.handler(r)); err != nil {
+		return fmt.Errorf("kube: handler on %s: %w", r.name, err)
+	}
+	return nil
+}
+
+// rediscover asks discovery again, every probe interval, which kinds the
+// API server serves, and starts or stops the informers of the CRD-backed
+// ones that appeared or went: Pacto's CRD (or ours) installed after the
+// feed started is read without a restart, and one removed takes its
+// records out of the fleet. It returns the kinds now watched.
+//
+// Periodic discovery, rather than an informer on CustomResourceDefinitions:
+// discovery is open to every authenticated user, so the same code serves
+// the operator and `kubepact mcp --fleet --k8s` with a developer's own
+// credentials, which rarely may list CRDs; it needs no RBAC beyond what the
+// feed has; and it costs two small requests per interval, off the query
+// path. A CRD is picked up within one ProbeInterval (10s by default).
+func (f *Feed) rediscover(ctx context.Context, dc discovery.DiscoveryInterface, caches []cache.Cache, have []resource) []resource {
+	now, crdMissing, err := discoverOnce(dc)
+	if err != nil {
+		return have // the probes tell an API server that does not answer
+	}
+	f.health.mu.Lock()
+	f.health.crdMissing = crdMissing
+	f.health.mu.Unlock()
+	same := func(x, y resource) bool { return x.name == y.name && x.gvk == y.gvk }
+	var keep, gone []resource
+	for _, r := range have {
+		if slices.ContainsFunc(now, func(n resource) bool { return same(n, r) }) {
+			keep = append(keep, r)
+		} else {
+			gone = append(gone, r)
+		}
+	}
+	for _, r := range gone {
+		for _, c := range caches {
+			if err := c.RemoveInformer(ctx, r.object()); err != nil {
+				f.opts.Log.Error(err, "Informer of a resource no longer served could not be stopped", "resource", r.name)
+			}
+		}
+		f.forget(r)
+		f.opts.Log.Info("Resource no longer served; its records left the fleet", "resource", r.name)
+	}
+	for _, r := range now {
+		if slices.ContainsFunc(have, func(h resource) bool { return same(h, r) }) {
+			continue
+		}
+		ok := true
+		for _, c := range caches {
+			if err := f.inform(ctx, c, r); err != nil {
+				f.opts.Log.Error(err, "Newly served resource could not be watched; retrying at the next probe", "resource", r.name)
+				ok = false
+				break
+			}
+		}
+		if ok {
+			keep = append(keep, r)
+			f.opts.Log.Info("Newly served resource watched", "resource", r.name)
+		}
+	}
+	if len(gone) > 0 || len(keep) != len(have) {
+		f.health.watched(keep)
+		f.health.mu.Lock()
+		for k := range f.health.failed {
+			if slices.ContainsFunc(gone, func(r resource) bool { return r.name == k.resource }) {
+				delete(f.health.failed, k)
+			}
+		}
+		f.health.mu.Unlock()
+	}
+	return keep
+}
+
+// forget takes the records read from a resource that is no longer served
+// out of the fleet: its informer is stopped, so no delete events come.
+func (f *Feed) forget(r resource) {
+	f.mu.Lock()
+	switch {
+	case r.gvk.Group == PactoGroup:
+		for k := range f.pactos {
+			f.changed++
+			f.b.DeleteTarget(fleetgraph.TargetKey(k.ns, KindPacto, k.name))
+		}
+		clear(f.pactos)
+	case r.gvk.Kind == v1alpha1.ServiceContractKind:
+		for _, sc := range f.contracts {
+			f.contract(sc, true)
+		}
+	}
+	f.stateDirty = false
+	f.mu.Unlock()
+	f.publishState(nil)
 }
 
 // watchNamespaces are the namespaces the feed watches, one cache each:
@@ -399,11 +505,14 @@ func (f *Feed) service(s *corev1.Service, deleted bool) {
 
 // pacto applies a Pacto CR event: one target, read from its status.
 func (f *Feed) pacto(u *unstructured.Unstructured, deleted bool) {
+	key := nsName{u.GetNamespace(), u.GetName()}
 	if deleted {
+		delete(f.pactos, key)
 		f.changed++
 		f.b.DeleteTarget(fleetgraph.TargetKey(u.GetNamespace(), KindPacto, u.GetName()))
 		return
 	}
+	f.pactos[key] = struct{}{}
 	f.changed++
 	if err := f.b.UpsertTarget(pactoTarget(u, f.opts.SourceID)); err != nil {
 		f.opts.Log.Error(err, "Pacto CR left out of the fleet", "namespace", u.GetNamespace(), "name", u.GetName())

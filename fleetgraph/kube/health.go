@@ -267,12 +267,8 @@ var builtin = []resource{
 // discover lists the kinds to watch: the built-in ones, ServiceContracts
 // when their CRD is installed and Pacto CRs when theirs is. An API server
 // that cannot be reached is asked again every ProbeInterval until ctx is
-// done; meanwhile the source is unavailable.
-func (f *Feed) discover(ctx context.Context) ([]resource, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kube: discovery client: %w", err)
-	}
+// done (nil then); meanwhile the source is unavailable.
+func (f *Feed) discover(ctx context.Context, dc discovery.DiscoveryInterface) []resource {
 	for {
 		kinds, crdMissing, err := discoverOnce(dc)
 		f.health.mu.Lock()
@@ -280,13 +276,13 @@ func (f *Feed) discover(ctx context.Context) ([]resource, error) {
 		f.health.crdMissing = crdMissing
 		f.health.mu.Unlock()
 		if err == nil {
-			return kinds, nil
+			return kinds
 		}
 		f.opts.Log.Info("Kubernetes API discovery failed; retrying", "error", err.Error())
 		f.publishState(nil)
 		select {
 		case <-ctx.Done():
-			return nil, nil
+			return nil
 		case <-time.After(f.opts.ProbeInterval):
 		}
 	}
