@@ -15,7 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
@@ -322,8 +324,11 @@ func TestLimitationsScopedToTheirNamespace(t *testing.T) {
 	f.contract(readyContract("team-x", "pay", "pay"), false) // its bundle cannot be read
 	f.contract(broken, false)
 	f.mu.Unlock()
-	f.watchFailed("*v1.Deployment", "team-x", errors.New("deployments.apps is forbidden in namespace team-x"))
-	f.watchFailed("*v1.Service", "", errors.New("connection refused"))
+	f.watchFailed("*v1.Deployment", "team-x", apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "", errors.New("cannot list deployments in namespace team-x")))
+	f.watchFailed("*v1.Service", "", errors.New("dial tcp 127.0.0.1:6443: connection refused"))
+	// An API server that does not answer is about the cluster, whichever
+	// namespace the request named.
+	f.watchFailed("*v1.StatefulSet", "team-y", errors.New("dial tcp 127.0.0.1:6443: connection refused"))
 	var snap *fleetgraph.Snapshot
 	for range 200 { // the bundle read fails in the background
 		time.Sleep(10 * time.Millisecond)
@@ -342,7 +347,7 @@ func TestLimitationsScopedToTheirNamespace(t *testing.T) {
 		}
 		return out
 	}
-	all := []lim{{"services", ""}, {"deployments.apps", "team-x"}, {"bundles", "team-x"}, {"team-y/broken", "team-y"}}
+	all := []lim{{"services", ""}, {"statefulsets.apps", ""}, {"deployments.apps", "team-x"}, {"bundles", "team-x"}, {"team-y/broken", "team-y"}}
 	if diff := cmp.Diff(all, got(snap)); diff != "" {
 		t.Fatalf("an unrestricted reader's limitations (-want +got):\n%s", diff)
 	}
@@ -350,9 +355,9 @@ func TestLimitationsScopedToTheirNamespace(t *testing.T) {
 		ns, hidden string
 		want       []lim
 	}{
-		{"team-x", "team-y", []lim{{"services", ""}, {"deployments.apps", "team-x"}, {"bundles", "team-x"}}},
-		{"team-y", "team-x", []lim{{"services", ""}, {"team-y/broken", "team-y"}}},
-		{"team-z", "team-", []lim{{"services", ""}}},
+		{"team-x", "team-y", []lim{{"services", ""}, {"statefulsets.apps", ""}, {"deployments.apps", "team-x"}, {"bundles", "team-x"}}},
+		{"team-y", "team-x", []lim{{"services", ""}, {"statefulsets.apps", ""}, {"team-y/broken", "team-y"}}},
+		{"team-z", "team-", []lim{{"services", ""}, {"statefulsets.apps", ""}}},
 	} {
 		view := snap.Restrict(fleetgraph.OnlyScopes(c.ns))
 		if diff := cmp.Diff(c.want, got(view)); diff != "" {

@@ -87,6 +87,13 @@ func (f *Feed) watchFailed(desc, ns string, err error) {
 	f.publishState(map[watchKey]error{{name, ns}: err})
 }
 
+// isStatus reports whether err is an answer of the API server (a Status),
+// rather than a failure to reach it.
+func isStatus(err error) bool {
+	var st apierrors.APIStatus
+	return errors.As(err, &st)
+}
+
 // maxBadStatusListed bounds the ServiceContracts with an unusable status
 // listed by name per namespace; the rest are counted.
 const maxBadStatusListed = 5
@@ -154,9 +161,15 @@ func (f *Feed) publishState(results map[watchKey]error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for k, err := range results {
+		if k.ns != "" && err != nil && !isStatus(err) {
+			// The API server did not answer at all: that is about the
+			// cluster, not the namespace the request named.
+			k.ns = ""
+		}
 		switch {
 		case err == nil:
 			delete(h.failed, k)
+			delete(h.failed, watchKey{k.resource, ""}) // it answered: it is reachable
 		case h.failed[k] == nil:
 			h.failed[k] = &failure{err: fleetgraph.SanitizeError(err), since: now}
 		default:
