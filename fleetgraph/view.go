@@ -288,7 +288,7 @@ func (v Visibility) revision(e *revEntry) *revEntry {
 	}
 	r := *e.Revision
 	r.Scopes = slices.DeleteFunc(slices.Clone(e.Scopes), func(sc string) bool { return !v.Sees(sc) })
-	return &revEntry{Revision: &r, hash: contentHash("revision", &r)}
+	return &revEntry{Revision: &r, hash: contentHash("revision", &r), targets: e.targets}
 }
 
 // advance is the view s of the previous snapshot moved to next: every
