@@ -16,6 +16,7 @@ import (
 // with a Forbidden resource — and sees the workload a ServiceContract
 // binds.
 func TestFleetFeedRunsWithOperatorRBAC(t *testing.T) {
+	needKCM(t) // the Deployment becomes a ReplicaSet and Pods, as in a cluster
 	ns := newNamespace(t)
 	createDeployment(t, ns, "web")
 	create(t, newContract(ns, "web", "oci://registry.example.com/web:1", "web"))

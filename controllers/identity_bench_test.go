@@ -34,7 +34,7 @@ func BenchmarkScopedMCPQuery(b *testing.B) {
 	bld := fleetgraph.NewBuilder(nil)
 	for i := range services {
 		r := &fleetgraph.Revision{Name: fmt.Sprintf("svc-%04d", i), Version: "1.0.0", Digest: fmt.Sprintf("sha256:%064d", i),
-			Scope: nss[i%namespaces], Source: "kube", Owner: fmt.Sprintf("team-%d", i%30),
+			Scopes: []string{nss[i%namespaces]}, Source: "kube", Owner: fmt.Sprintf("team-%d", i%30),
 			Edges: []fleetgraph.Edge{{Type: fleetgraph.EdgeDependency, Name: fmt.Sprintf("svc-%04d", (i*7+1)%services), Ref: fmt.Sprintf("svc-%04d:1.0.0", (i*7+1)%services)}}}
 		if err := bld.UpsertRevision(r); err != nil {
 			b.Fatal(err)

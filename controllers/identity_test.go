@@ -197,6 +197,7 @@ func serviceKeys(m map[string]any) string {
 // token gets 401; and once the caches are warm, 1,000 queries make no
 // API-server request at all.
 func TestKubeIdentityScopesMCP(t *testing.T) {
+	needKCM(t) // the acceptance's control plane: API server, etcd and kube-controller-manager
 	nsA, nsB := newNamespace(t), newNamespace(t)
 	aliceTok, bobTok := serviceAccountToken(t, nsA, "alice"), serviceAccountToken(t, nsB, "bob")
 	carolTok, daveTok := serviceAccountToken(t, nsA, "carol"), serviceAccountToken(t, nsB, "dave")
@@ -386,4 +387,76 @@ func TestKubeIdentityCaches(t *testing.T) {
 	if n := reviews(authn(tok, true)); n != 1 {
 		t.Errorf("after eviction: %d requests, want 1", n)
 	}
+}
+
+// TestKubeIdentitySharedRevision: one digest published by ServiceContracts
+// in two namespaces is one revision scoped to both; over HTTP, with
+// TokenReview and SubjectAccessReview, a reader of either namespace sees
+// it naming only its own namespace, a reader of a third sees nothing and
+// no namespace name; when the publisher in the first namespace goes, its
+// reader loses the revision and the other keeps it.
+func TestKubeIdentitySharedRevision(t *testing.T) {
+	needKCM(t)
+	nsA, nsB, nsC := newNamespace(t), newNamespace(t), newNamespace(t)
+	aliceTok, bobTok, erinTok := serviceAccountToken(t, nsA, "alice"), serviceAccountToken(t, nsB, "bob"), serviceAccountToken(t, nsC, "erin")
+	grantList(t, nsA, nsA, "alice")
+	grantList(t, nsB, nsB, "bob")
+	grantList(t, nsC, nsC, "erin")
+
+	b := fleetgraph.NewBuilder(nil)
+	rev := &fleetgraph.Revision{Domain: "registry.example.com/team", Name: "pay", Version: "1.0.0",
+		Digest: "sha256:" + strings.Repeat("ab", 32), Source: "kubernetes", Scopes: []string{nsB, nsA}}
+	if err := b.UpsertRevision(rev); err != nil {
+		t.Fatal(err)
+	}
+	b.SetSource(fleetgraph.SourceState{ID: "kubernetes", Kind: "kubernetes", Status: fleetgraph.SourceAvailable, LastSuccessfulSync: time.Now()})
+	b.Flush()
+	var requests atomic.Int64
+	ident, err := controllers.NewKubeIdentity(countingConfig(&requests), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serveMCP(t, &mcp.Options{
+		Transport: mcp.TransportHTTP, Workspace: t.TempDir(), Families: []mcp.Family{mcp.FamilyFleet},
+		Fleet: mcp.FleetOptions{Enabled: true, Builder: b}, Authenticator: ident, Scoper: ident,
+	})
+	// Stateless calls answer from the current snapshot.
+	alice, bob, erin := mcpClient(t, url, aliceTok, "2026-07-28"), mcpClient(t, url, bobTok, "2026-07-28"), mcpClient(t, url, erinTok, "2026-07-28")
+	scopes := func(who string, cs *sdk.ClientSession) []string {
+		t.Helper()
+		got := call(t, cs, "pacto_fleet_get", map[string]any{"service": "pay"})
+		if got["found"] != true {
+			if s := fmt.Sprint(got); strings.Contains(s, nsA) || strings.Contains(s, nsB) {
+				t.Errorf("%s's miss names a namespace it cannot see: %s", who, s)
+			}
+			return nil
+		}
+		revs := arr(got, "revisions")
+		if len(revs) != 1 {
+			t.Fatalf("%s: %d revisions, want 1: %v", who, len(revs), got)
+		}
+		var out []string
+		for _, s := range arr(revs[0].(map[string]any), "scopes") {
+			out = append(out, s.(string))
+		}
+		return out
+	}
+	check := func(step, who string, cs *sdk.ClientSession, want ...string) {
+		t.Helper()
+		if got := scopes(who, cs); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: %s sees the revision with scopes %v, want %v", step, who, got, want)
+		}
+	}
+	check("published in both", "alice", alice, nsA)
+	check("published in both", "bob", bob, nsB)
+	check("published in both", "erin", erin)
+
+	gone := *rev
+	gone.Scopes = []string{nsB}
+	if err := b.UpsertRevision(&gone); err != nil {
+		t.Fatal(err)
+	}
+	b.Flush()
+	check("its publisher in alice's namespace gone", "alice", alice)
+	check("its publisher in alice's namespace gone", "bob", bob, nsB)
 }

@@ -22,6 +22,11 @@ const (
 // and benchDeps dependencies on random other services, and targets spread
 // over them with labels, compliance and evidence.
 func synthetic() ([]*fleetgraph.Revision, []*fleetgraph.Target) {
+	return syntheticN(benchServices, benchTargets)
+}
+
+// syntheticN is synthetic with services services and targets targets.
+func syntheticN(benchServices, benchTargets int) ([]*fleetgraph.Revision, []*fleetgraph.Target) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	revs := make([]*fleetgraph.Revision, benchServices)
 	for i := range revs {
@@ -191,7 +196,7 @@ func BenchmarkScopedQueries(b *testing.B) {
 	revs, tgts := synthetic()
 	for i, r := range revs {
 		c := *r
-		c.Scope = fmt.Sprintf("cluster-%d", i%12)
+		c.Scopes = []string{fmt.Sprintf("cluster-%d", i%12)}
 		revs[i] = &c
 	}
 	s := buildSynthetic(b, revs, tgts).Current()
@@ -259,7 +264,7 @@ func BenchmarkChangeThenQuery(b *testing.B) {
 	revs, tgts := synthetic()
 	for i, r := range revs {
 		c := *r
-		c.Scope = fmt.Sprintf("cluster-%d", i%12)
+		c.Scopes = []string{fmt.Sprintf("cluster-%d", i%12)}
 		revs[i] = &c
 	}
 	half := fleetgraph.OnlyScopes("cluster-0", "cluster-1", "cluster-2", "cluster-3", "cluster-4", "cluster-5")
@@ -291,4 +296,49 @@ func BenchmarkChangeThenQuery(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFirstQueryOfIdentity is what a reader pays on its first query
+// of a snapshot when no reader with its namespaces asked before: the view
+// is built (Restrict) and then queried. Beside it, in one run, the same
+// query unfiltered and on the view once built, on a fleet of 2,000
+// services (one revision each) and 6,000 targets over 12 namespaces.
+//
+//	go test ./fleetgraph -run '^$' -bench FirstQueryOfIdentity -benchmem
+func BenchmarkFirstQueryOfIdentity(b *testing.B) {
+	revs, tgts := syntheticN(2000, 6000)
+	for i, r := range revs {
+		c := *r
+		c.Scopes = []string{fmt.Sprintf("cluster-%d", i%12)}
+		revs[i] = &c
+	}
+	s := buildSynthetic(b, revs, tgts).Current()
+	half := fleetgraph.OnlyScopes("cluster-0", "cluster-1", "cluster-2", "cluster-3", "cluster-4", "cluster-5").Scopes()
+	search := func(s *fleetgraph.Snapshot) {
+		if _, err := s.Search(fleetgraph.SearchQuery{Limit: 50}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("unfiltered", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			search(s)
+		}
+	})
+	b.Run("first-query-6of12", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++ // a scope no record has makes each visibility new
+			search(s.Restrict(fleetgraph.OnlyScopes(append(half, fmt.Sprint("none-", i))...)))
+		}
+	})
+	b.Run("warm-6of12", func(b *testing.B) {
+		v := fleetgraph.OnlyScopes(half...)
+		search(s.Restrict(v))
+		b.ReportAllocs()
+		for b.Loop() {
+			search(s.Restrict(v))
+		}
+	})
 }

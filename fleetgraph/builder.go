@@ -361,6 +361,12 @@ func snapshotID(acc [32]byte, sources []SourceState, lims []Limitation, freshnes
 	}
 	for _, l := range lims {
 		fmt.Fprintf(h, "\x01%s\x00%s\x00%s\x00%s", l.Code, l.Source, l.Subject, l.Message)
+		if l.Scope != "" {
+			fmt.Fprintf(h, "\x02%s", l.Scope)
+		}
+		if l.ClusterWide {
+			h.Write([]byte{3})
+		}
 	}
 	fmt.Fprintf(h, "\x00%d", freshness)
 	return "snap-" + hex.EncodeToString(h.Sum(nil)[:12])
@@ -469,7 +475,7 @@ func (a *applier) svc(key, domain, name string) *service {
 }
 
 func (a *applier) addRevision(r *Revision) {
-	a.addRevisionEntry(&revEntry{Revision: r, hash: contentHash("revision", r)})
+	a.addRevisionEntry(newRevEntry(r, contentHash("revision", r)))
 }
 
 // addRevisionEntry adds a revision whose content hash is known.
@@ -481,10 +487,10 @@ func (a *applier) addRevisionEntry(e *revEntry) {
 	s := a.svc(r.ServiceKey(), r.Domain, r.Name)
 	s.revisions = withKey(s.revisions, key)
 	add(a.byDigest, r.Digest, key)
-	for _, n := range edgeNames(r) {
+	for _, n := range targetNames(e.targets) {
 		add(a.deps, n, key)
 	}
-	for _, d := range pinnedDigests(r) {
+	for _, d := range targetDigests(e.targets) {
 		add(a.pinned, d, key)
 	}
 	sk := s.key
@@ -499,7 +505,9 @@ func (a *applier) addRevisionEntry(e *revEntry) {
 	c := a.counts[r.Source]
 	c[0]++
 	a.counts[r.Source] = c
-	a.countScope(r.Scope, 1)
+	for _, sc := range r.scopesOrUnscoped() {
+		a.countScope(sc, 1)
+	}
 }
 
 func (a *applier) removeRevision(key string) {
@@ -512,10 +520,10 @@ func (a *applier) removeRevision(key string) {
 	s := a.svc(e.ServiceKey(), e.Domain, e.Name)
 	s.revisions = withoutKey(s.revisions, key)
 	remove(a.byDigest, e.Digest, key)
-	for _, n := range edgeNames(e.Revision) {
+	for _, n := range targetNames(e.targets) {
 		remove(a.deps, n, key)
 	}
-	for _, d := range pinnedDigests(e.Revision) {
+	for _, d := range targetDigests(e.targets) {
 		remove(a.pinned, d, key)
 	}
 	a.attn[attnInvalid].del(key)
@@ -525,7 +533,9 @@ func (a *applier) removeRevision(key string) {
 	c := a.counts[e.Source]
 	c[0]--
 	a.counts[e.Source] = c
-	a.countScope(e.Scope, -1)
+	for _, sc := range e.scopesOrUnscoped() {
+		a.countScope(sc, -1)
+	}
 }
 
 func (a *applier) addTarget(t *Target) {
@@ -661,12 +671,13 @@ func (a *applier) recheckEdges(next *Snapshot) {
 	tx := a.attn[attnUnresolved]
 	for k := range a.recheck {
 		tx.delPrefix(k + relSep)
-		r := next.revision(k)
-		if r == nil {
+		re, ok := next.revisions.get(k)
+		if !ok {
 			continue
 		}
+		r := re.Revision
 		for i, e := range r.Edges {
-			if rel := next.resolve(r, e); !rel.Resolved {
+			if rel := next.resolveTarget(r, e, re.targets[i]); !rel.Resolved {
 				tx.set(unresolvedKey(k, e.Ref, i), attn{service: rel.FromService, reason: rel.Reason})
 			}
 		}
@@ -681,10 +692,15 @@ func unresolvedKey(revKey, ref string, i int) string {
 
 // pinnedDigests are the digests a revision's edges pin.
 func pinnedDigests(r *Revision) []string {
+	return targetDigests(newRevEntry(r, [32]byte{}).targets)
+}
+
+// targetDigests are the distinct digests parsed edge targets pin.
+func targetDigests(ts []edgeTarget) []string {
 	var out []string
-	for _, e := range r.Edges {
-		if d := e.target().digest; d != "" {
-			out = append(out, d)
+	for _, t := range ts {
+		if t.digest != "" {
+			out = append(out, t.digest)
 		}
 	}
 	slices.Sort(out)
@@ -740,9 +756,15 @@ func domainOfKey(key, name string) string {
 // by: each reference's name and each dependency's alias. A service of one
 // of them appearing or disappearing can change where the edge points.
 func edgeNames(r *Revision) []string {
+	return targetNames(newRevEntry(r, [32]byte{}).targets)
+}
+
+// targetNames are the distinct service names parsed edge targets may
+// resolve by.
+func targetNames(ts []edgeTarget) []string {
 	var names []string
-	for _, e := range r.Edges {
-		names = append(names, e.target().names()...)
+	for _, t := range ts {
+		names = append(names, t.names()...)
 	}
 	slices.Sort(names)
 	return slices.Compact(names)

@@ -89,8 +89,26 @@ type Limitation struct {
 	Subject string `json:"subject,omitempty"`
 	// Scope is the namespace the limitation is about. A restricted view
 	// (Snapshot.Restrict) shows it only when it sees the scope; one with
-	// a Subject but no Scope is shown only to unrestricted readers.
+	// a Subject but no Scope is shown only to unrestricted readers, unless
+	// it is ClusterWide.
 	Scope string `json:"scope,omitempty"`
+	// ClusterWide marks a limitation about the source as a whole (an API
+	// server that cannot be reached, a resource that cannot be watched in
+	// any namespace, a CRD that is not installed): it names no namespace
+	// and reveals nothing about one, so every reader is shown it, Subject
+	// or not. It never carries a Scope.
+	ClusterWide bool `json:"clusterWide,omitempty"`
+}
+
+// visibleTo reports whether a reader with visibility v is shown l.
+func (l Limitation) visibleTo(v Visibility) bool {
+	switch {
+	case v.all:
+		return true
+	case l.Scope != "":
+		return v.Sees(l.Scope)
+	}
+	return l.Subject == "" || l.ClusterWide
 }
 
 // Meta is the completeness envelope on every fleet answer.

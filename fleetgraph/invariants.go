@@ -78,8 +78,19 @@ func (s *Snapshot) checkInvariants() error {
 		xor(&acc, e.hash)
 	}
 	scopes := map[string]int{}
-	for _, e := range s.revisions.all() {
-		scopes[e.Scope]++
+	for k, e := range s.revisions.all() {
+		if !slices.Equal(e.Scopes, normScopes(e.Scopes)) {
+			return fmt.Errorf("revision %q has scopes %q, not sorted, distinct and non-empty", k, e.Scopes)
+		}
+		if s.view != "" && !slices.ContainsFunc(e.scopesOrUnscoped(), s.vis.Sees) {
+			return fmt.Errorf("view %s holds revision %q of scopes %q it does not see", s.view, k, e.Scopes)
+		}
+		for _, sc := range e.scopesOrUnscoped() {
+			if s.view != "" && !s.vis.Sees(sc) {
+				return fmt.Errorf("view %s lists the hidden scope %q on revision %q", s.view, sc, k)
+			}
+			scopes[sc]++
+		}
 	}
 	for _, e := range s.targets.all() {
 		scopes[e.Scope]++

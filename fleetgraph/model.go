@@ -90,11 +90,33 @@ type Revision struct {
 	// not part of the revision's identity (nor of the snapshot id): the
 	// same content read from another directory is the same revision.
 	Location string `json:"-"`
-	// Scope is the namespace of the object that published the revision
-	// (a ServiceContract, a Pacto CR); empty for a source outside any
-	// namespace (a local directory, an OCI reference). A restricted view
-	// (Snapshot.Restrict) shows the revision only when it sees the scope.
-	Scope string `json:"scope,omitempty"`
+	// Scopes are the namespaces of the objects that publish the revision
+	// (ServiceContracts in several namespaces may publish one digest);
+	// empty for a source outside any namespace (a local directory, an OCI
+	// reference). The Builder keeps them sorted and distinct. A restricted
+	// view (Snapshot.Restrict) shows the revision when it sees one of
+	// them, and lists only the ones it sees.
+	Scopes []string `json:"scopes,omitempty"`
+}
+
+// normScopes sorts and deduplicates a revision's scopes and drops empty
+// names; nil when none is left.
+func normScopes(in []string) []string {
+	out := slices.DeleteFunc(slices.Clone(in), func(s string) bool { return s == "" })
+	if len(out) == 0 {
+		return nil
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// scopesOrUnscoped are the scopes a revision counts under: its own, or
+// the empty scope when it has none.
+func (r *Revision) scopesOrUnscoped() []string {
+	if len(r.Scopes) == 0 {
+		return []string{""}
+	}
+	return r.Scopes
 }
 
 // Key returns the revision's identity.
@@ -266,6 +288,7 @@ func (r *Revision) clone() *Revision {
 	c.Capabilities = slices.Clone(r.Capabilities)
 	c.Edges = slices.Clone(r.Edges)
 	c.Findings = slices.Clone(r.Findings)
+	c.Scopes = normScopes(r.Scopes)
 	if r.Readiness != nil {
 		rd := *r.Readiness
 		c.Readiness = &rd

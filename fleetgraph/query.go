@@ -97,7 +97,9 @@ type RevisionView struct {
 	Findings     []Finding     `json:"findings,omitempty"`
 	Source       string        `json:"source"`
 	FetchedAt    *time.Time    `json:"fetchedAt,omitempty"`
-	Scope        string        `json:"scope,omitempty"`
+	// Scopes are the namespaces publishing the revision that the reader
+	// sees, sorted.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // ReadinessView is a revision's readiness evaluated at the snapshot's asOf.
@@ -157,7 +159,7 @@ func (s *Snapshot) revisionView(r *Revision) RevisionView {
 		Key: r.Key(), Service: r.Name, Domain: r.Domain, ServiceKey: r.ServiceKey(), Version: r.Version, PactoVersion: r.PactoVersion,
 		Digest: r.Digest, RequestedRef: r.RequestedRef, ResolvedRef: r.ResolvedRef, Owner: r.Owner, Workload: r.Workload,
 		Interfaces: slices.Clone(r.Interfaces), Capabilities: slices.Clone(r.Capabilities), Findings: slices.Clone(r.Findings),
-		Source: r.Source, FetchedAt: timePtr(r.FetchedAt), Scope: r.Scope,
+		Source: r.Source, FetchedAt: timePtr(r.FetchedAt), Scopes: slices.Clone(r.Scopes),
 		Readiness: ReadinessView{State: r.Readiness.state(s.asOf)},
 	}
 	if r.Readiness != nil {

@@ -63,6 +63,20 @@ type Snapshot struct {
 type revEntry struct {
 	*Revision
 	hash [32]byte
+	// targets are what the revision's edges point at, parsed once when
+	// the revision enters the Builder: a view built from the entry, and
+	// every batch that rechecks its edges, reads them without parsing the
+	// references again.
+	targets []edgeTarget
+}
+
+// newRevEntry is the entry of a revision whose content hash is known.
+func newRevEntry(r *Revision, hash [32]byte) *revEntry {
+	e := &revEntry{Revision: r, hash: hash, targets: make([]edgeTarget, len(r.Edges))}
+	for i, edge := range r.Edges {
+		e.targets[i] = edge.target()
+	}
+	return e
 }
 
 type tgtEntry struct {
@@ -194,6 +208,11 @@ func (s *Snapshot) link(t *Target) (revKey string, state LinkState, reason strin
 // key, else a unique service with its name), and only when the reference
 // names no service a dependency's alias the same way.
 func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
+	return s.resolveTarget(from, e, e.target())
+}
+
+// resolveTarget is resolve with the edge's target already parsed.
+func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relationship {
 	rel := Relationship{
 		FromService:   from.ServiceKey(),
 		FromRevision:  from.Key(),
@@ -204,7 +223,6 @@ func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
 		Compatibility: e.Compatibility,
 		Name:          e.Name,
 	}
-	t := e.target()
 	key := ServiceKey(t.domain, t.name)
 	if t.digest != "" {
 		// One bundle mirrored into two repositories is two services with

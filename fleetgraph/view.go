@@ -105,7 +105,7 @@ func (s *Snapshot) scopeIdx() *scopeIndex {
 	x := &s.scopes
 	x.once.Do(func() {
 		for _, l := range s.limitations {
-			if l.Subject != "" && l.Scope == "" {
+			if l.Subject != "" && l.Scope == "" && !l.ClusterWide {
 				x.unscoped = true
 			}
 		}
@@ -140,7 +140,8 @@ func (s *Snapshot) scopeIdx() *scopeIndex {
 //     absent from the fleet.
 //   - Source states keep their status (a source being down is not about
 //     any scope) with counts of visible records only; a limitation is kept
-//     when it names no subject, or when v sees its Scope.
+//     when v sees its Scope, or when it has none and names no subject or
+//     is ClusterWide.
 //   - The view answers with the snapshot's id and asOf, so pins and
 //     "a newer snapshot exists" work the same for every reader (a reader
 //     can tell that the fleet changed, never what changed where it cannot
@@ -253,8 +254,8 @@ func (s *Snapshot) buildView(v Visibility, key string) *Snapshot {
 	counts := map[string][2]int{}
 	a := newApplier(&Snapshot{}, counts, s.freshness > 0)
 	for _, e := range s.revisions.all() {
-		if v.Sees(e.Scope) {
-			a.addRevisionEntry(e)
+		if ve := v.revision(e); ve != nil {
+			a.addRevisionEntry(ve)
 		}
 	}
 	for _, e := range s.targets.all() {
@@ -263,6 +264,31 @@ func (s *Snapshot) buildView(v Visibility, key string) *Snapshot {
 		}
 	}
 	return s.finishView(a, v, key, counts)
+}
+
+// revision is a revision as v sees it: nil when v sees none of its
+// scopes, the entry itself when it sees all of them, else a copy listing
+// only the scopes v sees (its content hash recomputed), so a view never
+// names a namespace its reader may not see.
+func (v Visibility) revision(e *revEntry) *revEntry {
+	if v.all {
+		return e
+	}
+	seen := 0
+	for _, sc := range e.Scopes {
+		if v.Sees(sc) {
+			seen++
+		}
+	}
+	switch seen {
+	case 0:
+		return nil
+	case len(e.Scopes):
+		return e
+	}
+	r := *e.Revision
+	r.Scopes = slices.DeleteFunc(slices.Clone(e.Scopes), func(sc string) bool { return !v.Sees(sc) })
+	return &revEntry{Revision: &r, hash: contentHash("revision", &r), targets: e.targets}
 }
 
 // advance is the view s of the previous snapshot moved to next: every
@@ -277,8 +303,10 @@ func (s *Snapshot) advance(next *Snapshot, batch map[string]change) *Snapshot {
 		switch c.kind {
 		case upsertRevision, deleteRevision:
 			a.removeRevision(key)
-			if e, ok := next.revisions.get(key); ok && s.vis.Sees(e.Scope) {
-				a.addRevisionEntry(e)
+			if e, ok := next.revisions.get(key); ok {
+				if ve := s.vis.revision(e); ve != nil {
+					a.addRevisionEntry(ve)
+				}
 			}
 		case upsertTarget, deleteTarget:
 			a.removeTarget(key)
@@ -310,7 +338,7 @@ func (s *Snapshot) finishView(a *applier, v Visibility, key string, counts map[s
 		next.sources[i].RevisionCount, next.sources[i].TargetCount = c[0], c[1]
 	}
 	for _, l := range s.limitations {
-		if l.Subject == "" && l.Scope == "" || l.Scope != "" && v.Sees(l.Scope) {
+		if l.visibleTo(v) {
 			next.limitations = append(next.limitations, l)
 		}
 	}

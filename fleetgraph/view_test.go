@@ -39,7 +39,7 @@ func newScopedFleet(seed uint64, services int) scopedFleet {
 			r := &fleetgraph.Revision{
 				Domain: "registry.example.com/team", Name: name, Version: fmt.Sprintf("1.%d.0", v),
 				Digest: fmt.Sprintf("sha256:%060x%04d", i, v), Owner: fmt.Sprintf("team-%d", i%4), Workload: "service",
-				Source: "kube", Scope: append(scopes, "")[rng.IntN(4)], Capabilities: []string{"health"},
+				Source: "kube", Scopes: publishers(rng), Capabilities: []string{"health"},
 			}
 			if rng.IntN(2) == 0 {
 				r.Readiness = &fleetgraph.Readiness{Score: 80, MinScore: 70 + rng.IntN(20), Expires: "2099-01-01"}
@@ -74,8 +74,38 @@ func newScopedFleet(seed uint64, services int) scopedFleet {
 		{Code: fleetgraph.LimitRecordInvalid, Message: "ServiceContract b/broken has no digest yet", Source: "kube", Subject: "b/broken", Scope: "b"},
 		{Code: fleetgraph.LimitRecordInvalid, Message: "a record outside any namespace", Source: "kube", Subject: "somewhere"},
 		{Code: fleetgraph.LimitSourcePartial, Message: "a fleet-wide note", Source: "kube"},
+		{Code: fleetgraph.LimitSourcePartial, Message: "deployments.apps could not be watched", Source: "kube", Subject: "deployments.apps", ClusterWide: true},
 	}
 	return f
+}
+
+// publishers are the namespaces publishing one revision: none (a source
+// outside any namespace), one, or two — given out of order and with a
+// repeat, as a feed may hand them over.
+func publishers(rng *rand.Rand) []string {
+	scopes := []string{"a", "b", "c"}
+	switch rng.IntN(4) {
+	case 0:
+		return nil
+	case 3:
+		x, y := rng.IntN(3), rng.IntN(3)
+		return []string{scopes[x], scopes[y], scopes[x]}
+	}
+	return []string{scopes[rng.IntN(3)]}
+}
+
+// seenAs is a revision as a reader with visibility v sees it: nil when v
+// sees none of its scopes, else with only the scopes v sees.
+func seenAs(v fleetgraph.Visibility, r *fleetgraph.Revision) *fleetgraph.Revision {
+	if v.All() {
+		return r
+	}
+	c := *r
+	c.Scopes = slices.DeleteFunc(slices.Clone(r.Scopes), func(sc string) bool { return !v.Sees(sc) })
+	if len(c.Scopes) == 0 {
+		return nil
+	}
+	return &c
 }
 
 // build feeds the records v sees (all of them for AllScopes) to a new
@@ -84,7 +114,7 @@ func (f scopedFleet) build(t testing.TB, v fleetgraph.Visibility) *fleetgraph.Sn
 	t.Helper()
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }, Freshness: 24 * time.Hour})
 	for _, r := range f.revs {
-		if v.Sees(r.Scope) {
+		if r := seenAs(v, r); r != nil {
 			if err := b.UpsertRevision(r); err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +129,7 @@ func (f scopedFleet) build(t testing.TB, v fleetgraph.Visibility) *fleetgraph.Sn
 	}
 	var lims []fleetgraph.Limitation
 	for _, l := range f.lims {
-		if v.All() || l.Subject == "" && l.Scope == "" || l.Scope != "" && v.Sees(l.Scope) {
+		if v.All() || (l.Subject == "" || l.ClusterWide) && l.Scope == "" || l.Scope != "" && v.Sees(l.Scope) {
 			lims = append(lims, l)
 		}
 	}
@@ -313,8 +343,8 @@ func TestRestrictShortcuts(t *testing.T) {
 		t.Errorf("Scopes (-want +got):\n%s", diff)
 	}
 	scoped := f
-	scoped.revs = slices.DeleteFunc(slices.Clone(f.revs), func(r *fleetgraph.Revision) bool { return r.Scope == "" })
-	scoped.lims = slices.DeleteFunc(slices.Clone(f.lims), func(l fleetgraph.Limitation) bool { return l.Subject != "" && l.Scope == "" })
+	scoped.revs = slices.DeleteFunc(slices.Clone(f.revs), func(r *fleetgraph.Revision) bool { return len(r.Scopes) == 0 })
+	scoped.lims = slices.DeleteFunc(slices.Clone(f.lims), func(l fleetgraph.Limitation) bool { return l.Subject != "" && l.Scope == "" && !l.ClusterWide })
 	s := scoped.build(t, fleetgraph.AllScopes())
 	if s.Restrict(fleetgraph.OnlyScopes("a", "b", "c", "d")) != s {
 		t.Error("a reader of every scope of a fully scoped fleet got a view, not the snapshot")
@@ -412,9 +442,9 @@ func TestRestrictAcrossChanges(t *testing.T) {
 		}
 		for range 1 + rng.IntN(8) {
 			switch rng.IntN(5) {
-			case 0: // a revision moves namespace (or out of any)
+			case 0: // a revision's publishers change (or it leaves every namespace)
 				r := *f.revs[rng.IntN(len(f.revs))]
-				r.Scope = scopes[rng.IntN(len(scopes))]
+				r.Scopes = publishers(rng)
 				revs[r.Key()] = &r
 				if err := b.UpsertRevision(&r); err != nil {
 					t.Fatal(err)
@@ -441,7 +471,7 @@ func TestRestrictAcrossChanges(t *testing.T) {
 				}
 			case 4: // a new service appears in some namespace
 				r := &fleetgraph.Revision{Domain: "registry.example.com/team", Name: fmt.Sprintf("new-%d", round), Version: "1.0.0",
-					Digest: fmt.Sprintf("sha256:%064d", round), Source: "kube", Scope: scopes[rng.IntN(3)],
+					Digest: fmt.Sprintf("sha256:%064d", round), Source: "kube", Scopes: []string{scopes[rng.IntN(3)]},
 					Edges: []fleetgraph.Edge{{Type: fleetgraph.EdgeDependency, Name: "svc-001", Ref: "oci://registry.example.com/team/svc-001"}}}
 				revs[r.Key()] = r
 				if err := b.UpsertRevision(r); err != nil {
@@ -466,5 +496,85 @@ func TestRestrictAcrossChanges(t *testing.T) {
 				t.Fatalf("round %d, view %v: the carried view differs from the fleet of its visible records (-want +got):\n%s", round, v.Scopes(), diff)
 			}
 		}
+	}
+}
+
+// TestRevisionPublishedInSeveralScopes: one digest published from two
+// namespaces is one revision carrying both scopes, sorted and distinct; a
+// reader of either namespace sees it and only its own namespace on it, a
+// reader of neither does not; when one publisher goes the revision stays
+// for the other's namespace only, and it is gone with the last.
+func TestRevisionPublishedInSeveralScopes(t *testing.T) {
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }})
+	r := &fleetgraph.Revision{Domain: "registry.example.com/team", Name: "pay", Version: "1.0.0",
+		Digest: "sha256:" + strings.Repeat("a", 64), Source: "kube", Scopes: []string{"b", "a", "", "b"}}
+	if err := b.UpsertRevision(r); err != nil {
+		t.Fatal(err)
+	}
+	b.SetSource(fleetgraph.SourceState{ID: "kube", Kind: "kubernetes", Status: fleetgraph.SourceAvailable, LastSuccessfulSync: testAsOf})
+	sk := r.ServiceKey()
+	// seen returns the scopes the revision shows in s, nil when s does not
+	// hold it, after checking s's invariants.
+	seen := func(s *fleetgraph.Snapshot) []string {
+		t.Helper()
+		if err := s.CheckInvariants(); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Get(fleetgraph.GetQuery{Service: sk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Found {
+			if _, revs, _ := s.Counts(); revs != 0 {
+				t.Fatalf("the service is not found but the snapshot counts %d revisions", revs)
+			}
+			return nil
+		}
+		if len(res.Revisions) != 1 {
+			t.Fatalf("%d revisions, want 1", len(res.Revisions))
+		}
+		return res.Revisions[0].Scopes
+	}
+	a, bb, c, ab := fleetgraph.OnlyScopes("a"), fleetgraph.OnlyScopes("b"), fleetgraph.OnlyScopes("c"), fleetgraph.OnlyScopes("a", "b")
+	type want struct {
+		v    fleetgraph.Visibility
+		name string
+		sees []string
+	}
+	check := func(step string, s *fleetgraph.Snapshot, wants []want) {
+		t.Helper()
+		for _, w := range wants {
+			if diff := cmp.Diff(w.sees, seen(s.Restrict(w.v))); diff != "" {
+				t.Errorf("%s, reader of %s: revision scopes (-want +got):\n%s", step, w.name, diff)
+			}
+		}
+	}
+
+	s := b.Flush()
+	check("published from a and b", s, []want{
+		{fleetgraph.AllScopes(), "everything", []string{"a", "b"}}, {a, "a", []string{"a"}}, {bb, "b", []string{"b"}},
+		{c, "c", nil}, {ab, "a and b", []string{"a", "b"}},
+	})
+	if diff := cmp.Diff([]string{"a", "b"}, s.Scopes()); diff != "" {
+		t.Errorf("snapshot scopes (-want +got):\n%s", diff)
+	}
+
+	// The publisher in a goes: the revision stays for b only.
+	r2 := *r
+	r2.Scopes = []string{"b"}
+	if err := b.UpsertRevision(&r2); err != nil {
+		t.Fatal(err)
+	}
+	s = b.Flush()
+	check("published from b only", s, []want{
+		{fleetgraph.AllScopes(), "everything", []string{"b"}}, {a, "a", nil}, {bb, "b", []string{"b"}}, {ab, "a and b", []string{"b"}},
+	})
+
+	// The last publisher goes.
+	b.DeleteRevision(r.Key())
+	s = b.Flush()
+	check("no publisher", s, []want{{fleetgraph.AllScopes(), "everything", nil}, {bb, "b", nil}})
+	if got := s.Scopes(); len(got) != 0 {
+		t.Errorf("snapshot scopes after the last publisher went: %v", got)
 	}
 }

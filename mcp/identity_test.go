@@ -56,10 +56,10 @@ func scopedFleet(t *testing.T) *fleetgraph.Builder {
 	t.Helper()
 	b := fleetgraph.NewBuilder(nil)
 	revs := []*fleetgraph.Revision{
-		{Name: "orders", Version: "1.0.0", Digest: "sha256:" + strings.Repeat("1", 64), Scope: "team-a", Source: "kube", Owner: "team-a",
+		{Name: "orders", Version: "1.0.0", Digest: "sha256:" + strings.Repeat("1", 64), Scopes: []string{"team-a"}, Source: "kube", Owner: "team-a",
 			Edges: []fleetgraph.Edge{{Type: fleetgraph.EdgeDependency, Name: "payments", Ref: "payments:1.0.0", Required: true}}},
-		{Name: "payments", Version: "1.0.0", Digest: "sha256:" + strings.Repeat("2", 64), Scope: "team-a", Source: "kube", Owner: "team-a"},
-		{Name: "billing", Version: "2.0.0", Digest: "sha256:" + strings.Repeat("3", 64), Scope: "team-b", Source: "kube", Owner: "team-b",
+		{Name: "payments", Version: "1.0.0", Digest: "sha256:" + strings.Repeat("2", 64), Scopes: []string{"team-a"}, Source: "kube", Owner: "team-a"},
+		{Name: "billing", Version: "2.0.0", Digest: "sha256:" + strings.Repeat("3", 64), Scopes: []string{"team-b"}, Source: "kube", Owner: "team-b",
 			Edges: []fleetgraph.Edge{{Type: fleetgraph.EdgeDependency, Name: "orders", Ref: "orders:1.0.0", Required: true}}},
 	}
 	for _, r := range revs {

@@ -30,8 +30,14 @@
 // Health (health.go): a watch error, or a failed probe of a resource (a
 // one-item metadata list, every ProbeInterval), makes the source partial
 // with a limitation naming the resource; the records of that resource are
-// kept as last seen, and the next good probe clears it. Nothing on the
-// query path calls the API server: queries read snapshots only.
+// kept as last seen, and the next good probe clears it. A limitation
+// about one namespace carries it as its Scope (a restricted reader who
+// cannot see the namespace is not shown it); one about the whole cluster
+// is ClusterWide and shown to everyone. Each probe also asks discovery
+// again, so a CRD (Pacto's or ours) installed after start is watched
+// without a restart, and one removed takes its records out of the fleet.
+// Nothing on the query path calls the API server: queries read snapshots
+// only.
 //
 // The package is the only one below cmd and controllers that imports
 // Kubernetes. It imports fleetgraph and bundle; never mcp, never

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -96,6 +96,9 @@ type Feed struct {
 	scRev      map[nsName]string              // ServiceContract -> the revision key it contributes
 	holders    map[string]map[nsName]struct{} // revision key -> the ServiceContracts contributing it
 	bundles    map[string]*bundleState        // revision key -> its bundle's derivation
+	badStatus  map[nsName]string              // ServiceContract -> why its status makes no revision
+	pactos     map[nsName]struct{}            // Pacto CRs handed to the Builder as targets
+	stateDirty bool                           // the limitations publishState derives changed
 	loads      chan struct{}
 	health     health
 	lag        lagQueue
@@ -121,7 +124,7 @@ func NewFeed(cfg *rest.Config, b *fleetgraph.Builder, opts *Options) (*Feed, err
 		contracts: map[nsName]*v1alpha1.ServiceContract{}, byTarget: map[wlKey]map[string]struct{}{},
 		workloads: map[wlKey]*workload{}, byContract: map[nsName]map[wlKey]struct{}{}, services: map[nsName]*corev1.Service{}, bySvc: map[nsName]map[string]struct{}{},
 		emitted: map[wlKey]bool{}, scRev: map[nsName]string{}, holders: map[string]map[nsName]struct{}{},
-		bundles: map[string]*bundleState{}, loads: make(chan struct{}, bundleLoads), retry: bundleRetry}
+		bundles: map[string]*bundleState{}, badStatus: map[nsName]string{}, pactos: map[nsName]struct{}{}, loads: make(chan struct{}, bundleLoads), retry: bundleRetry}
 	if opts != nil {
 		f.opts = *opts
 	}
@@ -168,37 +171,49 @@ func (f *Feed) WaitSynced(ctx context.Context) error {
 func (f *Feed) Start(ctx context.Context) error {
 	f.ctx = ctx
 	f.publishState(nil)
-	kinds, err := f.discover(ctx)
-	if err != nil || ctx.Err() != nil {
-		return err
-	}
-	c, err := cache.New(f.cfg, f.cacheOptions())
+	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg)
 	if err != nil {
-		return fmt.Errorf("kube: creating the informer cache: %w", err)
+		return fmt.Errorf("kube: discovery client: %w", err)
 	}
-	for _, r := range kinds {
-		inf, err := c.GetInformer(ctx, r.object(), cache.BlockUntilSynced(false))
+	kinds := f.discover(ctx, dc)
+	if ctx.Err() != nil {
+		return nil
+	}
+	// One cache per watched namespace (or one for all of them), each with
+	// a watch error handler that knows its namespace: a watch failing in
+	// one namespace is a limitation scoped to it, which a reader who
+	// cannot see that namespace is not shown.
+	var caches []cache.Cache
+	for _, ns := range f.watchNamespaces() {
+		c, err := cache.New(f.cfg, f.cacheOptions(ns))
 		if err != nil {
-			return fmt.Errorf("kube: informer on %s: %w", r.name, err)
+			return fmt.Errorf("kube: creating the informer cache: %w", err)
 		}
-		if _, err := inf.AddEventHandler(f.handler(r)); err != nil {
-			return fmt.Errorf("kube: handler on %s: %w", r.name, err)
+		for _, r := range kinds {
+			if err := f.inform(ctx, c, r); err != nil {
+				return err
+			}
 		}
+		caches = append(caches, c)
 	}
 	f.health.watched(kinds)
-	errc := make(chan error, 1)
-	go func() { errc <- c.Start(ctx) }()
+	errc := make(chan error, len(caches))
+	for _, c := range caches {
+		go func() { errc <- c.Start(ctx) }()
+	}
 	go f.lag.run(ctx, f.b, f.metrics)
-	if !c.WaitForCacheSync(ctx) {
-		if err := <-errc; err != nil {
-			return fmt.Errorf("kube: informer cache: %w", err)
+	for _, c := range caches {
+		if !c.WaitForCacheSync(ctx) {
+			if err := <-errc; err != nil {
+				return fmt.Errorf("kube: informer cache: %w", err)
+			}
+			return nil
 		}
-		return nil
 	}
 	close(f.synced)
 	f.opts.Log.Info("Kubernetes fleet listed", "resources", resourceNames(kinds))
 	f.publishState(nil)
-	probe, err := newProber(f.cfg, f.opts.Namespaces, kinds)
+	probe, err := newProber(f.cfg, f.watchNamespaces(), kinds)
 	if err != nil {
 		return err
 	}
@@ -212,12 +227,126 @@ func (f *Feed) Start(ctx context.Context) error {
 			}
 			return nil
 		case <-t.C:
+			kinds = f.rediscover(ctx, dc, caches, kinds)
+			probe.kinds = kinds
 			f.publishState(probe.run(ctx))
 		}
 	}
 }
 
-func (f *Feed) cacheOptions() cache.Options {
+// inform starts watching r in c, feeding the Builder.
+func (f *Feed) inform(ctx context.Context, c cache.Cache, r resource) error {
+	inf, err := c.GetInformer(ctx, r.object(), cache.BlockUntilSynced(false))
+	if err != nil {
+		return fmt.Errorf("kube: informer on %s: %w", r.name, err)
+	}
+	if _, err := inf.AddEventHandler(f.handler(r)); err != nil {
+		return fmt.Errorf("kube: handler on %s: %w", r.name, err)
+	}
+	return nil
+}
+
+// rediscover asks discovery again, every probe interval, which kinds the
+// API server serves, and starts or stops the informers of the CRD-backed
+// ones that appeared or went: Pacto's CRD (or ours) installed after the
+// feed started is read without a restart, and one removed takes its
+// records out of the fleet. It returns the kinds now watched.
+//
+// Periodic discovery, rather than an informer on CustomResourceDefinitions:
+// discovery is open to every authenticated user, so the same code serves
+// the operator and `kubepact mcp --fleet --k8s` with a developer's own
+// credentials, which rarely may list CRDs; it needs no RBAC beyond what the
+// feed has; and it costs two small requests per interval, off the query
+// path. A CRD is picked up within one ProbeInterval (10s by default).
+func (f *Feed) rediscover(ctx context.Context, dc discovery.DiscoveryInterface, caches []cache.Cache, have []resource) []resource {
+	now, crdMissing, err := discoverOnce(dc)
+	if err != nil {
+		return have // the probes tell an API server that does not answer
+	}
+	f.health.mu.Lock()
+	f.health.crdMissing = crdMissing
+	f.health.mu.Unlock()
+	same := func(x, y resource) bool { return x.name == y.name && x.gvk == y.gvk }
+	var keep, gone []resource
+	for _, r := range have {
+		if slices.ContainsFunc(now, func(n resource) bool { return same(n, r) }) {
+			keep = append(keep, r)
+		} else {
+			gone = append(gone, r)
+		}
+	}
+	for _, r := range gone {
+		for _, c := range caches {
+			if err := c.RemoveInformer(ctx, r.object()); err != nil {
+				f.opts.Log.Error(err, "Informer of a resource no longer served could not be stopped", "resource", r.name)
+			}
+		}
+		f.forget(r)
+		f.opts.Log.Info("Resource no longer served; its records left the fleet", "resource", r.name)
+	}
+	for _, r := range now {
+		if slices.ContainsFunc(have, func(h resource) bool { return same(h, r) }) {
+			continue
+		}
+		ok := true
+		for _, c := range caches {
+			if err := f.inform(ctx, c, r); err != nil {
+				f.opts.Log.Error(err, "Newly served resource could not be watched; retrying at the next probe", "resource", r.name)
+				ok = false
+				break
+			}
+		}
+		if ok {
+			keep = append(keep, r)
+			f.opts.Log.Info("Newly served resource watched", "resource", r.name)
+		}
+	}
+	if len(gone) > 0 || len(keep) != len(have) {
+		f.health.watched(keep)
+		f.health.mu.Lock()
+		for k := range f.health.failed {
+			if slices.ContainsFunc(gone, func(r resource) bool { return r.name == k.resource }) {
+				delete(f.health.failed, k)
+			}
+		}
+		f.health.mu.Unlock()
+	}
+	return keep
+}
+
+// forget takes the records read from a resource that is no longer served
+// out of the fleet: its informer is stopped, so no delete events come.
+func (f *Feed) forget(r resource) {
+	f.mu.Lock()
+	switch {
+	case r.gvk.Group == PactoGroup:
+		for k := range f.pactos {
+			f.changed++
+			f.b.DeleteTarget(fleetgraph.TargetKey(k.ns, KindPacto, k.name))
+		}
+		clear(f.pactos)
+	case r.gvk.Kind == v1alpha1.ServiceContractKind:
+		for _, sc := range f.contracts {
+			f.contract(sc, true)
+		}
+	}
+	f.stateDirty = false
+	f.mu.Unlock()
+	f.publishState(nil)
+}
+
+// watchNamespaces are the namespaces the feed watches, one cache each:
+// Options.Namespaces, or "" for all of them.
+func (f *Feed) watchNamespaces() []string {
+	if len(f.opts.Namespaces) == 0 {
+		return []string{""}
+	}
+	return f.opts.Namespaces
+}
+
+// cacheOptions are the options of the cache watching ns ("" for all
+// namespaces).
+func (f *Feed) cacheOptions(ns string) cache.Options {
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme) // static registrations: cannot fail
 	_ = v1alpha1.AddToScheme(scheme)
@@ -226,14 +355,11 @@ func (f *Feed) cacheOptions() cache.Options {
 		DefaultTransform:            transform,
 		ReaderFailOnMissingInformer: true,
 		DefaultWatchErrorHandler: func(_ context.Context, r *toolscache.Reflector, err error) {
-			f.watchFailed(r.TypeDescription(), err)
+			f.watchFailed(r.TypeDescription(), ns, err)
 		},
 	}
-	if len(f.opts.Namespaces) > 0 {
-		o.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range f.opts.Namespaces {
-			o.DefaultNamespaces[ns] = cache.Config{}
-		}
+	if ns != "" {
+		o.DefaultNamespaces = map[string]cache.Config{ns: {}}
 	}
 	return o
 }
@@ -261,9 +387,14 @@ func (f *Feed) handler(r resource) toolscache.ResourceEventHandler {
 			}
 		}
 		queued := f.changed != before
+		dirty := f.stateDirty
+		f.stateDirty = false
 		f.mu.Unlock()
 		if queued { // an event that changes no record waits for no snapshot
 			f.lag.add(at)
+		}
+		if dirty {
+			f.publishState(nil)
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{
@@ -288,6 +419,21 @@ func (f *Feed) contract(sc *v1alpha1.ServiceContract, deleted bool) {
 			if len(f.bySvc[sk]) == 0 {
 				delete(f.bySvc, sk)
 			}
+		}
+	}
+	if prev != nil && prev.Spec.Bundle.ConfigMapRef != nil || !deleted && sc.Spec.Bundle.ConfigMapRef != nil {
+		f.stateDirty = true
+	}
+	why := ""
+	if !deleted {
+		why = unusableStatus(sc)
+	}
+	if why != f.badStatus[key] {
+		f.stateDirty = true
+		if why == "" {
+			delete(f.badStatus, key)
+		} else {
+			f.badStatus[key] = why
 		}
 	}
 	if deleted {
@@ -359,11 +505,14 @@ func (f *Feed) service(s *corev1.Service, deleted bool) {
 
 // pacto applies a Pacto CR event: one target, read from its status.
 func (f *Feed) pacto(u *unstructured.Unstructured, deleted bool) {
+	key := nsName{u.GetNamespace(), u.GetName()}
 	if deleted {
+		delete(f.pactos, key)
 		f.changed++
 		f.b.DeleteTarget(fleetgraph.TargetKey(u.GetNamespace(), KindPacto, u.GetName()))
 		return
 	}
+	f.pactos[key] = struct{}{}
 	f.changed++
 	if err := f.b.UpsertTarget(pactoTarget(u, f.opts.SourceID)); err != nil {
 		f.opts.Log.Error(err, "Pacto CR left out of the fleet", "namespace", u.GetNamespace(), "name", u.GetName())
@@ -420,9 +569,8 @@ func (f *Feed) target(k wlKey) {
 	f.emitted[k] = true
 }
 
-// revision hands the Builder a ServiceContract's revision as it is now,
-// and drops the revision it contributed before when no other
-// ServiceContract holds it. Caller holds mu.
+// revision records the revision a ServiceContract contributes now and
+// republishes the revisions that changed holders. Caller holds mu.
 func (f *Feed) revision(key nsName) {
 	var rev *fleetgraph.Revision
 	if sc := f.contracts[key]; sc != nil {
@@ -434,13 +582,8 @@ func (f *Feed) revision(key nsName) {
 	}
 	if old := f.scRev[key]; old != "" && old != newKey {
 		delete(f.holders[old], key)
-		if len(f.holders[old]) == 0 {
-			delete(f.holders, old)
-			delete(f.bundles, old)
-			f.changed++
-			f.b.DeleteRevision(old)
-		}
 		delete(f.scRev, key)
+		f.publishRevision(old)
 	}
 	if rev == nil {
 		return
@@ -450,18 +593,46 @@ func (f *Feed) revision(key nsName) {
 		f.holders[newKey] = map[nsName]struct{}{}
 	}
 	f.holders[newKey][key] = struct{}{}
-	bs := f.bundles[newKey]
+	f.publishRevision(newKey)
+}
+
+// publishRevision hands the Builder a revision as the ServiceContracts
+// holding it publish it now, or deletes it when none does. ServiceContracts
+// in several namespaces may hold one digest: the revision carries all
+// their namespaces as its scopes (so a reader who sees any of them sees
+// it), and its content comes from the first holder by namespace and name,
+// so it does not depend on the order events arrived in. Caller holds mu.
+func (f *Feed) publishRevision(revKey string) {
+	hs := f.holders[revKey]
+	if len(hs) == 0 {
+		delete(f.holders, revKey)
+		delete(f.bundles, revKey)
+		f.changed++
+		f.b.DeleteRevision(revKey)
+		return
+	}
+	var first nsName
+	scopes := make([]string, 0, len(hs))
+	for k := range hs {
+		if len(scopes) == 0 || k.ns < first.ns || k.ns == first.ns && k.name < first.name {
+			first = k
+		}
+		scopes = append(scopes, k.ns) // the Builder sorts and deduplicates
+	}
+	rev := revisionOf(f.contracts[first], f.opts.SourceID)
+	rev.Scopes = scopes
+	bs := f.bundles[revKey]
 	if bs == nil && f.opts.Bundles != nil && rev.ResolvedRef != "" {
 		bs = &bundleState{loading: true}
-		f.bundles[newKey] = bs
-		go f.loadBundle(newKey, rev.ResolvedRef)
+		f.bundles[revKey] = bs
+		go f.loadBundle(revKey, rev.ResolvedRef)
 	}
 	if bs != nil {
 		rev = enrich(rev, bs.rev)
 	}
 	f.changed++
 	if err := f.b.UpsertRevision(rev); err != nil {
-		f.opts.Log.Error(err, "ServiceContract revision left out of the fleet", "namespace", key.ns, "name", key.name)
+		f.opts.Log.Error(err, "ServiceContract revision left out of the fleet", "namespace", first.ns, "name", first.name)
 	}
 }
 
@@ -492,10 +663,7 @@ func (f *Feed) loadBundle(revKey, ref string) {
 		f.opts.Log.Info("Bundle of a ServiceContract revision could not be read; its dependencies are unknown until a retry succeeds", "ref", ref, "retryIn", wait, "error", err.Error())
 		time.AfterFunc(wait, func() { f.retryBundle(revKey, ref, bs) })
 	}
-	holders := slices.Collect(maps.Keys(f.holders[revKey]))
-	for _, k := range holders {
-		f.revision(k)
-	}
+	f.publishRevision(revKey)
 	f.mu.Unlock()
 	if err != nil {
 		f.publishState(nil)

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,10 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
@@ -94,6 +98,55 @@ func TestSharedRevisionAndRetargeting(t *testing.T) {
 	f.mu.Unlock()
 	if _, revs, tgts := b.Flush().Counts(); revs != 0 || tgts != 0 {
 		t.Fatalf("after deleting both: %d revisions, %d targets; want none", revs, tgts)
+	}
+}
+
+// TestRevisionScopesFollowPublishers: ServiceContracts in two namespaces
+// on one digest publish one revision scoped to both namespaces, whatever
+// order their events come in; deleting one leaves the revision scoped to
+// the other; deleting both removes it.
+func TestRevisionScopesFollowPublishers(t *testing.T) {
+	f, b := newTestFeed(t, nil)
+	x, y := readyContract("team-x", "pay", "pay"), readyContract("team-y", "pay", "pay")
+	scopes := func() []string {
+		t.Helper()
+		res, err := b.Flush().Get(fleetgraph.GetQuery{Service: fleetgraph.ServiceKey("registry.example/org", "pay")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Found {
+			return nil
+		}
+		if len(res.Revisions) != 1 {
+			t.Fatalf("%d revisions, want 1", len(res.Revisions))
+		}
+		return res.Revisions[0].Scopes
+	}
+	f.mu.Lock()
+	f.contract(y, false)
+	f.contract(x, false)
+	f.mu.Unlock()
+	if diff := cmp.Diff([]string{"team-x", "team-y"}, scopes()); diff != "" {
+		t.Fatalf("published from both namespaces (-want +got):\n%s", diff)
+	}
+	f.mu.Lock()
+	f.contract(x, true)
+	f.mu.Unlock()
+	if diff := cmp.Diff([]string{"team-y"}, scopes()); diff != "" {
+		t.Fatalf("after team-x's contract went (-want +got):\n%s", diff)
+	}
+	f.mu.Lock()
+	f.contract(x, false)
+	f.contract(y, true)
+	f.mu.Unlock()
+	if diff := cmp.Diff([]string{"team-x"}, scopes()); diff != "" {
+		t.Fatalf("after team-x's came back and team-y's went (-want +got):\n%s", diff)
+	}
+	f.mu.Lock()
+	f.contract(x, true)
+	f.mu.Unlock()
+	if got := scopes(); got != nil {
+		t.Fatalf("after both went the revision is still there, scoped to %v", got)
 	}
 }
 
@@ -247,9 +300,83 @@ func TestConfigMapBundlesSaySoInMeta(t *testing.T) {
 	}
 	found := false
 	for _, l := range snap.Meta().Limitations {
-		found = found || strings.Contains(l.Message, "1 revisions come from ConfigMap bundles")
+		found = found || strings.Contains(l.Message, "1 revisions in namespace ns come from ConfigMap bundles") && l.Scope == "ns"
 	}
 	if !found {
 		t.Errorf("limitations %+v say nothing of the ConfigMap bundle", snap.Meta().Limitations)
 	}
+}
+
+// TestLimitationsScopedToTheirNamespace: limitations about a namespace (a
+// watch failing there, bundles published there that cannot be read, a
+// ServiceContract there whose status is unusable) are shown only to
+// readers of that namespace, and nothing a reader of another namespace is
+// shown names it; a limitation about the whole cluster (a resource that
+// cannot be watched anywhere) is shown to every reader.
+func TestLimitationsScopedToTheirNamespace(t *testing.T) {
+	f, b := newTestFeed(t, &flakyLoader{fails: 1 << 30})
+	f.opts.Namespaces = []string{"team-x", "team-y"}
+	f.health.watched(builtin)
+	close(f.synced)
+	broken := readyContract("team-y", "broken", "broken")
+	broken.Status.Contract = nil
+	f.mu.Lock()
+	f.contract(readyContract("team-x", "pay", "pay"), false) // its bundle cannot be read
+	f.contract(broken, false)
+	f.mu.Unlock()
+	f.watchFailed("*v1.Deployment", "team-x", apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "", errors.New("cannot list deployments in namespace team-x")))
+	f.watchFailed("*v1.Service", "", errors.New("dial tcp 127.0.0.1:6443: connection refused"))
+	// An API server that does not answer is about the cluster, whichever
+	// namespace the request named.
+	f.watchFailed("*v1.StatefulSet", "team-y", errors.New("dial tcp 127.0.0.1:6443: connection refused"))
+	var snap *fleetgraph.Snapshot
+	for range 200 { // the bundle read fails in the background
+		time.Sleep(10 * time.Millisecond)
+		f.publishState(nil)
+		if snap = b.Flush(); strings.Contains(jsonOf(t, snap.Meta()), "could not be read") {
+			break
+		}
+	}
+	type lim struct{ Subject, Scope string }
+	got := func(s *fleetgraph.Snapshot) []lim {
+		var out []lim
+		for _, l := range s.Meta().Limitations {
+			if l.Source == DefaultSourceID && l.Subject != "" {
+				out = append(out, lim{l.Subject, l.Scope})
+			}
+		}
+		return out
+	}
+	all := []lim{{"services", ""}, {"statefulsets.apps", ""}, {"deployments.apps", "team-x"}, {"bundles", "team-x"}, {"team-y/broken", "team-y"}}
+	if diff := cmp.Diff(all, got(snap)); diff != "" {
+		t.Fatalf("an unrestricted reader's limitations (-want +got):\n%s", diff)
+	}
+	for _, c := range []struct {
+		ns, hidden string
+		want       []lim
+	}{
+		{"team-x", "team-y", []lim{{"services", ""}, {"statefulsets.apps", ""}, {"deployments.apps", "team-x"}, {"bundles", "team-x"}}},
+		{"team-y", "team-x", []lim{{"services", ""}, {"statefulsets.apps", ""}, {"team-y/broken", "team-y"}}},
+		{"team-z", "team-", []lim{{"services", ""}, {"statefulsets.apps", ""}}},
+	} {
+		view := snap.Restrict(fleetgraph.OnlyScopes(c.ns))
+		if diff := cmp.Diff(c.want, got(view)); diff != "" {
+			t.Errorf("a reader of %s: limitations (-want +got):\n%s", c.ns, diff)
+		}
+		if m := jsonOf(t, view.Meta()); strings.Contains(m, c.hidden) {
+			t.Errorf("a reader of %s is shown a namespace it cannot see (%s): %s", c.ns, c.hidden, m)
+		}
+		if got := view.Meta().Completeness; got != fleetgraph.CompletenessPartial {
+			t.Errorf("a reader of %s: completeness %s, want partial (a resource cannot be watched)", c.ns, got)
+		}
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }

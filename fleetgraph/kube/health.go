@@ -1,10 +1,12 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -33,7 +35,7 @@ const LimitContractsMissing = "SERVICE_CONTRACTS_MISSING"
 type health struct {
 	mu         sync.Mutex
 	resources  []resource
-	failed     map[string]*failure // resource name -> its failure
+	failed     map[watchKey]*failure
 	discovery  *fleetgraph.SourceError
 	crdMissing bool
 	lastOK     time.Time
@@ -45,7 +47,11 @@ type failure struct {
 	since time.Time
 }
 
-func (h *health) init() { h.failed = map[string]*failure{} }
+// watchKey names what a watch or probe reads: a resource in a namespace,
+// or in all of them (ns "").
+type watchKey struct{ resource, ns string }
+
+func (h *health) init() { h.failed = map[watchKey]*failure{} }
 
 func (h *health) watched(rs []resource) {
 	h.mu.Lock()
@@ -53,9 +59,10 @@ func (h *health) watched(rs []resource) {
 	h.mu.Unlock()
 }
 
-// watchFailed records a failed list or watch of the resource whose
-// reflector has this type description; the next good probe clears it.
-func (f *Feed) watchFailed(desc string, err error) {
+// watchFailed records a failed list or watch, in namespace ns ("" for
+// all), of the resource whose reflector has this type description; the
+// next good probe clears it.
+func (f *Feed) watchFailed(desc, ns string, err error) {
 	if f.ctx != nil && f.ctx.Err() != nil {
 		return // stopping: the watches end on purpose
 	}
@@ -76,44 +83,97 @@ func (f *Feed) watchFailed(desc string, err error) {
 	if name == "" {
 		name = desc
 	}
-	f.opts.Log.Info("Kubernetes watch failed; the fleet is partial until it recovers", "resource", name, "error", err.Error())
-	f.publishState(map[string]error{name: err})
+	f.opts.Log.Info("Kubernetes watch failed; the fleet is partial until it recovers", "resource", name, "namespace", ns, "error", err.Error())
+	f.publishState(map[watchKey]error{{name, ns}: err})
+}
+
+// isStatus reports whether err is an answer of the API server (a Status),
+// rather than a failure to reach it.
+func isStatus(err error) bool {
+	var st apierrors.APIStatus
+	return errors.As(err, &st)
+}
+
+// maxBadStatusListed bounds the ServiceContracts with an unusable status
+// listed by name per namespace; the rest are counted.
+const maxBadStatusListed = 5
+
+// nsCount counts something per namespace and keeps the first example.
+type nsCount struct {
+	n       int
+	example string
+}
+
+func countIn(m map[string]*nsCount, ns, example string) {
+	c := m[ns]
+	if c == nil {
+		c = &nsCount{example: example}
+		m[ns] = c
+	}
+	c.n++
 }
 
 // publishState records probe results (nil error: the resource answered)
 // and hands the Builder the source's state and limitations, when they
 // changed since it last did.
-func (f *Feed) publishState(results map[string]error) {
+//
+// A limitation about a namespace — a watch failing in a namespace the
+// feed watches alone, bundles of revisions published there that could not
+// be read, a ServiceContract there whose status is unusable — carries the
+// namespace as its Scope, so a reader who cannot see the namespace is not
+// shown it. One about the cluster as a whole — a resource that cannot be
+// watched in any namespace, a missing CRD, bundles not read at all — is
+// ClusterWide and shown to every reader: it names no namespace.
+func (f *Feed) publishState(results map[watchKey]error) {
 	now := f.b.Now().UTC()
 	f.mu.Lock()
-	fromConfigMaps := 0
+	fromConfigMaps := map[string]*nsCount{}
 	for k := range f.scRev {
 		if sc := f.contracts[k]; sc != nil && sc.Spec.Bundle.ConfigMapRef != nil {
-			fromConfigMaps++
+			countIn(fromConfigMaps, k.ns, "")
 		}
 	}
-	unread, example := 0, ""
-	for _, bs := range f.bundles {
-		if bs.err != nil {
-			unread++
-			if example == "" {
-				example = bs.err.Message
+	unread := map[string]*nsCount{}
+	for revKey, bs := range f.bundles {
+		if bs.err == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for h := range f.holders[revKey] {
+			if !seen[h.ns] {
+				seen[h.ns] = true
+				countIn(unread, h.ns, bs.err.Message)
 			}
 		}
+	}
+	bad := make([]nsName, 0, len(f.badStatus))
+	for k := range f.badStatus {
+		bad = append(bad, k)
+	}
+	slices.SortFunc(bad, func(x, y nsName) int { return cmp.Or(strings.Compare(x.ns, y.ns), strings.Compare(x.name, y.name)) })
+	badMsgs := make([]string, len(bad))
+	for i, k := range bad {
+		badMsgs[i] = f.badStatus[k]
 	}
 	f.mu.Unlock()
 
 	h := &f.health
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for name, err := range results {
+	for k, err := range results {
+		if k.ns != "" && err != nil && !isStatus(err) {
+			// The API server did not answer at all: that is about the
+			// cluster, not the namespace the request named.
+			k.ns = ""
+		}
 		switch {
 		case err == nil:
-			delete(h.failed, name)
-		case h.failed[name] == nil:
-			h.failed[name] = &failure{err: fleetgraph.SanitizeError(err), since: now}
+			delete(h.failed, k)
+			delete(h.failed, watchKey{k.resource, ""}) // it answered: it is reachable
+		case h.failed[k] == nil:
+			h.failed[k] = &failure{err: fleetgraph.SanitizeError(err), since: now}
 		default:
-			h.failed[name].err = fleetgraph.SanitizeError(err)
+			h.failed[k].err = fleetgraph.SanitizeError(err)
 		}
 	}
 	st := fleetgraph.SourceState{ID: f.opts.SourceID, Kind: SourceKind, Status: fleetgraph.SourceAvailable, ObservedAt: now}
@@ -130,39 +190,63 @@ func (f *Feed) publishState(results map[string]error) {
 	case !synced:
 		st.Status, st.Error = fleetgraph.SourceUnavailable, &fleetgraph.SourceError{Code: fleetgraph.ErrUnavailable, Message: "the first list of the watched resources has not finished"}
 	}
-	names := make([]string, 0, len(h.failed))
-	for n := range h.failed {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		fl := h.failed[n]
+	partial := func(err *fleetgraph.SourceError) {
 		if st.Status == fleetgraph.SourceAvailable {
-			st.Status, st.Error = fleetgraph.SourcePartial, fl.err
+			st.Status, st.Error = fleetgraph.SourcePartial, err
 		}
-		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: n,
-			Message: fmt.Sprintf("%s could not be watched since %s (%s: %s); its records are kept as last seen", n, fl.since.Format(time.RFC3339), fl.err.Code, fl.err.Message)})
+	}
+	keys := make([]watchKey, 0, len(h.failed))
+	for k := range h.failed {
+		keys = append(keys, k)
+	}
+	// Cluster-wide failures first: the source's error is one of them
+	// when there is one, since every reader sees the source's state.
+	slices.SortFunc(keys, func(x, y watchKey) int {
+		return cmp.Or(strings.Compare(x.ns, y.ns), strings.Compare(x.resource, y.resource)) // "" (all namespaces) first
+	})
+	for _, k := range keys {
+		fl := h.failed[k]
+		since := fl.since.Format(time.RFC3339)
+		if k.ns == "" {
+			partial(fl.err)
+			lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: k.resource, ClusterWide: true,
+				Message: fmt.Sprintf("%s could not be watched since %s (%s: %s); its records are kept as last seen", k.resource, since, fl.err.Code, fl.err.Message)})
+			continue
+		}
+		partial(&fleetgraph.SourceError{Code: fl.err.Code, Message: "a watched namespace could not be read; the limitations of the namespaces you can see say which"})
+		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: k.resource, Scope: k.ns,
+			Message: fmt.Sprintf("%s in namespace %s could not be watched since %s (%s: %s); its records there are kept as last seen", k.resource, k.ns, since, fl.err.Code, fl.err.Message)})
 	}
 	if h.crdMissing {
-		if st.Status == fleetgraph.SourceAvailable {
-			st.Status = fleetgraph.SourcePartial
-		}
-		lims = append(lims, fleetgraph.Limitation{Code: LimitContractsMissing, Source: st.ID, Subject: "servicecontracts.kubepact.dev",
+		partial(nil)
+		lims = append(lims, fleetgraph.Limitation{Code: LimitContractsMissing, Source: st.ID, Subject: "servicecontracts.kubepact.dev", ClusterWide: true,
 			Message: "the ServiceContract CRD (servicecontracts.kubepact.dev) is not installed: contract revisions and the workloads they bind are missing; only Pacto CRs and annotated workloads are read"})
 	}
-	if unread > 0 {
-		if st.Status == fleetgraph.SourceAvailable {
-			st.Status = fleetgraph.SourcePartial
-		}
-		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles",
-			Message: fmt.Sprintf("the bundles of %d revisions could not be read, so their dependencies are unknown (for example: %s)", unread, example)})
+	for _, ns := range slices.Sorted(maps.Keys(unread)) {
+		c := unread[ns]
+		partial(nil)
+		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles", Scope: ns,
+			Message: fmt.Sprintf("the bundles of %d revisions published in namespace %s could not be read, so their dependencies are unknown (for example: %s)", c.n, ns, c.example)})
 	}
-	if fromConfigMaps > 0 {
-		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles",
-			Message: fmt.Sprintf("%d revisions come from ConfigMap bundles, which the fleet does not read (it watches no ConfigMaps): their dependencies are unknown", fromConfigMaps)})
+	for _, ns := range slices.Sorted(maps.Keys(fromConfigMaps)) {
+		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles", Scope: ns,
+			Message: fmt.Sprintf("%d revisions in namespace %s come from ConfigMap bundles, which the fleet does not read (it watches no ConfigMaps): their dependencies are unknown", fromConfigMaps[ns].n, ns)})
+	}
+	listed := map[string]int{}
+	for i, k := range bad {
+		if listed[k.ns] < maxBadStatusListed {
+			lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Source: st.ID, Subject: k.ns + "/" + k.name, Scope: k.ns, Message: badMsgs[i]})
+		}
+		listed[k.ns]++
+	}
+	for _, ns := range slices.Sorted(maps.Keys(listed)) {
+		if n := listed[ns] - maxBadStatusListed; n > 0 {
+			lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Source: st.ID, Subject: ns, Scope: ns,
+				Message: fmt.Sprintf("and %d more ServiceContracts in namespace %s whose status the fleet cannot use", n, ns)})
+		}
 	}
 	if f.opts.Bundles == nil {
-		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles",
+		lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: st.ID, Subject: "bundles", ClusterWide: true,
 			Message: "bundles are not read: revisions carry what ServiceContract status says, without dependencies"})
 	}
 	if st.Status == fleetgraph.SourceAvailable {
@@ -196,12 +280,8 @@ var builtin = []resource{
 // discover lists the kinds to watch: the built-in ones, ServiceContracts
 // when their CRD is installed and Pacto CRs when theirs is. An API server
 // that cannot be reached is asked again every ProbeInterval until ctx is
-// done; meanwhile the source is unavailable.
-func (f *Feed) discover(ctx context.Context) ([]resource, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kube: discovery client: %w", err)
-	}
+// done (nil then); meanwhile the source is unavailable.
+func (f *Feed) discover(ctx context.Context, dc discovery.DiscoveryInterface) []resource {
 	for {
 		kinds, crdMissing, err := discoverOnce(dc)
 		f.health.mu.Lock()
@@ -209,13 +289,13 @@ func (f *Feed) discover(ctx context.Context) ([]resource, error) {
 		f.health.crdMissing = crdMissing
 		f.health.mu.Unlock()
 		if err == nil {
-			return kinds, nil
+			return kinds
 		}
 		f.opts.Log.Info("Kubernetes API discovery failed; retrying", "error", err.Error())
 		f.publishState(nil)
 		select {
 		case <-ctx.Done():
-			return nil, nil
+			return nil
 		case <-time.After(f.opts.ProbeInterval):
 		}
 	}
@@ -256,12 +336,13 @@ func discoverOnce(dc discovery.DiscoveryInterface) (kinds []resource, crdMissing
 	return kinds, crdMissing, nil
 }
 
-// prober lists one item of each watched resource, metadata only: the
-// probe that tells a recovered API server from one still down.
+// prober lists one item of each watched resource in each watched
+// namespace (or in all of them), metadata only: the probe that tells a
+// recovered API server from one still down.
 type prober struct {
-	mc    metadata.Interface
-	ns    string
-	kinds []resource
+	mc         metadata.Interface
+	namespaces []string // "" for all
+	kinds      []resource
 }
 
 func newProber(cfg *rest.Config, namespaces []string, kinds []resource) (*prober, error) {
@@ -269,23 +350,21 @@ func newProber(cfg *rest.Config, namespaces []string, kinds []resource) (*prober
 	if err != nil {
 		return nil, fmt.Errorf("kube: metadata client: %w", err)
 	}
-	p := &prober{mc: mc, kinds: kinds}
-	if len(namespaces) > 0 {
-		p.ns = namespaces[0]
-	}
-	return p, nil
+	return &prober{mc: mc, namespaces: namespaces, kinds: kinds}, nil
 }
 
-func (p *prober) run(ctx context.Context) map[string]error {
-	out := map[string]error{}
-	for _, r := range p.kinds {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err := p.mc.Resource(r.gvr).Namespace(p.ns).List(cctx, metav1.ListOptions{Limit: 1})
-		cancel()
-		if ctx.Err() != nil {
-			return nil
+func (p *prober) run(ctx context.Context) map[watchKey]error {
+	out := map[watchKey]error{}
+	for _, ns := range p.namespaces {
+		for _, r := range p.kinds {
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, err := p.mc.Resource(r.gvr).Namespace(ns).List(cctx, metav1.ListOptions{Limit: 1})
+			cancel()
+			if ctx.Err() != nil {
+				return nil
+			}
+			out[watchKey{r.name, ns}] = err
 		}
-		out[r.name] = err
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
@@ -58,6 +59,22 @@ func create(t *testing.T, objs ...client.Object) {
 		if err := admin.Create(t.Context(), o); err != nil {
 			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
 		}
+	}
+}
+
+// edit reads obj as the API server holds it, applies change and writes it
+// back, again on a conflict with another writer.
+func edit(t *testing.T, obj client.Object, change func()) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := admin.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change()
+		return admin.Update(t.Context(), obj)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -229,15 +246,12 @@ func TestLiveFleetOverMCP(t *testing.T) {
 	pinnedID := before["pin"].(map[string]any)["snapshotId"]
 
 	// Update: one change of every kind.
-	dep.Spec.Template.Spec.Containers[0].Image = "r.example/payments:2"
-	sts.Spec.Replicas = ptr(int32(3))
-	ds.Spec.Template.Spec.Containers[0].Image = "r.example/agent:2"
-	svc.Spec.Ports[0].Port = 8080
-	for _, o := range []client.Object{dep, sts, ds, svc} {
-		if err := admin.Update(t.Context(), o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// The controller manager writes the workloads' status meanwhile: each
+	// change is made on the object as it is now.
+	edit(t, dep, func() { dep.Spec.Template.Spec.Containers[0].Image = "r.example/payments:2" })
+	edit(t, sts, func() { sts.Spec.Replicas = ptr(int32(3)) })
+	edit(t, ds, func() { ds.Spec.Template.Spec.Containers[0].Image = "r.example/agent:2" })
+	edit(t, svc, func() { svc.Spec.Ports[0].Port = 8080 })
 	setStatus(t, payments, reg, "payments", "1.0.0", paymentsDigest, v1alpha1.ConditionContractValid)
 	legacy.Object["status"].(map[string]any)["contractStatus"] = "Compliant"
 	if err := admin.Status().Update(t.Context(), legacy); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -27,6 +28,7 @@ import (
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/kube"
 	"github.com/kubepact/kubepact/mcp"
+	"github.com/kubepact/kubepact/test/kcm"
 )
 
 // The package's control plane: one real kube-apiserver and etcd, with the
@@ -41,7 +43,14 @@ var (
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
+// benchmarking reports whether -test.bench asks for benchmarks.
+func benchmarking() bool {
+	f := flag.Lookup("test.bench")
+	return f != nil && f.Value.String() != ""
+}
+
 func runMain(m *testing.M) int {
+	flag.Parse()
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		skipReason = "KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>"
 		return m.Run()
@@ -82,6 +91,26 @@ func runMain(m *testing.M) int {
 	if admin, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintf(os.Stderr, "client: %v\n", err)
 		return 1
+	}
+	if !benchmarking() {
+		// A real kube-controller-manager beside the API server, as in a
+		// cluster: the tests' Deployments become ReplicaSets and Pods,
+		// which the feed must not watch (TestFeedWatchesOnlyItsKinds).
+		// The benchmark runs without it: its 6,000 Deployments would
+		// become as many ReplicaSets and Pods, and the figures would
+		// measure the controller manager on 2 cores, not the feed.
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second) //nolint:forbidigo // TestMain has no t.Context
+		p, err := kcm.Start(ctx, cfg, nil)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kube-controller-manager: %v\n", err)
+			return 1
+		}
+		defer func() {
+			if err := p.Stop(); err != nil {
+				fmt.Fprintf(os.Stderr, "kube-controller-manager: %v\n%s", err, p.Logs())
+			}
+		}()
 	}
 	return m.Run()
 }

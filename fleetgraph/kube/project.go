@@ -3,6 +3,7 @@ package kube
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,7 +117,7 @@ func revisionOf(sc *v1alpha1.ServiceContract, source string) *fleetgraph.Revisio
 		return nil
 	}
 	r := &fleetgraph.Revision{Name: st.Contract.Service, Version: st.Contract.Version, Owner: st.Contract.Owner,
-		Digest: st.Digest, Interfaces: slices.Clone(st.Contract.Interfaces), Source: source, Scope: sc.Namespace}
+		Digest: st.Digest, Interfaces: slices.Clone(st.Contract.Interfaces), Source: source, Scopes: []string{sc.Namespace}}
 	if ref, domain, ok := ociRef(st.ResolvedRef); ok {
 		r.Domain, r.ResolvedRef = domain, ref
 	}
@@ -134,6 +135,26 @@ func revisionOf(sc *v1alpha1.ServiceContract, source string) *fleetgraph.Revisio
 		r.FetchedAt = st.LastResolvedAt.UTC()
 	}
 	return r
+}
+
+// unusableStatus says why a ServiceContract's status, once the
+// reconciler resolved a digest, still makes no revision: no service name
+// in its contract summary, or a resolved reference that is not one. Empty
+// when the status is usable or not resolved yet.
+func unusableStatus(sc *v1alpha1.ServiceContract) string {
+	st := &sc.Status
+	if st.Digest == "" {
+		return ""
+	}
+	if st.Contract == nil || st.Contract.Service == "" {
+		return "ServiceContract " + sc.Namespace + "/" + sc.Name + " has digest " + st.Digest + " but no service name in status.contract: it is left out of the fleet"
+	}
+	if sc.Spec.Bundle.ConfigMapRef == nil && st.ResolvedRef != "" {
+		if _, _, ok := ociRef(st.ResolvedRef); !ok {
+			return "ServiceContract " + sc.Namespace + "/" + sc.Name + " has status.resolvedRef " + strconv.Quote(st.ResolvedRef) + ", not an OCI reference (oci://registry/repository[:tag]@digest): its revision has no registry domain"
+		}
+	}
+	return ""
 }
 
 func findingsOf(in []v1alpha1.Finding) []fleetgraph.Finding {
