@@ -467,5 +467,6 @@ func (f *flagLine) set(name, value string) {
 		}
 		out = append(out, a)
 	}
-	f.args = append(out, name+"="+value)
+	out = append(out, name+"="+value)
+	f.args = out
 }

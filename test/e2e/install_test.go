@@ -144,7 +144,7 @@ func apply(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
 		ns.SetAPIVersion("v1")
 		ns.SetKind("Namespace")
 		ns.SetName(installNamespace)
-		if err := c.Patch(ctx, ns, client.Apply, client.FieldOwner("kubepact-e2e"), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(ns), client.FieldOwner("kubepact-e2e"), client.ForceOwnership); err != nil {
 			t.Fatalf("namespace %s: %v", installNamespace, err)
 		}
 	}
@@ -175,7 +175,7 @@ func apply(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
 		if namespaced && o.GetNamespace() == "" {
 			o.SetNamespace(installNamespace)
 		}
-		if err := c.Patch(ctx, o, client.Apply, client.FieldOwner("kubepact-e2e"), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner("kubepact-e2e"), client.ForceOwnership); err != nil {
 			t.Fatalf("server-side apply %s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
 	}
