@@ -86,9 +86,9 @@ test: envtest-assets clients-deps ## Run the tests (a real kube-apiserver and et
 E2E_FLAGS ?= -count=1 -timeout 20m -v
 
 .PHONY: test-e2e
-test-e2e: envtest-assets helm-bins ## Run the end-to-end suite on envtest: the chart rendered by helm and applied, kubepact as processes, a real API server, etcd and kube-controller-manager.
+test-e2e: envtest-assets helm-bins clients-deps ## Run the end-to-end suite on envtest: the chart rendered by helm and applied, kubepact as processes, a real API server, etcd and kube-controller-manager.
 	KUBEPACT_E2E=envtest KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s \
-		KUBEPACT_HELM=$(HELM) go test -tags e2e $(E2E_FLAGS) ./test/e2e/...
+		KUBEPACT_HELM=$(HELM) KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) go test -tags e2e $(E2E_FLAGS) ./test/e2e/...
 
 .PHONY: test-e2e-kind
 test-e2e-kind: helm-bins ## Run the end-to-end suite on a kind cluster (needs Docker; not run on machines without it): build and load the image, helm install, port-forward.

@@ -412,7 +412,8 @@ func (s *story) deploymentGetsSidecar(t *testing.T) {
 
 func (s *story) sidecarCallsService(t *testing.T) {
 	before := s.b.served()
-	cs := connect(t, s.b.sidecar(t, s.catalogPod), "")
+	url := s.b.sidecar(t, s.catalogPod)
+	cs := connect(t, url, "")
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -431,6 +432,11 @@ func (s *story) sidecarCallsService(t *testing.T) {
 	}
 	if before >= 0 && s.b.served() <= before {
 		t.Errorf("the demo service served no request during the call (%d before, %d after)", before, s.b.served())
+	}
+	// The client inside most editors accepts the sidecar's tools and
+	// answers too.
+	if !tsClient(t, "sidecar "+s.catalogPod.Name, url, []tsCall{{Tool: "listProducts", Args: map[string]any{"limit": 2}, Expect: "ok"}}) {
+		t.Logf("%s is not set: the TypeScript SDK client was not run (make test-e2e runs it)", clientsDirEnv)
 	}
 }
 
