@@ -105,11 +105,12 @@ for _ in $(seq 60); do
 done
 
 echo "== helm install kubepact ($IMG)"
-# The registry speaks plain HTTP; the image was loaded, not pulled.
+# The registry speaks plain HTTP on port 5000 (the NetworkPolicy's egress
+# must allow it); the image was loaded, not pulled.
 # shellcheck disable=SC2086 # HELM_EXTRA_ARGS is a list of flags
 "$HELM" install kubepact charts/kubepact --namespace kubepact-system --create-namespace \
   --set image.repository="${IMG%:*}" --set image.tag="${IMG##*:}" --set image.digest= --set image.pullPolicy=Never \
-  --set registry.plainHTTP=true \
+  --set registry.plainHTTP=true --set 'networkPolicy.registries.ports={443,5000}' \
   ${HELM_EXTRA_ARGS:-} --wait --timeout 5m
 
 echo "== go test ./test/e2e (KUBEPACT_E2E=cluster)"

@@ -209,10 +209,12 @@ func (b *clusterBackend) sidecar(t *testing.T, pod *corev1.Pod) string {
 	return "http://" + b.portForward(t, "pod/"+pod.Name, pod.Namespace, port) + "/mcp"
 }
 
-// uninstall is `helm uninstall` and deleting the CRDs, as the README says.
+// uninstall is the README's: `helm uninstall`, the operator's certificate
+// Secret, the CRD.
 func (b *clusterBackend) uninstall(t *testing.T, _ []*unstructured.Unstructured) {
 	t.Helper()
 	run(t, nil, helmBinCluster(), "uninstall", releaseName, "--namespace", installNamespace, "--wait", "--timeout", "3m")
+	deleteWebhookSecret(t, b.c)
 	run(t, nil, b.kubectl, "delete", "crd", crdName, "--wait", "--timeout=3m")
 }
 

@@ -126,7 +126,8 @@ func (b *envtestBackend) demoContainer(t *testing.T) corev1.Container {
 // the operator as the chart's Deployment would.
 func (b *envtestBackend) install(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
-	objs := renderInstall(t)
+	// The test registry speaks plain HTTP on loopback.
+	objs := renderInstall(t, "--set", "registry.plainHTTP=true")
 	b.webhookPort = freePort(t)
 	mwc := find(objs, "MutatingWebhookConfiguration", webhookConfig)
 	if mwc == nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,8 +26,17 @@ import (
 	"github.com/kubepact/kubepact/api/v1alpha1"
 )
 
+// chartEnv names another chart directory to install (default
+// charts/kubepact).
+const chartEnv = "KUBEPACT_E2E_CHART"
+
 // chartDir is the chart the suite installs.
-func chartDir() string { return filepath.Join(repoRoot(), "charts", "kubepact") }
+func chartDir() string {
+	if d := os.Getenv(chartEnv); d != "" {
+		return d
+	}
+	return filepath.Join(repoRoot(), "charts", "kubepact")
+}
 
 // helmEnv names the helm binary (the Makefile's $(HELM), built by `make
 // helm-bins`).
@@ -208,7 +218,9 @@ func waitEstablished(t *testing.T, c client.Client, objs []*unstructured.Unstruc
 }
 
 // deleteInstalled deletes objs (the CRDs last), as `helm uninstall`
-// followed by deleting the CRDs does, and waits until each is gone.
+// followed by deleting the CRDs does; the README's uninstall also deletes
+// the Secret the operator keeps its webhook certificate in, which no chart
+// template owns.
 func deleteInstalled(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
 	t.Helper()
 	ordered := slices.Clone(objs)
@@ -226,10 +238,23 @@ func deleteInstalled(t *testing.T, c client.Client, objs []*unstructured.Unstruc
 		if ns, _ := c.IsObjectNamespaced(o); ns && o.GetNamespace() == "" {
 			o.SetNamespace(installNamespace)
 		}
+		if isCRD(o) {
+			deleteWebhookSecret(t, c)
+		}
 		err := c.Delete(t.Context(), o, client.PropagationPolicy(metav1.DeletePropagationBackground))
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting %s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
+	}
+}
+
+// deleteWebhookSecret is the README's `kubectl delete secret -n
+// kubepact-system kubepact-webhook-cert --ignore-not-found`.
+func deleteWebhookSecret(t *testing.T, c client.Client) {
+	t.Helper()
+	err := c.Delete(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: installNamespace, Name: webhookSecret}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("deleting Secret %s/%s: %v", installNamespace, webhookSecret, err)
 	}
 }
 
@@ -248,6 +273,18 @@ func assertNothingLeft(t *testing.T, c client.Client, installed []*unstructured.
 	for _, o := range installed {
 		kinds[o.GroupVersionKind()] = true
 	}
+	defer func() {
+		// Not the chart's, and kept with the namespace the README's
+		// uninstall keeps: leader election's Lease. Said, not failed.
+		leases := &unstructured.UnstructuredList{}
+		leases.SetAPIVersion("coordination.k8s.io/v1")
+		leases.SetKind("LeaseList")
+		if err := c.List(t.Context(), leases, client.InNamespace(installNamespace)); err == nil {
+			for _, l := range leases.Items {
+				t.Logf("left with namespace %s: Lease %s (leader election)", installNamespace, l.GetName())
+			}
+		}
+	}()
 	eventually(t, "nothing of kubepact left", 120*time.Second, func() error {
 		var left []string
 		for _, o := range installed {
