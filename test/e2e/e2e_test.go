@@ -269,7 +269,7 @@ func serviceNames(m map[string]any) []string {
 	list, _ := m["services"].([]any)
 	for _, sv := range list {
 		if sm, ok := sv.(map[string]any); ok {
-			out = append(out, fmt.Sprint(sm["key"]))
+			out = append(out, fmt.Sprint(sm["name"]))
 		}
 	}
 	slices.Sort(out)
@@ -427,7 +427,7 @@ func (s *story) sidecarCallsService(t *testing.T) {
 	}
 	_, raw := call(t, cs, "listProducts", map[string]any{"limit": 2})
 	// The seed products exist only in the demo service.
-	if !strings.Contains(raw, "Enamel mug") {
+	if !strings.Contains(raw, `"sku":"LMP-3"`) {
 		t.Errorf("listProducts through the sidecar: %s; want the demo service's products", raw)
 	}
 	if before >= 0 && s.b.served() <= before {
