@@ -68,46 +68,14 @@ func renderChart(t *testing.T, extra ...string) []*unstructured.Unstructured {
 	return objs
 }
 
-// renderConfig is config/default as kustomize builds it (resources listed
-// in the kustomizations; the image copied into KUBEPACT_SIDECAR_IMAGE),
-// for use while the chart is absent.
-func renderConfig(t *testing.T) []*unstructured.Unstructured {
-	t.Helper()
-	var files []string
-	for _, pattern := range []string{"crd/bases/*.yaml", "rbac/*.yaml", "manager/manager.yaml", "webhook/*.yaml"} {
-		m, err := filepath.Glob(filepath.Join(repoRoot(), "config", pattern))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	var objs []*unstructured.Unstructured
-	for _, f := range files {
-		if filepath.Base(f) == "kustomization.yaml" {
-			continue
-		}
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := decodeManifests(raw)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		objs = append(objs, o...)
-	}
-	return objs
-}
-
-// renderInstall is what the suite installs: the chart when the tree has
-// one, else config/default.
+// renderInstall is what the suite installs: the chart, rendered with the
+// extra helm flags.
 func renderInstall(t *testing.T, values ...string) []*unstructured.Unstructured {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(chartDir(), "Chart.yaml")); err == nil {
-		return renderChart(t, values...)
+	if _, err := os.Stat(filepath.Join(chartDir(), "Chart.yaml")); err != nil {
+		t.Fatalf("no chart at %s (%v): the suite installs charts/kubepact; set %s to try another", chartDir(), err, chartEnv)
 	}
-	t.Logf("no chart at %s yet: installing config/default instead", chartDir())
-	return renderConfig(t)
+	return renderChart(t, values...)
 }
 
 func decodeManifests(raw []byte) ([]*unstructured.Unstructured, error) {
