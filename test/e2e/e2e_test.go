@@ -52,6 +52,7 @@ type story struct {
 // TestE2E is the whole story, step by step; a step that fails stops it.
 func TestE2E(t *testing.T) {
 	s := &story{b: newBackend(t), digests: map[string]string{}}
+	kubepact(t) // built once, before the steps, so that no step's time is the build's
 	for _, step := range []struct {
 		name string
 		fn   func(*testing.T)
