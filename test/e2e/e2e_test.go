@@ -265,6 +265,12 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any)
 	return m, string(raw)
 }
 
+// arr is an array field of an answer (nil when absent).
+func arr(m map[string]any, key string) []any {
+	a, _ := m[key].([]any)
+	return a
+}
+
 func serviceNames(m map[string]any) []string {
 	var out []string
 	list, _ := m["services"].([]any)
@@ -307,6 +313,25 @@ func (s *story) fleetByIdentity(t *testing.T) {
 		if got["found"] != false || strings.Contains(raw, s.billing) || q != "payments" && strings.Contains(raw, "payments") {
 			t.Errorf("alice: pacto_fleet_get %s: %s; want not found, naming nothing of %s", q, raw, s.billing)
 		}
+	}
+	// Nor do the fleet's status and graph show it: orders' declared
+	// dependency on payments is unresolved for alice, as if payments were
+	// absent, and no answer carries payments' service key or namespace.
+	hiddenKey := "%2Fbundles/payments"
+	if _, raw := call(t, alice, "pacto_fleet_status", map[string]any{}); strings.Contains(raw, s.billing) || strings.Contains(raw, hiddenKey) {
+		t.Errorf("alice: pacto_fleet_status shows what she may not see: %s", raw)
+	}
+	graph, raw := call(t, alice, "pacto_fleet_graph", map[string]any{"service": "orders", "transitive": true})
+	var nodes, unresolved []string
+	for _, n := range arr(graph, "nodes") {
+		nodes = append(nodes, fmt.Sprint(n.(map[string]any)["name"]))
+	}
+	for _, u := range arr(graph, "unresolved") {
+		unresolved = append(unresolved, fmt.Sprint(u.(map[string]any)["name"]))
+	}
+	slices.Sort(nodes)
+	if !slices.Equal(nodes, []string{"catalog", "orders"}) || !slices.Contains(unresolved, "payments") || strings.Contains(raw, s.billing) || strings.Contains(raw, hiddenKey) {
+		t.Errorf("alice: pacto_fleet_graph orders: nodes %v, unresolved %v; want catalog and orders, payments unresolved\n%s", nodes, unresolved, raw)
 	}
 	// alice's catalog: the revision the reconciler pinned.
 	eventually(t, "alice's catalog at its digest", 60*time.Second, func() error {
