@@ -19,6 +19,15 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 K8S_VERSION ?= $(shell cd hack/k8s-bins && go list -m -f '{{.Version}}' k8s.io/kubernetes)
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
 
+# helm and helm-unittest (charts/kubepact), built from the builder module in
+# hack/helm-bins by `make helm-bins`, stamped with the Kubernetes version of
+# its client-go, and reused after.
+HELM_VERSION ?= $(shell cd hack/helm-bins && go list -m -f '{{.Version}}' helm.sh/helm/v3)
+HELM_UNITTEST_VERSION ?= $(shell cd hack/helm-bins && go list -m -f '{{.Version}}' github.com/helm-unittest/helm-unittest)
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+HELM_UNITTEST ?= $(LOCALBIN)/helm-unittest-$(HELM_UNITTEST_VERSION)
+CHART ?= charts/kubepact
+
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
@@ -65,10 +74,16 @@ lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.
 	$(GOLANGCI_LINT) run --fix ./...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Write the CRD (config/crd/bases), the operator's RBAC (config/rbac/role.yaml) and the injection webhook (config/webhook/manifests.yaml) from the markers.
+manifests: $(CONTROLLER_GEN) ## Write the CRD (config/crd/bases), the operator's RBAC (config/rbac/role.yaml) and the injection webhook (config/webhook/manifests.yaml) from the markers, and copy them into the chart.
 	$(CONTROLLER_GEN) rbac:roleName=kubepact-operator crd webhook paths="./api/...;./controllers/..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac \
 		output:webhook:artifacts:config=config/webhook
+	@# The chart takes its CRDs, RBAC rules and webhooks from these copies,
+	@# never from hand-written ones; `make verify` fails when they drift.
+	rm -f $(CHART)/crds/*.yaml && cp config/crd/bases/*.yaml $(CHART)/crds/
+	mkdir -p $(CHART)/files/rbac $(CHART)/files/webhook
+	cp config/rbac/role.yaml config/rbac/leader_election_role.yaml $(CHART)/files/rbac/
+	cp config/webhook/manifests.yaml $(CHART)/files/webhook/
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Write the API types' deepcopy methods (api/*/zz_generated.deepcopy.go).
@@ -79,8 +94,18 @@ envtest-assets: ## Build kube-apiserver, kube-controller-manager and etcd for en
 	CMDS="kube-apiserver kube-controller-manager" OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
 
 .PHONY: test
-test: envtest-assets clients-deps ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client).
-	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) go test $(GO_TEST_FLAGS) ./...
+test: envtest-assets clients-deps helm-bins ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client, real helm on the chart).
+	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) \
+		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: helm-bins
+helm-bins: ## Build helm and helm-unittest into bin/ (first time ≈7 min on 2 cores; reused after).
+	OUT=$(LOCALBIN) hack/helm-bins/build.sh
+
+.PHONY: test-chart
+test-chart: envtest-assets helm-bins ## Run only the chart's tests: helm lint --strict, the helm-unittest suites, server-side dry-run of every manifest, the RBAC check.
+	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s \
+		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) go test $(GO_TEST_FLAGS) ./test/chart/...
 
 # The end-to-end suite (test/e2e, build tag e2e): one story, two back ends.
 E2E_FLAGS ?= -count=1 -timeout 20m -v
