@@ -107,6 +107,18 @@ test-chart: envtest-assets helm-bins ## Run only the chart's tests: helm lint --
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s \
 		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) go test $(GO_TEST_FLAGS) ./test/chart/...
 
+# The end-to-end suite (test/e2e, build tag e2e): one story, two back ends.
+E2E_FLAGS ?= -count=1 -timeout 20m -v
+
+.PHONY: test-e2e
+test-e2e: envtest-assets helm-bins clients-deps ## Run the end-to-end suite on envtest: the chart rendered by helm and applied, kubepact as processes, a real API server, etcd and kube-controller-manager.
+	KUBEPACT_E2E=envtest KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s \
+		KUBEPACT_HELM=$(HELM) KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) go test -tags e2e $(E2E_FLAGS) ./test/e2e/...
+
+.PHONY: test-e2e-kind
+test-e2e-kind: helm-bins ## Run the end-to-end suite on a kind cluster (needs Docker; not run on machines without it): build and load the image, helm install, port-forward.
+	HELM=$(HELM) IMG=$(IMG) LOCALBIN=$(LOCALBIN) E2E_FLAGS="$(E2E_FLAGS)" hack/e2e-kind.sh
+
 # The client harness (test/clients): the official MCP TypeScript SDK client,
 # Ajv and Node 22, installed by npm ci into CLIENTS_DIR from
 # test/clients/package-lock.json (reinstalled only when the lock file changes).

@@ -1,0 +1,473 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/kcm"
+	"github.com/kubepact/kubepact/test/testregistry"
+)
+
+// envtestBackend runs the story on a real kube-apiserver, etcd and
+// kube-controller-manager on loopback, with kubepact's processes beside
+// them where the cluster would run its Pods.
+type envtestBackend struct {
+	// root is the suite's test: what lives as long as the cluster is
+	// registered with it, not with the step that started it.
+	root       *testing.T
+	env        *envtest.Environment
+	c          client.Client
+	adminKC    []byte // kubeconfig of the envtest admin (system:masters)
+	reg        *testregistry.Registry
+	demo       *httptest.Server
+	demoServed atomic.Int64
+
+	operator *process
+	// Where the operator process serves, on loopback.
+	probeAddr, metricsAddr, mcpAddr string
+	webhookPort                     int
+}
+
+func newEnvtestBackend(t *testing.T) *envtestBackend {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatalf("%s=envtest needs KUBEBUILDER_ASSETS (the control plane `make envtest-assets` builds into bin/k8s/<version>); `make test-e2e` sets it", ModeEnv)
+	}
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		t.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
+	}
+	ctrl.SetLogger(logr.Discard())
+	b := &envtestBackend{root: t, env: &envtest.Environment{}}
+	cfg, err := b.env.Start()
+	if err != nil {
+		t.Fatalf("envtest: starting the control plane: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := b.env.Stop(); err != nil {
+			t.Logf("envtest: stopping the control plane: %v", err)
+		}
+	})
+	// The namespace controller too: the test's namespaces are deleted at
+	// the end, as a user would.
+	kp, err := kcm.Start(t.Context(), cfg, &kcm.Options{Controllers: append(slices.Clone(kcm.DefaultControllers), "namespace-controller")})
+	if err != nil {
+		t.Fatalf("kube-controller-manager: %v", err)
+	}
+	t.Cleanup(func() { _ = kp.Stop() })
+	if b.c, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		t.Fatal(err)
+	}
+	user, err := b.env.AddUser(envtest.User{Name: "kubepact-e2e-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.adminKC, err = user.KubeConfig(); err != nil {
+		t.Fatal(err)
+	}
+	b.reg = testregistry.New(t, nil)
+	// The demo service: the catalog API the contract describes, on a
+	// loopback port that the Deployment declares as its containerPort.
+	h := demoservice.New(nil)
+	b.demo = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.demoServed.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(b.demo.Close)
+	return b
+}
+
+func (b *envtestBackend) admin() client.Client { return b.c }
+
+func (b *envtestBackend) registry() (string, string) { return b.reg.Host, b.reg.Host }
+
+func (b *envtestBackend) served() int { return int(b.demoServed.Load()) }
+
+func (b *envtestBackend) demoContainer(t *testing.T) corev1.Container {
+	t.Helper()
+	_, port, err := net.SplitHostPort(b.demo.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := strconv.Atoi(port)
+	return corev1.Container{
+		Name: "catalog", Image: "example.invalid/demoservice:e2e",
+		Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: int32(p)}},
+	}
+}
+
+// install renders the chart, points its webhook configuration at the
+// operator process on loopback, applies everything server-side and starts
+// the operator as the chart's Deployment would.
+func (b *envtestBackend) install(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	// The test registry speaks plain HTTP on loopback.
+	objs := renderInstall(t, "--set", "registry.plainHTTP=true")
+	b.webhookPort = freePort(t)
+	mwc := find(objs, "MutatingWebhookConfiguration", webhookConfig)
+	if mwc == nil {
+		t.Fatalf("the install has no MutatingWebhookConfiguration %s", webhookConfig)
+	}
+	applied := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		if o == mwc {
+			o = b.loopbackWebhook(t, o)
+		}
+		applied = append(applied, o)
+	}
+	apply(t, b.c, applied)
+	b.startOperator(t, objs)
+	return objs
+}
+
+// loopbackWebhook is the webhook configuration with every webhook sent to
+// https://127.0.0.1:<port><the Service path>: the API server reaches the
+// process, not a Service.
+func (b *envtestBackend) loopbackWebhook(t *testing.T, u *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, mwc); err != nil {
+		t.Fatal(err)
+	}
+	for i := range mwc.Webhooks {
+		cc := &mwc.Webhooks[i].ClientConfig
+		if cc.Service == nil || cc.Service.Name != "kubepact-webhook" || cc.Service.Namespace != installNamespace {
+			t.Fatalf("webhook %s is not sent to Service %s/kubepact-webhook: %+v", mwc.Webhooks[i].Name, installNamespace, cc)
+		}
+		path := "/"
+		if cc.Service.Path != nil {
+			path = *cc.Service.Path
+		}
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", b.webhookPort, path)
+		*cc = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: cc.CABundle}
+	}
+	m, err := kruntime.DefaultUnstructuredConverter.ToUnstructured(mwc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &unstructured.Unstructured{Object: m}
+	out.SetGroupVersionKind(u.GroupVersionKind())
+	return out
+}
+
+// startOperator runs `kubepact operator` with the command line and
+// environment of the chart's Deployment, as its ServiceAccount (the admin
+// impersonating it); only addresses, ports and the cache directory move to
+// loopback and a temporary directory.
+func (b *envtestBackend) startOperator(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	u := find(objs, "Deployment", operatorName)
+	if u == nil {
+		t.Fatalf("the install has no Deployment %s", operatorName)
+	}
+	dep := &appsv1.Deployment{}
+	if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, dep); err != nil {
+		t.Fatal(err)
+	}
+	pod := dep.Spec.Template.Spec
+	if len(pod.Containers) == 0 {
+		t.Fatalf("Deployment %s has no container", operatorName)
+	}
+	c := pod.Containers[0]
+	args := slices.Concat(c.Command, c.Args)
+	if len(c.Command) > 0 {
+		args = args[1:] // the binary
+	}
+	if len(args) == 0 || args[0] != "operator" {
+		t.Fatalf("Deployment %s runs %q; want the operator command", operatorName, args)
+	}
+	cmdline := &flagLine{args: args[1:]}
+	checkPorts(t, c, cmdline)
+
+	b.probeAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	b.metricsAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	mcpPort := freePort(t)
+	b.mcpAddr = fmt.Sprintf("127.0.0.1:%d", mcpPort)
+	if _, ok := cmdline.get("--webhook-port"); !ok {
+		t.Fatalf("Deployment %s gives no --webhook-port: the install serves no injection webhook (args %q)", operatorName, args)
+	}
+	cmdline.set("--health-probe-bind-address", b.probeAddr)
+	cmdline.set("--metrics-bind-address", b.metricsAddr)
+	cmdline.set("--listen", "127.0.0.1")
+	cmdline.set("--port", strconv.Itoa(mcpPort))
+	cmdline.set("--webhook-port", strconv.Itoa(b.webhookPort))
+	cmdline.set("--webhook-host", "127.0.0.1")
+	cmdline.set("--webhook-ip-address", "127.0.0.1")
+	for _, dir := range []string{"--cache-dir", "--webhook-cert-dir"} {
+		if _, ok := cmdline.get(dir); ok {
+			cmdline.set(dir, b.root.TempDir())
+		}
+	}
+	if _, ok := cmdline.get("--plain-http"); !ok {
+		// The test registry speaks plain HTTP on loopback.
+		t.Logf("the install's operator has no --plain-http; added for the loopback test registry")
+		cmdline.args = append(cmdline.args, "--plain-http")
+	}
+
+	sa := pod.ServiceAccountName
+	if sa == "" {
+		t.Fatalf("Deployment %s names no serviceAccountName", operatorName)
+	}
+	kc := b.impersonatingKubeconfig(t, "system:serviceaccount:"+installNamespace+":"+sa)
+	cmdline.set("--kubeconfig", kc)
+
+	env := []string{"HOME=" + b.root.TempDir(), "KUBECONFIG="}
+	for _, e := range c.Env {
+		env = append(env, e.Name+"="+envValue(t, e, c))
+	}
+	full := append([]string{"operator"}, cmdline.args...)
+	t.Logf("kubepact %s", strings.Join(full, " "))
+	b.operator = startProcess(b.root, kubepact(t), full, env)
+}
+
+// impersonatingKubeconfig is the admin's kubeconfig acting as user.
+func (b *envtestBackend) impersonatingKubeconfig(t *testing.T, user string) string {
+	t.Helper()
+	kc, err := clientcmd.Load(b.adminKC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ai := range kc.AuthInfos {
+		ai.Impersonate = user
+	}
+	path := filepath.Join(b.root.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// envValue is what the kubelet would give the variable.
+func envValue(t *testing.T, e corev1.EnvVar, c corev1.Container) string {
+	t.Helper()
+	switch {
+	case e.ValueFrom == nil:
+		return e.Value
+	case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
+		return installNamespace
+	case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name":
+		return operatorName + "-e2e"
+	case e.ValueFrom.ResourceFieldRef != nil:
+		r := e.ValueFrom.ResourceFieldRef
+		var q = c.Resources.Limits
+		name := strings.TrimPrefix(r.Resource, "limits.")
+		if strings.HasPrefix(r.Resource, "requests.") {
+			q, name = c.Resources.Requests, strings.TrimPrefix(r.Resource, "requests.")
+		}
+		v, ok := q[corev1.ResourceName(name)]
+		if !ok {
+			t.Fatalf("env %s: the container has no %s", e.Name, r.Resource)
+		}
+		div := int64(1)
+		if r.Divisor.Value() > 0 {
+			div = r.Divisor.Value()
+		}
+		return strconv.FormatInt((v.Value()+div-1)/div, 10)
+	}
+	t.Fatalf("env %s: the suite does not know how the kubelet fills %+v", e.Name, e.ValueFrom)
+	return ""
+}
+
+// checkPorts: each named port the operator's container declares is the one
+// the binary serves on with the chart's flags (or its defaults), so the
+// chart's Service and probes reach what the binary opens.
+func checkPorts(t *testing.T, c corev1.Container, cmdline *flagLine) {
+	t.Helper()
+	flags := map[string]struct{ flag, def string }{
+		"metrics": {"--metrics-bind-address", ":8080"},
+		"probes":  {"--health-probe-bind-address", ":8081"},
+		"health":  {"--health-probe-bind-address", ":8081"},
+		"mcp":     {"--port", "8585"},
+		"webhook": {"--webhook-port", "0"},
+	}
+	for _, p := range c.Ports {
+		f, ok := flags[p.Name]
+		if !ok {
+			t.Errorf("container port %s (%d): the suite does not know which flag serves it", p.Name, p.ContainerPort)
+			continue
+		}
+		v, ok := cmdline.get(f.flag)
+		if !ok {
+			v = f.def
+		}
+		if _, port, err := net.SplitHostPort(v); err == nil {
+			v = port
+		}
+		if v != strconv.Itoa(int(p.ContainerPort)) {
+			t.Errorf("container port %s is %d, but %s=%s: the chart and the binary disagree", p.Name, p.ContainerPort, f.flag, v)
+		}
+	}
+}
+
+func (b *envtestBackend) waitOperatorReady(t *testing.T) {
+	t.Helper()
+	waitHTTP200(t, "http://"+b.probeAddr+"/readyz", b.operator)
+}
+
+func (b *envtestBackend) operatorMCP(*testing.T) string { return "http://" + b.mcpAddr + "/mcp" }
+
+// sidecar runs the sidecar the webhook injected into pod, as the kubelet
+// would: its image's entrypoint (kubepact) with the container's arguments.
+// The Pod's network namespace is loopback here, shared with the operator
+// and other Pods, so the two ports the sidecar listens on are moved to
+// free ones; the arguments are otherwise the webhook's, verbatim.
+func (b *envtestBackend) sidecar(t *testing.T, pod *corev1.Pod) string {
+	t.Helper()
+	c := injectedSidecar(t, pod)
+	mcpPort, healthPort := freePort(t), freePort(t)
+	args := &flagLine{args: slices.Clone(c.Args[1:])}
+	args.set("--port", strconv.Itoa(mcpPort))
+	args.set("--health-addr", "127.0.0.1:"+strconv.Itoa(healthPort))
+	full := append([]string{c.Args[0]}, args.args...)
+	t.Logf("sidecar: kubepact %s", strings.Join(full, " "))
+	p := startProcess(b.root, kubepact(t), full, []string{"HOME=" + b.root.TempDir()})
+	waitHTTP200(t, fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort), p)
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort)
+}
+
+func (b *envtestBackend) uninstall(t *testing.T, installed []*unstructured.Unstructured) {
+	t.Helper()
+	// The Deployment goes first, and with it the operator's Pods: here,
+	// the process.
+	if d := find(installed, "Deployment", operatorName); d != nil {
+		deleteInstalled(t, b.c, []*unstructured.Unstructured{d})
+	}
+	b.operator.stop(t)
+	deleteInstalled(t, b.c, installed)
+}
+
+// process is a kubepact process of the suite.
+type process struct {
+	cmd    *exec.Cmd
+	logs   *syncBuffer
+	exited chan error
+}
+
+func startProcess(t *testing.T, bin string, args, env []string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(bin, args...), logs: &syncBuffer{}, exited: make(chan error, 1)}
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() { p.stop(t) })
+	return p
+}
+
+func (p *process) done() bool {
+	select {
+	case err := <-p.exited:
+		p.exited <- err
+		return true
+	default:
+		return false
+	}
+}
+
+// stop ends the process with SIGTERM (SIGKILL after 30s).
+func (p *process) stop(t *testing.T) {
+	if p == nil || p.done() {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.exited:
+		p.exited <- err
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		t.Logf("%s killed after SIGTERM: %v", p.cmd.Args[1], <-p.exited)
+	}
+}
+
+// waitHTTP200 polls url until it answers 200; the process exiting ends the
+// wait at once.
+func waitHTTP200(t *testing.T, url string, p *process) {
+	t.Helper()
+	eventually(t, "GET "+url+" 200", 90*time.Second, func() error {
+		if p != nil && p.done() {
+			t.Fatalf("%s exited before %s answered 200\n%s", p.cmd.Args[1], url, p.logs.String())
+		}
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%d", resp.StatusCode)
+		}
+		return nil
+	})
+}
+
+// flagLine is a command line's flags: --name=value or --name value.
+type flagLine struct{ args []string }
+
+// get returns the flag's last value ("true" for a bare boolean).
+func (f *flagLine) get(name string) (string, bool) {
+	v, ok := "", false
+	for i, a := range f.args {
+		switch {
+		case strings.HasPrefix(a, name+"="):
+			v, ok = strings.TrimPrefix(a, name+"="), true
+		case a == name:
+			ok = true
+			v = "true"
+			if i+1 < len(f.args) && !strings.HasPrefix(f.args[i+1], "-") {
+				v = f.args[i+1]
+			}
+		}
+	}
+	return v, ok
+}
+
+// set replaces every occurrence of the flag with --name=value, or appends it.
+func (f *flagLine) set(name, value string) {
+	out := make([]string, 0, len(f.args)+1)
+	for i := 0; i < len(f.args); i++ {
+		a := f.args[i]
+		switch {
+		case strings.HasPrefix(a, name+"="):
+			continue
+		case a == name:
+			if i+1 < len(f.args) && !strings.HasPrefix(f.args[i+1], "-") {
+				i++
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	out = append(out, name+"="+value)
+	f.args = out
+}
