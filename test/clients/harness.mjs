@@ -11,6 +11,7 @@
 //      "transport": "stdio" | "http",
 //      "command": "/path/kubepact", "args": [...], "cwd": "...", "env": {...},  // stdio
 //      "url": "http://127.0.0.1:PORT/mcp",                                       // http
+//      "headers": {"Authorization": "Bearer …"},                                 // http, optional
 //      "elicit": "accept" | "decline",                                           // optional
 //      "calls": [{"tool": "listProducts", "args": {...}, "expect": "ok" | "toolError" | "any",
 //                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…"}]   // both optional
@@ -68,7 +69,7 @@ async function pages(list, key) {
 async function runConfig(cfg) {
   const transport = cfg.transport === "stdio"
     ? new StdioClientTransport({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env, stderr: "pipe" })
-    : new StreamableHTTPClientTransport(new URL(cfg.url));
+    : new StreamableHTTPClientTransport(new URL(cfg.url), cfg.headers ? { requestInit: { headers: cfg.headers } } : undefined);
   let stderr = "";
   if (cfg.transport === "stdio") transport.stderr?.on("data", (d) => { stderr += d; });
   // The protocol version the client and server agreed on, as the client

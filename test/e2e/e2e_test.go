@@ -359,6 +359,15 @@ func (s *story) fleetByIdentity(t *testing.T) {
 			t.Errorf("token %q: %d %q %s; want 401 with a challenge and no tools", tok, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
 	}
+	// The client inside most editors, with alice's token, accepts the
+	// operator's fleet tools and their answers.
+	if !tsClient(t, "operator /mcp as alice", url, s.aliceTok, []tsCall{
+		{Tool: "pacto_fleet_search", Args: map[string]any{}, Expect: "ok"},
+		{Tool: "pacto_fleet_get", Args: map[string]any{"service": "catalog"}, Expect: "ok"},
+		{Tool: "pacto_fleet_status", Args: map[string]any{}, Expect: "ok"},
+	}) {
+		t.Logf("%s is not set: the TypeScript SDK client was not run (make test-e2e runs it)", clientsDirEnv)
+	}
 }
 
 // injectedSidecar is the native sidecar the webhook added to pod; its
@@ -461,7 +470,7 @@ func (s *story) sidecarCallsService(t *testing.T) {
 	}
 	// The client inside most editors accepts the sidecar's tools and
 	// answers too.
-	if !tsClient(t, "sidecar "+s.catalogPod.Name, url, []tsCall{{Tool: "listProducts", Args: map[string]any{"limit": 2}, Expect: "ok"}}) {
+	if !tsClient(t, "sidecar "+s.catalogPod.Name, url, "", []tsCall{{Tool: "listProducts", Args: map[string]any{"limit": 2}, Expect: "ok"}}) {
 		t.Logf("%s is not set: the TypeScript SDK client was not run (make test-e2e runs it)", clientsDirEnv)
 	}
 }

@@ -28,8 +28,9 @@ type tsCall struct {
 // tsClient drives url with the official MCP TypeScript SDK client
 // (test/clients/harness.mjs): it lists every tool and compiles its
 // schemas, then makes the calls with the SDK's output validation on. It
-// reports false when the harness's packages are not installed.
-func tsClient(t *testing.T, name, url string, calls []tsCall) bool {
+// reports false when the harness's packages are not installed. A
+// non-empty token is sent as a bearer token on every request.
+func tsClient(t *testing.T, name, url, token string, calls []tsCall) bool {
 	t.Helper()
 	dir := os.Getenv(clientsDirEnv)
 	if dir == "" {
@@ -40,7 +41,11 @@ func tsClient(t *testing.T, name, url string, calls []tsCall) bool {
 		t.Fatalf("%s=%s has no Node (%v): run `make clients-deps`", clientsDirEnv, dir, err)
 	}
 	work := t.TempDir()
-	plan, err := json.Marshal(map[string]any{"configs": []map[string]any{{"name": name, "transport": "http", "url": url, "calls": calls}}})
+	cfg := map[string]any{"name": name, "transport": "http", "url": url, "calls": calls}
+	if token != "" {
+		cfg["headers"] = map[string]string{"Authorization": "Bearer " + token}
+	}
+	plan, err := json.Marshal(map[string]any{"configs": []map[string]any{cfg}})
 	if err != nil {
 		t.Fatal(err)
 	}
