@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/pflag"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -455,6 +456,29 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 	if err := admin.Create(t.Context(), required(), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "inject-required.kubepact.dev") {
 		t.Errorf("webhook down, a Pod requiring its sidecar: %v; want refused by inject-required.kubepact.dev", err)
+	}
+}
+
+// TestOperatorWebhookOffByDefault: `kubepact operator --help` documents
+// the webhook's flags and that it is off unless --webhook-port is given.
+func TestOperatorWebhookOffByDefault(t *testing.T) {
+	out, stderr, code := runKubepact(t, "operator", "--help")
+	if code != 0 {
+		t.Fatalf("operator --help: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"--webhook-port int", "off (0) by default", "--sidecar-image", "--webhook-self-managed-certs", "--sidecar-max-memory"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("operator --help lacks %q:\n%s", want, out)
+		}
+	}
+	o := &operatorOptions{}
+	fs := pflag.NewFlagSet("operator", pflag.ContinueOnError)
+	o.BindFlags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if o.webhook.enabled() {
+		t.Errorf("the webhook is on with no flags (port %d)", o.webhook.port)
 	}
 }
 
