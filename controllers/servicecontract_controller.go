@@ -211,6 +211,9 @@ func (r *ServiceContractReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	validErr := r.validate(ctx, obj, res)
 	if validErr == nil {
 		r.recordSurface(ctx, obj, res)
+	} else {
+		// The surface belongs to status.digest, now an invalid bundle.
+		obj.Status.ToolSurfaceDigest = ""
 	}
 	bindErr := r.bind(ctx, obj)
 	return r.finish(obj, cmpErr(validErr, bindErr))

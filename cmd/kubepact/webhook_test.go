@@ -419,9 +419,15 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 
 	// The contract turns Ready; a Pod naming it is admitted with the sidecar.
+	demo := httptest.NewServer(demoservice.New(nil))
+	t.Cleanup(demo.Close)
+	_, demoPort, _ := strings.Cut(strings.TrimPrefix(demo.URL, "http://"), ":")
 	deadline := time.Now().Add(60 * time.Second)
+	var injected *corev1.Pod
 	for {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{
+			controllers.AnnotationContract: "catalog", controllers.AnnotationUpstreamPort: demoPort,
+		}}, Spec: appSpec}
 		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
 		}
@@ -430,6 +436,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 			if c.Image != image || !slices.Contains(c.Args, "--bundle=oci://"+reg.Host+"/bundles/catalog@"+digest) || !slices.Contains(c.Args, "--plain-http") {
 				t.Errorf("injected %s %q; want image %s and the bundle at %s", c.Image, c.Args, image, digest)
 			}
+			injected = pod
 			break
 		}
 		if time.Now().After(deadline) || processExited(exited) {
@@ -437,6 +444,37 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The Pod carries the digest and the tool surface the operator
+	// computed; the sidecar run with the Pod's own arguments (its ports
+	// moved to free ones) reports exactly that surface.
+	sc := &v1alpha1.ServiceContract{}
+	if err := admin.Get(t.Context(), client.ObjectKey{Namespace: ns.Name, Name: "catalog"}, sc); err != nil {
+		t.Fatal(err)
+	}
+	ann := injected.Annotations
+	if ann[controllers.AnnotationBundleDigest] != digest || ann[controllers.AnnotationToolSurface] == "" || ann[controllers.AnnotationToolSurface] != sc.Status.ToolSurfaceDigest {
+		t.Fatalf("the Pod's annotations %v: want digest %s and the contract's tool surface %q", ann, digest, sc.Status.ToolSurfaceDigest)
+	}
+	mcpPort, healthPort := freePort(t), freePort(t)
+	args := replaceFlag(injected.Spec.InitContainers[0].Args, "--port=", "--port="+strconv.Itoa(mcpPort))
+	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(healthPort))
+	side := &sidecarProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort), health: "http://127.0.0.1:" + strconv.Itoa(healthPort)}
+	side.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
+		resp, err := http.Get(side.health + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	if d := readyDetailsOf(t, side.health); d.BundleDigest != digest || d.ToolSurfaceDigest != ann[controllers.AnnotationToolSurface] {
+		t.Errorf("the sidecar reports %+v; the Pod's annotations say digest %s, tool surface %s", d, digest, ann[controllers.AnnotationToolSurface])
+	}
+	res, err := side.connect(t).CallTool(t.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{"limit": 1}})
+	if err != nil || res.IsError {
+		t.Errorf("listProducts through the injected sidecar: %v %+v\n%s", err, res, side.stderr)
+	}
+
 	required := func() *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "r", Annotations: map[string]string{
 			controllers.AnnotationContract: "catalog", controllers.AnnotationInjectPolicy: controllers.InjectPolicyRequired,
