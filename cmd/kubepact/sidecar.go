@@ -243,7 +243,9 @@ func loadLayerFile(path string, limits *limitOptions) (*bundle.Bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--bundle %s: not a packed bundle (a gzip'd tar as `kubepact pack` writes it): %w", path, explainLimit(err))
 	}
-	b.Source = bundle.Source{Dir: path}
+	// A packed file is fixed content, as a pulled bundle is: skills are
+	// read from it, not from a directory.
+	b.Source = bundle.Source{Ref: path}
 	return b, nil
 }
 
