@@ -13,8 +13,8 @@
 // What it may read is what its RBAC markers grant, and no more: it watches
 // ServiceContracts and, as metadata only, the workloads and Services they
 // target; it reads a pull Secret or a bundle ConfigMap by name with a direct
-// GET (no list, no watch, no cache), and writes only ServiceContract status
-// and Events. `make manifests` turns the markers into config/rbac/role.yaml.
+// GET (no list, no watch, no cache), lists and watches injected Pods'
+// metadata, and writes only ServiceContract status and Events. `make manifests` turns the markers into config/rbac/role.yaml.
 //
 // Beside the reconciler sit the live fleet's Runnables (fleet.go), which run
 // on every replica (NeedLeaderElection is false): FleetBuilder publishes the
@@ -29,7 +29,16 @@
 // turns a Ready ServiceContract's pinned digest, the Pod's annotations and
 // the operator's SidecarOptions into a container. A contract that is
 // missing or not Ready admits the Pod without it (a warning and an Event);
-// kubepact.dev/inject-policy: required refuses instead. CertRotator keeps
+// kubepact.dev/inject-policy: required refuses instead. The webhook also
+// writes on the Pod the digest it pinned and the digest of the tool
+// surface the sidecar will serve, which the reconciler computed once per
+// digest (ToolSurface: the bundle projected with the arguments SidecarArgs
+// writes, digested by the function the sidecar itself reports with). The
+// operator never writes a Pod: a second controller (podReporter) watches
+// the injected Pods' metadata only, through a cache of its own restricted
+// to the label the webhook sets, and keeps status.pods — which Pods run
+// which digest, stale ones marked — with a patch of that field alone, so
+// that Pods coming and going never cost a registry round trip. CertRotator keeps
 // the webhook's CA and serving certificate in one Secret and the caBundle
 // of the MutatingWebhookConfiguration in step; its RBAC markers name that
 // Secret and that configuration and nothing else.

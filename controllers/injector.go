@@ -131,11 +131,20 @@ func (in *Injector) Handle(ctx context.Context, req admission.Request) admission
 		pod.Annotations = map[string]string{}
 	}
 	pod.Annotations[AnnotationInjectedBundle] = inj.BundleRef
+	pod.Annotations[AnnotationBundleDigest] = inj.Digest
+	pod.Annotations[AnnotationUpstreamPortSource] = inj.PortSource
+	if inj.ToolSurface != "" {
+		pod.Annotations[AnnotationToolSurface] = inj.ToolSurface
+	}
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Labels[LabelInjected] = "true"
 	raw, err := json.Marshal(pod)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	log.V(1).Info("Injecting the sidecar", "bundle", inj.BundleRef)
+	log.V(1).Info("Injecting the sidecar", "bundle", inj.BundleRef, "upstreamPort", inj.UpstreamPort, "upstreamPortSource", inj.PortSource)
 	return admission.PatchResponseFromRaw(req.Object.Raw, raw).WithWarnings(append(warnings, inj.Warnings...)...)
 }
 

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
@@ -33,6 +34,11 @@ func TestOperatorRBACIsNoMore(t *testing.T) {
 	if err := op.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "creds"}, &corev1.Secret{}); err != nil {
 		t.Errorf("get a Secret by name: %v", err)
 	}
+	pods := &metav1.PartialObjectMetadataList{}
+	pods.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
+	if err := op.List(t.Context(), pods, client.InNamespace(ns)); err != nil {
+		t.Errorf("list Pods' metadata: %v", err)
+	}
 
 	forbidden := map[string]func() error{
 		"list Secrets": func() error { return op.List(t.Context(), &corev1.SecretList{}, client.InNamespace(ns)) },
@@ -52,7 +58,18 @@ func TestOperatorRBACIsNoMore(t *testing.T) {
 		"create a Secret": func() error {
 			return op.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mine"}})
 		},
-		"read Pods": func() error { return op.List(t.Context(), &corev1.PodList{}, client.InNamespace(ns)) },
+		// Pods: list and watch only (the injected-Pod report); never
+		// one by name, never a write.
+		"get a Pod": func() error {
+			return op.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "p"}, &corev1.Pod{})
+		},
+		"patch a Pod": func() error {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p"}}
+			return op.Patch(t.Context(), p, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"x":"y"}}}`)))
+		},
+		"delete a Pod": func() error {
+			return op.Delete(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p"}})
+		},
 		// The webhook's certificate rights name one Secret and one webhook
 		// configuration.
 		"update another Secret in the operator's namespace": func() error {

@@ -74,6 +74,8 @@ type ServiceContractReconciler struct {
 	Options ReconcilerOptions
 
 	anon *oci.Client
+	// surfaces memoizes the tool surface of each digest (see recordSurface).
+	surfaces surfaceMemo
 }
 
 // ReconcilerOptions tune a ServiceContractReconciler. The zero value is
@@ -88,6 +90,9 @@ type ReconcilerOptions struct {
 	Registry oci.Options
 	// MaxConcurrentReconciles bounds parallel reconciles (default 2).
 	MaxConcurrentReconciles int
+	// Namespaces are the namespaces watched (the operator's --namespace);
+	// empty: all. The injected-Pod report watches Pods in these only.
+	Namespaces []string
 }
 
 // Validate refuses options the reconciler cannot honour, naming the field.
@@ -145,7 +150,10 @@ func (r *ServiceContractReconciler) SetupWithManager(ctx context.Context, mgr ct
 	}
 	b = b.Watches(&corev1.Service{}, r.enqueueFor(indexService, func(name string) string { return name }),
 		builder.OnlyMetadata, builder.WithPredicates(existencePredicate()))
-	return b.Complete(r)
+	if err := b.Complete(r); err != nil {
+		return err
+	}
+	return r.setupPodReporter(ctx, mgr)
 }
 
 // existencePredicate passes only creations and deletions: binding checks
@@ -201,6 +209,12 @@ func (r *ServiceContractReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return r.finish(obj, asStepError(err, v1alpha1.ConditionBundleResolved, v1alpha1.ReasonRegistryUnavailable))
 	}
 	validErr := r.validate(ctx, obj, res)
+	if validErr == nil {
+		r.recordSurface(ctx, obj, res)
+	} else {
+		// The surface belongs to status.digest, now an invalid bundle.
+		obj.Status.ToolSurfaceDigest = ""
+	}
 	bindErr := r.bind(ctx, obj)
 	return r.finish(obj, cmpErr(validErr, bindErr))
 }
@@ -221,6 +235,8 @@ type resolved struct {
 	digest digest.Digest
 	fsys   fs.FS
 	client *oci.Client
+	// bundle is the same bundle, loaded, for the tool surface.
+	bundle *bundle.Bundle
 }
 
 // resolve fetches the bundle the spec names and pins it to a digest. A tag
@@ -242,7 +258,7 @@ func (r *ServiceContractReconciler) resolve(ctx context.Context, obj *v1alpha1.S
 		return nil, classifyPull(ref, err)
 	}
 	bundleResolved.WithLabelValues("oci").Inc()
-	res := &resolved{ref: pulled.Reference.String(), digest: pulled.Digest, fsys: pulled.FS, client: c}
+	res := &resolved{ref: pulled.Reference.String(), digest: pulled.Digest, fsys: pulled.FS, client: c, bundle: pulledBundle(pulled)}
 	reason, msg := v1alpha1.ReasonSucceeded, fmt.Sprintf("resolved %s", res.ref)
 	if prev := obj.Status.Digest; ref.Tag != "" && ref.Digest == "" && prev != "" && prev != string(pulled.Digest) && sameTag(obj.Status.ResolvedRef, ref) {
 		reason = v1alpha1.ReasonTagMoved
@@ -296,7 +312,7 @@ func (r *ServiceContractReconciler) resolveConfigMap(ctx context.Context, obj *v
 		return nil, newStepError(v1alpha1.ConditionBundleResolved, v1alpha1.ReasonBundleUnreadable, stalled, "ConfigMap %s: %v", name, err)
 	}
 	bundleResolved.WithLabelValues("configmap").Inc()
-	res := &resolved{ref: "configmap/" + name, digest: b.Identity, fsys: b.FS, client: r.anon}
+	res := &resolved{ref: "configmap/" + name, digest: b.Identity, fsys: b.FS, client: r.anon, bundle: b}
 	r.pin(obj, res, v1alpha1.ReasonSucceeded, "read "+res.ref)
 	return res, nil
 }
@@ -389,6 +405,7 @@ func summarize(fsys fs.FS) *v1alpha1.ContractSummary {
 		}
 		s.Interfaces = append(s.Interfaces, in.Name)
 	}
+	s.HTTPInterface, s.HTTPPort = httpPort(fsys, c)
 	return s
 }
 

@@ -25,12 +25,33 @@ const (
 	// is missing or not Ready, instead of admitting it without a sidecar.
 	AnnotationInjectPolicy = "kubepact.dev/inject-policy"
 	// AnnotationUpstreamPort is the port of the service the sidecar calls
-	// on 127.0.0.1 (default: the first TCP containerPort of the Pod's first
-	// container).
+	// on 127.0.0.1. Without it: the contract's HTTP port
+	// (status.contract.httpPort), else the first TCP containerPort of the
+	// app container (kubectl.kubernetes.io/default-container, else the
+	// first container).
 	AnnotationUpstreamPort = "kubepact.dev/upstream-port"
 	// AnnotationInjectedBundle is written on an injected Pod: the
 	// digest-pinned reference its sidecar serves.
 	AnnotationInjectedBundle = "kubepact.dev/injected-bundle"
+	// AnnotationBundleDigest is written on an injected Pod: the bundle
+	// digest its sidecar is pinned to (the sidecar refuses any other).
+	AnnotationBundleDigest = "kubepact.dev/bundle-digest"
+	// AnnotationToolSurface is written on an injected Pod: the digest of
+	// the tool surface its sidecar serves, as the sidecar reports it on
+	// /readyz?verbose (toolSurfaceDigest). Absent when the contract's
+	// status does not have one.
+	AnnotationToolSurface = "kubepact.dev/tool-surface"
+	// AnnotationUpstreamPortSource is written on an injected Pod: where the
+	// upstream port came from, "annotation", "contract:INTERFACE" or
+	// "container:NAME".
+	AnnotationUpstreamPortSource = "kubepact.dev/upstream-port-source"
+	// LabelInjected is written on an injected Pod ("true"), so that the
+	// operator watches only those Pods (a label selector; annotations
+	// cannot be selected on).
+	LabelInjected = "kubepact.dev/injected"
+	// annotationDefaultContainer is kubectl's choice of a Pod's main
+	// container, honoured for the upstream port.
+	annotationDefaultContainer = "kubectl.kubernetes.io/default-container"
 	// Resource overrides for the sidecar, honoured within
 	// SidecarOptions.MaxResources.
 	AnnotationCPURequest    = "kubepact.dev/sidecar-cpu-request"
@@ -48,6 +69,9 @@ const (
 	registrySecretVolume = "kubepact-registry"
 	registrySecretDir    = "/var/run/secrets/kubepact/registry"
 	registrySecretFile   = registrySecretDir + "/config.json"
+	bundleVolume         = "kubepact-bundle"
+	bundleDir            = "/var/run/kubepact/bundle"
+	bundleFile           = bundleDir + "/" + v1alpha1.ConfigMapBundleKey
 	sidecarPortName      = "mcp"
 	sidecarProbePortName = "kubepact-probes"
 )
@@ -126,10 +150,20 @@ type Injection struct {
 	// restartPolicy Always.
 	Container corev1.Container
 	// Volumes are added to the Pod for the sidecar alone (the pull
-	// Secret).
+	// Secret, or the bundle's ConfigMap).
 	Volumes []corev1.Volume
-	// BundleRef is the digest-pinned reference the sidecar serves.
+	// BundleRef is the digest-pinned reference the sidecar serves
+	// (configmap/NAME@DIGEST for a ConfigMap bundle).
 	BundleRef string
+	// Digest is the bundle digest the sidecar is pinned to.
+	Digest string
+	// ToolSurface is the digest of the tool surface the sidecar serves,
+	// from the contract's status ("" when it has none).
+	ToolSurface string
+	// UpstreamPort is the port the sidecar calls, and PortSource where it
+	// came from (see AnnotationUpstreamPortSource).
+	UpstreamPort int32
+	PortSource   string
 	// Warnings are annotations that were ignored, and why.
 	Warnings []string
 }
@@ -140,36 +174,25 @@ var errNotInjectable = errors.New("cannot inject")
 
 // BuildSidecar builds the sidecar for a Pod from its Ready ServiceContract,
 // the Pod's annotations and the operator's options. It reads nothing else
-// and has no side effects. The bundle is pinned to status.digest in the
-// repository of status.resolvedRef — never a tag.
+// and has no side effects. An oci:// bundle is pinned to status.digest in
+// the repository of status.resolvedRef — never a tag; a ConfigMap bundle is
+// mounted read-only and pinned by the same digest, which the sidecar checks
+// against what it reads (--bundle-digest) and refuses to start on any other.
 func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOptions) (*Injection, error) {
 	o := opts.withDefaults()
-	ref, err := pinnedRef(sc)
+	src, err := pinnedSource(sc)
 	if err != nil {
 		return nil, err
 	}
-	port, err := upstreamPort(pod)
+	port, from, err := upstreamPort(sc, pod)
 	if err != nil {
 		return nil, err
 	}
-	inj := &Injection{BundleRef: ref}
-	args := []string{
-		"sidecar",
-		"--bundle=" + ref,
-		"--upstream=http://127.0.0.1:" + strconv.Itoa(int(port)),
-		"--port=" + strconv.Itoa(int(o.MCPPort)),
-		"--health-addr=:" + strconv.Itoa(int(o.HealthPort)),
-		// The root filesystem is read-only and a pinned digest is pulled
-		// once per container start: no content cache.
-		"--no-cache",
-	}
-	if o.PlainHTTP {
-		args = append(args, "--plain-http")
-	}
+	inj := &Injection{BundleRef: src.ref, Digest: sc.Status.Digest, ToolSurface: sc.Status.ToolSurfaceDigest, UpstreamPort: port, PortSource: from}
 	c := corev1.Container{
 		Name:          o.ContainerName,
 		Image:         o.Image,
-		Args:          args,
+		Args:          SidecarArgs(src.bundleArg, sc.Status.Digest, port, o),
 		RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
 		Ports: []corev1.ContainerPort{
 			{Name: sidecarPortName, ContainerPort: o.MCPPort, Protocol: corev1.ProtocolTCP},
@@ -194,14 +217,29 @@ func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOpt
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 	}
 	c.Resources, inj.Warnings = sidecarResources(pod.Annotations, o)
-	if p := sc.Spec.PullSecretRef; p != nil {
+	if cm := sc.Spec.Bundle.ConfigMapRef; cm != nil {
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: bundleVolume, MountPath: bundleDir, ReadOnly: true})
+		inj.Volumes = append(inj.Volumes, corev1.Volume{Name: bundleVolume, VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name},
+				Items:                []corev1.KeyToPath{{Key: v1alpha1.ConfigMapBundleKey, Path: v1alpha1.ConfigMapBundleKey}},
+				// Readable by the sidecar's non-root user without an
+				// fsGroup; the mount itself is read-only.
+				DefaultMode: ptr.To[int32](0o444),
+			},
+		}})
+	}
+	if p := sc.Spec.PullSecretRef; p != nil && sc.Spec.Bundle.ConfigMapRef == nil {
 		c.Args = append(c.Args, "--registry-secret-file="+registrySecretFile)
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: registrySecretVolume, MountPath: registrySecretDir, ReadOnly: true})
 		inj.Volumes = append(inj.Volumes, corev1.Volume{Name: registrySecretVolume, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{
-				SecretName:  p.Name,
-				Items:       []corev1.KeyToPath{{Key: corev1.DockerConfigJsonKey, Path: "config.json"}},
-				DefaultMode: ptr.To[int32](0o440),
+				SecretName: p.Name,
+				Items:      []corev1.KeyToPath{{Key: corev1.DockerConfigJsonKey, Path: "config.json"}},
+				// The volume is mounted in the sidecar alone, which runs
+				// as a non-root user and, without a Pod fsGroup, could not
+				// read a file only root's group may.
+				DefaultMode: ptr.To[int32](0o444),
 			},
 		}})
 	}
@@ -209,46 +247,109 @@ func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOpt
 	return inj, nil
 }
 
+// SidecarArgs is the sidecar's command line for a bundle argument (an
+// oci:// reference pinned by digest, or the mounted ConfigMap file), the
+// digest it must have, and the upstream port. The operator computes the
+// tool surface it records (ToolSurface) from these same arguments.
+func SidecarArgs(bundleArg, digest string, upstreamPort int32, opts SidecarOptions) []string {
+	o := opts.withDefaults()
+	args := []string{
+		"sidecar",
+		"--bundle=" + bundleArg,
+		"--bundle-digest=" + digest,
+		"--upstream=http://127.0.0.1:" + strconv.Itoa(int(upstreamPort)),
+		"--port=" + strconv.Itoa(int(o.MCPPort)),
+		"--health-addr=:" + strconv.Itoa(int(o.HealthPort)),
+		// The root filesystem is read-only and a pinned digest is pulled
+		// once per container start: no content cache.
+		"--no-cache",
+	}
+	if o.PlainHTTP {
+		args = append(args, "--plain-http")
+	}
+	return args
+}
+
 func probe(path string, port int32) corev1.ProbeHandler {
 	return corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(port)}}
 }
 
-// pinnedRef is oci://registry/repository@digest from the contract's status.
-func pinnedRef(sc *v1alpha1.ServiceContract) (string, error) {
-	if sc.Spec.Bundle.OCI == "" {
-		return "", fmt.Errorf("%w: ServiceContract %s reads its bundle from a ConfigMap; only oci:// bundles are injected", errNotInjectable, sc.Name)
-	}
+// pinned is where the sidecar reads its bundle: ref names it in the
+// AnnotationInjectedBundle, bundleArg is the sidecar's --bundle.
+type pinned struct{ ref, bundleArg string }
+
+// pinnedSource is oci://registry/repository@digest from the contract's
+// status, or the mounted ConfigMap file for a ConfigMap bundle.
+func pinnedSource(sc *v1alpha1.ServiceContract) (pinned, error) {
 	if sc.Status.Digest == "" || sc.Status.ResolvedRef == "" {
-		return "", fmt.Errorf("%w: ServiceContract %s has no resolved digest yet", errNotInjectable, sc.Name)
+		return pinned{}, fmt.Errorf("%w: ServiceContract %s has no resolved digest yet", errNotInjectable, sc.Name)
+	}
+	if cm := sc.Spec.Bundle.ConfigMapRef; cm != nil {
+		if sc.Status.ResolvedRef != "configmap/"+cm.Name {
+			return pinned{}, fmt.Errorf("%w: ServiceContract %s: status.resolvedRef %s is not its ConfigMap %s yet", errNotInjectable, sc.Name, sc.Status.ResolvedRef, cm.Name)
+		}
+		return pinned{ref: sc.Status.ResolvedRef + "@" + sc.Status.Digest, bundleArg: bundleFile}, nil
 	}
 	r, err := oci.ParseReference(sc.Status.ResolvedRef)
 	if err != nil {
-		return "", fmt.Errorf("%w: ServiceContract %s: status.resolvedRef: %w", errNotInjectable, sc.Name, err)
+		return pinned{}, fmt.Errorf("%w: ServiceContract %s: status.resolvedRef: %w", errNotInjectable, sc.Name, err)
 	}
 	if r.Digest != sc.Status.Digest {
-		return "", fmt.Errorf("%w: ServiceContract %s: status.resolvedRef %s does not carry status.digest %s", errNotInjectable, sc.Name, sc.Status.ResolvedRef, sc.Status.Digest)
+		return pinned{}, fmt.Errorf("%w: ServiceContract %s: status.resolvedRef %s does not carry status.digest %s", errNotInjectable, sc.Name, sc.Status.ResolvedRef, sc.Status.Digest)
 	}
-	return oci.Scheme + r.Registry + "/" + r.Repository + "@" + r.Digest, nil
+	ref := oci.Scheme + r.Registry + "/" + r.Repository + "@" + r.Digest
+	return pinned{ref: ref, bundleArg: ref}, nil
 }
 
-// upstreamPort is the Pod's AnnotationUpstreamPort, or the first TCP
-// containerPort of its first container.
-func upstreamPort(pod *corev1.Pod) (int32, error) {
+// Upstream port sources (AnnotationUpstreamPortSource).
+const (
+	PortFromAnnotation = "annotation"
+	PortFromContract   = "contract:"
+	PortFromContainer  = "container:"
+)
+
+// upstreamPort is the Pod's AnnotationUpstreamPort; else the contract's
+// HTTP port (the first server URL of its first OpenAPI interface, when it
+// names a port); else the first TCP containerPort of the app container
+// (kubectl.kubernetes.io/default-container, else the first container).
+// The second result says which was used.
+func upstreamPort(sc *v1alpha1.ServiceContract, pod *corev1.Pod) (int32, string, error) {
 	if v, ok := pod.Annotations[AnnotationUpstreamPort]; ok {
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil || n < 1 || n > 65535 {
-			return 0, fmt.Errorf("%w: annotation %s=%q: want a port number from 1 to 65535", errNotInjectable, AnnotationUpstreamPort, v)
+			return 0, "", fmt.Errorf("%w: annotation %s=%q: want a port number from 1 to 65535", errNotInjectable, AnnotationUpstreamPort, v)
 		}
-		return int32(n), nil
+		return int32(n), PortFromAnnotation, nil
 	}
-	if len(pod.Spec.Containers) > 0 {
-		for _, p := range pod.Spec.Containers[0].Ports {
-			if p.Protocol == "" || p.Protocol == corev1.ProtocolTCP {
-				return p.ContainerPort, nil
+	if c := sc.Status.Contract; c != nil && c.HTTPPort > 0 && c.HTTPPort <= 65535 {
+		return c.HTTPPort, PortFromContract + c.HTTPInterface, nil
+	}
+	app := appContainer(pod)
+	if app == nil {
+		return 0, "", fmt.Errorf("%w: the Pod has no container; set the annotation %s", errNotInjectable, AnnotationUpstreamPort)
+	}
+	for _, p := range app.Ports {
+		if p.Protocol == "" || p.Protocol == corev1.ProtocolTCP {
+			return p.ContainerPort, PortFromContainer + app.Name, nil
+		}
+	}
+	return 0, "", fmt.Errorf("%w: no upstream port: the Pod has no annotation %s, the contract's first OpenAPI interface names no port in its first server URL, and the app container %q declares no TCP containerPort; set the annotation %s", errNotInjectable, AnnotationUpstreamPort, app.Name, AnnotationUpstreamPort)
+}
+
+// appContainer is the container kubectl.kubernetes.io/default-container
+// names, else the first.
+func appContainer(pod *corev1.Pod) *corev1.Container {
+	if name := pod.Annotations[annotationDefaultContainer]; name != "" {
+		for i := range pod.Spec.Containers {
+			if pod.Spec.Containers[i].Name == name {
+				return &pod.Spec.Containers[i]
 			}
 		}
 	}
-	return 0, fmt.Errorf("%w: the Pod's first container declares no TCP containerPort; set the annotation %s", errNotInjectable, AnnotationUpstreamPort)
+	if len(pod.Spec.Containers) == 0 {
+		return nil
+	}
+	return &pod.Spec.Containers[0]
 }
 
 // sidecarResources applies the Pod's resource annotations over the

@@ -45,7 +45,7 @@ func appPod(ann map[string]string, ports ...int32) *corev1.Pod {
 // TestBuildSidecar is the sidecar's one pure builder, case by case: what
 // it writes for each input, and what it refuses.
 func TestBuildSidecar(t *testing.T) {
-	base := []string{"sidecar", "--bundle=oci://registry.example.com/bundles/catalog@" + testDigest,
+	base := []string{"sidecar", "--bundle=oci://registry.example.com/bundles/catalog@" + testDigest, "--bundle-digest=" + testDigest,
 		"--upstream=http://127.0.0.1:8080", "--port=8585", "--health-addr=:8586", "--no-cache"}
 	q := resource.MustParse
 	defaults := controllers.DefaultSidecarOptions().Resources
@@ -58,21 +58,33 @@ func TestBuildSidecar(t *testing.T) {
 		resources *corev1.ResourceRequirements
 		volumes   int
 		warnings  []string
-		err       string
+		// portFrom is the AnnotationUpstreamPortSource written; "" is
+		// container:app.
+		portFrom string
+		err      string
 	}{
 		{name: "tag resolved, pinned by digest", sc: resolvedContract(), pod: appPod(nil, 8080), args: base},
 		{name: "digest reference", sc: resolvedContract(func(sc *v1alpha1.ServiceContract) {
 			sc.Spec.Bundle.OCI = "oci://registry.example.com/bundles/catalog@" + testDigest
 			sc.Status.ResolvedRef = "registry.example.com/bundles/catalog@" + testDigest
 		}), pod: appPod(nil, 8080), args: base},
-		{name: "port from the annotation wins", sc: resolvedContract(), pod: appPod(map[string]string{controllers.AnnotationUpstreamPort: "9000"}, 8080),
-			args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:9000")},
+		{name: "port from the annotation wins", sc: resolvedContract(withHTTPPort(7000)), pod: appPod(map[string]string{controllers.AnnotationUpstreamPort: "9000"}, 8080),
+			args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:9000"), portFrom: controllers.PortFromAnnotation},
+		{name: "else the contract's HTTP port", sc: resolvedContract(withHTTPPort(7000)), pod: appPod(nil, 8080),
+			args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:7000"), portFrom: controllers.PortFromContract + "http"},
+		{name: "else the app container's first TCP port", sc: resolvedContract(), pod: appPod(nil, 8080), args: base, portFrom: controllers.PortFromContainer + "app"},
+		{name: "the default-container annotation names the app container", sc: resolvedContract(), pod: func() *corev1.Pod {
+			p := appPod(map[string]string{"kubectl.kubernetes.io/default-container": "main"}, 9999)
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "main", Image: "x", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}})
+			return p
+		}(), args: base, portFrom: controllers.PortFromContainer + "main"},
 		{name: "first TCP port", sc: resolvedContract(), pod: func() *corev1.Pod {
 			p := appPod(nil)
 			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 53, Protocol: corev1.ProtocolUDP}, {ContainerPort: 8081, Protocol: corev1.ProtocolTCP}}
 			return p
 		}(), args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:8081")},
-		{name: "no port anywhere", sc: resolvedContract(), pod: appPod(nil), err: "declares no TCP containerPort"},
+		{name: "no port anywhere", sc: resolvedContract(), pod: appPod(nil), err: `the app container "app" declares no TCP containerPort; set the annotation kubepact.dev/upstream-port`},
+		{name: "no container", sc: resolvedContract(), pod: &corev1.Pod{}, err: "the Pod has no container"},
 		{name: "port annotation out of range", sc: resolvedContract(), pod: appPod(map[string]string{controllers.AnnotationUpstreamPort: "70000"}, 8080), err: "want a port number from 1 to 65535"},
 		{name: "port annotation not a number", sc: resolvedContract(), pod: appPod(map[string]string{controllers.AnnotationUpstreamPort: "http"}, 8080), err: "want a port number"},
 		{name: "plain HTTP registry", sc: resolvedContract(), pod: appPod(nil, 8080), opts: controllers.SidecarOptions{PlainHTTP: true},
@@ -80,9 +92,14 @@ func TestBuildSidecar(t *testing.T) {
 		{name: "pull secret mounted for the sidecar", sc: resolvedContract(func(sc *v1alpha1.ServiceContract) {
 			sc.Spec.PullSecretRef = &v1alpha1.LocalObjectReference{Name: "creds"}
 		}), pod: appPod(nil, 8080), args: append(append([]string{}, base...), "--registry-secret-file=/var/run/secrets/kubepact/registry/config.json"), volumes: 1},
-		{name: "ConfigMap bundle", sc: resolvedContract(func(sc *v1alpha1.ServiceContract) {
-			sc.Spec.Bundle = v1alpha1.BundleSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "b"}}
-		}), pod: appPod(nil, 8080), err: "only oci:// bundles are injected"},
+		{name: "ConfigMap bundle mounted and pinned by digest", sc: configMapContract(), pod: appPod(nil, 8080),
+			args: replaceArg(base, "--bundle=", "--bundle=/var/run/kubepact/bundle/bundle.tar.gz"), volumes: 1},
+		{name: "ConfigMap bundle: a pull Secret is not mounted", sc: configMapContract(func(sc *v1alpha1.ServiceContract) {
+			sc.Spec.PullSecretRef = &v1alpha1.LocalObjectReference{Name: "creds"}
+		}), pod: appPod(nil, 8080), args: replaceArg(base, "--bundle=", "--bundle=/var/run/kubepact/bundle/bundle.tar.gz"), volumes: 1},
+		{name: "ConfigMap bundle resolved from another ConfigMap", sc: configMapContract(func(sc *v1alpha1.ServiceContract) {
+			sc.Status.ResolvedRef = "configmap/old"
+		}), pod: appPod(nil, 8080), err: "is not its ConfigMap b yet"},
 		{name: "not resolved yet", sc: resolvedContract(func(sc *v1alpha1.ServiceContract) { sc.Status = v1alpha1.ServiceContractStatus{} }),
 			pod: appPod(nil, 8080), err: "no resolved digest yet"},
 		{name: "resolvedRef and digest disagree", sc: resolvedContract(func(sc *v1alpha1.ServiceContract) {
@@ -138,6 +155,16 @@ func TestBuildSidecar(t *testing.T) {
 			if diff := cmp.Diff(got.Warnings, tt.warnings); diff != "" {
 				t.Errorf("warnings (-got +want):\n%s", diff)
 			}
+			portFrom := tt.portFrom
+			if portFrom == "" && tt.pod.Annotations[controllers.AnnotationUpstreamPort] == "" {
+				portFrom = controllers.PortFromContainer + "app"
+			}
+			if portFrom != "" && got.PortSource != portFrom {
+				t.Errorf("upstream port source %q, want %q", got.PortSource, portFrom)
+			}
+			if got.Digest != tt.sc.Status.Digest {
+				t.Errorf("digest %q, want status.digest %q", got.Digest, tt.sc.Status.Digest)
+			}
 			if len(got.Volumes) != tt.volumes || len(c.VolumeMounts) != tt.volumes {
 				t.Errorf("%d volumes, %d mounts; want %d", len(got.Volumes), len(c.VolumeMounts), tt.volumes)
 			}
@@ -181,6 +208,21 @@ func checkNativeRestrictedSidecar(t *testing.T, c corev1.Container) {
 	if !mcp {
 		t.Errorf("ports %+v: no port named mcp", c.Ports)
 	}
+}
+
+func withHTTPPort(port int32) func(*v1alpha1.ServiceContract) {
+	return func(sc *v1alpha1.ServiceContract) {
+		sc.Status.Contract = &v1alpha1.ContractSummary{Service: "catalog", HTTPPort: port, HTTPInterface: "http"}
+	}
+}
+
+// configMapContract is a ServiceContract reading its bundle from the
+// ConfigMap "b", as the reconciler leaves it once resolved.
+func configMapContract(mod ...func(*v1alpha1.ServiceContract)) *v1alpha1.ServiceContract {
+	return resolvedContract(append([]func(*v1alpha1.ServiceContract){func(sc *v1alpha1.ServiceContract) {
+		sc.Spec.Bundle = v1alpha1.BundleSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "b"}}
+		sc.Status.ResolvedRef = "configmap/b"
+	}}, mod...)...)
 }
 
 func replaceArg(args []string, prefix, with string) []string {

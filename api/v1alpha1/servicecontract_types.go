@@ -36,6 +36,12 @@ const (
 	// ConditionTargetBound is True when the target workload (and the
 	// Service, when one is named) exists.
 	ConditionTargetBound = "TargetBound"
+	// ConditionPodsCurrent is True when every Pod the injection webhook
+	// gave a sidecar for this contract runs the current status.digest;
+	// False (reason StalePods) while some still run another digest, for
+	// instance after a tag moved. It is informational: Ready does not wait
+	// for it, and it is absent while no injected Pod exists.
+	ConditionPodsCurrent = "PodsCurrent"
 )
 
 // Condition reasons.
@@ -77,6 +83,16 @@ const (
 	ReasonServiceNotFound = "ServiceNotFound"
 	// ReasonSuspended: spec.suspend is true; nothing is reconciled.
 	ReasonSuspended = "Suspended"
+	// ReasonStalePods: some injected Pods run a digest other than
+	// status.digest (see status.pods).
+	ReasonStalePods = "StalePods"
+)
+
+// Bounds of status.pods: at most MaxPodDigests digests, each naming at
+// most MaxPodNames Pods; the counts always cover every Pod.
+const (
+	MaxPodDigests = 8
+	MaxPodNames   = 10
 )
 
 // ServiceContractSpec says which bundle describes which workload.
@@ -191,6 +207,20 @@ type ServiceContractStatus struct {
 	// +optional
 	FindingsTotal int32 `json:"findingsTotal,omitempty"`
 
+	// ToolSurfaceDigest is the digest of the tool surface (tool names and
+	// input and output schemas) the injected sidecar serves from the bundle
+	// at Digest, with the arguments the injection webhook writes: the value
+	// the sidecar reports as toolSurfaceDigest on /readyz?verbose. Empty
+	// when the bundle offers no tools to project (see Ready's message).
+	// +optional
+	ToolSurfaceDigest string `json:"toolSurfaceDigest,omitempty"`
+
+	// Pods says which bundle digest the Pods injected for this contract
+	// run, as the webhook pinned them at admission; a digest other than
+	// Digest marks Pods left on an older bundle (a moved tag).
+	// +optional
+	Pods *PodsStatus `json:"pods,omitempty"`
+
 	// LastResolvedAt is when the bundle was last resolved successfully.
 	// +optional
 	LastResolvedAt *metav1.Time `json:"lastResolvedAt,omitempty"`
@@ -220,6 +250,51 @@ type ContractSummary struct {
 	// Dependencies counts the contract's dependencies.
 	// +optional
 	Dependencies int32 `json:"dependencies,omitempty"`
+	// HTTPPort is the port of the first server URL of the contract's first
+	// OpenAPI interface, when that URL names one (http://127.0.0.1:8080):
+	// the injected sidecar's upstream port when a Pod does not set
+	// kubepact.dev/upstream-port.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	HTTPPort int32 `json:"httpPort,omitempty"`
+	// HTTPInterface names the interface HTTPPort comes from.
+	// +optional
+	HTTPInterface string `json:"httpInterface,omitempty"`
+}
+
+// PodsStatus counts the injected Pods of a contract by the bundle digest
+// their sidecar serves.
+type PodsStatus struct {
+	// Total counts every injected Pod naming this contract.
+	Total int32 `json:"total"`
+	// Stale counts the Pods whose digest is not status.digest.
+	Stale int32 `json:"stale"`
+	// Digests lists the digests the Pods run, the current one first, then
+	// by Pod count (at most 8; Total and Stale count the rest too).
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=atomic
+	// +optional
+	Digests []DigestPods `json:"digests,omitempty"`
+}
+
+// DigestPods is the Pods that run one bundle digest.
+type DigestPods struct {
+	// Digest is the bundle digest the Pods' sidecars were pinned to.
+	Digest string `json:"digest"`
+	// Current is true when Digest is status.digest.
+	Current bool `json:"current"`
+	// ToolSurfaceDigest is the tool surface the webhook recorded for these
+	// Pods (the first one seen, when they differ).
+	// +optional
+	ToolSurfaceDigest string `json:"toolSurfaceDigest,omitempty"`
+	// Count counts the Pods.
+	Count int32 `json:"count"`
+	// Pods names the first Pods, in name order (at most 10).
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +optional
+	Pods []string `json:"pods,omitempty"`
 }
 
 // Finding is one validation problem, with Pacto's code.
@@ -251,6 +326,8 @@ const (
 // +kubebuilder:printcolumn:name="Service",type=string,JSONPath=`.status.contract.service`
 // +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.contract.version`
 // +kubebuilder:printcolumn:name="Digest",type=string,JSONPath=`.status.digest`,priority=1
+// +kubebuilder:printcolumn:name="Pods",type=integer,JSONPath=`.status.pods.total`,priority=1
+// +kubebuilder:printcolumn:name="Stale",type=integer,JSONPath=`.status.pods.stale`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -44,6 +44,15 @@ func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, clie
 	if err != nil {
 		return nil, explainLimit(err)
 	}
+	return o.project(ctx, b, limits, w, prefix)
+}
+
+// project projects a loaded bundle into its tools, as loadCapability does.
+func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limits *limitOptions, w io.Writer, prefix string) (*mcp.CapabilityBundle, error) {
+	lim, err := limits.limits()
+	if err != nil {
+		return nil, err
+	}
 	o.MaxSpecBytes = lim.MaxFileBytes
 	if o.toolsLock != "" {
 		if o.Lock, err = capability.ReadLock(o.toolsLock); err != nil {

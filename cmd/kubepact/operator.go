@@ -95,7 +95,7 @@ func (o *operatorOptions) reconcilerOptions() (controllers.ReconcilerOptions, er
 	if err != nil {
 		return controllers.ReconcilerOptions{}, err
 	}
-	ro := controllers.ReconcilerOptions{Registry: o.reg.Options, MaxConcurrentReconciles: o.maxConcurrentReconciles}
+	ro := controllers.ReconcilerOptions{Registry: o.reg.Options, MaxConcurrentReconciles: o.maxConcurrentReconciles, Namespaces: o.namespaces}
 	ro.Registry.Limits = lim
 	if err := ro.Validate(); err != nil {
 		return ro, fieldsToFlags(err, prefixed("Registry.", oci.FlagNames))

@@ -5,19 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/opencontainers/go-digest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,6 +30,7 @@ import (
 // options are mcp's shared group (mcp.Options.BindHTTPFlags).
 type sidecarOptions struct {
 	bundle              string
+	bundleDigest        string
 	allowRemoteUpstream bool
 	healthAddr          string
 	memoryLimitMiB      int64
@@ -56,7 +55,8 @@ func newSidecarOptions() *sidecarOptions {
 }
 
 func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.bundle, "bundle", "", "the pod's bundle: a mounted directory, or an oci:// reference pinned by digest (oci://REPO@sha256:…)")
+	fs.StringVar(&o.bundle, "bundle", "", "the pod's bundle: a mounted directory, a mounted bundle.tar.gz (as `kubepact pack` writes it, e.g. from a ConfigMap), or an oci:// reference pinned by digest (oci://REPO@sha256:…)")
+	fs.StringVar(&o.bundleDigest, "bundle-digest", "", "refuse to start unless the bundle's digest (its OCI manifest digest, as `kubepact push` prints it) is this one (sha256:…); the injection webhook pins a mounted ConfigMap bundle with it")
 	fs.BoolVar(&o.allowRemoteUpstream, "allow-remote-upstream", false, "allow an --upstream that is not loopback (the sidecar is meant to reach only its own pod)")
 	fs.StringVar(&o.healthAddr, "health-addr", ":8586", "address serving /healthz and /readyz for the kubelet's probes")
 	fs.Int64Var(&o.memoryLimitMiB, "memory-limit-mib", 16, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none)")
@@ -68,10 +68,12 @@ func newSidecarCommand() *cobra.Command {
 	capOpts := &capabilityOptions{}
 	reg := &registryOptions{}
 	cmd := &cobra.Command{
-		Use:   "sidecar --bundle DIR|oci://REPO@sha256:… --upstream http://127.0.0.1:PORT",
+		Use:   "sidecar --bundle DIR|FILE.tar.gz|oci://REPO@sha256:… --upstream http://127.0.0.1:PORT",
 		Short: "Serve the pod's own bundle as MCP tools that reach only the service beside it",
 		Long: `sidecar runs next to a service in its pod. It loads the pod's bundle (a
-mounted directory, or an oci:// reference pinned by digest), turns every
+mounted directory, a mounted bundle.tar.gz as ` + "`kubepact pack`" + ` writes it,
+or an oci:// reference pinned by digest; --bundle-digest refuses any other
+content), turns every
 operation of its OpenAPI interfaces into an MCP tool calling --upstream
 (loopback only unless --allow-remote-upstream), adds pacto_skill and
 pacto_withheld, and serves them over Streamable HTTP at
@@ -100,6 +102,11 @@ func (o *sidecarOptions) validate(upstream string) error {
 		return fmt.Errorf("--bundle %s: %w", o.bundle, err)
 	} else if !br.IsLocal() && br.OCI.Digest == "" {
 		return fmt.Errorf("--bundle %s: pin an oci:// reference by digest (oci://REPO@sha256:…) so the pod serves the contract it was deployed with", o.bundle)
+	}
+	if o.bundleDigest != "" {
+		if _, err := digest.Parse(o.bundleDigest); err != nil {
+			return fmt.Errorf("--bundle-digest %q: want a digest such as sha256:<64 hex digits>: %w", o.bundleDigest, err)
+		}
 	}
 	if upstream == "" {
 		return errors.New("--upstream is required, e.g. http://127.0.0.1:8080")
@@ -138,7 +145,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 			return &exitError{code: 2, msg: err.Error()}
 		}
 	}
-	cb, err := capOpts.loadCapability(ctx, o.bundle, client, &reg.limits, os.Stderr, "kubepact sidecar")
+	cb, err := o.load(ctx, capOpts, client, reg)
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
@@ -158,7 +165,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	if err != nil {
 		return &exitError{code: 2, msg: fmt.Sprintf("listening for MCP: %v", err)}
 	}
-	surface, err := toolSurfaceDigest(ctx, s.SDK())
+	surface, err := s.ToolSurfaceDigest(ctx)
 	if err != nil {
 		return fmt.Errorf("listing the tools: %w", err)
 	}
@@ -177,6 +184,69 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	}
 	log.Info("Stopped")
 	return nil
+}
+
+// load loads and projects the pod's bundle: a directory or oci://
+// reference as every command loads one, or a packed bundle.tar.gz file;
+// with --bundle-digest, only the bundle of that digest.
+func (o *sidecarOptions) load(ctx context.Context, capOpts *capabilityOptions, client *oci.Client, reg *registryOptions) (*mcp.CapabilityBundle, error) {
+	const prefix = "kubepact sidecar"
+	if st, err := os.Stat(o.bundle); err == nil && st.Mode().IsRegular() && !bundle.IsOCIRef(o.bundle) {
+		b, err := loadLayerFile(o.bundle, &reg.limits)
+		if err != nil {
+			return nil, err
+		}
+		if err := o.checkDigest(b); err != nil {
+			return nil, err
+		}
+		return capOpts.project(ctx, b, &reg.limits, os.Stderr, prefix)
+	}
+	cb, err := capOpts.loadCapability(ctx, o.bundle, client, &reg.limits, os.Stderr, prefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.checkDigest(cb.Bundle); err != nil {
+		return nil, err
+	}
+	return cb, nil
+}
+
+// checkDigest refuses a bundle whose digest is not --bundle-digest.
+func (o *sidecarOptions) checkDigest(b *bundle.Bundle) error {
+	if o.bundleDigest == "" || string(b.Identity) == o.bundleDigest {
+		return nil
+	}
+	return fmt.Errorf("--bundle %s has digest %s, but --bundle-digest pins %s: the bundle changed since it was pinned (for a ConfigMap bundle: the ConfigMap was edited after the Pod was admitted); refusing to serve another contract than the Pod was admitted with — recreate the Pod to pin the current one", o.bundle, b.Identity, o.bundleDigest)
+}
+
+// loadLayerFile loads a packed bundle file (bundle.tar.gz), bounded by the
+// bundle limits before it is read.
+func loadLayerFile(path string, limits *limitOptions) (*bundle.Bundle, error) {
+	lim, err := limits.limits()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--bundle %s: %w", path, err)
+	}
+	defer f.Close()
+	bound := lim.WithDefaults().MaxTotalBytes
+	raw, err := io.ReadAll(io.LimitReader(f, bound+1))
+	if err != nil {
+		return nil, fmt.Errorf("--bundle %s: %w", path, err)
+	}
+	if int64(len(raw)) > bound {
+		return nil, fmt.Errorf("--bundle %s: the file is larger than the %d bytes a bundle may hold in all", path, bound)
+	}
+	b, err := bundle.LoadLayer(raw, &bundle.LoadOptions{Limits: lim})
+	if err != nil {
+		return nil, fmt.Errorf("--bundle %s: not a packed bundle (a gzip'd tar as `kubepact pack` writes it): %w", path, explainLimit(err))
+	}
+	// A packed file is fixed content, as a pulled bundle is: skills are
+	// read from it, not from a directory.
+	b.Source = bundle.Source{Ref: path}
+	return b, nil
 }
 
 // settleMemory applies the soft memory limit and returns what loading the
@@ -201,41 +271,6 @@ type readyDetails struct {
 	BundleDigest      string `json:"bundleDigest"`
 	ToolSurfaceDigest string `json:"toolSurfaceDigest"`
 	Tools             int    `json:"tools"`
-}
-
-// toolSurfaceDigest is the sha256 of the tools as a client lists them
-// (name, input and output schema, in name order): two sidecars with the
-// same digest offer an agent exactly the same calls.
-func toolSurfaceDigest(ctx context.Context, srv *sdk.Server) (string, error) {
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		return "", err
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "kubepact-surface", Version: version}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		return "", err
-	}
-	defer cs.Close()
-	type entry struct {
-		Name         string `json:"name"`
-		InputSchema  any    `json:"inputSchema"`
-		OutputSchema any    `json:"outputSchema,omitempty"`
-	}
-	var surface []entry
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return "", err
-		}
-		surface = append(surface, entry{t.Name, t.InputSchema, t.OutputSchema})
-	}
-	slices.SortFunc(surface, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
-	raw, err := json.Marshal(surface)
-	if err != nil {
-		return "", err
-	}
-	return digest.FromBytes(raw).String(), nil
 }
 
 // serveHealth serves /healthz (the process is up) and /readyz (the tools

@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/pflag"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers"
 	"github.com/kubepact/kubepact/test/demoservice"
 	"github.com/kubepact/kubepact/test/testregistry"
@@ -108,6 +111,20 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	if got.BundleDigest != digest || !strings.HasPrefix(got.ToolSurfaceDigest, "sha256:") || got.Tools != 6 {
 		t.Errorf("/readyz?verbose = %+v, want bundle %s, a tool surface digest and 6 tools", got, digest)
 	}
+	// The tool surface the operator records for the webhook to write on
+	// the Pod (controllers.ToolSurface over the same arguments) is the one
+	// the sidecar reports.
+	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulled, err := bundle.Load(t.Context(), "oci://"+reg.Host+"/bundles/catalog@"+digest, &bundle.LoadOptions{Client: oc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := controllers.ToolSurface(t.Context(), pulled, args); err != nil || got.ToolSurfaceDigest != want {
+		t.Errorf("the sidecar reports tool surface %s; the operator computes %s (%v) from the same bundle and arguments", got.ToolSurfaceDigest, want, err)
+	}
 	local := readyDetailsOf(t, startSidecar(t, demo.URL).health)
 	if local.BundleDigest != digest || local.ToolSurfaceDigest != got.ToolSurfaceDigest {
 		t.Errorf("the same bundle from a directory: %+v, want the digests of %+v", local, got)
@@ -116,6 +133,134 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	if writes.ToolSurfaceDigest == got.ToolSurfaceDigest {
 		t.Errorf("with --allow-writes the tool surface digest did not change: %+v", writes)
 	}
+}
+
+// TestInjectedConfigMapSidecar runs what the webhook writes for a
+// ServiceContract whose bundle is a ConfigMap: the ConfigMap's key laid out
+// as the injected volume mounts it (items: bundle.tar.gz at the mount
+// path), and the sidecar's exact arguments but for that path and its
+// ports. The sidecar accepts the layout and serves the bundle the
+// reconciler pinned, with the surface the operator computes; when the
+// ConfigMap's content changes under the Pod, a restarted sidecar refuses
+// to start, naming both digests.
+func TestInjectedConfigMapSidecar(t *testing.T) {
+	demo := httptest.NewServer(demoservice.New(nil))
+	t.Cleanup(demo.Close)
+	_, port, _ := strings.Cut(strings.TrimPrefix(demo.URL, "http://"), ":")
+
+	// The ConfigMap's binaryData, as `kubepact pack` writes it.
+	layerFile := filepath.Join(t.TempDir(), v1alpha1.ConfigMapBundleKey)
+	if _, stderr, code := runKubepact(t, "pack", filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "-o", layerFile); code != 0 {
+		t.Fatalf("pack: exit %d: %s", code, stderr)
+	}
+	layer, err := os.ReadFile(layerFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the reconciler records: the layer's identity.
+	b, err := bundle.LoadLayer(layer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := string(b.Identity)
+	sc := &v1alpha1.ServiceContract{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "catalog"},
+		Spec:       v1alpha1.ServiceContractSpec{Bundle: v1alpha1.BundleSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "catalog-bundle"}}},
+		Status:     v1alpha1.ServiceContractStatus{ResolvedRef: "configmap/catalog-bundle", Digest: digest},
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{controllers.AnnotationContract: "catalog", controllers.AnnotationUpstreamPort: port}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "catalog", Image: "example.invalid/catalog:1"}}},
+	}
+	mcpPort, healthPort := freePort(t), freePort(t)
+	inj, err := controllers.BuildSidecar(sc, pod, controllers.SidecarOptions{MCPPort: int32(mcpPort), HealthPort: int32(healthPort)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inj.Volumes) != 1 || inj.Volumes[0].ConfigMap == nil || inj.Volumes[0].ConfigMap.Name != "catalog-bundle" ||
+		len(inj.Container.VolumeMounts) != 1 || !inj.Container.VolumeMounts[0].ReadOnly {
+		t.Fatalf("volumes %+v, mounts %+v: want the ConfigMap mounted read-only", inj.Volumes, inj.Container.VolumeMounts)
+	}
+	// Lay the volume out as the kubelet does: each item's path under the
+	// mount path.
+	mount := t.TempDir()
+	for _, item := range inj.Volumes[0].ConfigMap.Items {
+		if err := os.WriteFile(filepath.Join(mount, item.Path), layer, 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mountPath := inj.Container.VolumeMounts[0].MountPath
+	var args []string
+	for _, a := range inj.Container.Args {
+		if rest, ok := strings.CutPrefix(a, "--bundle="+mountPath+"/"); ok {
+			a = "--bundle=" + filepath.Join(mount, rest)
+		}
+		args = append(args, a)
+	}
+	if !slices.Contains(args, "--bundle-digest="+digest) {
+		t.Fatalf("args %q do not pin the digest %s", args, digest)
+	}
+	t.Logf("kubepact %s", strings.Join(args, " "))
+	p := &sidecarProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort), health: "http://127.0.0.1:" + strconv.Itoa(healthPort)}
+	p.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
+		resp, err := http.Get(p.health + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	res, err := p.connect(t).CallTool(t.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{"limit": 2}})
+	if err != nil || res.IsError {
+		t.Fatalf("listProducts from the mounted ConfigMap bundle: %v %+v\n%s", err, res, p.stderr)
+	}
+	got := readyDetailsOf(t, p.health)
+	want, err := controllers.ToolSurface(t.Context(), b, inj.Container.Args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.BundleDigest != digest || got.ToolSurfaceDigest != want {
+		t.Errorf("/readyz?verbose = %+v, want bundle %s and tool surface %s", got, digest, want)
+	}
+
+	// The ConfigMap is edited (another bundle under the same key): the
+	// kubelet updates the mounted file, and a restarted sidecar refuses it.
+	other := filepath.Join(t.TempDir(), "other.tar.gz")
+	if _, stderr, code := runKubepact(t, "pack", filepath.Join(repoRoot(t), "examples", "bundles", "payments"), "-o", other); code != 0 {
+		t.Fatalf("pack: exit %d: %s", code, stderr)
+	}
+	otherLayer, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mount, v1alpha1.ConfigMapBundleKey), otherLayer, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	args = replaceFlag(args, "--port=", "--port="+strconv.Itoa(freePort(t)))
+	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(freePort(t)))
+	_, stderr, code := runKubepact(t, args...)
+	if code != 2 || !strings.Contains(stderr, "but --bundle-digest pins "+digest) {
+		t.Errorf("the sidecar on a changed ConfigMap: exit %d, stderr %q; want 2 and a refusal naming the pinned digest", code, stderr)
+	}
+	// A file that is no packed bundle is refused with what is accepted.
+	junk := filepath.Join(t.TempDir(), "bundle.tar.gz")
+	if err := os.WriteFile(junk, []byte("not a bundle"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = runKubepact(t, replaceFlag(args, "--bundle=", "--bundle="+junk)...)
+	if code != 2 || !strings.Contains(stderr, "not a packed bundle") {
+		t.Errorf("the sidecar on a file that is no bundle: exit %d, stderr %q; want 2 and what it accepts", code, stderr)
+	}
+}
+
+func replaceFlag(args []string, prefix, with string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if strings.HasPrefix(a, prefix) {
+			out[i] = with
+		}
+	}
+	return out
 }
 
 func readyDetailsOf(t *testing.T, health string) readyDetails {
@@ -274,9 +419,15 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 
 	// The contract turns Ready; a Pod naming it is admitted with the sidecar.
+	demo := httptest.NewServer(demoservice.New(nil))
+	t.Cleanup(demo.Close)
+	_, demoPort, _ := strings.Cut(strings.TrimPrefix(demo.URL, "http://"), ":")
 	deadline := time.Now().Add(60 * time.Second)
+	var injected *corev1.Pod
 	for {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{
+			controllers.AnnotationContract: "catalog", controllers.AnnotationUpstreamPort: demoPort,
+		}}, Spec: appSpec}
 		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
 		}
@@ -285,6 +436,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 			if c.Image != image || !slices.Contains(c.Args, "--bundle=oci://"+reg.Host+"/bundles/catalog@"+digest) || !slices.Contains(c.Args, "--plain-http") {
 				t.Errorf("injected %s %q; want image %s and the bundle at %s", c.Image, c.Args, image, digest)
 			}
+			injected = pod
 			break
 		}
 		if time.Now().After(deadline) || processExited(exited) {
@@ -292,6 +444,37 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The Pod carries the digest and the tool surface the operator
+	// computed; the sidecar run with the Pod's own arguments (its ports
+	// moved to free ones) reports exactly that surface.
+	sc := &v1alpha1.ServiceContract{}
+	if err := admin.Get(t.Context(), client.ObjectKey{Namespace: ns.Name, Name: "catalog"}, sc); err != nil {
+		t.Fatal(err)
+	}
+	ann := injected.Annotations
+	if ann[controllers.AnnotationBundleDigest] != digest || ann[controllers.AnnotationToolSurface] == "" || ann[controllers.AnnotationToolSurface] != sc.Status.ToolSurfaceDigest {
+		t.Fatalf("the Pod's annotations %v: want digest %s and the contract's tool surface %q", ann, digest, sc.Status.ToolSurfaceDigest)
+	}
+	mcpPort, healthPort := freePort(t), freePort(t)
+	args := replaceFlag(injected.Spec.InitContainers[0].Args, "--port=", "--port="+strconv.Itoa(mcpPort))
+	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(healthPort))
+	side := &sidecarProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort), health: "http://127.0.0.1:" + strconv.Itoa(healthPort)}
+	side.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
+		resp, err := http.Get(side.health + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	if d := readyDetailsOf(t, side.health); d.BundleDigest != digest || d.ToolSurfaceDigest != ann[controllers.AnnotationToolSurface] {
+		t.Errorf("the sidecar reports %+v; the Pod's annotations say digest %s, tool surface %s", d, digest, ann[controllers.AnnotationToolSurface])
+	}
+	res, err := side.connect(t).CallTool(t.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{"limit": 1}})
+	if err != nil || res.IsError {
+		t.Errorf("listProducts through the injected sidecar: %v %+v\n%s", err, res, side.stderr)
+	}
+
 	required := func() *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "r", Annotations: map[string]string{
 			controllers.AnnotationContract: "catalog", controllers.AnnotationInjectPolicy: controllers.InjectPolicyRequired,
@@ -311,6 +494,29 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 	if err := admin.Create(t.Context(), required(), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "inject-required.kubepact.dev") {
 		t.Errorf("webhook down, a Pod requiring its sidecar: %v; want refused by inject-required.kubepact.dev", err)
+	}
+}
+
+// TestOperatorWebhookOffByDefault: `kubepact operator --help` documents
+// the webhook's flags and that it is off unless --webhook-port is given.
+func TestOperatorWebhookOffByDefault(t *testing.T) {
+	out, stderr, code := runKubepact(t, "operator", "--help")
+	if code != 0 {
+		t.Fatalf("operator --help: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"--webhook-port int", "off (0) by default", "--sidecar-image", "--webhook-self-managed-certs", "--sidecar-max-memory"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("operator --help lacks %q:\n%s", want, out)
+		}
+	}
+	o := &operatorOptions{}
+	fs := pflag.NewFlagSet("operator", pflag.ContinueOnError)
+	o.BindFlags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if o.webhook.enabled() {
+		t.Errorf("the webhook is on with no flags (port %d)", o.webhook.port)
 	}
 }
 

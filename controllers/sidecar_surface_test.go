@@ -1,0 +1,78 @@
+package controllers_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/archive"
+	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/test/bigspec"
+)
+
+// TestToolSurfaceIgnoresUpstreamPort: the port the webhook picks per Pod
+// changes where the sidecar's calls go, not what its tools are, so the
+// surface the operator records once per digest holds for every Pod; the
+// exposure flags do change it, and a lock file the operator cannot read
+// is refused rather than guessed.
+func TestToolSurfaceIgnoresUpstreamPort(t *testing.T) {
+	b, err := bundle.LoadDir(filepath.Join("..", "examples", "bundles", "catalog"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := func(port int32, extra ...string) []string {
+		return append(controllers.SidecarArgs("oci://r.example/b@"+string(b.Identity), string(b.Identity), port, controllers.SidecarOptions{PlainHTTP: true}), extra...)
+	}
+	a, err := controllers.ToolSurface(t.Context(), b, args(8080))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(a, "sha256:") {
+		t.Fatalf("surface %q is not a sha256 digest", a)
+	}
+	other, err := controllers.ToolSurface(t.Context(), b, args(9999))
+	if err != nil || other != a {
+		t.Errorf("port 9999: %q %v, want %q", other, err, a)
+	}
+	writes, err := controllers.ToolSurface(t.Context(), b, args(8080, "--allow-writes"))
+	if err != nil || writes == a {
+		t.Errorf("--allow-writes: %q %v, want a surface other than %q", writes, err, a)
+	}
+	if _, err := controllers.ToolSurface(t.Context(), b, args(8080, "--tools-lock=/x/tools.lock.json")); err == nil || !strings.Contains(err.Error(), "--tools-lock") {
+		t.Errorf("--tools-lock: %v, want a refusal naming it", err)
+	}
+}
+
+// BenchmarkToolSurface measures what the reconciler spends once per new
+// digest to record the tool surface: the example catalog bundle, and a
+// bundle shaped like the large public APIs (test/bigspec.Large, ~1,250
+// operations). Compare the two as a ratio; absolute times depend on the
+// machine.
+func BenchmarkToolSurface(b *testing.B) {
+	large := b.TempDir()
+	for name, data := range bigspec.WriteBundle(bigspec.Large) {
+		if err := os.WriteFile(filepath.Join(large, name), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, bc := range []struct{ name, dir string }{
+		{"catalog", filepath.Join("..", "examples", "bundles", "catalog")},
+		{"large", large},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			bun, err := bundle.LoadDir(bc.dir, &bundle.LoadOptions{Limits: archive.Limits{MaxFileBytes: 64 << 20, MaxTotalBytes: 64 << 20}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			args := controllers.SidecarArgs("oci://r.example/b@"+string(bun.Identity), string(bun.Identity), 8080, controllers.SidecarOptions{})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := controllers.ToolSurface(b.Context(), bun, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
