@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +34,7 @@ const (
 	labelInjection           = "kubepact.dev/injection"
 	annotationContract       = "kubepact.dev/contract"
 	annotationInjectedBundle = "kubepact.dev/injected-bundle"
+	annotationUpstreamPort   = "kubepact.dev/upstream-port"
 )
 
 // story is the state the steps hand on.
@@ -143,8 +145,10 @@ func (s *story) contractsReady(t *testing.T) {
 		if sv.name == "catalog" {
 			// The demo service, with no replica until the contract is
 			// Ready (DeploymentGetsSidecar scales it up).
+			// The demo service does not listen on the contract's server
+			// port, so the Pod names its own, as a user's would.
 			app = s.b.demoContainer(t)
-			annotations = map[string]string{annotationContract: "catalog"}
+			annotations = map[string]string{annotationContract: "catalog", annotationUpstreamPort: fmt.Sprint(app.Ports[0].ContainerPort)}
 		}
 		labels := map[string]string{"app": sv.name}
 		if err := c.Create(t.Context(), &appsv1.Deployment{
@@ -520,6 +524,16 @@ func (s *story) tagMoved(t *testing.T) {
 		}
 	}
 
+	// The running Pod is still on the old bundle: the status says so.
+	s.waitPods(t, func(p *v1alpha1.PodsStatus) error {
+		for _, d := range p.Digests {
+			if d.Digest == s.digests["catalog"] && !d.Current && d.Count > 0 && p.Stale > 0 {
+				return nil
+			}
+		}
+		return fmt.Errorf("want the Pod on %s listed as stale", s.digests["catalog"])
+	})
+
 	// The fleet follows: alice's catalog is the new revision.
 	alice := connect(t, s.b.operatorMCP(t), s.aliceTok)
 	eventually(t, "the fleet's catalog at the moved digest", 60*time.Second, func() error {
@@ -539,7 +553,34 @@ func (s *story) tagMoved(t *testing.T) {
 	if err := c.Patch(t.Context(), d, dpatch); err != nil {
 		t.Fatal(err)
 	}
-	s.podWithBundle(t, s.catalogMoved)
+	pod := s.podWithBundle(t, s.catalogMoved)
+	// The new Pod is listed under the current digest, first. (The old one
+	// stays until the new one is Ready, which needs a kubelet: on envtest
+	// it stays, listed as stale.)
+	s.waitPods(t, func(p *v1alpha1.PodsStatus) error {
+		if len(p.Digests) == 0 || p.Digests[0].Digest != s.catalogMoved || !p.Digests[0].Current || !slices.Contains(p.Digests[0].Pods, pod.Name) {
+			return fmt.Errorf("want Pod %s listed first, under the current digest %s", pod.Name, s.catalogMoved)
+		}
+		return nil
+	})
+}
+
+// waitPods waits until the catalog contract's status.pods passes ok.
+func (s *story) waitPods(t *testing.T, ok func(*v1alpha1.PodsStatus) error) {
+	t.Helper()
+	eventually(t, "catalog's status.pods", 60*time.Second, func() error {
+		sc := &v1alpha1.ServiceContract{}
+		if err := s.b.admin().Get(t.Context(), client.ObjectKey{Namespace: s.shop, Name: "catalog"}, sc); err != nil {
+			return err
+		}
+		if sc.Status.Pods == nil {
+			return errors.New("status.pods is empty")
+		}
+		if err := ok(sc.Status.Pods); err != nil {
+			return fmt.Errorf("%w; status.pods %+v", err, *sc.Status.Pods)
+		}
+		return nil
+	})
 }
 
 func (s *story) uninstall(t *testing.T) {
