@@ -2,6 +2,7 @@ package fleetgraph_test
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -325,12 +326,37 @@ func BenchmarkFirstQueryOfIdentity(b *testing.B) {
 			search(s)
 		}
 	})
+	// Each of the 924 ways to see 6 of the 12 namespaces is a view of its
+	// own: every iteration builds one.
+	var combos [][]string
+	for m := range 1 << 12 {
+		if bits.OnesCount(uint(m)) == 6 {
+			var c []string
+			for i := range 12 {
+				if m&(1<<i) != 0 {
+					c = append(c, fmt.Sprintf("cluster-%d", i))
+				}
+			}
+			combos = append(combos, c)
+		}
+	}
 	b.Run("first-query-6of12", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			i++ // a scope no record has makes each visibility new
-			search(s.Restrict(fleetgraph.OnlyScopes(append(half, fmt.Sprint("none-", i))...)))
+			search(s.Restrict(fleetgraph.OnlyScopes(combos[i%len(combos)]...)))
+			i++
+		}
+	})
+	// A new reader whose namespaces differ from a known reader's only in
+	// namespaces that hold nothing shares that reader's view.
+	b.Run("new-reader-same-populated-6of12", func(b *testing.B) {
+		search(s.Restrict(fleetgraph.OnlyScopes(half...)))
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			search(s.Restrict(fleetgraph.OnlyScopes(append(half, fmt.Sprint("empty-", i))...)))
 		}
 	})
 	b.Run("warm-6of12", func(b *testing.B) {

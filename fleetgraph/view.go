@@ -89,6 +89,9 @@ const viewCarry = 5 * time.Minute
 type scopeIndex struct {
 	once   sync.Once
 	scopes []string // distinct scopes of revisions and targets, sorted
+	// relevant is scopes plus the scopes of limitations, sorted: the only
+	// scopes whose visibility changes what a view shows.
+	relevant []string
 	// unscoped: some record or subject-bearing limitation has no scope,
 	// so only an unrestricted reader sees all of the snapshot.
 	unscoped bool
@@ -117,8 +120,40 @@ func (s *Snapshot) scopeIdx() *scopeIndex {
 			x.scopes = append(x.scopes, sc)
 		}
 		slices.Sort(x.scopes)
+		x.relevant = slices.Clone(x.scopes)
+		for _, l := range s.limitations {
+			if l.Scope != "" {
+				x.relevant = append(x.relevant, l.Scope)
+			}
+		}
+		slices.Sort(x.relevant)
+		x.relevant = slices.Compact(x.relevant)
 	})
 	return x
+}
+
+// within is v narrowed to the scopes of relevant (sorted) it sees: two
+// readers whose visibilities differ only in scopes that hold nothing in
+// a snapshot see the same view of it, so they share one.
+func (v Visibility) within(relevant []string) Visibility {
+	var in []string
+	i, j := 0, 0
+	for i < len(v.scopes) && j < len(relevant) {
+		switch c := strings.Compare(v.scopes[i], relevant[j]); {
+		case c == 0:
+			in = append(in, v.scopes[i])
+			i++
+			j++
+		case c < 0:
+			i++
+		default:
+			j++
+		}
+	}
+	if len(in) == len(v.scopes) {
+		return v
+	}
+	return OnlyScopes(in...)
 }
 
 // Restrict returns the snapshot as a reader with visibility v sees it: a
@@ -150,6 +185,8 @@ func (s *Snapshot) scopeIdx() *scopeIndex {
 //
 // Restricting to everything, or to every scope of a snapshot whose
 // records and subject-bearing limitations all have one, returns s itself.
+// A visibility counts only the scopes that hold a record or a limitation
+// of s: readers who differ in empty namespaces share one view.
 // Views are built once per snapshot and visibility and kept with the
 // snapshot (at most 64, least recently used dropped first). A view read
 // within the last five minutes is carried into the Builder's next
@@ -160,8 +197,11 @@ func (s *Snapshot) Restrict(v Visibility) *Snapshot {
 		return s
 	}
 	idx := s.scopeIdx()
-	if !idx.unscoped && s.view == "" && !slices.ContainsFunc(idx.scopes, func(sc string) bool { return !v.Sees(sc) }) {
-		return s
+	if s.view == "" {
+		v = v.within(idx.relevant)
+		if !idx.unscoped && len(v.scopes) == len(idx.relevant) {
+			return s // v sees every scope there is
+		}
 	}
 	key := v.key
 	if key == "" {

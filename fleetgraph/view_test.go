@@ -394,19 +394,86 @@ func TestRestrictConcurrent(t *testing.T) {
 // TestRestrictBoundsItsViews: a snapshot keeps at most 64 views; asking
 // for more drops the least recently used, which is rebuilt on demand.
 func TestRestrictBoundsItsViews(t *testing.T) {
-	f := newScopedFleet(4, 20)
-	full := f.build(t, fleetgraph.AllScopes())
-	first := full.Restrict(fleetgraph.OnlyScopes("a"))
+	// One service in each of 100 namespaces, so every pair of namespaces
+	// is a visibility of its own.
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }})
 	for i := range 100 {
-		full.Restrict(fleetgraph.OnlyScopes("a", fmt.Sprint("ns-", i)))
+		if err := b.UpsertRevision(&fleetgraph.Revision{
+			Domain: "registry.example.com/team", Name: fmt.Sprintf("svc-%03d", i), Version: "1.0.0",
+			Digest: fmt.Sprintf("sha256:%064x", i), Source: "kube", Scopes: []string{fmt.Sprint("ns-", i)},
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if again := full.Restrict(fleetgraph.OnlyScopes("a")); again == first {
-		t.Error("the least recently used view survived 100 newer ones")
+	full := b.Flush()
+	first := full.Restrict(fleetgraph.OnlyScopes("ns-0"))
+	for i := 1; i < 100; i++ {
+		full.Restrict(fleetgraph.OnlyScopes("ns-0", fmt.Sprint("ns-", i)))
+	}
+	if again := full.Restrict(fleetgraph.OnlyScopes("ns-0")); again == first {
+		t.Error("the least recently used view survived 99 newer ones")
 	} else if diff := cmp.Diff(answers(t, first, nil), answers(t, again, nil)); diff != "" {
 		t.Errorf("a rebuilt view answers differently:\n%s", diff)
 	}
 	if !strings.HasPrefix(full.ID(), "snap-") {
 		t.Errorf("id %q", full.ID())
+	}
+}
+
+// TestRestrictSharesViewsAcrossEmptyScopes: readers whose namespaces
+// differ only in namespaces holding nothing in the snapshot (no record,
+// no limitation) get the same view, built once; a limitation is a
+// holding too.
+func TestRestrictSharesViewsAcrossEmptyScopes(t *testing.T) {
+	f := newScopedFleet(4, 20)
+	full := f.build(t, fleetgraph.AllScopes())
+	a := full.Restrict(fleetgraph.OnlyScopes("a"))
+	for _, v := range []fleetgraph.Visibility{
+		fleetgraph.OnlyScopes("a", "empty-1"),
+		fleetgraph.OnlyScopes("empty-2", "a", "empty-3"),
+	} {
+		if got := full.Restrict(v); got != a {
+			t.Errorf("Restrict(%v) built a view of its own; want the one of [a]", v.Scopes())
+		}
+	}
+	if diff := cmp.Diff(answers(t, f.build(t, fleetgraph.OnlyScopes("a")), nil), answers(t, a, nil)); diff != "" {
+		t.Errorf("the shared view differs from a fleet of a's records:\n%s", diff)
+	}
+	// b holds a limitation and records: seeing it is not the same view.
+	if full.Restrict(fleetgraph.OnlyScopes("a", "b")) == a {
+		t.Error("a reader of a and b shares the view of a")
+	}
+}
+
+// TestRestrictHidesLimitationsOfEmptyScopes: a reader who sees every
+// namespace that holds records still does not see a limitation about a
+// namespace it may not see (a watch failing there), so it does not get
+// the unrestricted snapshot.
+func TestRestrictHidesLimitationsOfEmptyScopes(t *testing.T) {
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }})
+	if err := b.UpsertRevision(&fleetgraph.Revision{
+		Domain: "registry.example.com/team", Name: "orders", Version: "1.0.0",
+		Digest: fmt.Sprintf("sha256:%064x", 1), Source: "kube", Scopes: []string{"shop"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.SetSource(fleetgraph.SourceState{ID: "kube", Kind: "kubernetes", Status: fleetgraph.SourceAvailable, LastSuccessfulSync: testAsOf},
+		fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Message: "servicecontracts could not be watched in secret-team", Source: "kube", Subject: "servicecontracts", Scope: "secret-team"})
+	full := b.Flush()
+	view := full.Restrict(fleetgraph.OnlyScopes("shop"))
+	if view == full {
+		t.Fatal("a reader of shop alone got the unrestricted snapshot")
+	}
+	res, err := view.Search(fleetgraph.SearchQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := normalized(t, res)
+	if strings.Contains(raw, "secret-team") || !strings.Contains(raw, "orders") {
+		t.Errorf("shop's reader: %s; want orders and nothing of secret-team", raw)
+	}
+	if all := full.Restrict(fleetgraph.OnlyScopes("shop", "secret-team")); all != full {
+		t.Error("a reader of every scope there is did not get the snapshot itself")
 	}
 }
 
