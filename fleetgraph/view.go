@@ -97,11 +97,12 @@ type scopeIndex struct {
 	unscoped bool
 }
 
-// Scopes returns the distinct scopes (namespaces) of the snapshot's
-// revisions and targets, sorted: what an authorizer asks about, without
-// listing namespaces anywhere else.
+// Scopes returns the distinct scopes (namespaces) that hold something in
+// the snapshot — a revision, a target or a limitation — sorted: what an
+// authorizer asks about, without listing namespaces anywhere else. A
+// visibility is only ever compared on these.
 func (s *Snapshot) Scopes() []string {
-	return slices.Clone(s.scopeIdx().scopes)
+	return slices.Clone(s.scopeIdx().relevant)
 }
 
 func (s *Snapshot) scopeIdx() *scopeIndex {

@@ -460,6 +460,11 @@ func TestRestrictHidesLimitationsOfEmptyScopes(t *testing.T) {
 	b.SetSource(fleetgraph.SourceState{ID: "kube", Kind: "kubernetes", Status: fleetgraph.SourceAvailable, LastSuccessfulSync: testAsOf},
 		fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Message: "servicecontracts could not be watched in secret-team", Source: "kube", Subject: "servicecontracts", Scope: "secret-team"})
 	full := b.Flush()
+	// The authorizer is asked about the namespace of the limitation too,
+	// so a reader allowed there sees it.
+	if diff := cmp.Diff([]string{"secret-team", "shop"}, full.Scopes()); diff != "" {
+		t.Errorf("Scopes (-want +got):\n%s", diff)
+	}
 	view := full.Restrict(fleetgraph.OnlyScopes("shop"))
 	if view == full {
 		t.Fatal("a reader of shop alone got the unrestricted snapshot")
