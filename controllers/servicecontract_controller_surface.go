@@ -40,6 +40,14 @@ func (r *ServiceContractReconciler) recordSurface(ctx context.Context, obj *v1al
 		obj.Status.ToolSurfaceDigest = d
 		return
 	}
+	// One projection at a time: a large API's peaks at about 160 MiB, and
+	// the reconcilers run in parallel inside the operator's memory limit.
+	r.surfaces.compute.Lock()
+	defer r.surfaces.compute.Unlock()
+	if d, ok := r.surfaces.get(res.digest); ok { // computed while waiting
+		obj.Status.ToolSurfaceDigest = d
+		return
+	}
 	port := int32(nominalUpstreamPort)
 	if c := obj.Status.Contract; c != nil && c.HTTPPort > 0 {
 		port = c.HTTPPort
@@ -59,6 +67,8 @@ func (r *ServiceContractReconciler) recordSurface(ctx context.Context, obj *v1al
 type surfaceMemo struct {
 	mu sync.Mutex
 	m  map[digest.Digest]string
+	// compute is held while a surface is computed (recordSurface).
+	compute sync.Mutex
 }
 
 const maxSurfaces = 1024

@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,6 +155,12 @@ func TestBuildSidecar(t *testing.T) {
 			}
 			if diff := cmp.Diff(got.Warnings, tt.warnings); diff != "" {
 				t.Errorf("warnings (-got +want):\n%s", diff)
+			}
+			// The Go runtime is told 90% of the memory limit.
+			memLimit := want.Limits[corev1.ResourceMemory]
+			wantEnv := []corev1.EnvVar{{Name: "GOMEMLIMIT", Value: strconv.FormatInt(memLimit.Value()/10*9, 10)}}
+			if diff := cmp.Diff(c.Env, wantEnv); diff != "" {
+				t.Errorf("env (-got +want):\n%s", diff)
 			}
 			portFrom := tt.portFrom
 			if portFrom == "" && tt.pod.Annotations[controllers.AnnotationUpstreamPort] == "" {

@@ -344,8 +344,16 @@ func (b *envtestBackend) sidecar(t *testing.T, pod *corev1.Pod) string {
 	args.set("--port", strconv.Itoa(mcpPort))
 	args.set("--health-addr", "127.0.0.1:"+strconv.Itoa(healthPort))
 	full := append([]string{c.Args[0]}, args.args...)
-	t.Logf("sidecar: kubepact %s", strings.Join(full, " "))
-	p := startProcess(b.root, kubepact(t), full, []string{"HOME=" + b.root.TempDir()})
+	// The container's environment too (GOMEMLIMIT from its memory limit).
+	env := []string{"HOME=" + b.root.TempDir()}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil {
+			t.Fatalf("sidecar env %s comes from %+v; the suite passes literal values only", e.Name, e.ValueFrom)
+		}
+		env = append(env, e.Name+"="+e.Value)
+	}
+	t.Logf("sidecar: %s kubepact %s", strings.Join(env[1:], " "), strings.Join(full, " "))
+	p := startProcess(b.root, kubepact(t), full, env)
 	waitHTTP200(t, fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort), p)
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort)
 }
