@@ -573,38 +573,27 @@ func describe(e *jsonschema.ValidationError, inst any) []Diagnostic {
 		d.Code, d.Expected = DiagFormat, "a "+k.Want
 		d.Message = fmt.Sprintf("%s must be a valid %s; got %s", where, k.Want, display(got))
 	case *kind.Minimum:
-		d.Code, d.Expected = DiagRange, "at least "+ratString(k.Want)
-		d.Message = fmt.Sprintf("%s must be at least %s; got %s", where, ratString(k.Want), ratString(k.Got))
+		d.bound(where, DiagRange, "at least "+ratString(k.Want), ratString(k.Got))
 	case *kind.Maximum:
-		d.Code, d.Expected = DiagRange, "at most "+ratString(k.Want)
-		d.Message = fmt.Sprintf("%s must be at most %s; got %s", where, ratString(k.Want), ratString(k.Got))
+		d.bound(where, DiagRange, "at most "+ratString(k.Want), ratString(k.Got))
 	case *kind.ExclusiveMinimum:
-		d.Code, d.Expected = DiagRange, "more than "+ratString(k.Want)
-		d.Message = fmt.Sprintf("%s must be more than %s; got %s", where, ratString(k.Want), ratString(k.Got))
+		d.bound(where, DiagRange, "more than "+ratString(k.Want), ratString(k.Got))
 	case *kind.ExclusiveMaximum:
-		d.Code, d.Expected = DiagRange, "less than "+ratString(k.Want)
-		d.Message = fmt.Sprintf("%s must be less than %s; got %s", where, ratString(k.Want), ratString(k.Got))
+		d.bound(where, DiagRange, "less than "+ratString(k.Want), ratString(k.Got))
 	case *kind.MultipleOf:
-		d.Code, d.Expected = DiagMultipleOf, "a multiple of "+ratString(k.Want)
-		d.Message = fmt.Sprintf("%s must be a multiple of %s; got %s", where, ratString(k.Want), ratString(k.Got))
+		d.bound(where, DiagMultipleOf, "a multiple of "+ratString(k.Want), ratString(k.Got))
 	case *kind.MinLength:
-		d.Code, d.Expected = DiagLength, "at least "+count(k.Want, "character")
-		d.Message = fmt.Sprintf("%s must have at least %s; it has %d", where, count(k.Want, "character"), k.Got)
+		d.size(where, DiagLength, "at least "+count(k.Want, "character"), k.Got)
 	case *kind.MaxLength:
-		d.Code, d.Expected = DiagLength, "at most "+count(k.Want, "character")
-		d.Message = fmt.Sprintf("%s must have at most %s; it has %d", where, count(k.Want, "character"), k.Got)
+		d.size(where, DiagLength, "at most "+count(k.Want, "character"), k.Got)
 	case *kind.MinItems:
-		d.Code, d.Expected = DiagCount, "at least "+count(k.Want, "item")
-		d.Message = fmt.Sprintf("%s must have at least %s; it has %d", where, count(k.Want, "item"), k.Got)
+		d.size(where, DiagCount, "at least "+count(k.Want, "item"), k.Got)
 	case *kind.MaxItems:
-		d.Code, d.Expected = DiagCount, "at most "+count(k.Want, "item")
-		d.Message = fmt.Sprintf("%s must have at most %s; it has %d", where, count(k.Want, "item"), k.Got)
+		d.size(where, DiagCount, "at most "+count(k.Want, "item"), k.Got)
 	case *kind.MinProperties:
-		d.Code, d.Expected = DiagCount, "at least "+count(k.Want, "field")
-		d.Message = fmt.Sprintf("%s must have at least %s; it has %d", where, count(k.Want, "field"), k.Got)
+		d.size(where, DiagCount, "at least "+count(k.Want, "field"), k.Got)
 	case *kind.MaxProperties:
-		d.Code, d.Expected = DiagCount, "at most "+count(k.Want, "field")
-		d.Message = fmt.Sprintf("%s must have at most %s; it has %d", where, count(k.Want, "field"), k.Got)
+		d.size(where, DiagCount, "at most "+count(k.Want, "field"), k.Got)
 	case *kind.UniqueItems:
 		d.Code, d.Expected = DiagUnique, "items that differ"
 		d.Message = fmt.Sprintf("%s must not repeat an item; items %d and %d are equal", where, k.Duplicates[0], k.Duplicates[1])
@@ -662,6 +651,20 @@ func joinInts(xs []int) string {
 		s[i] = strconv.Itoa(x + 1)
 	}
 	return strings.Join(s, ", ")
+}
+
+// bound fills d for a value outside a numeric constraint: the message is
+// "<where> must be <expected>; got <got>".
+func (d *Diagnostic) bound(where, code, expected, got string) {
+	d.Code, d.Expected = code, expected
+	d.Message = fmt.Sprintf("%s must be %s; got %s", where, expected, got)
+}
+
+// size fills d for a length or count outside its constraint: the message
+// is "<where> must have <expected>; it has <got>".
+func (d *Diagnostic) size(where, code, expected string, got int) {
+	d.Code, d.Expected = code, expected
+	d.Message = fmt.Sprintf("%s must have %s; it has %d", where, expected, got)
 }
 
 func ratString(r *big.Rat) string {
