@@ -4,21 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // TestMCPK8sRefusesBadFlags: the --k8s flags are checked before anything
@@ -45,42 +41,12 @@ func TestMCPK8sRefusesBadFlags(t *testing.T) {
 // installed, only Pacto's: its CRs are the fleet, seen by an MCP client
 // over HTTP, and every answer says ServiceContracts are missing.
 func TestMCPK8sWithoutTheCRD(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Skip("KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>")
-	}
-	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
-		t.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
-	}
-	ctrl.SetLogger(logr.Discard())
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(repoRoot(t), "fleetgraph", "kube", "testdata")},
-		ErrorIfCRDPathMissing: true,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("envtest: starting the control plane: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("envtest: stopping the control plane: %v", err)
-		}
-	})
+	env, cfg := startControlPlane(t, "fleetgraph", "kube", "testdata")
 	admin, err := client.New(cfg, client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := env.AddUser(envtest.User{Name: "laptop-user", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfigFile := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfigFile, kubeconfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfigFile := adminKubeconfig(t, env, "laptop-user")
 	if err := admin.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}); err != nil {
 		t.Fatal(err)
 	}

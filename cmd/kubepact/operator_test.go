@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -83,27 +84,7 @@ func countFiles(t *testing.T, dir string) int {
 // loopback, as a cluster would run it: probes, metrics, a ServiceContract
 // reconciled to Ready, and a clean stop on SIGTERM.
 func TestOperatorProcess(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Skip("KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>")
-	}
-	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
-		t.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
-	}
-	ctrl.SetLogger(logr.Discard())
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(repoRoot(t), "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		// KUBEBUILDER_ASSETS was set: an unusable control plane is a failure.
-		t.Fatalf("envtest: starting the control plane: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("envtest: stopping the control plane: %v", err)
-		}
-	})
+	env, cfg := startControlPlane(t, "config", "crd", "bases")
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
@@ -115,18 +96,7 @@ func TestOperatorProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := env.AddUser(envtest.User{Name: "kubepact-operator-test", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfigFile := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfigFile, kubeconfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfigFile := adminKubeconfig(t, env, "kubepact-operator-test")
 
 	// A bundle in a real registry, pushed by the binary itself.
 	reg := testregistry.New(t, nil)
@@ -480,4 +450,53 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// startControlPlane starts envtest's kube-apiserver and etcd with the CRDs
+// of the directory crdDir names (from the repository root), stopped when
+// the test ends. Without KUBEBUILDER_ASSETS the test is skipped; with it,
+// an unusable control plane is a failure.
+func startControlPlane(t *testing.T, crdDir ...string) (*envtest.Environment, *rest.Config) {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Skip("KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>")
+	}
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		t.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
+	}
+	ctrl.SetLogger(logr.Discard())
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(append([]string{repoRoot(t)}, crdDir...)...)},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("envtest: starting the control plane: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("envtest: stopping the control plane: %v", err)
+		}
+	})
+	return env, cfg
+}
+
+// adminKubeconfig writes a kubeconfig file for a new cluster-admin user
+// of env (group system:masters) and returns its path: what a process under
+// test is started with.
+func adminKubeconfig(t *testing.T, env *envtest.Environment, name string) string {
+	t.Helper()
+	user, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(file, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -26,9 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
@@ -284,22 +281,7 @@ func readyDetailsOf(t *testing.T, health string) readyDetails {
 // Ready contract comes back with the sidecar on the contract's digest and
 // the image given by --sidecar-image.
 func TestOperatorWebhookProcess(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Skip("KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>")
-	}
-	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
-		t.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
-	}
-	ctrl.SetLogger(logr.Discard())
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(repoRoot(t), "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("envtest: starting the control plane: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	env, cfg := startControlPlane(t, "config", "crd", "bases")
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = v1alpha1.AddToScheme(scheme)
@@ -307,18 +289,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := env.AddUser(envtest.User{Name: "kubepact-operator-test", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfigFile := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfigFile, kubeconfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfigFile := adminKubeconfig(t, env, "kubepact-operator-test")
 
 	// The generated webhook configuration, pointed at the process.
 	webhookPort := freePort(t)
