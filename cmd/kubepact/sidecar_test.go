@@ -68,9 +68,17 @@ func startSidecar(t testing.TB, upstream string, extra ...string) *sidecarProc {
 	bundleDir := filepath.Join(repoRootTB(t), "examples", "bundles", "catalog")
 	args := append([]string{"sidecar", "--bundle", bundleDir, "--upstream", upstream,
 		"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(hport)}, extra...)
+	return launchSidecar(t, args, port, hport)
+}
+
+// launchSidecar starts the built binary with args — a sidecar serving MCP
+// on 127.0.0.1:mcpPort and its probes on 127.0.0.1:healthPort — and waits
+// until /readyz answers 200.
+func launchSidecar(t testing.TB, args []string, mcpPort, healthPort int) *sidecarProc {
+	t.Helper()
 	p := &sidecarProc{
-		mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-		health: fmt.Sprintf("http://127.0.0.1:%d", hport),
+		mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort),
+		health: fmt.Sprintf("http://127.0.0.1:%d", healthPort),
 	}
 	p.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
 		resp, err := http.Get(p.health + "/readyz")

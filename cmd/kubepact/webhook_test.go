@@ -80,18 +80,7 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	}
 	t.Logf("kubepact %s", strings.Join(args, " "))
 
-	p := &sidecarProc{
-		mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort),
-		health: "http://127.0.0.1:" + strconv.Itoa(healthPort),
-	}
-	p.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
-		resp, err := http.Get(p.health + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	p := launchSidecar(t, args, mcpPort, healthPort)
 	cs := p.connect(t)
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{"limit": 2}})
 	if err != nil || res.IsError {
@@ -198,15 +187,7 @@ func TestInjectedConfigMapSidecar(t *testing.T) {
 		t.Fatalf("args %q do not pin the digest %s", args, digest)
 	}
 	t.Logf("kubepact %s", strings.Join(args, " "))
-	p := &sidecarProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort), health: "http://127.0.0.1:" + strconv.Itoa(healthPort)}
-	p.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
-		resp, err := http.Get(p.health + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	p := launchSidecar(t, args, mcpPort, healthPort)
 	res, err := p.connect(t).CallTool(t.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{"limit": 2}})
 	if err != nil || res.IsError {
 		t.Fatalf("listProducts from the mounted ConfigMap bundle: %v %+v\n%s", err, res, p.stderr)
@@ -429,15 +410,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	mcpPort, healthPort := freePort(t), freePort(t)
 	args := replaceFlag(injected.Spec.InitContainers[0].Args, "--port=", "--port="+strconv.Itoa(mcpPort))
 	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(healthPort))
-	side := &sidecarProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort), health: "http://127.0.0.1:" + strconv.Itoa(healthPort)}
-	side.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
-		resp, err := http.Get(side.health + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	side := launchSidecar(t, args, mcpPort, healthPort)
 	if d := readyDetailsOf(t, side.health); d.BundleDigest != digest || d.ToolSurfaceDigest != ann[controllers.AnnotationToolSurface] {
 		t.Errorf("the sidecar reports %+v; the Pod's annotations say digest %s, tool surface %s", d, digest, ann[controllers.AnnotationToolSurface])
 	}
