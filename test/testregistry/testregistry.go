@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,6 +30,11 @@ type Options struct {
 	// Username and Password, when Username is set, turn on HTTP basic
 	// authentication: every request must carry them.
 	Username, Password string
+	// Addr is the address to listen on (default "127.0.0.1:0"); another
+	// loopback address, such as "127.0.0.2:0", stands for another host.
+	Addr string
+	// TLS serves HTTPS with a certificate no system trusts (httptest's).
+	TLS bool
 }
 
 // Registry is a running registry. It stops when the test that started it
@@ -36,7 +42,7 @@ type Options struct {
 type Registry struct {
 	// Host is "127.0.0.1:port", the registry part of a reference.
 	Host string
-	// URL is "http://127.0.0.1:port".
+	// URL is "http://127.0.0.1:port" ("https://…" with Options.TLS).
 	URL string
 
 	mu       sync.Mutex
@@ -53,8 +59,8 @@ func (r Request) String() string { return r.Method + " " + r.Path }
 
 var quietLogs sync.Once
 
-// New starts a registry on 127.0.0.1 and registers its shutdown with
-// tb.Cleanup. It speaks plain HTTP.
+// New starts a registry on 127.0.0.1 (or Options.Addr) and registers its
+// shutdown with tb.Cleanup. It speaks plain HTTP unless Options.TLS.
 func New(tb testing.TB, opts *Options) *Registry {
 	tb.Helper()
 	if opts == nil {
@@ -86,14 +92,28 @@ func New(tb testing.TB, opts *Options) *Registry {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(tb.Context()))
 	app := handlers.NewApp(ctx, cfg)
 	r := &Registry{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path})
 		r.mu.Unlock()
 		app.ServeHTTP(w, req)
 	}))
+	if opts.Addr != "" {
+		ln, err := net.Listen("tcp", opts.Addr)
+		if err != nil {
+			cancel()
+			tb.Fatalf("testregistry: listening on %s: %v", opts.Addr, err)
+		}
+		_ = srv.Listener.Close()
+		srv.Listener = ln
+	}
+	if opts.TLS {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
 	r.URL = srv.URL
-	r.Host = strings.TrimPrefix(srv.URL, "http://")
+	r.Host = strings.TrimPrefix(strings.TrimPrefix(srv.URL, "http://"), "https://")
 	tb.Cleanup(func() {
 		srv.Close()
 		_ = app.Shutdown()
