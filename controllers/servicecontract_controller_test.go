@@ -61,7 +61,7 @@ func plainClient(t testing.TB, dockerConfig []byte) *oci.Client {
 	if dockerConfig == nil {
 		dockerConfig = []byte(`{"auths":{}}`)
 	}
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: dockerConfig})
+	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: dockerConfig, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -106,47 +107,63 @@ type RegistryError struct {
 	plainHTTP  bool
 }
 
-// Error is the sentence with its remedy.
-func (e *RegistryError) Error() string {
-	r := e.Registry
+// Error is the sentence with its remedy, naming the registry.
+func (e *RegistryError) Error() string { return e.sentence(true) }
+
+// Summary is the same sentence without any host name: for an answer that
+// shows the reference beside it and must not repeat a host the registry
+// chose (the target of a redirect).
+func (e *RegistryError) Summary() string { return e.sentence(false) }
+
+// sentence writes the problem and its remedy; with hosts false it names
+// neither the registry nor a host it sent the request on to.
+func (e *RegistryError) sentence(hosts bool) string {
+	reg, it, other := "registry "+e.Registry, e.Registry, e.Host
+	if !hosts {
+		reg, it, other = "the registry", "it", "that host"
+	}
 	switch e.Problem {
 	case ProblemNotAllowed:
-		return fmt.Sprintf("registry %s is not allowed here (%s): add it to --allowed-registries (registry.allowedRegistries in the chart) if you trust it", r, allowedText(e.allowed))
+		allowed := ""
+		if hosts {
+			allowed = " (" + allowedText(e.allowed) + ")"
+		}
+		return fmt.Sprintf("%s is not allowed here%s: add it to --allowed-registries (registry.allowedRegistries in the chart) if you trust it", reg, allowed)
 	case ProblemAddress:
 		named := "named in --allowed-registries (registry.allowedRegistries in the chart)"
 		if e.anyAllowed {
 			named += fmt.Sprintf(" itself, not through %q", AnyRegistry)
 		}
 		if e.Host != "" {
-			return fmt.Sprintf("registry %s sent the request on to %s, which is at a %s address; kubepact connects to such an address only for a host %s: name %s there if you trust it", r, e.Host, e.AddrClass, named, e.Host)
+			return fmt.Sprintf("%s sent the request on to %s, which is at a %s address; kubepact connects to such an address only for a host %s: name %s there if you trust it", reg, cmp.Or(other, "another host"), e.AddrClass, named, other)
 		}
-		return fmt.Sprintf("registry %s was not contacted: it is at a %s address, which kubepact connects to only for a registry %s: name %s there if you trust it", r, e.AddrClass, named, r)
+		return fmt.Sprintf("%s was not contacted: it is at a %s address, which kubepact connects to only for a registry %s: name %s there if you trust it", reg, e.AddrClass, named, it)
 	case ProblemRedirect:
-		return fmt.Sprintf("registry %s sent a redirect that is not followed (%s)", r, e.detail)
+		return fmt.Sprintf("%s sent a redirect that is not followed: %s", reg, e.detail)
 	case ProblemPlainHTTP:
-		return fmt.Sprintf("registry %s answered over plain HTTP: pass --plain-http (registry.plainHTTP in the chart) if that registry is trusted", r)
+		return reg + " answered over plain HTTP: pass --plain-http (registry.plainHTTP in the chart) if that registry is trusted"
 	case ProblemTLS:
-		return fmt.Sprintf("the TLS connection to registry %s failed: %s; check that %s is the registry you mean and that the system trusts its certificate", r, e.detail, r)
+		return fmt.Sprintf("the TLS connection to %s failed: %s; check that %s is the registry you mean and that the system trusts its certificate", reg, e.detail, it)
 	case ProblemConnectionRefused:
-		return fmt.Sprintf("nothing accepts connections at registry %s (connection refused): check its host and port, and that it is running", r)
+		return fmt.Sprintf("nothing accepts connections at %s: check its host and port, and that it is running", reg)
 	case ProblemNoSuchHost:
-		return fmt.Sprintf("the name of registry %s does not resolve: check the registry host in the reference", r)
+		return fmt.Sprintf("the name of %s does not resolve: check the registry host in the reference", reg)
 	case ProblemTimeout:
-		return fmt.Sprintf("registry %s did not answer within %s (--registry-timeout): it may be down, slow or filtered; retry, or raise --registry-timeout", r, e.timeout)
+		return fmt.Sprintf("%s did not answer within %s (--registry-timeout): it may be down, slow or filtered; retry, or raise --registry-timeout", reg, e.timeout)
 	case ProblemCancelled:
-		return fmt.Sprintf("the request to registry %s was cancelled before it finished", r)
+		return fmt.Sprintf("the request to %s was cancelled before it finished", reg)
 	case ProblemAuth:
-		if e.detail != "" {
+		if e.detail != "" && hosts {
 			return e.detail
 		}
-		msg := "authentication failed for registry " + r
+		msg := "authentication failed for " + reg
 		if e.Status == http.StatusForbidden {
 			msg += " (access denied)"
 		}
 		return msg + ": it refused the credentials, or their absence; give credentials that may read the repository (--registry-config or --registry-secret-file; in the cluster, the ServiceContract's spec.pullSecretRef)"
 	case ProblemNotFound:
 		what := e.Ref
-		if what == "" {
+		if what == "" || !hosts {
 			what = "the reference"
 		}
 		return what + " not found: the registry has no such repository, tag or digest"
@@ -154,15 +171,15 @@ func (e *RegistryError) Error() string {
 		text := http.StatusText(e.Status)
 		switch {
 		case e.Status == http.StatusBadRequest && e.plainHTTP:
-			return fmt.Sprintf("registry %s answered HTTP 400 (%s) to plain HTTP: if it serves HTTPS, drop --plain-http (registry.plainHTTP in the chart)", r, text)
+			return fmt.Sprintf("%s answered HTTP 400 (%s) to plain HTTP: if it serves HTTPS, drop --plain-http (registry.plainHTTP in the chart)", reg, text)
 		case e.Status == http.StatusTooManyRequests:
-			return fmt.Sprintf("registry %s is limiting requests (HTTP 429 %s): retry later", r, text)
+			return fmt.Sprintf("%s is limiting requests (HTTP 429 %s): retry later", reg, text)
 		case e.Status >= 500:
-			return fmt.Sprintf("registry %s failed to answer (HTTP %d %s): retry later", r, e.Status, text)
+			return fmt.Sprintf("%s failed to answer (HTTP %d %s): retry later", reg, e.Status, text)
 		}
-		return fmt.Sprintf("registry %s refused the request (HTTP %d %s)", r, e.Status, text)
+		return fmt.Sprintf("%s refused the request (HTTP %d %s)", reg, e.Status, text)
 	}
-	return fmt.Sprintf("registry %s could not be reached (the connection failed or was cut): check the network and the registry, then retry", r)
+	return fmt.Sprintf("%s could not be reached (the connection failed or was cut): check the network and the registry, then retry", reg)
 }
 
 // Unwrap returns the sentinel of the problem (ErrNotAllowed, ErrAuthFailed,
@@ -186,10 +203,20 @@ func (e *RegistryError) Unwrap() []error {
 	return out
 }
 
+// hostPort splits a URL's host[:port] for sameEndpoint.
+func hostPort(urlHost string) (string, string) {
+	h, p, err := net.SplitHostPort(urlHost)
+	if err != nil {
+		return urlHost, ""
+	}
+	return h, p
+}
+
 // sameEndpoint reports whether host:port is where registry is reached.
 func sameEndpoint(registry, host, port string) bool {
 	h, p, _ := splitRegistry(registry)
-	return h == canonicalHost(host) && (p == port || p == "" && (port == "443" || port == "80"))
+	isDefault := func(port string) bool { return port == "" || port == "443" || port == "80" }
+	return h == canonicalHost(host) && (p == port || isDefault(p) && isDefault(port))
 }
 
 func allowedText(entries []string) string {
@@ -240,7 +267,10 @@ func classify(ref Reference, err error) *RegistryError {
 			e.Host = net.JoinHostPort(canonicalHost(addr.Host), addr.Port)
 		}
 	case errors.As(err, &redir):
-		e.Problem, e.detail = ProblemRedirect, "to "+redir.to+": "+redir.reason
+		e.Problem, e.detail = ProblemRedirect, redir.reason
+		if h, p := hostPort(redir.to); !sameEndpoint(ref.Registry, h, p) {
+			e.Host = redir.to
+		}
 	case errors.As(err, &plain):
 		e.Problem = ProblemPlainHTTP
 	case errors.As(err, &cred):

@@ -8,6 +8,7 @@ import (
 	"net"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/oci"
 )
 
 // policySchema is one compiled policy to enforce against the contract.
@@ -185,7 +186,7 @@ func unreachable(err error) bool {
 		dnsErr *net.DNSError
 		netErr net.Error
 	)
-	return errors.Is(err, ErrUnreachable) || errors.As(err, &opErr) || errors.As(err, &dnsErr) ||
+	return errors.Is(err, ErrUnreachable) || errors.Is(err, oci.ErrUnreachable) || errors.As(err, &opErr) || errors.As(err, &dnsErr) ||
 		errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 }
 

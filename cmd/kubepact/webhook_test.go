@@ -100,7 +100,7 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	// The tool surface the operator records for the webhook to write on
 	// the Pod (controllers.ToolSurface over the same arguments) is the one
 	// the sidecar reports.
-	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true})
+	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
