@@ -328,7 +328,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		"--kubeconfig", kubeconfigFile,
 		"--metrics-bind-address", "0",
 		"--health-probe-bind-address", probeAddr,
-		"--plain-http", "--cache-dir", t.TempDir(),
+		"--plain-http", "--allowed-registries", reg.Host, "--cache-dir", t.TempDir(),
 		"--webhook-port", strconv.Itoa(webhookPort), "--webhook-host", "127.0.0.1",
 		"--webhook-ip-address", "127.0.0.1", "--sidecar-image", image,
 		"--log-format", "json")

@@ -2,8 +2,10 @@ package testregistry
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -44,6 +46,9 @@ type Registry struct {
 	Host string
 	// URL is "http://127.0.0.1:port" ("https://…" with Options.TLS).
 	URL string
+	// CertFile is, with Options.TLS, a PEM file of the server's
+	// certificate: point SSL_CERT_FILE at it to make a process trust it.
+	CertFile string
 
 	mu       sync.Mutex
 	requests []Request
@@ -107,8 +112,16 @@ func New(tb testing.TB, opts *Options) *Registry {
 		_ = srv.Listener.Close()
 		srv.Listener = ln
 	}
+	// A client that speaks plain HTTP to the TLS server, or gives up on
+	// a handshake, is what some tests are about: not worth a log line.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	if opts.TLS {
 		srv.StartTLS()
+		r.CertFile = filepath.Join(tb.TempDir(), "registry.pem")
+		pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		if err := os.WriteFile(r.CertFile, pemCert, 0o600); err != nil {
+			tb.Fatalf("testregistry: writing the certificate: %v", err)
+		}
 	} else {
 		srv.Start()
 	}
