@@ -152,7 +152,7 @@ func TestOperatorMCPDialsNothingACallerNames(t *testing.T) {
 	// required ones besides it a fleet name.
 	type probe struct {
 		who, tool, arg string
-		args          map[string]any
+		args           map[string]any
 	}
 	var probes []probe
 	for tl, err := range nobodyCS.Tools(t.Context(), nil) {
