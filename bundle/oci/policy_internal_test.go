@@ -166,3 +166,23 @@ func TestOptionsAllowList(t *testing.T) {
 		t.Errorf("a bad entry: %v, want an error naming the field that --allowed-registries binds", err)
 	}
 }
+
+// TestEnvironmentProxies: the proxies the environment names are dialled
+// as named hosts (the process's owner chose them), on their own or the
+// scheme's port.
+func TestEnvironmentProxies(t *testing.T) {
+	t.Setenv("HTTPS_PROXY", "10.0.0.9:3128")
+	t.Setenv("HTTP_PROXY", "https://Proxy.Corp.example")
+	t.Setenv("NO_PROXY", "")
+	_, got := environmentProxies()
+	if diff := cmp.Diff([]string{"10.0.0.9:3128", "proxy.corp.example:443"}, got); diff != "" {
+		t.Errorf("proxies (-want +got):\n%s", diff)
+	}
+	p, err := newPolicy([]string{AnyRegistry}, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.named("10.0.0.9", "3128") || p.named("10.0.0.9", "80") {
+		t.Error("the proxy's own port is not the one named")
+	}
+}
