@@ -206,10 +206,8 @@ func credentialSource(opts *ClientOptions) string {
 	return "the Docker config file"
 }
 
+// repository is ref's repository; ref has passed admit.
 func (c *Client) repository(ref Reference) (*remote.Repository, error) {
-	if err := ref.validate(); err != nil {
-		return nil, err
-	}
 	repo, err := remote.NewRepository(ref.Registry + "/" + ref.Repository)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %w", ErrInvalidReference, ref.String(), err)

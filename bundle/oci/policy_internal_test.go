@@ -186,3 +186,33 @@ func TestEnvironmentProxies(t *testing.T) {
 		t.Error("the proxy's own port is not the one named")
 	}
 }
+
+// BenchmarkAddressRule is the dial guard's check of one resolved address
+// (what a connection to a host not named costs before connect), and the
+// allow-list's check of one reference.
+func BenchmarkAddressRule(b *testing.B) {
+	p, err := newPolicy([]string{"ghcr.io", "127.0.0.1:5000", "registry.example.com:8443"}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, addr := range []string{"140.82.112.33:443", "[2606:4700::6810:85e5]:443", "169.254.169.254:80"} {
+		b.Run("addr="+addr, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ap, err := netip.ParseAddrPort(addr)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = addrClass(ap.Addr())
+			}
+		})
+	}
+	b.Run("admits", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if !p.admits("registry.example.com:8443", "443") {
+				b.Fatal("refused")
+			}
+		}
+	})
+}
