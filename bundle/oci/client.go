@@ -21,7 +21,6 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
-	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/kubepact/kubepact/bundle/archive"
 )
@@ -100,10 +99,7 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 	if opts.Timeout < 0 {
 		return nil, fmt.Errorf("Timeout %s: must not be negative (0 means the default, %s)", opts.Timeout, DefaultTimeout)
 	}
-	transport := newTransport(p, proxy)
-	if !opts.NoRetry {
-		transport = retry.NewTransport(transport)
-	}
+	transport := sharedTransport(p, proxy, proxies, !opts.NoRetry)
 	c := &Client{
 		plainHTTP: opts.PlainHTTP,
 		client: &auth.Client{

@@ -12,10 +12,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/net/http/httpproxy"
+	"oras.land/oras-go/v2/registry/remote/retry"
 )
 
 // AnyRegistry, as an entry of an allow-list, admits every registry, as long
@@ -366,6 +368,46 @@ func newTransport(p *policy, proxy func(*url.URL) (*url.URL, error)) http.RoundT
 		ExpectContinueTimeout: time.Second,
 	}
 	return &guardedTransport{p: p, base: t}
+}
+
+// transports are shared by the clients of one policy, as the clients of
+// http.DefaultTransport share its connection pool: the reconciler builds a
+// client per pull Secret and reconcile, and each would otherwise keep its
+// own idle connections to the same registries. Few policies exist in one
+// process (one per option group); past maxTransports a client gets a
+// transport of its own.
+var transports struct {
+	mu sync.Mutex
+	m  map[string]http.RoundTripper
+}
+
+const maxTransports = 64
+
+// sharedTransport returns the transport of p (with retries, or not),
+// building it the first time.
+func sharedTransport(p *policy, proxy func(*url.URL) (*url.URL, error), proxies []string, retries bool) http.RoundTripper {
+	build := func() http.RoundTripper {
+		t := newTransport(p, proxy)
+		if retries {
+			t = retry.NewTransport(t)
+		}
+		return t
+	}
+	key := fmt.Sprintf("%t|%q|%q", retries, p.entries, proxies)
+	transports.mu.Lock()
+	defer transports.mu.Unlock()
+	if t, ok := transports.m[key]; ok {
+		return t
+	}
+	if transports.m == nil {
+		transports.m = map[string]http.RoundTripper{}
+	}
+	if len(transports.m) >= maxTransports {
+		return build()
+	}
+	t := build()
+	transports.m[key] = t
+	return t
 }
 
 // environmentProxies returns the proxy function of the environment and the

@@ -216,3 +216,24 @@ func BenchmarkAddressRule(b *testing.B) {
 		}
 	})
 }
+
+// TestClientsOfOnePolicyShareATransport: a client per pull Secret reuses
+// the connections of the others of its policy; another policy gets its
+// own transport, whose guard is its own.
+func TestClientsOfOnePolicyShareATransport(t *testing.T) {
+	o := &Options{AllowedRegistries: []string{"ghcr.io"}}
+	transportOf := func(o *Options, secret []byte) http.RoundTripper {
+		c, err := o.ClientWithCredentials(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.client.Client.Transport
+	}
+	a, b := transportOf(o, nil), transportOf(o, []byte(`{"auths":{"ghcr.io":{"auth":"dTpw"}}}`))
+	if a != b {
+		t.Error("two clients of one policy have two transports")
+	}
+	if other := transportOf(&Options{AllowedRegistries: []string{"quay.io"}}, nil); other == a {
+		t.Error("clients of two policies share a transport")
+	}
+}
