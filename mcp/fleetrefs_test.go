@@ -149,11 +149,13 @@ func TestFleetRefsOnlyResolvesRevisions(t *testing.T) {
 }
 
 // TestFleetRefsOnlyOptions: the mode needs the fleet, and refuses catalog
-// roots (references the fleet did not resolve).
+// roots (references the fleet did not resolve) and the authoring tools
+// (paths in the workspace).
 func TestFleetRefsOnlyOptions(t *testing.T) {
 	for _, o := range []*Options{
 		{FleetRefsOnly: true},
 		{FleetRefsOnly: true, Fleet: FleetOptions{Enabled: true, Builder: fleetgraph.NewBuilder(nil)}, Catalog: CatalogOptions{Roots: []string{"oci://ghcr.io/acme/platform:1"}}},
+		{FleetRefsOnly: true, Fleet: FleetOptions{Enabled: true, Builder: fleetgraph.NewBuilder(nil)}}, // the default families hold authoring
 	} {
 		o.Workspace = t.TempDir()
 		_, err := NewContext(t.Context(), o)

@@ -117,7 +117,7 @@ type Options struct {
 	// dialled; the bundle read is the one the revision's source recorded.
 	// The operator sets it: the bundles it reads are those its
 	// ServiceContracts resolved, never one a caller names. It needs the
-	// fleet family and no catalog roots.
+	// fleet family, and neither catalog roots nor the authoring family.
 	FleetRefsOnly bool
 	// AllowUnauthenticatedRemote permits listening beyond loopback without a
 	// bearer token. It is logged as a warning.
@@ -374,6 +374,8 @@ func (o *Options) validate() error {
 			return optionErrorf("FleetRefsOnly", "needs the fleet (Fleet.Enabled or Fleet.Builder): its revisions are the only bundles it lets tools read")
 		case len(o.Catalog.Roots) > 0:
 			return optionErrorf("FleetRefsOnly", "and Catalog.Roots: catalog roots are references the fleet did not resolve; serve the catalog without FleetRefsOnly")
+		case slices.Contains(o.Families, FamilyAuthoring):
+			return optionErrorf("FleetRefsOnly", "and the authoring family: its tools take paths in the workspace; serve the fleet and payload families only")
 		}
 	}
 	if o.Scoper != nil {
