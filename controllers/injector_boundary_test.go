@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -413,19 +416,45 @@ func TestInjectHandMadeReview(t *testing.T) {
 	}
 }
 
+// slowRegistry is a real HTTP proxy on loopback in front of reg that
+// answers each request after delay: a registry across a network, not on
+// the same host.
+func slowRegistry(t *testing.T, reg *testregistry.Registry, delay time.Duration) string {
+	t.Helper()
+	target, err := url.Parse(reg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
 // TestInjectGitOpsOrder: a ServiceContract and its Deployment applied in
-// one go, as a GitOps tool applies them: the first Pods the ReplicaSet
-// controller makes have their sidecar, on the contract's digest — the
-// webhook needs a resolved, valid bundle, not a bound target, and waits
-// briefly for the reconciler's first resolution.
+// one go, as a GitOps tool applies them, with the bundle in a registry
+// 150 ms away: the first Pods the ReplicaSet controller makes have their
+// sidecar, on the contract's digest. The webhook needs a resolved, valid
+// bundle, not a bound target, and waits briefly for the reconciler's first
+// resolution, which ends after the Pods are created.
 func TestInjectGitOpsOrder(t *testing.T) {
 	needKCM(t)
 	needWebhook(t)
 	ns := injectionNamespace(t, true)
 	reg := testregistry.New(t, nil)
 	d := push(t, plainClient(t, nil), filepath.Join("..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
-	sc := newContract(ns, "catalog", "oci://"+reg.Host+"/bundles/catalog:1.4.0", "catalog")
+	reg.ResetRequests()
+	host := slowRegistry(t, reg, 150*time.Millisecond)
+	sc := newContract(ns, "catalog", "oci://"+host+"/bundles/catalog:1.4.0", "catalog")
 	dep := deployment(ns, "catalog", 2, map[string]string{controllers.AnnotationContract: "catalog"})
+	applied := time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, obj := range []client.Object{sc, dep} {
@@ -437,7 +466,12 @@ func TestInjectGitOpsOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, p := range podsOf(t, ns, "catalog", 2) {
+	pods := podsOf(t, ns, "catalog", 2)
+	created := time.Since(applied)
+	resolved := waitFor(t, client.ObjectKeyFromObject(sc), "resolved", func(sc *v1alpha1.ServiceContract) bool { return sc.Status.Digest != "" })
+	t.Logf("2 Pods created %s after the apply; the contract resolved (%d registry requests) by %s after it; Ready=%v",
+		created.Round(time.Millisecond), len(reg.Requests()), time.Since(applied).Round(time.Millisecond), isReady(resolved))
+	for _, p := range pods {
 		c := sidecarOf(&p)
 		if c == nil {
 			t.Errorf("pod %s, among the first, has no sidecar", p.Name)
