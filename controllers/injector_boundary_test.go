@@ -449,7 +449,9 @@ func TestInjectGitOpsOrder(t *testing.T) {
 	needWebhook(t)
 	ns := injectionNamespace(t, true)
 	reg := testregistry.New(t, nil)
-	d := push(t, plainClient(t, nil), filepath.Join("..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
+	// A bundle of its own, so that no earlier pull of it is cached.
+	bundleDir := catalogVariant(t, fmt.Sprintf("http://127.0.0.1:8080/gitops-%d", time.Now().UnixNano()))
+	d := push(t, plainClient(t, nil), bundleDir, reg.Host+"/bundles/catalog:1.4.0")
 	reg.ResetRequests()
 	host := slowRegistry(t, reg, 150*time.Millisecond)
 	sc := newContract(ns, "catalog", "oci://"+host+"/bundles/catalog:1.4.0", "catalog")
