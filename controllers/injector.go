@@ -58,7 +58,8 @@ const (
 	// SkipLookupFailed: neither the cache nor the API server answered
 	// for the contract within the admission's budget.
 	SkipLookupFailed = "LookupFailed"
-	// SkipInternalError: the webhook failed building the patch.
+	// SkipInternalError: the webhook itself failed (a panic, a patch it
+	// could not encode).
 	SkipInternalError = "InternalError"
 	// SkipInconsistentReview: the AdmissionReview's namespace and its
 	// Pod's disagree, or it has none; nothing is looked up for it.
@@ -70,8 +71,13 @@ const (
 const DefaultResolveWait = 2 * time.Second
 
 // defaultCallTimeout is the API server's timeout for one call when the
-// request does not say (the generated configuration's timeoutSeconds).
-const defaultCallTimeout = 5 * time.Second
+// request does not say (the generated configuration's timeoutSeconds), and
+// maxCallTimeout the most a webhook configuration can give (30s): a
+// request claiming more is held to it.
+const (
+	defaultCallTimeout = 5 * time.Second
+	maxCallTimeout     = 30 * time.Second
+)
 
 // The webhook configuration `make manifests` writes to config/webhook: Pods
 // on create, in namespaces labelled kubepact.dev/injection=enabled, carrying
@@ -142,7 +148,7 @@ func withCallTimeout(ctx context.Context, r *http.Request) context.Context {
 	if err != nil || d <= 0 {
 		return ctx
 	}
-	return context.WithValue(ctx, callTimeoutKey{}, d)
+	return context.WithValue(ctx, callTimeoutKey{}, min(d, maxCallTimeout))
 }
 
 // podAdmission is one Pod being admitted: what every answer about it needs.
