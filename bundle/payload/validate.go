@@ -139,6 +139,7 @@ func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error)
 			return nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema cannot be evaluated: it refers back to itself without descending into a field or an item (at " + cyc.KeywordLocation1 + "), so no validator can finish"}
 		}
 		out.Diagnostics = leafDiagnostics(ve, v)
+		out.Diagnostics = closedBranches(ve, v, cs, out.Diagnostics)
 	}
 	var warnings []Diagnostic
 	if cs.marks {
