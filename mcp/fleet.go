@@ -546,7 +546,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 	}
 	t, err = newTool(toolSpec{
 		name: "pacto_impact", title: "Impact of a contract change", hints: hints{readOnly: true, idempotent: true, openWorld: f.loader.UsesRegistry()},
-		description: "Diff two revisions of a contract (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with compatibility verdicts. oci:// refs reach the registry (cached by digest); local dirs must be in the workspace.",
+		description: "Diff two revisions of a contract (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with their risk (atRisk, excluded) and versionBump. oci:// refs reach the registry; local dirs must be in the workspace.",
 	}, func(ctx context.Context, in impactArgs) (*impactOut, string, error) {
 		if in.Traces != "" {
 			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "traces",
@@ -571,10 +571,10 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return &impactOut{res, p}, fmt.Sprintf("%s %s → %s is %s: %d breaking change(s), %d consumer(s), %d incompatible.", res.Service, res.OldVersion, res.NewVersion, res.Classification,
-			len(res.BreakingChanges), len(res.Consumers), res.IncompatibleConsumers), nil
+		return &impactOut{res, p}, res.Headline(), nil
 	})
-	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array", "consumers": "array", "activeTargets": "array"})); err != nil {
+	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array",
+		"versionBump": "object", "consumers": "array", "atRisk": "array", "activeTargets": "array"})); err != nil {
 		return nil, err
 	}
 	return tools, nil
