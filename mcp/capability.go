@@ -41,6 +41,9 @@ const (
 type capabilityState struct {
 	cb     *CapabilityBundle
 	skills []string // at start; pacto_skill itself lists at call time
+	// confirms asks for, and on the 2026-07-28 era issues and checks, the
+	// confirmations of the generated tools' calls.
+	confirms *confirmations
 }
 
 // capabilityFamily is one bundle's OpenAPI operations as tools that call
@@ -53,7 +56,7 @@ var capabilityFamily = &family{
 		if cb == nil || cb.Bundle == nil || cb.Capability == nil {
 			return nil, errors.New("the capability family needs a bundle (kubepact mcp BUNDLE)")
 		}
-		st := &capabilityState{cb: cb}
+		st := &capabilityState{cb: cb, confirms: env.confirms}
 		if fsys, done, err := st.skillFS(); err == nil {
 			if names, err := bundle.ListSkills(fsys); err == nil {
 				st.skills = names
@@ -89,7 +92,7 @@ func (st *capabilityState) tools() ([]*tool, error) {
 
 	var out []*tool
 	for _, ct := range cb.Capability.Tools {
-		t, err := generatedTool(ct, output)
+		t, err := generatedTool(ct, output, st.confirms)
 		if err != nil {
 			return nil, fmt.Errorf("generated tool %s: %w", ct.Name, err)
 		}
@@ -126,8 +129,9 @@ func (st *capabilityState) tools() ([]*tool, error) {
 	return append(out, skill, withheld), nil
 }
 
-// generatedTool wraps one projected operation.
-func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error) {
+// generatedTool wraps one projected operation; confirms asks for the
+// confirmations its calls need.
+func generatedTool(ct *capability.Tool, output *jsonschema.Schema, confirms *confirmations) (*tool, error) {
 	if !json.Valid(ct.InputSchema) {
 		return nil, errors.New("the input schema is not JSON")
 	}
@@ -171,7 +175,7 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 			if len(diags) > 0 {
 				return argumentRefusal(ct, diags)
 			}
-			res, err := ct.CallChecked(capability.WithConfirmer(ctx, confirmByElicitation), values)
+			res, err := ct.CallChecked(capability.WithConfirmer(ctx, confirms.confirmer(values)), values)
 			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
 				return ask.result()
 			}
