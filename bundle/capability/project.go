@@ -147,7 +147,7 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		fromBundle = lock != nil
 	}
 	if lock != nil {
-		holdToLock(c, lock, fromBundle)
+		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
 	}
 	c.SurfaceDigest = SurfaceDigestOf(c)
 	return c, nil
@@ -229,12 +229,13 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		return nil, sum, err
 	}
 	sum.Version = d.version
+	declared := d.serverURL()
 	base := p.opts.BaseURL
 	if p.shapesOnly {
 		base = "http://127.0.0.1"
 	}
 	if base == "" {
-		if base = d.serverURL(); base == "" {
+		if base = declared; base == "" {
 			return nil, sum, errors.New("no base URL (set BaseURL or add an absolute servers[0].url to the spec)")
 		}
 		if err := checkBaseURL(base); err != nil {
@@ -247,7 +248,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		return nil, sum, fmt.Errorf("base URL %q: %w", base, err)
 	}
 	ifc := &iface{name: s.name, doc: d, baseURL: strings.TrimSuffix(base, "/"), scheme: bu.Scheme, host: bu.Host,
-		loopback: IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
+		declaredBase: declared, loopback: IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
 	prefix := ""
 	if prefixed {
 		prefix = interfacePrefix(s.name)
@@ -355,13 +356,16 @@ func hintsFor(method string, loopback bool) Hints {
 
 // iface is one projected interface: its document, base URL and schemes.
 type iface struct {
-	name     string
-	doc      *document
-	baseURL  string // without trailing slash
-	scheme   string // of baseURL: every request must keep it
-	host     string // of baseURL (with port): every request must keep it
-	loopback bool
-	schemes  map[string]securityScheme
+	name    string
+	doc     *document
+	baseURL string // without trailing slash
+	scheme  string // of baseURL: every request must keep it
+	host    string // of baseURL (with port): every request must keep it
+	// declaredBase is the bundle's own base URL (servers[0].url), which a
+	// lock pins; empty when the spec declares none.
+	declaredBase string
+	loopback     bool
+	schemes      map[string]securityScheme
 	// responses digests the operations' responses during projection.
 	responses *responseDigester
 }
