@@ -407,11 +407,11 @@ func TestConfirmationStateStateless2026(t *testing.T) {
 	altered := []byte(issued)
 	altered[len(altered)/2] ^= 1
 	for name, state := range map[string]string{
-		"no state":              "",
+		"no state":               "",
 		"computed by the client": stateOfMain("deleteProduct", http.MethodDelete, svc.url+"/products/p-0001"),
-		"random":                "kpc1." + strings.Repeat("A", len(issued)-len("kpc1.")),
-		"altered":               string(altered),
-		"truncated":             issued[:len(issued)-4],
+		"random":                 "kpc1." + strings.Repeat("A", len(issued)-len("kpc1.")),
+		"altered":                string(altered),
+		"truncated":              issued[:len(issued)-4],
 	} {
 		wantNotConfirmed(t, retryWith(t, cs, "deleteProduct", p1, "accept", state), notConfirmedForged)
 		if n := svc.count(http.MethodDelete); n != 0 {
@@ -503,7 +503,9 @@ func FuzzConfirmationToken(f *testing.F) {
 	at := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
 	c := newConfirmations(logr.Discard())
 	c.now = func() time.Time { return at }
-	callerTag := func(caller string) [tagLen]byte { return [tagLen]byte(c.mac("kubepact confirmation caller", []byte(caller))) }
+	callerTag := func(caller string) [tagLen]byte {
+		return [tagLen]byte(c.mac("kubepact confirmation caller", []byte(caller)))
+	}
 	type issuedFor struct{ tool, arg, caller string }
 	issued := map[string]issuedFor{}
 	spent := map[string]bool{}
