@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -563,4 +564,43 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// BenchmarkConfirmationState is what a confirmation costs the server on
+// the 2026-07-28 era, beside what the state cost before (the SHA-256 of
+// the request, which anyone could compute): issuing a state, and
+// checking and spending one.
+func BenchmarkConfirmationState(b *testing.B) {
+	c := newConfirmations(logr.Discard())
+	args := map[string]any{"productId": "p-0001", "body": map[string]any{"sku": "SKU-9", "name": "Nine", "price": map[string]any{"currency": "EUR", "amountMinor": json.Number("900")}}}
+	caller := [tagLen]byte(c.mac("kubepact confirmation caller", []byte("alice")))
+	b.Run("sha256-of-the-request", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = stateOfMain("createProduct", http.MethodPost, "http://127.0.0.1:8080/products")
+		}
+	})
+	b.Run("issue", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = c.issue(c.requestTag("createProduct", args), caller)
+		}
+	})
+	b.Run("issue-and-check", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			// A fresh server now and then keeps the spent store from
+			// filling up (that is OVERLOADED, not what is measured).
+			if len(c.spent) >= maxSpentConfirmations-1 {
+				b.StopTimer()
+				c = newConfirmations(logr.Discard())
+				caller = [tagLen]byte(c.mac("kubepact confirmation caller", []byte("alice")))
+				b.StartTimer()
+			}
+			tag := c.requestTag("createProduct", args)
+			if r, _ := c.check(c.issue(tag, caller), tag, caller); r != "" {
+				b.Fatal(r)
+			}
+		}
+	})
 }

@@ -572,3 +572,22 @@ func TestOldLockIsRefused(t *testing.T) {
 		t.Errorf("a missing lock file: %v; want a sentence naming kubepact lock, no system text", err)
 	}
 }
+
+// BenchmarkRequestShape500 is the part of BenchmarkSurfaceDigest500 that
+// pinning the request's shape adds: the shape of each tool of a
+// 500-operation API, written out and digested with its entry.
+func BenchmarkRequestShape500(b *testing.B) {
+	fsys := fstest.MapFS{"big.yaml": {Data: largeSpec(250)}}
+	c, err := project(b.Context(), fsys, []spec{{name: "big", file: "big.yaml"}}, &Options{AllowWrites: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, tl := range c.Tools {
+			if d := mustDigest(tl.op.requestShape()); d == "" {
+				b.Fatal("no digest")
+			}
+		}
+	}
+}
