@@ -436,7 +436,9 @@ func (st *capabilityState) instructions(registered []*tool) string {
 		}
 	}
 	if len(confirm) > 0 {
-		fmt.Fprintf(&b, " A call to %s first asks the user to confirm the exact request (MCP elicitation); a declined or cancelled call, or one made by a client that cannot ask the user, is not sent and answers error.code %s.", strings.Join(confirm, ", "), CodeNotConfirmed)
+		fmt.Fprintf(&b, " A call to %s first asks the user to confirm the exact request (MCP elicitation); a declined or cancelled call, or one made by a client that cannot ask the user, is not sent and answers error.code %s. "+
+			"On protocol 2026-07-28 the call answers input-required: retry it once, with the same arguments, the user's answer and the requestState unchanged, within %s; a state is good for one call.",
+			strings.Join(confirm, ", "), CodeNotConfirmed, durationWords(DefaultConfirmationTTL))
 	}
 	if l := c.Lock; l != nil {
 		fmt.Fprintf(&b, " The generated tools are held to a tools lock (surface %s): a tool that differs from it, or that it does not pin, is withheld with reason DRIFT.", l.SurfaceDigest)

@@ -93,7 +93,7 @@ func (e *inputRequired) result() *sdk.CallToolResult {
 // notConfirmed is the error of a call the user did not confirm.
 func notConfirmed(call *capability.PendingCall, reason, msg string) error {
 	return &ToolError{Code: CodeNotConfirmed, Reason: reason, Remedy: confirmRemedy(reason),
-		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", call.Tool, msg)}
+		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service.", call.Tool, msg)}
 }
 
 // confirmRemedy says what can be done after a call was not confirmed for

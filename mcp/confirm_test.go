@@ -293,6 +293,12 @@ func TestConfirmedDeleteStateless2026(t *testing.T) {
 		if svc.count(http.MethodDelete) != want || res.IsError != (answer == "decline") {
 			t.Errorf("%s over stateless HTTP: %s; %d DELETE(s) received, want %d", answer, text(res), svc.count(http.MethodDelete), want)
 		}
+		if answer == "decline" {
+			wantNotConfirmed(t, res, notConfirmedDeclined)
+			if strings.Contains(text(res), "--confirm-writes") {
+				t.Errorf("after a declined delete the text points at --confirm-writes: %s", text(res))
+			}
+		}
 	}
 }
 
@@ -603,4 +609,43 @@ func BenchmarkConfirmationState(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestSpentConfirmationsAreBounded: the store of used states is bounded;
+// at the bound a retry is refused OVERLOADED (never by forgetting a used
+// state, which would let it be replayed), and a state's id is dropped
+// once the state has expired.
+func TestSpentConfirmationsAreBounded(t *testing.T) {
+	c := newConfirmations(logr.Discard())
+	at := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	c.now = func() time.Time { return at }
+	tag, who := c.requestTag("deleteProduct", map[string]any{"productId": "p-0001"}), [tagLen]byte{}
+	first := c.issue(tag, who)
+	if r, _ := c.check(first, tag, who); r != "" {
+		t.Fatalf("the first state: %s", r)
+	}
+	for i := 1; i < maxSpentConfirmations; i++ {
+		at = at.Add(time.Millisecond)
+		if r, _ := c.check(c.issue(tag, who), tag, who); r != "" {
+			t.Fatalf("state %d: %s", i, r)
+		}
+	}
+	if r, msg := c.check(c.issue(tag, who), tag, who); r != notConfirmedBusy || !strings.Contains(msg, "16384") {
+		t.Fatalf("at the bound: %s (%s); want %s", r, msg, notConfirmedBusy)
+	}
+	if r, _ := c.check(first, tag, who); r != notConfirmedReplayed {
+		t.Errorf("the first state again at the bound: %s; want %s", r, notConfirmedReplayed)
+	}
+	// Once the first states have expired their ids go, and a new one fits.
+	at = at.Add(DefaultConfirmationTTL - time.Duration(maxSpentConfirmations-10)*time.Millisecond)
+	fresh := c.issue(tag, who)
+	if r, _ := c.check(fresh, tag, who); r != "" {
+		t.Errorf("after the first states expired: %s", r)
+	}
+	if r, _ := c.check(first, tag, who); r != notConfirmedExpired {
+		t.Errorf("the first state after its expiry: %s; want %s", r, notConfirmedExpired)
+	}
+	if n := len(c.spent); n >= maxSpentConfirmations {
+		t.Errorf("%d used states kept; want the expired ones gone", n)
+	}
 }
