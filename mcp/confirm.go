@@ -341,10 +341,15 @@ func (c *confirmations) connTag(ss *sdk.ServerSession) [16]byte {
 
 // issue makes a fresh state for the request and caller tags.
 func (c *confirmations) issue(reqTag, callerTag [tagLen]byte) string {
-	b := make([]byte, 0, tokenLen)
-	b = append(b, tokenVersion)
 	var id tokenID
 	_, _ = rand.Read(id[:])
+	return c.mint(id, reqTag, callerTag)
+}
+
+// mint writes the state named id, expiring a lifetime from now.
+func (c *confirmations) mint(id tokenID, reqTag, callerTag [tagLen]byte) string {
+	b := make([]byte, 0, tokenLen)
+	b = append(b, tokenVersion)
 	b = append(b, id[:]...)
 	b = binary.BigEndian.AppendUint64(b, uint64(c.now().Add(c.ttl).UnixMilli()))
 	b = append(b, reqTag[:]...)

@@ -507,8 +507,13 @@ func TestConfirmationStateExpires(t *testing.T) {
 // issued afresh must pass once, fail REPLAYED after, and fail for another
 // request or caller, and every alteration of it must fail FORGED.
 func FuzzConfirmationToken(f *testing.F) {
+	// The fuzzing engine runs this function in each of its processes: the
+	// secret, the clock and the seeds' ids are fixed, so a seed state is
+	// one every process issued, and its mutations are tested against the
+	// secret that signed it.
 	at := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
 	c := newConfirmations(logr.Discard())
+	c.secret = sha256.Sum256([]byte("FuzzConfirmationToken"))
 	c.now = func() time.Time { return at }
 	callerTag := func(caller string) [tagLen]byte {
 		return [tagLen]byte(c.mac("kubepact confirmation caller", []byte(caller)))
@@ -516,8 +521,8 @@ func FuzzConfirmationToken(f *testing.F) {
 	type issuedFor struct{ tool, arg, caller string }
 	issued := map[string]issuedFor{}
 	spent := map[string]bool{}
-	for _, s := range []issuedFor{{"deleteProduct", "p-0001", "alice"}, {"createProduct", `{"sku":"SKU-9"}`, ""}, {"", "", "bob"}} {
-		tok := c.issue(c.requestTag(s.tool, map[string]any{"a": s.arg}), callerTag(s.caller))
+	for i, s := range []issuedFor{{"deleteProduct", "p-0001", "alice"}, {"createProduct", `{"sku":"SKU-9"}`, ""}, {"", "", "bob"}} {
+		tok := c.mint(tokenID{byte(i + 1)}, c.requestTag(s.tool, map[string]any{"a": s.arg}), callerTag(s.caller))
 		issued[tok] = s
 		f.Add(tok, s.tool, s.arg, s.caller, uint(0))
 		f.Add(tok, s.tool, s.arg, s.caller+"x", uint(3))
