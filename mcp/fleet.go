@@ -580,10 +580,10 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return &impactOut{res, p}, fmt.Sprintf("%s %s → %s is %s: %d breaking change(s), %d consumer(s), %d incompatible.", res.Service, res.OldVersion, res.NewVersion, res.Classification,
-			len(res.BreakingChanges), len(res.Consumers), res.IncompatibleConsumers), nil
+		return &impactOut{res, p}, res.Headline(), nil
 	})
-	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array", "consumers": "array", "activeTargets": "array"})); err != nil {
+	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array",
+		"versionBump": "object", "consumers": "array", "atRisk": "array", "activeTargets": "array"})); err != nil {
 		return nil, err
 	}
 	return tools, nil

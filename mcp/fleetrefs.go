@@ -143,11 +143,11 @@ func (f *fleetState) impactRef(ctx context.Context, snap *fleetgraph.Snapshot, f
 // arguments say what they accept.
 func impactSpec(refsOnly bool) (string, *jsonschema.Schema) {
 	if !refsOnly {
-		return "Diff two revisions of a contract (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with compatibility verdicts. oci:// refs reach the registry (cached by digest); local dirs must be in the workspace.", nil
+		return "Diff two revisions of a contract (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with their risk (atRisk, excluded) and versionBump. oci:// refs reach the registry; local dirs must be in the workspace.", nil
 	}
 	in := itemSchema[impactArgs](nil)
 	for _, name := range []string{"old_ref", "new_ref"} {
 		in.Properties[name].Description = fleetRefDescription
 	}
-	return "Diff two revisions of a contract in the fleet (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with compatibility verdicts. old_ref and new_ref name revisions you may see (name, name@version or digest); registry references and paths are not accepted here.", in
+	return "Diff two revisions of a contract in the fleet (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with their risk (atRisk, excluded) and versionBump. old_ref and new_ref name revisions you may see (name, name@version or digest); registry references and paths are not accepted here.", in
 }

@@ -91,7 +91,7 @@ func newPayloadState(env *familyEnv) (*payloadState, error) {
 // Arguments. The subject fields are shared by both tools.
 type (
 	payloadSubject struct {
-		Kind          string `json:"kind,omitempty" jsonschema:"which part; inferred when omitted: an operation's request_body (parameters when it has none), response with status, message, configuration"`
+		Kind          string `json:"kind,omitempty" jsonschema:"which part; inferred when omitted: an operation's request_body, response with status, message, configuration; for an operation without a body, parameters only for an object of parameter names, else give kind"`
 		Operation     string `json:"operation,omitempty" jsonschema:"operationId (or generated tool name)"`
 		Status        string `json:"status,omitempty" jsonschema:"response status: 200, 2XX, default; empty: the first 2XX with a JSON body"`
 		Message       string `json:"message,omitempty" jsonschema:"AsyncAPI message name, channel or operationId"`

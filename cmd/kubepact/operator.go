@@ -263,7 +263,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	if err := addFleet(ctx, mgr, cfg, o); err != nil {
 		return err
 	}
-	if err := o.webhook.setup(mgr, rot, o.reg.PlainHTTP); err != nil {
+	if err := o.webhook.setup(mgr, rot, o.reg.PlainHTTP, o.namespaces); err != nil {
 		return fmt.Errorf("setting up the injection webhook: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
