@@ -59,7 +59,7 @@ func runFleet(b *testing.B, n int) {
 	}
 	r := &controllers.ServiceContractReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(controllers.ControllerName),
-		Options: controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: b.TempDir()}, MaxConcurrentReconciles: 4},
+		Options: controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: b.TempDir(), AllowedRegistries: []string{"127.0.0.1"}}, MaxConcurrentReconciles: 4},
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		b.Fatal(err)

@@ -164,7 +164,7 @@ func runMain(m *testing.M) int {
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder(controllers.ControllerName),
-		Options:   controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: cacheDir}, MaxConcurrentReconciles: 4},
+		Options:   controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: cacheDir, AllowedRegistries: []string{"127.0.0.1"}}, MaxConcurrentReconciles: 4},
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		fmt.Fprintf(os.Stderr, "setup: %v\n", err)

@@ -80,6 +80,8 @@ const (
 //	CURSOR_INVALID          fleet         a cursor is not one this server gave
 //	REGISTRY_DISABLED       fleet,        a ref needs a registry and none is configured
 //	                        payload
+//	REGISTRY_NOT_ALLOWED    fleet,        the registry policy refused a ref's registry (not in --allowed-registries,
+//	                        payload       or at an address only a registry named there may be at); nothing was sent
 //	UNAVAILABLE             fleet,        a ref could not be fetched (payload: or a fleet revision's
 //	                        payload       bundle could not be read again), or what the caller may
 //	                                      see could not be decided now (a Scoper's authority is down)

@@ -77,9 +77,13 @@ func newPayloadState(env *familyEnv) (*payloadState, error) {
 		}
 		client = c
 	}
+	workspace := env.opts.Workspace
+	if env.opts.FleetRefsOnly {
+		workspace = "" // fleet revisions' own locations only
+	}
 	return &payloadState{
 		env:    env,
-		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client}),
+		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client}),
 		cache:  map[string]*payload.Contract{},
 	}, nil
 }
@@ -336,7 +340,11 @@ func (st *payloadState) contract(ctx context.Context, service string) (*payload.
 	if service == "" {
 		return nil, ServiceInfo{}, &ToolError{Code: CodeInvalidArgument, Field: "service", Message: "service is empty: give a service name, name@version, a bundle directory in the workspace or an oci:// reference"}
 	}
-	if bundle.IsOCIRef(service) || strings.ContainsAny(service, `/\`) || strings.HasPrefix(service, ".") {
+	refsOnly := st.env.opts.FleetRefsOnly
+	if te := refusedFleetRef("service", service); refsOnly && te != nil {
+		return nil, ServiceInfo{}, te // nothing outside the fleet is read
+	}
+	if !refsOnly && (bundle.IsOCIRef(service) || strings.ContainsAny(service, `/\`) || strings.HasPrefix(service, ".")) {
 		return st.fromRef(ctx, service)
 	}
 	name, version := splitVersion(service)
@@ -361,7 +369,7 @@ func (st *payloadState) contract(ctx context.Context, service string) (*payload.
 		miss = m
 	}
 	// A bare directory name in the workspace.
-	if ws := st.env.opts.Workspace; ws != "" {
+	if ws := st.env.opts.Workspace; ws != "" && !refsOnly {
 		if fi, err := os.Stat(filepath.Join(ws, service, "pacto.yaml")); err == nil && fi.Mode().IsRegular() {
 			return st.fromRef(ctx, service)
 		}

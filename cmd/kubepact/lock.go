@@ -51,7 +51,7 @@ with the contract; -o - prints it. The file is written atomically.
 				}
 				out = filepath.Join(ref, capability.LockFile)
 			}
-			client, err := reg.client()
+			client, err := reg.client(ctx, ref)
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}

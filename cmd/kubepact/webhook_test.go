@@ -103,7 +103,7 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	// The tool surface the operator records for the webhook to write on
 	// the Pod (controllers.ToolSurface over the same arguments) is the one
 	// the sidecar reports.
-	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true})
+	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		"--kubeconfig", kubeconfigFile,
 		"--metrics-bind-address", "0",
 		"--health-probe-bind-address", probeAddr,
-		"--plain-http", "--cache-dir", t.TempDir(),
+		"--plain-http", "--allowed-registries", reg.Host, "--cache-dir", t.TempDir(),
 		"--webhook-port", strconv.Itoa(webhookPort), "--webhook-host", "127.0.0.1",
 		"--webhook-ip-address", "127.0.0.1", "--sidecar-image", image,
 		"--namespace", ns.Name,
