@@ -66,7 +66,10 @@ type backend interface {
 	// mcpURL is where the URL the README's commands reach /mcp at is
 	// served here.
 	mcpURL(t *testing.T, readmeURL string) string
-	// upgraded makes the upgraded install run, as a rollout would.
+	// beforeUpgrade puts back what the back end changed in the install
+	// for its own sake; upgraded makes the upgraded install run, as a
+	// rollout would.
+	beforeUpgrade(t *testing.T)
 	upgraded(t *testing.T)
 	// operatorGone: `helm uninstall` deleted the operator's Deployment.
 	operatorGone(t *testing.T)

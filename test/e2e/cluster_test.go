@@ -117,6 +117,11 @@ func (b *clusterBackend) installed(t *testing.T) []*unstructured.Unstructured {
 	return releaseObjects(t, helmBinCluster(), nil)
 }
 
+func (b *clusterBackend) beforeUpgrade(t *testing.T) {
+	t.Helper()
+	t.Fatal("the cluster back end does not run the README's upgrade (cannotInstall)")
+}
+
 func (b *clusterBackend) upgraded(t *testing.T) {
 	t.Helper()
 	t.Fatal("the cluster back end does not run the README's upgrade (cannotInstall)")

@@ -492,6 +492,16 @@ func (s *story) upgrade(t *testing.T) {
 	if why := s.b.cannotInstall(); why != "" {
 		t.Skipf("README upgrade: not run on this back end: %s", why)
 	}
+	// The earlier CRD has no status.toolSurfaceDigest: the API server
+	// pruned what the operator wrote there.
+	sc := &v1alpha1.ServiceContract{}
+	if err := s.b.admin().Get(t.Context(), client.ObjectKey{Namespace: s.shop, Name: "catalog"}, sc); err != nil {
+		t.Fatal(err)
+	}
+	if sc.Status.ToolSurfaceDigest != "" {
+		t.Fatalf("before the upgrade catalog's status holds toolSurfaceDigest %s, which the earlier CRD does not declare", sc.Status.ToolSurfaceDigest)
+	}
+	s.b.beforeUpgrade(t)
 	s.sh.run(t, "upgrade", repoRoot(), []string{"VERSION=" + imageVersions[1], "LOCALBIN=" + t.TempDir()}, nil)
 	if fields := crdStatusFields(t, s.b.admin()); !slices.Contains(fields, "pods") || !slices.Contains(fields, "toolSurfaceDigest") {
 		t.Fatalf("after the README's upgrade the CRD's status has %v; want the chart's (pods, toolSurfaceDigest, …)", fields)
@@ -511,6 +521,16 @@ func (s *story) upgrade(t *testing.T) {
 	for name, ns := range map[string]string{"catalog": s.shop, "orders": s.shop, "payments": s.billing} {
 		s.waitReady(t, ns, name, s.digests[name], "")
 	}
+	// The new field is kept now.
+	eventually(t, "catalog's status.toolSurfaceDigest under the upgraded CRD", 60*time.Second, func() error {
+		if err := s.b.admin().Get(t.Context(), client.ObjectKey{Namespace: s.shop, Name: "catalog"}, sc); err != nil {
+			return err
+		}
+		if sc.Status.ToolSurfaceDigest == "" {
+			return errNotYet
+		}
+		return nil
+	})
 }
 
 // injectedSidecar is the native sidecar the webhook added to pod; its

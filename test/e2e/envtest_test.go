@@ -51,6 +51,9 @@ type envtestBackend struct {
 	images *images
 	// operatorImage is the image the operator process runs.
 	operatorImage string
+	// webhookServices are the Services the installed webhooks call, by
+	// webhook name, while the configuration points at the process.
+	webhookServices map[string]admissionregistrationv1.ServiceReference
 
 	operator *process
 	// Where the operator process serves, on loopback.
@@ -174,6 +177,29 @@ func (b *envtestBackend) installed(t *testing.T) []*unstructured.Unstructured {
 	return objs
 }
 
+// beforeUpgrade gives the webhook configuration back the Services the
+// install gave it, so that helm upgrades what it installed (a
+// configuration holding both a URL and a Service is invalid).
+func (b *envtestBackend) beforeUpgrade(t *testing.T) {
+	t.Helper()
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := b.c.Get(t.Context(), client.ObjectKey{Name: webhookConfig}, mwc); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(mwc.DeepCopy())
+	for i := range mwc.Webhooks {
+		svc, ok := b.webhookServices[mwc.Webhooks[i].Name]
+		if !ok {
+			t.Fatalf("webhook %s was not installed", mwc.Webhooks[i].Name)
+		}
+		cc := &mwc.Webhooks[i].ClientConfig
+		*cc = admissionregistrationv1.WebhookClientConfig{Service: &svc, CABundle: cc.CABundle}
+	}
+	if err := b.c.Patch(t.Context(), mwc, patch); err != nil {
+		t.Fatalf("giving %s its Services back: %v", webhookConfig, err)
+	}
+}
+
 // upgraded replaces the operator process by one of the upgraded
 // Deployment, as its rollout replaces the Pods.
 func (b *envtestBackend) upgraded(t *testing.T) {
@@ -210,8 +236,8 @@ func (b *envtestBackend) cli(t *testing.T) string {
 
 // loopbackWebhook points every webhook of the installed configuration at
 // https://127.0.0.1:<port><the Service path>: the API server reaches the
-// operator process, not a Service. (It keeps the caBundle the operator
-// wrote; after an upgrade that reset it, the operator writes it again.)
+// operator process, not a Service. It keeps the caBundle the operator
+// wrote, and remembers the Services for beforeUpgrade.
 func (b *envtestBackend) loopbackWebhook(t *testing.T) {
 	t.Helper()
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
@@ -219,14 +245,15 @@ func (b *envtestBackend) loopbackWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	patch := client.MergeFrom(mwc.DeepCopy())
+	if b.webhookServices == nil {
+		b.webhookServices = map[string]admissionregistrationv1.ServiceReference{}
+	}
 	for i := range mwc.Webhooks {
 		cc := &mwc.Webhooks[i].ClientConfig
-		if cc.Service == nil && cc.URL != nil && strings.HasPrefix(*cc.URL, fmt.Sprintf("https://127.0.0.1:%d/", b.webhookPort)) {
-			continue // pointed here before (an upgrade that left it)
-		}
 		if cc.Service == nil || cc.Service.Name != "kubepact-webhook" || cc.Service.Namespace != installNamespace {
 			t.Fatalf("webhook %s is not sent to Service %s/kubepact-webhook: %+v", mwc.Webhooks[i].Name, installNamespace, cc)
 		}
+		b.webhookServices[mwc.Webhooks[i].Name] = *cc.Service
 		path := "/"
 		if cc.Service.Path != nil {
 			path = *cc.Service.Path

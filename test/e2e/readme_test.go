@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -93,6 +94,11 @@ func commands(block string) []string {
 func oneLine(cmd string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(cmd, "\\\n", " ")), " ")
 }
+
+// placeholders are the README's placeholders the suite fills (the
+// substitution rule above): its registry, and what the last `make
+// image-push` printed.
+var placeholders = []string{"<registry>", "<the image's digest>", "<its digest>", "<new version>"}
 
 var (
 	placeholder = regexp.MustCompile(`<[^<>\n]+>`)
@@ -180,16 +186,22 @@ func (r *readme) fill(t *testing.T, cmd string) string {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var unknown []string
+	var unknown, unset []string
 	out := placeholder.ReplaceAllStringFunc(cmd, func(p string) string {
 		v, ok := r.values[p]
-		if !ok {
+		switch {
+		case !slices.Contains(placeholders, p):
 			unknown = append(unknown, p)
+		case !ok:
+			unset = append(unset, p)
 		}
 		return v
 	})
-	if len(unknown) > 0 {
-		t.Fatalf("README command %q: the suite has no value for %s (the substitution rule is in test/e2e/readme_test.go; a new placeholder needs one)", oneLine(cmd), strings.Join(unknown, ", "))
+	switch {
+	case len(unknown) > 0:
+		t.Fatalf("README command %q: the suite fills no placeholder %s (the substitution rule is in test/e2e/readme_test.go; a new placeholder needs a value there)", oneLine(cmd), strings.Join(unknown, ", "))
+	case len(unset) > 0:
+		t.Fatalf("README command %q: no value for %s yet: the command that prints it (make image-push) did not run before it", oneLine(cmd), strings.Join(unset, ", "))
 	}
 	return out
 }
@@ -237,13 +249,24 @@ var exportedName = regexp.MustCompile(`(?m)^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// environ is the environment of a README command: the suite's, without
+// what `make test-e2e` passes down to the makes it starts (a user's shell
+// has none of it), then the shell's and the block's.
+func (r *readme) environ(extra []string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" || name == "MAKEOVERRIDES"
+	})
+	return append(append(env, r.env...), extra...)
+}
+
 // command runs one command and fails the step, with its output, if it
 // fails; it returns its standard output.
 func (r *readme) command(t *testing.T, block, line, cmd, dir string, extra []string) string {
 	t.Helper()
 	c := exec.CommandContext(t.Context(), "bash", "-c", r.script(cmd))
 	c.Dir = dir
-	c.Env = append(append(os.Environ(), r.env...), extra...)
+	c.Env = r.environ(extra)
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -261,7 +284,7 @@ func (r *readme) background(t *testing.T, block, line, cmd, dir string, extra []
 	t.Helper()
 	c := exec.Command("bash", "-c", "set -euo pipefail\nsource "+shellQuote(r.state)+"\nexec "+cmd)
 	c.Dir = dir
-	c.Env = append(append(os.Environ(), r.env...), extra...)
+	c.Env = r.environ(extra)
 	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := c.StdoutPipe()
 	if err != nil {
