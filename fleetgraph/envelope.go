@@ -59,6 +59,10 @@ const (
 	// LimitObservedUnavailable: observed (traced) edges were asked for and
 	// no observed-edge source is configured.
 	LimitObservedUnavailable = "OBSERVED_EDGES_UNAVAILABLE"
+	// LimitNoVisibleScope: the reader may see no scope that holds a record
+	// (Visibility, NoScopes), so the answer shows nothing whatever the
+	// fleet holds.
+	LimitNoVisibleScope = "NO_VISIBLE_SCOPE"
 )
 
 // Caps on the envelope's lists.

@@ -221,8 +221,19 @@ func (f *fleetState) restrict(ctx context.Context, snap *fleetgraph.Snapshot) (*
 		f.log.Error(err, "Could not decide what a caller may see", "user", who.User)
 		return nil, &ToolError{Code: CodeUnavailable, Message: "could not decide which namespaces you may see right now; retry shortly"}
 	}
+	if !v.All() && len(v.Scopes()) == 0 {
+		v = fleetgraph.NoScopes(seesNoNamespace)
+	}
 	return snap.Restrict(v), nil
 }
+
+// seesNoNamespace is the limitation on every fleet answer to a caller who
+// may see none of the fleet's namespaces: an empty answer is then no
+// evidence of an empty fleet. (The same words for every such caller, so
+// they share one view.)
+const seesNoNamespace = "your identity may list ServiceContracts in none of the namespaces where this fleet has records, nor cluster-wide, " +
+	"so this answer shows nothing: it cannot tell an empty fleet from one you may not see. To see a namespace's fleet, the identity needs " +
+	"list on servicecontracts.kubepact.dev there, e.g. `kubectl -n NAMESPACE create rolebinding NAME --clusterrole=kubepact-fleet-reader --serviceaccount=NAMESPACE:NAME`"
 
 func queryToolError(err error) error {
 	var qe *fleetgraph.QueryError
