@@ -34,7 +34,8 @@ const (
 const (
 	// DefaultCatalogRefresh is how often the roots are resolved again.
 	DefaultCatalogRefresh = time.Minute
-	// catalogLoadTimeout bounds the first resolution, at start-up.
+	// catalogLoadTimeout bounds one whole resolution, the first included
+	// (each reference has its own, shorter, Catalog.RequestTimeout).
 	catalogLoadTimeout = 2 * time.Minute
 	// maxCatalogCandidates bounds the near misses a lookup names.
 	maxCatalogCandidates = 5
@@ -55,6 +56,10 @@ type CatalogOptions struct {
 	Refresh time.Duration
 	// Bounds cap the catalog (zero fields: Pacto's defaults).
 	Bounds catalog.Bounds
+	// RequestTimeout bounds the resolution of one reference, on its own
+	// context: a registry that stalls ends its own branch, as an
+	// UNAVAILABLE limitation naming it, and no other (default 30s).
+	RequestTimeout time.Duration
 	// Live, when set, is the catalog served; Roots, Refresh and Bounds are
 	// then not used (a caller that keeps it live itself, or a test).
 	Live *catalog.Live
@@ -66,6 +71,7 @@ func (o *CatalogOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Refresh, "catalog-refresh", o.Refresh, "how often the catalog roots are resolved again, so a moved tag is noticed (default 1m)")
 	fs.IntVar(&o.Bounds.MaxDepth, "catalog-max-depth", o.Bounds.MaxDepth, "dependency hops followed from a root (default 10, at most 25)")
 	fs.IntVar(&o.Bounds.MaxRevisions, "catalog-max-revisions", o.Bounds.MaxRevisions, "revisions a catalog may hold (default 500, at most 5000)")
+	fs.DurationVar(&o.RequestTimeout, "catalog-request-timeout", o.RequestTimeout, "how long one catalog reference may take to resolve (its tag, manifest and layer) before it is left UNAVAILABLE; other references are not held up (default 30s)")
 }
 
 func (o *CatalogOptions) validate(families []Family) error {
@@ -83,6 +89,8 @@ func (o *CatalogOptions) validate(families []Family) error {
 		return optionErrorf("Families", ": the catalog family needs Catalog.Roots (local bundle directories or oci:// references); nothing is discovered implicitly")
 	case o.Refresh < 0:
 		return optionErrorf("Catalog.Refresh", "must not be negative")
+	case o.RequestTimeout < 0:
+		return optionErrorf("Catalog.RequestTimeout", "must not be negative")
 	}
 	return nil
 }
@@ -110,10 +118,15 @@ type catalogState struct {
 
 // readTTL ties a catalog read's cache hint to the refresh interval: the
 // catalog read now is the one served until the next refresh at the
-// latest. A caller-owned catalog gets no hint (0: do not cache).
+// latest. A caller-owned catalog gets no hint (0: do not cache), nor
+// does the RESOLVING placeholder, which is replaced as soon as the first
+// resolution ends.
 func (st *catalogState) readTTL(uri string) (time.Duration, bool) {
 	if uri != CatalogURI && uri != CatalogClosureURI {
 		return 0, false
+	}
+	if st.live.Current().Resolving() {
+		return 0, true
 	}
 	return st.refresh, true
 }
@@ -121,7 +134,7 @@ func (st *catalogState) readTTL(uri string) (time.Duration, bool) {
 // catalogFamily is Pacto's catalog mode, kept live.
 var catalogFamily = &family{
 	name:    FamilyCatalog,
-	summary: "catalog — the resources pacto://catalog (what the catalog is: catalogId, completeness, bounds, limitations, every requested root) and pacto://catalog/closure (revisions, edges, unresolved dependencies, conflicts, cycles) over the roots the server was given and their dependency closure, and pacto_catalog_revision to look one revision up by its full identity (name, domain, scheme, digest). Read-only; the roots are resolved again periodically, so a moved tag shows as a new catalogId. completeness partial means what is missing is unknown, not absent",
+	summary: "catalog — the resources pacto://catalog (what the catalog is: catalogId, completeness, bounds, limitations, every requested root) and pacto://catalog/closure (revisions, edges, unresolved dependencies, conflicts, cycles) over the roots the server was given and their dependency closure, and pacto_catalog_revision to look one revision up by its full identity (name, domain, scheme, digest). Read-only; the roots are resolved again periodically, so a moved tag shows as a new catalogId. completeness partial means what is missing is unknown, not absent; until the first resolution ends it is partial with a RESOLVING limitation",
 	build: func(ctx context.Context, env *familyEnv) (*familyParts, error) {
 		st, err := newCatalogState(ctx, env)
 		if err != nil {
@@ -135,11 +148,13 @@ var catalogFamily = &family{
 	},
 }
 
-// newCatalogState resolves the catalog once with ctx (bounded by
-// catalogLoadTimeout), then keeps it live for the server's life (until
-// Server.Close). Registry
-// roots use the server's one registry client.
-func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error) {
+// newCatalogState serves the catalog before resolving it: the RESOLVING
+// placeholder answers until the first resolution, which runs in the
+// background with the refreshes after it, for the server's life (until
+// Server.Close). So no registry, however slow, holds up the server's
+// start or a client's initialize. Registry roots use the server's one
+// registry client.
+func newCatalogState(_ context.Context, env *familyEnv) (*catalogState, error) {
 	o := &env.opts.Catalog
 	if o.Live != nil {
 		return &catalogState{live: o.Live}, nil
@@ -152,9 +167,7 @@ func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error)
 		}
 		client = c
 	}
-	lctx, cancel := context.WithTimeout(ctx, catalogLoadTimeout)
-	live, err := catalog.NewLive(lctx, &catalog.Options{Roots: o.Roots, Client: client, Bounds: o.Bounds})
-	cancel()
+	live, err := catalog.NewResolvingLive(&catalog.Options{Roots: o.Roots, Client: client, Bounds: o.Bounds, RequestTimeout: o.RequestTimeout})
 	if err != nil {
 		var oe *catalog.OptionError
 		if errors.As(err, &oe) {
@@ -162,17 +175,20 @@ func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error)
 		}
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("resolving the catalog roots: %w", err)
-	}
 	log := env.log
-	logCatalog(log, "Catalog resolved", live.Current())
 	refresh := o.Refresh
 	if refresh == 0 {
 		refresh = DefaultCatalogRefresh
 	}
 	env.background(func(ctx context.Context) {
-		live.Run(ctx, refresh, catalogLoadTimeout, func(c *catalog.Catalog) { logCatalog(log, "Catalog changed", c) })
+		first := true
+		live.Run(ctx, refresh, catalogLoadTimeout, func(c *catalog.Catalog) {
+			msg := "Catalog changed"
+			if first {
+				msg, first = "Catalog resolved", false
+			}
+			logCatalog(log, msg, c)
+		})
 	})
 	return &catalogState{live: live, refresh: refresh}, nil
 }
@@ -251,7 +267,9 @@ func (st *catalogState) revisionTool() (*tool, error) {
 		}
 		res.Candidates = c.Candidates(id, maxCatalogCandidates)
 		msg := fmt.Sprintf("Not found: no revision %s in catalog %s", id, m.CatalogID)
-		if m.Completeness != catalog.CompletenessComplete {
+		if c.Resolving() {
+			msg += " — the catalog is still being resolved for the first time, so nothing is known yet; ask again shortly"
+		} else if m.Completeness != catalog.CompletenessComplete {
 			msg += " — the catalog is " + m.Completeness + ", so it is unknown, not proven absent"
 		}
 		if len(res.Candidates) > 0 {

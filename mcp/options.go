@@ -215,6 +215,7 @@ var FlagNames = map[string]string{
 	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
 	"Catalog.Roots": "--root", "Catalog.Refresh": "--catalog-refresh",
 	"Catalog.Bounds.MaxDepth": "--catalog-max-depth", "Catalog.Bounds.MaxRevisions": "--catalog-max-revisions",
+	"Catalog.RequestTimeout": "--catalog-request-timeout",
 }
 
 // FlagWords rewrites the option field names in s into the flags names
