@@ -73,7 +73,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 				return
 			}
 			if refused != nil {
-				writeRPCError(w, http.StatusBadRequest, refused.id, codeInvalidRequest, refused.msg)
+				writeRPCError(w, http.StatusBadRequest, refused.id, refused.code, refused.msg)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
