@@ -140,7 +140,8 @@ type Options struct {
 	// (idle, or still sending its request); when every connection is
 	// serving a request, the new one is refused (503).
 	MaxConnections int
-	// MaxRequestBytes bounds an HTTP request body (default 4 MiB).
+	// MaxRequestBytes bounds a request: an HTTP body, a stdio line
+	// (default 4 MiB).
 	MaxRequestBytes int64
 	// ReadHeaderTimeout bounds reading a request's headers (default 10s),
 	// ReadTimeout reading the whole request, body included (default 30s),
@@ -203,7 +204,7 @@ func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxSessions, "max-sessions", o.MaxSessions, "most HTTP sessions open at once; a new one evicts the session idle longest, or is refused when all are busy (a session holding only its GET stream is idle)")
 	fs.IntVar(&o.MaxSessionsPerIdentity, "max-sessions-per-identity", o.MaxSessionsPerIdentity, "most HTTP sessions one caller (identity, or client IP without authentication) holds; its new one evicts its own session idle longest, or is refused when all of its are busy (default 100; above --max-sessions it is --max-sessions)")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "most HTTP connections open at once; a new one takes the slot of the connection waiting longest, or is refused when all are serving")
-	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest HTTP request body accepted")
+	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest request accepted: an HTTP request body, or a line on stdio")
 	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "how long a client may take to send a request's headers")
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "how long a client may take to send a whole request, body included")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "how long a keep-alive connection may wait for its next request")
