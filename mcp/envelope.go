@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -90,8 +91,7 @@ type envelopeError struct {
 // walks tokens with an explicit stack, so nesting depth costs heap, never
 // goroutine stack.
 func checkEnvelope(body []byte) (refused *envelopeError, valid bool) {
-	w := envelopeWalk{body: body, dec: json.NewDecoder(bytes.NewReader(body))}
-	w.dec.UseNumber()
+	w := envelopeWalk{body: body, stack: make([]envFrame, 0, 8), names: make([]envName, 0, 2*linearNames)}
 	if msg, ok := w.walk(); !ok {
 		return nil, false
 	} else if msg != "" {
@@ -142,11 +142,15 @@ const (
 type envFrame struct {
 	object bool
 	role   role
-	seen   map[string]struct{} // member names so far (objects)
-	folds  map[string]string   // their case folds, to the name as written (objects)
-	key    string              // the current member's name (objects)
-	index  int                 // the current element's index (arrays)
-	msg    *envMessage         // the message this object is (roleMessage)
+	first  bool        // no member or element yet
+	key    []byte      // the current member's name (objects)
+	index  int         // the current element's index (arrays)
+	msg    *envMessage // the message this object is (roleMessage)
+	// The member names so far: w.names[names:] while few, then the maps.
+	names   int
+	byName  map[string]struct{}
+	byFold  map[string]string // fold → the name as written
+	manyKey bool
 }
 
 // envMessage is what the walk keeps of one message: its id as written
@@ -158,10 +162,22 @@ type envMessage struct {
 	method bool
 }
 
+// envName is one member name of an open object: as decoded, and folded.
+type envName struct{ name, fold []byte }
+
+// linearNames is how many member names an object keeps in a list before
+// it indexes them in maps: a short list is cheaper to scan than to hash.
+const linearNames = 16
+
+// envelopeWalk scans one document byte by byte: it validates the JSON
+// grammar as encoding/json does and checks every member name, decoding
+// only names, never values. Open containers are an explicit stack, so
+// nesting depth costs heap, never goroutine stack.
 type envelopeWalk struct {
 	body  []byte
-	dec   *json.Decoder
-	stack []*envFrame
+	pos   int
+	stack []envFrame
+	names []envName // the member names of the open objects, innermost last
 	msgs  []*envMessage
 	batch bool
 }
@@ -169,57 +185,91 @@ type envelopeWalk struct {
 // walk returns the first rule the document breaks, "" for none, and ok
 // false when it is not exactly one JSON value.
 func (w *envelopeWalk) walk() (msg string, ok bool) {
-	expectKey := false // the next token is a member name or '}'
-	var idOf *envMessage
-	idStart := int64(0)
-	started := false
-	for {
-		tok, err := w.dec.Token()
-		if errors.Is(err, io.EOF) {
-			return "", started && len(w.stack) == 0
-		}
-		if err != nil {
+	w.ws()
+	if msg, ok := w.value(nil); msg != "" || !ok {
+		return msg, ok
+	}
+	for len(w.stack) > 0 {
+		w.ws()
+		top := &w.stack[len(w.stack)-1]
+		if w.pos >= len(w.body) {
 			return "", false
 		}
-		if started && len(w.stack) == 0 {
-			return "", false // a second value after the first
-		}
-		started = true
-		if expectKey {
-			if tok == json.Delim('}') {
-				w.stack = w.stack[:len(w.stack)-1]
-				expectKey = w.valueEnded()
-				continue
-			}
-			name, _ := tok.(string)
-			if msg := w.member(name); msg != "" {
-				return msg, true
-			}
-			top := w.stack[len(w.stack)-1]
-			if top.role == roleMessage {
-				switch name {
-				case "id":
-					top.msg.hasID = true
-					idOf, idStart = top.msg, w.dec.InputOffset()
-				case "method":
-					top.msg.method = true
-				}
-			}
-			expectKey = false
+		c := w.body[w.pos]
+		if top.object && c == '}' || !top.object && c == ']' {
+			w.pos++
+			w.pop()
 			continue
 		}
-		if idOf != nil {
-			if _, open := tok.(json.Delim); !open {
-				idOf.id = bytes.TrimLeft(w.body[idStart:w.dec.InputOffset()], " \t\r\n:")
+		if !top.first {
+			if c != ',' {
+				return "", false
 			}
-			idOf = nil
+			w.pos++
+			w.ws()
 		}
-		if d, open := tok.(json.Delim); open && (d == '{' || d == '[') && len(w.stack) == maxEnvelopeDepth {
+		if !top.object {
+			if !top.first {
+				top.index++
+			}
+			top.first = false
+			if msg, ok := w.value(nil); msg != "" || !ok {
+				return msg, ok
+			}
+			continue
+		}
+		top.first = false
+		name, ok := w.name()
+		if !ok {
+			return "", false
+		}
+		if msg := w.member(name); msg != "" {
+			return msg, true
+		}
+		w.ws()
+		if w.pos >= len(w.body) || w.body[w.pos] != ':' {
+			return "", false
+		}
+		w.pos++
+		w.ws()
+		var idOf *envMessage
+		if top.role == roleMessage {
+			switch string(name) {
+			case "id":
+				top.msg.hasID = true
+				idOf = top.msg
+			case "method":
+				top.msg.method = true
+			}
+		}
+		if msg, ok := w.value(idOf); msg != "" || !ok {
+			return msg, ok
+		}
+	}
+	w.ws()
+	return "", w.pos == len(w.body)
+}
+
+// value reads one value: a scalar whole, or the opening of a container
+// (pushed for walk to continue). idOf, when set, receives a scalar's
+// bytes as the message's id.
+func (w *envelopeWalk) value(idOf *envMessage) (msg string, ok bool) {
+	if w.pos >= len(w.body) {
+		return "", false
+	}
+	start := w.pos
+	switch c := w.body[w.pos]; {
+	case c == '{' || c == '[':
+		if len(w.stack) == maxEnvelopeDepth {
 			return fmt.Sprintf("objects and arrays are nested more than %d levels deep; the server reads at most %d", maxEnvelopeDepth, maxEnvelopeDepth), true
 		}
-		switch tok {
-		case json.Delim('{'):
-			f := &envFrame{object: true, role: w.childRole(), seen: map[string]struct{}{}, folds: map[string]string{}}
+		w.pos++
+		f := envFrame{object: c == '{', first: true, names: len(w.names)}
+		if c == '[' && len(w.stack) == 0 {
+			w.batch = true
+		}
+		if f.object {
+			f.role = w.childRole()
 			if f.role == roleMessage {
 				f.msg = &envMessage{}
 				if w.batch {
@@ -227,36 +277,264 @@ func (w *envelopeWalk) walk() (msg string, ok bool) {
 				}
 				w.msgs = append(w.msgs, f.msg)
 			}
-			w.stack = append(w.stack, f)
-			expectKey = true
-		case json.Delim('['):
-			if len(w.stack) == 0 {
-				w.batch = true
-			}
-			w.stack = append(w.stack, &envFrame{index: 0})
-		case json.Delim(']'):
-			w.stack = w.stack[:len(w.stack)-1]
-			expectKey = w.valueEnded()
-		default: // a scalar
-			expectKey = w.valueEnded()
+		}
+		w.stack = append(w.stack, f)
+		return "", true
+	case c == '"':
+		_, _, ok = w.str()
+	case c == '-' || '0' <= c && c <= '9':
+		ok = w.number()
+	case c == 't':
+		ok = w.literal("true")
+	case c == 'f':
+		ok = w.literal("false")
+	case c == 'n':
+		ok = w.literal("null")
+	}
+	if !ok {
+		return "", false
+	}
+	if idOf != nil {
+		idOf.id = w.body[start:w.pos]
+	}
+	return "", true
+}
+
+// pop closes the innermost container.
+func (w *envelopeWalk) pop() {
+	top := &w.stack[len(w.stack)-1]
+	w.names = w.names[:top.names]
+	w.stack = w.stack[:len(w.stack)-1]
+}
+
+func (w *envelopeWalk) ws() {
+	for w.pos < len(w.body) {
+		switch w.body[w.pos] {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return
 		}
 	}
 }
 
+func (w *envelopeWalk) literal(lit string) bool {
+	if len(w.body)-w.pos < len(lit) || string(w.body[w.pos:w.pos+len(lit)]) != lit {
+		return false
+	}
+	w.pos += len(lit)
+	return true
+}
+
+// number reads a number as the JSON grammar has it: -?(0|[1-9][0-9]*)
+// (.[0-9]+)?([eE][+-]?[0-9]+)?
+func (w *envelopeWalk) number() bool {
+	b, i := w.body, w.pos
+	digits := func() bool {
+		n := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		return i > n
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	w.pos = i
+	return true
+}
+
+// str reads a string at w.pos (its opening quote) and returns the bytes
+// between the quotes and whether they need decoding (an escape, or a
+// byte beyond ASCII).
+func (w *envelopeWalk) str() (raw []byte, decode bool, ok bool) {
+	b := w.body
+	i := w.pos + 1
+	for i < len(b) {
+		switch c := b[i]; {
+		case c == '"':
+			raw = b[w.pos+1 : i]
+			w.pos = i + 1
+			return raw, decode, true
+		case c == '\\':
+			decode = true
+			if i+1 >= len(b) {
+				return nil, false, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || hex4(b[i+2:i+6]) < 0 {
+					return nil, false, false
+				}
+				i += 6
+			default:
+				return nil, false, false
+			}
+		case c < 0x20:
+			return nil, false, false
+		case c >= utf8.RuneSelf:
+			decode = true
+			i++
+		default:
+			i++
+		}
+	}
+	return nil, false, false
+}
+
+// name reads a member name and returns it decoded.
+func (w *envelopeWalk) name() ([]byte, bool) {
+	if w.pos >= len(w.body) || w.body[w.pos] != '"' {
+		return nil, false
+	}
+	raw, decode, ok := w.str()
+	if !ok {
+		return nil, false
+	}
+	if decode {
+		raw = unquote(raw)
+	}
+	return raw, true
+}
+
+// hex4 is the value of four hex digits, or -1.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// unquote decodes the inside of a valid JSON string as encoding/json
+// does: escapes resolved, a surrogate pair joined, and a lone surrogate
+// or a byte that is not UTF-8 each become U+FFFD.
+func unquote(raw []byte) []byte {
+	out := make([]byte, 0, len(raw)+8)
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\':
+			switch e := raw[i+1]; e {
+			case 'u':
+				r := hex4(raw[i+2 : i+6])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+						if pair := utf16.DecodeRune(r, hex4(raw[i+2:i+6])); pair != unicode.ReplacementChar {
+							out = utf8.AppendRune(out, pair)
+							i += 6
+							continue
+						}
+					}
+					r = unicode.ReplacementChar
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				out = append(out, unescape(e))
+				i += 2
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, unicode.ReplacementChar)
+			} else {
+				out = append(out, raw[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return out
+}
+
+// unescape is the byte a one-letter escape stands for.
+func unescape(e byte) byte {
+	switch e {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return e // '"', '\\' and '/' stand for themselves
+}
+
 // member checks the next member name of the innermost object and records
 // it; it returns the rule it breaks, or "".
-func (w *envelopeWalk) member(name string) string {
-	top := w.stack[len(w.stack)-1]
+func (w *envelopeWalk) member(name []byte) string {
+	top := &w.stack[len(w.stack)-1]
 	top.key = name
-	if _, dup := top.seen[name]; dup {
-		return fmt.Sprintf("key %q appears twice; every key may appear once, at any depth of the request", w.path())
+	fold := foldBytes(name)
+	if top.manyKey {
+		if _, dup := top.byName[string(name)]; dup {
+			return fmt.Sprintf("key %q appears twice; every key may appear once, at any depth of the request", w.path())
+		}
+		if first, ok := top.byFold[string(fold)]; ok {
+			return w.caseTwins(first)
+		}
+		top.byName[string(name)] = struct{}{}
+		top.byFold[string(fold)] = string(name)
+	} else {
+		for _, n := range w.names[top.names:] {
+			switch {
+			case bytes.Equal(n.name, name):
+				return fmt.Sprintf("key %q appears twice; every key may appear once, at any depth of the request", w.path())
+			case bytes.Equal(n.fold, fold):
+				return w.caseTwins(string(n.name))
+			}
+		}
+		w.names = append(w.names, envName{name, fold})
+		if len(w.names)-top.names > linearNames {
+			top.manyKey = true
+			top.byName, top.byFold = map[string]struct{}{}, map[string]string{}
+			for _, n := range w.names[top.names:] {
+				top.byName[string(n.name)] = struct{}{}
+				top.byFold[string(n.fold)] = string(n.name)
+			}
+			w.names = w.names[:top.names]
+		}
 	}
-	fold := foldKey(name)
-	if first, ok := top.folds[fold]; ok {
-		return fmt.Sprintf("keys %q and %q differ only in case; names are case-sensitive and a reader that ignores case would take one for the other: give each key once, spelled exactly", w.pathWith(first), w.path())
-	}
-	top.seen[name] = struct{}{}
-	top.folds[fold] = name
 	known := rpcMembers
 	switch top.role {
 	case roleParams, roleMeta:
@@ -264,10 +542,14 @@ func (w *envelopeWalk) member(name string) string {
 	case roleOther:
 		return ""
 	}
-	if m, ok := known[fold]; ok && m != name {
+	if m, ok := known[string(fold)]; ok && m != string(name) {
 		return fmt.Sprintf("key %q differs only in case from the member %q; JSON-RPC and MCP member names are case-sensitive: spell it %q", w.path(), m, m)
 	}
 	return ""
+}
+
+func (w *envelopeWalk) caseTwins(first string) string {
+	return fmt.Sprintf("keys %q and %q differ only in case; names are case-sensitive and a reader that ignores case would take one for the other: give each key once, spelled exactly", w.pathWith([]byte(first)), w.path())
 }
 
 // childRole is the role of an object opened where the walk stands.
@@ -280,28 +562,14 @@ func (w *envelopeWalk) childRole() role {
 			return roleMessage
 		}
 	}
-	top := w.stack[len(w.stack)-1]
+	top := &w.stack[len(w.stack)-1]
 	switch {
-	case top.role == roleMessage && top.key == "params":
+	case top.role == roleMessage && string(top.key) == "params":
 		return roleParams
-	case top.role == roleParams && top.key == "_meta":
+	case top.role == roleParams && string(top.key) == "_meta":
 		return roleMeta
 	}
 	return roleOther
-}
-
-// valueEnded moves the innermost container past one complete value and
-// reports whether a member name comes next.
-func (w *envelopeWalk) valueEnded() bool {
-	if len(w.stack) == 0 {
-		return false
-	}
-	top := w.stack[len(w.stack)-1]
-	if top.object {
-		return true
-	}
-	top.index++
-	return false
 }
 
 // path renders the open containers as a path: names joined by dots,
@@ -324,8 +592,8 @@ func (w *envelopeWalk) path() string {
 }
 
 // pathWith is path with the innermost member named name instead.
-func (w *envelopeWalk) pathWith(name string) string {
-	top := w.stack[len(w.stack)-1]
+func (w *envelopeWalk) pathWith(name []byte) string {
+	top := &w.stack[len(w.stack)-1]
 	cur := top.key
 	top.key = name
 	p := w.path()
@@ -354,6 +622,17 @@ func foldKey(s string) string {
 		b.WriteRune(foldRune(r))
 	}
 	return b.String()
+}
+
+// foldBytes is foldKey over bytes; a lower-case ASCII name is returned
+// as it is.
+func foldBytes(b []byte) []byte {
+	for _, c := range b {
+		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return []byte(foldKey(string(b)))
+		}
+	}
+	return b
 }
 
 // foldRune is the least rune of r's case orbit, with an ASCII letter's

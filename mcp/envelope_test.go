@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // stdioPeer drives one stdio session of a server as a client would, line
@@ -235,9 +237,10 @@ func TestStdioBatchesInTheirEra(t *testing.T) {
 	}
 }
 
-// BenchmarkEnvelope prices the strict envelope beside the SDK's own
-// decoding of the same message (which it does anyway), on a typical
-// tools/call and on a 1 MiB one:
+// BenchmarkEnvelope prices the strict envelope's scanner beside its
+// first, token-walking implementation (envelope_ref_test.go) and beside
+// a plain decode of the same message (which the SDK does anyway), on a
+// typical tools/call and on a 1 MiB one:
 //
 //	go test ./mcp -run '^$' -bench Envelope -benchmem
 func BenchmarkEnvelope(b *testing.B) {
@@ -262,6 +265,15 @@ func BenchmarkEnvelope(b *testing.B) {
 				}
 			}
 		})
+		b.Run("tokens/"+in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if refused, valid := refCheckEnvelope(in.raw); refused != nil || !valid {
+					b.Fatal(refused)
+				}
+			}
+		})
 		b.Run("decode/"+in.name, func(b *testing.B) {
 			b.SetBytes(int64(len(in.raw)))
 			b.ReportAllocs()
@@ -271,6 +283,50 @@ func BenchmarkEnvelope(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkStdioRoundTrip prices the stdio filter: one tools/call from a
+// go-sdk client over pipes, through the transport `kubepact mcp` serves
+// (the filter in front of the SDK's) and through the SDK's alone:
+//
+//	go test ./mcp -run '^$' -bench StdioRoundTrip -benchmem
+func BenchmarkStdioRoundTrip(b *testing.B) {
+	s := newTestServer(b, nil)
+	addTestTool(b, s, echoTool(b))
+	for _, tc := range []struct {
+		name  string
+		serve func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
+	}{
+		{"kubepact", func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+			return s.serveStdio(ctx, in, out)
+		}},
+		{"sdk-alone", func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+			return s.sdk.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx, cancel := context.WithCancel(b.Context())
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan struct{})
+			go func() { _ = tc.serve(ctx, inR, outW); _ = outW.Close(); close(done) }()
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			params := &sdk.CallToolParams{Name: "pacto_test_echo", Arguments: map[string]any{"name": "bench"}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+			b.StopTimer()
+			_ = cs.Close()
+			cancel()
+			<-done
 		})
 	}
 }
