@@ -26,7 +26,8 @@
 // declaration order, so the answer does not depend on which registry
 // answered first, and a registry that stalls ends its own branch
 // (UNAVAILABLE, with a limitation naming it and the timeout) and cancels
-// no other.
+// no other; it is not asked again in that build, so it costs one timeout
+// however many of its references the closure holds.
 //
 // A [Catalog] is immutable. [Live] keeps the current one behind an atomic
 // pointer and rebuilds it on Refresh (and every interval in Run): a tag

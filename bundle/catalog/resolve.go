@@ -159,10 +159,18 @@ type builder struct {
 	limSeen    map[string]bool
 	work       int // dependency declarations followed, for MaxEdges
 	dropped    int // unresolved dependencies beyond MaxUnresolved
+
+	// stalled are the registries (host[:port]) that let a reference
+	// time out in this build: they are not asked again in it, so one
+	// stalled registry costs a build one timeout, however many of its
+	// references the closure holds. The fetches of a depth share it.
+	mu      sync.Mutex
+	stalled map[string]bool
 }
 
 func newBuilder(o *Options, content, seen map[string]*loaded) *builder {
-	return &builder{o: o, content: content, seen: seen, refs: map[string]outcome{}, nodes: map[string]*node{}, limSeen: map[string]bool{}}
+	return &builder{o: o, content: content, seen: seen, refs: map[string]outcome{}, nodes: map[string]*node{}, limSeen: map[string]bool{},
+		stalled: map[string]bool{}}
 }
 
 // build resolves a catalog from checked options. content is a cache of
@@ -436,11 +444,21 @@ func (b *builder) settle(t *target) outcome {
 
 // fetch loads one reference. It runs beside the other fetches of its
 // depth: it reads the builder's options and content, and writes nothing
-// of the builder. A registry reference gets its own context, bounded by
-// RequestTimeout, so that a stalled registry ends its own branch only.
+// of the builder but the stalled registries. A registry reference gets
+// its own context, bounded by RequestTimeout, so that a stalled registry
+// ends its own branch only; once it has let one reference time out, its
+// other references in this build fail at once.
 func (b *builder) fetch(ctx context.Context, ref oci.BundleRef) outcome {
 	if ref.IsLocal() {
 		return b.loadLocal(ref.Local)
+	}
+	host := ref.OCI.Registry
+	b.mu.Lock()
+	stalled := b.stalled[host]
+	b.mu.Unlock()
+	if stalled {
+		return outcome{reason: &Reason{Code: ReasonUnavailable,
+			Message: fmt.Sprintf("the registry did not answer an earlier reference within %s, the catalog's per-request timeout, and is not asked again in this resolution", b.o.RequestTimeout)}}
 	}
 	rctx, cancel := context.WithTimeout(ctx, b.o.RequestTimeout)
 	defer cancel()
@@ -449,6 +467,9 @@ func (b *builder) fetch(ctx context.Context, ref oci.BundleRef) outcome {
 		if ctx.Err() != nil {
 			return outcome{reason: cancelledReason()}
 		}
+		b.mu.Lock()
+		b.stalled[host] = true
+		b.mu.Unlock()
 		return outcome{reason: &Reason{Code: ReasonUnavailable,
 			Message: fmt.Sprintf("the registry did not answer within %s, the catalog's per-request timeout", b.o.RequestTimeout)}}
 	}
