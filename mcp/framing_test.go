@@ -71,6 +71,7 @@ func TestHTTPRequestSmugglingShapes(t *testing.T) {
 				status := "an error"
 				if second != nil {
 					status = second.Status
+					second.Body.Close()
 				}
 				t.Errorf("the connection stayed open and answered the smuggled request: %s (%v)", status, err)
 			}
