@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -205,7 +206,9 @@ func FuzzStdioEnvelope(f *testing.F) {
 		_ = inW.Close()
 		for range lines {
 		}
-		<-done
+		if err := <-done; err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+			t.Fatalf("the session ended with %v, after input %q", err, input)
+		}
 
 		if bytes.ContainsAny(input, "\n") || len(bytes.TrimSpace(input)) == 0 {
 			return

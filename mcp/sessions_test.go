@@ -29,7 +29,7 @@ func openGetStream(t *testing.T, hc *http.Client, url, sid string) *getStream {
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set(sessionHeader, sid)
-	resp, err := hc.Do(req)
+	resp, err := hc.Do(req) //nolint:bodyclose // the stream stays open for the test; its cleanup closes it
 	if err != nil {
 		t.Fatalf("GET stream: %v", err)
 	}
