@@ -152,6 +152,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each.
 	go test ./bundle/archive -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME)
 	go test ./bundle/validate -run '^$$' -fuzz '^FuzzValidateBytes$$' -fuzztime $(FUZZTIME)
 	go test ./mcp -run '^$$' -fuzz '^FuzzDecodeArgs$$' -fuzztime $(FUZZTIME)
+	go test ./mcp -run '^$$' -fuzz '^FuzzConfirmationToken$$' -fuzztime $(FUZZTIME)
 	go test ./mcp -run '^$$' -fuzz '^FuzzStdioEnvelope$$' -fuzztime $(FUZZTIME) -parallel 1
 	go test ./mcp -run '^$$' -fuzz '^FuzzEnvelopeScanner$$' -fuzztime $(FUZZTIME)
 

@@ -35,7 +35,7 @@ const (
 	// DefaultCatalogRefresh is how often the roots are resolved again.
 	DefaultCatalogRefresh = time.Minute
 	// catalogLoadTimeout bounds one whole resolution, the first included
-	// (each reference has its own, shorter, Catalog.RequestTimeout).
+	// (each registry operation has the registry client's, shorter, one).
 	catalogLoadTimeout = 2 * time.Minute
 	// maxCatalogCandidates bounds the near misses a lookup names.
 	maxCatalogCandidates = 5
@@ -56,10 +56,6 @@ type CatalogOptions struct {
 	Refresh time.Duration
 	// Bounds cap the catalog (zero fields: Pacto's defaults).
 	Bounds catalog.Bounds
-	// RequestTimeout bounds the resolution of one reference, on its own
-	// context: a registry that stalls ends its own branch, as an
-	// UNAVAILABLE limitation naming it, and no other (default 30s).
-	RequestTimeout time.Duration
 	// Live, when set, is the catalog served; Roots, Refresh and Bounds are
 	// then not used (a caller that keeps it live itself, or a test).
 	Live *catalog.Live
@@ -71,7 +67,6 @@ func (o *CatalogOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Refresh, "catalog-refresh", o.Refresh, "how often the catalog roots are resolved again, so a moved tag is noticed (default 1m)")
 	fs.IntVar(&o.Bounds.MaxDepth, "catalog-max-depth", o.Bounds.MaxDepth, "dependency hops followed from a root (default 10, at most 25)")
 	fs.IntVar(&o.Bounds.MaxRevisions, "catalog-max-revisions", o.Bounds.MaxRevisions, "revisions a catalog may hold (default 500, at most 5000)")
-	fs.DurationVar(&o.RequestTimeout, "catalog-request-timeout", o.RequestTimeout, "how long one catalog reference may take to resolve (its tag, manifest and layer) before it is left UNAVAILABLE; other references are not held up (default 30s)")
 }
 
 func (o *CatalogOptions) validate(families []Family) error {
@@ -89,8 +84,6 @@ func (o *CatalogOptions) validate(families []Family) error {
 		return optionErrorf("Families", ": the catalog family needs Catalog.Roots (local bundle directories or oci:// references); nothing is discovered implicitly")
 	case o.Refresh < 0:
 		return optionErrorf("Catalog.Refresh", "must not be negative")
-	case o.RequestTimeout < 0:
-		return optionErrorf("Catalog.RequestTimeout", "must not be negative")
 	}
 	return nil
 }
@@ -167,7 +160,7 @@ func newCatalogState(_ context.Context, env *familyEnv) (*catalogState, error) {
 		}
 		client = c
 	}
-	live, err := catalog.NewResolvingLive(&catalog.Options{Roots: o.Roots, Client: client, Bounds: o.Bounds, RequestTimeout: o.RequestTimeout})
+	live, err := catalog.NewResolvingLive(&catalog.Options{Roots: o.Roots, Client: client, Bounds: o.Bounds})
 	if err != nil {
 		var oe *catalog.OptionError
 		if errors.As(err, &oe) {

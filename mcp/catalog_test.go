@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +24,7 @@ import (
 func catalogRegistry(t *testing.T) (*testregistry.Registry, *oci.Client) {
 	t.Helper()
 	reg := testregistry.New(t, nil)
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, HTTPClient: &http.Client{}})
+	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,8 +341,14 @@ func TestCatalogServesBeforeFirstResolution(t *testing.T) {
 	stalled := testregistry.New(t, &testregistry.Options{Wrap: stall.Wrap})
 	reg, c := catalogRegistry(t)
 	pushContract(t, c, reg.Host, "orders", "1.0.0", "1.0.0", nil)
-	s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: c, Families: []Family{FamilyCatalog},
-		Catalog: CatalogOptions{Roots: []string{"oci://" + stalled.Host + "/acme/held:1.0.0", "oci://" + reg.Host + "/acme/orders:1.0.0"}, RequestTimeout: time.Hour}})
+	// A registry timeout far beyond the test, so the stalled request is
+	// still held when the client is served.
+	patient, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}, Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: patient, Families: []Family{FamilyCatalog},
+		Catalog: CatalogOptions{Roots: []string{"oci://" + stalled.Host + "/acme/held:1.0.0", "oci://" + reg.Host + "/acme/orders:1.0.0"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +398,7 @@ func TestCatalogServesBeforeFirstResolution(t *testing.T) {
 // on a healthy registry, depends on one registry that never answers and
 // one that answers slowly: the slow one and the healthy ones resolve,
 // and the stalled dependency is unresolved with a limitation naming it
-// and the per-request timeout, read through a real client over
+// and the registry timeout, read through a real client over
 // Streamable HTTP (the stateless era).
 func TestCatalogStalledDependencyIsALimitation(t *testing.T) {
 	stall := testregistry.NewStall()
@@ -405,8 +410,12 @@ func TestCatalogStalledDependencyIsALimitation(t *testing.T) {
 	pushContract(t, c, reg.Host, "payments", "1.0.0", "1.0.0", nil)
 	pushContract(t, c, reg.Host, "orders", "1.0.0", "1.0.0", map[string]string{
 		"held": held, "ledger": "oci://" + slow.Host + "/acme/ledger:1.0.0", "payments": "oci://" + reg.Host + "/acme/payments:1.0.0"})
-	s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: c, Families: []Family{FamilyCatalog},
-		Catalog: CatalogOptions{Roots: []string{"oci://" + reg.Host + "/acme/orders:1.0.0"}, RequestTimeout: 2 * time.Second}})
+	timed, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: timed, Families: []Family{FamilyCatalog},
+		Catalog: CatalogOptions{Roots: []string{"oci://" + reg.Host + "/acme/orders:1.0.0"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +438,7 @@ func TestCatalogStalledDependencyIsALimitation(t *testing.T) {
 		t.Fatalf("limitations %+v", sum.Meta.Limitations)
 	}
 	l := sum.Meta.Limitations[0]
-	if l.Code != catalog.LimitUnresolvedDependency || l.Ref != held || !strings.Contains(l.Message, `dependency "held"`) || !strings.Contains(l.Message, "did not answer within 2s") {
+	if l.Code != catalog.LimitUnresolvedDependency || l.Ref != held || !strings.Contains(l.Message, `dependency "held"`) || !strings.Contains(l.Message, "did not answer within 2s (--registry-timeout)") {
 		t.Errorf("limitation %+v; want one naming the held dependency and the 2s timeout", l)
 	}
 	if len(cl.Unresolved) != 1 || cl.Unresolved[0].Reason.Code != catalog.ReasonUnavailable {

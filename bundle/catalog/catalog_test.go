@@ -82,7 +82,7 @@ func push(t testing.TB, c *oci.Client, host, repo, tag, name, version string, de
 // at once.
 func client(t testing.TB) *oci.Client {
 	t.Helper()
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, HTTPClient: &http.Client{}})
+	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,6 +466,12 @@ func TestStalledRegistryHoldsOnlyItsBranch(t *testing.T) {
 	}})
 	c := client(t)
 	ref := func(host, repo string) string { return "oci://" + host + "/acme/" + repo + ":1.0.0" }
+	// The registry client bounds each operation (--registry-timeout).
+	const timeout = 3 * time.Second
+	timed, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
 	push(t, c, healthy.Host, "d", "1.0.0", "d", "1.0.0")
 	push(t, c, slow.Host, "b", "1.0.0", "b", "1.0.0", dep{"d", ref(healthy.Host, "d"), ""})
 	push(t, c, healthy.Host, "c", "1.0.0", "c", "1.0.0")
@@ -473,12 +479,11 @@ func TestStalledRegistryHoldsOnlyItsBranch(t *testing.T) {
 		dep{"z", ref(stalled.Host, "z"), ""}, dep{"b", ref(slow.Host, "b"), ""}, dep{"c", ref(healthy.Host, "c"), ""}, dep{"y", ref(stalled.Host, "y"), ""})
 	askedDuringStall.Store(0)
 
-	const timeout = 3 * time.Second
 	// The context only keeps a resolver that ignores its timeout from
 	// hanging the test; nothing here waits for it.
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	cat, err := catalog.Build(ctx, &catalog.Options{Roots: []string{ref(stalled.Host, "s"), ref(healthy.Host, "a")}, Client: c, RequestTimeout: timeout})
+	cat, err := catalog.Build(ctx, &catalog.Options{Roots: []string{ref(stalled.Host, "s"), ref(healthy.Host, "a")}, Client: timed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +497,7 @@ func TestStalledRegistryHoldsOnlyItsBranch(t *testing.T) {
 		t.Errorf("revisions (-want +got):\n%s", diff)
 	}
 	root := cat.Summary().Roots[0]
-	if root.Resolved || root.Reason.Code != catalog.ReasonUnavailable || !strings.Contains(root.Reason.Message, "did not answer within 3s") {
+	if root.Resolved || root.Reason.Code != catalog.ReasonUnavailable || !strings.Contains(root.Reason.Message, "did not answer within 3s (--registry-timeout)") {
 		t.Errorf("stalled root: %+v", root)
 	}
 	if len(cl.Unresolved) != 2 || cl.Unresolved[0].Name != "z" || cl.Unresolved[1].Name != "y" ||
@@ -507,9 +512,9 @@ func TestStalledRegistryHoldsOnlyItsBranch(t *testing.T) {
 		}
 	}
 	a := healthy.Host + "/acme/a@" + cat.Summary().Roots[1].Revision.Content.Scheme + ":" + cat.Summary().Roots[1].Revision.Content.Digest
-	again := "the registry did not answer an earlier reference within 3s, the catalog's per-request timeout, and is not asked again in this resolution"
+	again := "the registry let an earlier reference time out and is not asked again in this resolution; retry, or raise --registry-timeout"
 	want := []string{
-		catalog.LimitRootUnresolved + " " + ref(stalled.Host, "s") + ": root 0 did not resolve (UNAVAILABLE): the registry did not answer within 3s, the catalog's per-request timeout",
+		catalog.LimitRootUnresolved + " " + ref(stalled.Host, "s") + ": root 0 did not resolve (UNAVAILABLE): " + root.Reason.Message,
 		fmt.Sprintf("%s %s: dependency \"z\" of %s did not resolve (UNAVAILABLE): %s", catalog.LimitUnresolvedDependency, ref(stalled.Host, "z"), a, again),
 		fmt.Sprintf("%s %s: dependency \"y\" of %s did not resolve (UNAVAILABLE): %s", catalog.LimitUnresolvedDependency, ref(stalled.Host, "y"), a, again),
 	}
@@ -556,10 +561,27 @@ func TestResolvingPlaceholder(t *testing.T) {
 	if !changed || done.Resolving() || !done.Summary().Roots[0].Resolved {
 		t.Errorf("first full refresh: changed %v, roots %+v", changed, done.Summary().Roots)
 	}
-	if _, err := catalog.NewResolvingLive(&catalog.Options{Roots: []string{dir}, RequestTimeout: -time.Second}); err == nil || !strings.Contains(err.Error(), "RequestTimeout is -1s") {
+	if _, err := catalog.NewResolvingLive(&catalog.Options{Roots: []string{dir}, RequestTimeout: -time.Second}); err == nil || !strings.Contains(err.Error(), "RequestTimeout is -1s: want 0") {
 		t.Errorf("negative timeout: %v", err)
 	}
 	if _, err := catalog.NewResolvingLive(&catalog.Options{Roots: []string{dir}, Concurrency: 65}); err == nil || !strings.Contains(err.Error(), "Concurrency is 65: want 0 (the default, 4) up to 64") {
 		t.Errorf("concurrency above the ceiling: %v", err)
+	}
+}
+
+// TestRequestTimeoutBoundsAReference: with Options.RequestTimeout below
+// the registry client's timeout, a reference of a stalled registry ends
+// at the catalog's bound, named as such.
+func TestRequestTimeoutBoundsAReference(t *testing.T) {
+	stall := testregistry.NewStall()
+	stalled := testregistry.New(t, &testregistry.Options{Wrap: stall.Wrap})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // only against a hang
+	defer cancel()
+	cat, err := catalog.Build(ctx, &catalog.Options{Roots: []string{"oci://" + stalled.Host + "/acme/s:1.0.0"}, Client: client(t), RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cat.Summary().Roots[0]; r.Resolved || r.Reason.Code != catalog.ReasonUnavailable || r.Reason.Message != "the registry did not answer within 1s, the catalog's time for one reference" {
+		t.Errorf("root %+v", r.Reason)
 	}
 }

@@ -22,8 +22,8 @@
 //
 // Resolution goes breadth first, one depth at a time: the references of a
 // depth are resolved together, [Options].Concurrency at once, each on a
-// context of its own bounded by [Options].RequestTimeout, and applied in
-// declaration order, so the answer does not depend on which registry
+// context of its own (the registry client bounds every operation), and
+// applied in declaration order, so the answer does not depend on which registry
 // answered first, and a registry that stalls ends its own branch
 // (UNAVAILABLE, with a limitation naming it and the timeout) and cancels
 // no other; it is not asked again in that build, so it costs one timeout

@@ -34,6 +34,9 @@ const (
 	ReasonInvalidContract  = "INVALID_CONTRACT"
 	ReasonInvalidIdentity  = "INVALID_IDENTITY"
 	ReasonBoundExceeded    = "BOUND_EXCEEDED"
+	// ReasonNotAllowed: the registry policy refused the registry (not in
+	// --allowed-registries, or at an address only a named one may be at).
+	ReasonNotAllowed = "REGISTRY_NOT_ALLOWED"
 	// ReasonResolving: not resolved yet; the first resolution is under
 	// way (kubepact's, not Pacto's: Pacto serves nothing before it).
 	ReasonResolving = "RESOLVING"

@@ -36,10 +36,13 @@ type Options struct {
 	Bounds Bounds
 	// Now stamps generatedAt (default time.Now).
 	Now func() time.Time
-	// RequestTimeout bounds the resolution of one reference (a tag's
-	// manifest, then the bundle's manifest, config and layer), on a
-	// context of its own: a registry that stalls costs its branch this
-	// long and no other branch anything. Zero: DefaultRequestTimeout.
+	// RequestTimeout, when set, bounds the whole resolution of one
+	// reference (its tag, then the bundle's manifest, config and layer).
+	// Zero: no bound of the catalog's own; each registry operation is
+	// bounded by the Client's timeout (--registry-timeout) anyway. Either
+	// way each reference is resolved on a context of its own, so a
+	// registry that stalls costs its branch the timeout and no other
+	// branch anything.
 	RequestTimeout time.Duration
 	// Concurrency bounds the references resolved at once; the references
 	// of one depth are resolved together, up to this many (each may hold
@@ -49,8 +52,7 @@ type Options struct {
 
 // Defaults of [Options].
 const (
-	DefaultRequestTimeout = 30 * time.Second
-	DefaultConcurrency    = 4
+	DefaultConcurrency = 4
 	// maxConcurrency is the most references Options.Concurrency may ask
 	// to resolve at once.
 	maxConcurrency = 64
@@ -76,11 +78,8 @@ func (o *Options) check() (Options, error) {
 		return Options{}, err
 	}
 	out.Bounds = b
-	switch {
-	case out.RequestTimeout < 0:
-		return Options{}, &OptionError{Field: "RequestTimeout", Message: fmt.Sprintf("is %s: want 0 (the default, %s) or a positive duration", out.RequestTimeout, DefaultRequestTimeout)}
-	case out.RequestTimeout == 0:
-		out.RequestTimeout = DefaultRequestTimeout
+	if out.RequestTimeout < 0 {
+		return Options{}, &OptionError{Field: "RequestTimeout", Message: fmt.Sprintf("is %s: want 0 (the registry client's timeout alone) or a positive duration", out.RequestTimeout)}
 	}
 	switch {
 	case out.Concurrency < 0 || out.Concurrency > maxConcurrency:
@@ -128,6 +127,8 @@ type outcome struct {
 	// pinned is the content key (registry/repository@digest) of a
 	// registry bundle read for it or found among content; empty otherwise.
 	pinned string
+	// timedOut says the registry ran out of time answering it.
+	timedOut bool
 }
 
 // node is one revision of the closure being built.
@@ -180,8 +181,8 @@ func newBuilder(o *Options, content, seen map[string]*loaded) *builder {
 // It goes breadth first, one depth at a time, so a revision is first met
 // at its least depth: the references of a depth are collected in
 // declaration order (bounds checked before any is asked for), resolved
-// together (Options.Concurrency at once, each on its own context bounded
-// by Options.RequestTimeout), then applied in declaration order. So the
+// together (Options.Concurrency at once, each on its own context), then
+// applied in declaration order. So the
 // answer does not depend on which registry answered first, and a
 // registry that stalls delays its depth by at most the timeout and
 // cancels nothing else.
@@ -444,10 +445,10 @@ func (b *builder) settle(t *target) outcome {
 
 // fetch loads one reference. It runs beside the other fetches of its
 // depth: it reads the builder's options and content, and writes nothing
-// of the builder but the stalled registries. A registry reference gets
-// its own context, bounded by RequestTimeout, so that a stalled registry
-// ends its own branch only; once it has let one reference time out, its
-// other references in this build fail at once.
+// of the builder but the stalled registries. A registry reference gets a
+// context of its own (bounded by RequestTimeout when set), so that a
+// stalled registry ends its own branch only; once it has let one
+// reference time out, its other references in this build fail at once.
 func (b *builder) fetch(ctx context.Context, ref oci.BundleRef) outcome {
 	if ref.IsLocal() {
 		return b.loadLocal(ref.Local)
@@ -458,20 +459,26 @@ func (b *builder) fetch(ctx context.Context, ref oci.BundleRef) outcome {
 	b.mu.Unlock()
 	if stalled {
 		return outcome{reason: &Reason{Code: ReasonUnavailable,
-			Message: fmt.Sprintf("the registry did not answer an earlier reference within %s, the catalog's per-request timeout, and is not asked again in this resolution", b.o.RequestTimeout)}}
+			Message: "the registry let an earlier reference time out and is not asked again in this resolution; retry, or raise --registry-timeout"}}
 	}
-	rctx, cancel := context.WithTimeout(ctx, b.o.RequestTimeout)
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if b.o.RequestTimeout > 0 {
+		rctx, cancel = context.WithTimeout(ctx, b.o.RequestTimeout)
+	}
 	defer cancel()
 	res := b.loadOCI(rctx, ref.OCI)
-	if res.reason != nil && rctx.Err() != nil {
-		if ctx.Err() != nil {
-			return outcome{reason: cancelledReason()}
-		}
+	switch {
+	case res.reason == nil:
+	case ctx.Err() != nil:
+		return outcome{reason: cancelledReason()}
+	case rctx.Err() != nil:
+		res = outcome{reason: &Reason{Code: ReasonUnavailable,
+			Message: fmt.Sprintf("the registry did not answer within %s, the catalog's time for one reference", b.o.RequestTimeout)}, timedOut: true}
+	}
+	if res.timedOut {
 		b.mu.Lock()
 		b.stalled[host] = true
 		b.mu.Unlock()
-		return outcome{reason: &Reason{Code: ReasonUnavailable,
-			Message: fmt.Sprintf("the registry did not answer within %s, the catalog's per-request timeout", b.o.RequestTimeout)}}
 	}
 	return res
 }
@@ -510,7 +517,7 @@ func (b *builder) loadOCI(ctx context.Context, ref oci.Reference) outcome {
 	// A tag is resolved once, here; everything after is by digest.
 	d, err := b.o.Client.Resolve(ctx, ref)
 	if err != nil {
-		return outcome{reason: registryReason(err)}
+		return outcome{reason: registryReason(err), timedOut: timedOut(err)}
 	}
 	pinned := ref.WithDigest(d)
 	pinned.Tag = ""
@@ -520,7 +527,7 @@ func (b *builder) loadOCI(ctx context.Context, ref oci.Reference) outcome {
 	}
 	bd, err := bundle.Load(ctx, oci.Scheme+key, &bundle.LoadOptions{Client: b.o.Client, Limits: b.o.Limits})
 	if err != nil {
-		return outcome{reason: registryReason(err)}
+		return outcome{reason: registryReason(err), timedOut: timedOut(err)}
 	}
 	l, reason := summarise(bd)
 	if reason != nil {
@@ -569,11 +576,26 @@ func referenceReason(err error) *Reason {
 	return &Reason{Code: ReasonInvalidReference, Message: err.Error()}
 }
 
+// timedOut reports whether a registry operation failed by running out of
+// the client's time.
+func timedOut(err error) bool {
+	re, ok := errors.AsType[*oci.RegistryError](err)
+	return ok && re.Problem == oci.ProblemTimeout
+}
+
 // registryReason gives a registry failure its sanitised code and a message
 // of our own: a registry's or a transport's text never reaches the
 // catalog, since it may carry hosts, tokens or anything a hostile
 // registry chose to send.
 func registryReason(err error) *Reason {
+	if re, ok := errors.AsType[*oci.RegistryError](err); ok {
+		// bundle/oci's sentence, ours and naming the flag that would help;
+		// without hosts, as the root or dependency is shown beside it.
+		code := map[oci.Problem]string{oci.ProblemNotAllowed: ReasonNotAllowed, oci.ProblemAddress: ReasonNotAllowed,
+			oci.ProblemRedirect: ReasonNotAllowed, oci.ProblemAuth: ReasonAuthFailed, oci.ProblemNotFound: ReasonNotFound,
+			oci.ProblemCancelled: ReasonCancelled}[re.Problem]
+		return &Reason{Code: cmp.Or(code, ReasonUnavailable), Message: re.Summary()}
+	}
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Reason{Code: ReasonCancelled, Message: "resolution was cancelled or timed out"}

@@ -115,7 +115,7 @@ func readCatalog(t *testing.T, cs *sdk.ClientSession, stderr *syncBuffer, done f
 // speaks to it over the process's stdio only once the stalled registry
 // holds the server's request: initialize completes and pacto://catalog
 // answers, partial with a RESOLVING limitation, while that request is
-// still unanswered. With --catalog-request-timeout the stalled root then
+// still unanswered. With --registry-timeout the stalled root then
 // ends UNAVAILABLE, named with the timeout, and the healthy one resolves.
 func TestMCPRootServesWhileRegistryStalls(t *testing.T) {
 	stall := testregistry.NewStall()
@@ -129,7 +129,7 @@ func TestMCPRootServesWhileRegistryStalls(t *testing.T) {
 	held := "oci://" + stalled.Host + "/examples/held:1.0.0"
 	stderr := &syncBuffer{}
 	cmd := exec.CommandContext(t.Context(), kubepactBin, "mcp", "--root", held, "--root", ref, "--plain-http", "--workspace", t.TempDir(),
-		"--catalog-request-timeout", "10s")
+		"--registry-timeout", "10s")
 	cmd.Stderr = stderr
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBEPACT_CACHE_DIR="+t.TempDir())
 	stdin, err := cmd.StdinPipe()
@@ -200,7 +200,6 @@ func TestMCPRootRefused(t *testing.T) {
 		{[]string{"--root", ""}, "--root[0] is empty"},
 		{[]string{"--root", ".", "--catalog-max-depth", "30"}, "--catalog-max-depth is 30: the ceiling is 25"},
 		{[]string{"--families", "catalog"}, "the catalog family needs --root"},
-		{[]string{"--root", ".", "--catalog-request-timeout", "-1s"}, "--catalog-request-timeout must not be negative"},
 	} {
 		_, stderr, code := runKubepact(t, append([]string{"mcp", "--workspace", t.TempDir()}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

@@ -228,6 +228,9 @@ func (b *envtestBackend) startOperator(t *testing.T, objs []*unstructured.Unstru
 		t.Logf("the install's operator has no --plain-http; added for the loopback test registry")
 		cmdline.args = append(cmdline.args, "--plain-http")
 	}
+	// The test registry is on loopback, where only a registry named in
+	// --allowed-registries may be.
+	cmdline.args = append(cmdline.args, "--allowed-registries="+b.reg.Host)
 
 	sa := pod.ServiceAccountName
 	if sa == "" {
