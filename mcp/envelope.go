@@ -87,16 +87,55 @@ type envelopeError struct {
 //     the SDK decodes.
 //
 // valid is false when the message is not one JSON value: checkEnvelope
-// does not refuse that (whoever decodes it answers a parse error). It
-// walks tokens with an explicit stack, so nesting depth costs heap, never
-// goroutine stack.
+// does not refuse that (whoever decodes it answers a parse error).
 func checkEnvelope(body []byte) (refused *envelopeError, valid bool) {
+	c := inspectEnvelope(body)
+	return c.refused, c.valid
+}
+
+// envelopeCheck is what inspectEnvelope found.
+type envelopeCheck struct {
+	refused *envelopeError // the rule broken, or nil
+	valid   bool           // one JSON value
+	// plainRequest: one request or notification the SDK's decoder takes
+	// as such without fail: "jsonrpc" written "2.0", a string "method"
+	// other than initialize, no "error" member, an id it echoes exactly
+	// (if any). Anything else a transport must have the SDK's decoder try
+	// before trusting it with the session.
+	plainRequest bool
+}
+
+// inspectEnvelope applies the strict envelope (checkEnvelope) in one
+// scan of body and says what kind of message it is.
+func inspectEnvelope(body []byte) envelopeCheck {
 	w := envelopeWalk{body: body, stack: make([]envFrame, 0, 8), names: make([]envName, 0, 2*linearNames)}
 	if msg, ok := w.walk(); !ok {
-		return nil, false
+		return envelopeCheck{}
 	} else if msg != "" {
-		return &envelopeError{code: codeInvalidRequest, id: requestID(body), msg: "Invalid Request: " + msg}, true
+		return envelopeCheck{refused: &envelopeError{code: codeInvalidRequest, id: requestID(body), msg: "Invalid Request: " + msg}, valid: true}
 	}
+	if refused := w.idRefusal(); refused != nil {
+		return envelopeCheck{refused: refused, valid: true}
+	}
+	c := envelopeCheck{valid: true}
+	if m := w.single(); m != nil {
+		c.plainRequest = string(m.version) == `"2.0"` && len(m.methodRaw) > 0 && m.methodRaw[0] == '"' &&
+			string(m.methodRaw) != `"initialize"` && !m.hasError
+	}
+	return c
+}
+
+// single is the message of a document that is one message, or nil.
+func (w *envelopeWalk) single() *envMessage {
+	if w.batch || len(w.msgs) != 1 {
+		return nil
+	}
+	return w.msgs[0]
+}
+
+// idRefusal refuses the first message whose id the SDK would not echo
+// exactly, or returns nil.
+func (w *envelopeWalk) idRefusal() *envelopeError {
 	for _, m := range w.msgs {
 		reason := ""
 		switch {
@@ -123,9 +162,9 @@ func checkEnvelope(body []byte) (refused *envelopeError, valid bool) {
 				e.id = m.id
 			}
 		}
-		return e, true
+		return e
 	}
-	return nil, true
+	return nil
 }
 
 // role is what an object of a message is, for the member-name rule.
@@ -156,10 +195,13 @@ type envFrame struct {
 // envMessage is what the walk keeps of one message: its id as written
 // and whether it names a method (is a request or a notification).
 type envMessage struct {
-	index  int
-	hasID  bool
-	id     json.RawMessage // nil for an object or array id
-	method bool
+	index     int
+	hasID     bool
+	id        json.RawMessage // nil for an object or array id
+	method    bool
+	methodRaw []byte // the method's value as written, when a scalar
+	version   []byte // the jsonrpc member's value as written, when a scalar
+	hasError  bool
 }
 
 // envName is one member name of an open object: as decoded, and folded.
@@ -232,17 +274,22 @@ func (w *envelopeWalk) walk() (msg string, ok bool) {
 		}
 		w.pos++
 		w.ws()
-		var idOf *envMessage
+		var into *[]byte
 		if top.role == roleMessage {
-			switch string(name) {
+			switch m := top.msg; string(name) {
 			case "id":
-				top.msg.hasID = true
-				idOf = top.msg
+				m.hasID = true
+				into = (*[]byte)(&m.id)
 			case "method":
-				top.msg.method = true
+				m.method = true
+				into = &m.methodRaw
+			case "jsonrpc":
+				into = &m.version
+			case "error":
+				m.hasError = true
 			}
 		}
-		if msg, ok := w.value(idOf); msg != "" || !ok {
+		if msg, ok := w.value(into); msg != "" || !ok {
 			return msg, ok
 		}
 	}
@@ -251,9 +298,9 @@ func (w *envelopeWalk) walk() (msg string, ok bool) {
 }
 
 // value reads one value: a scalar whole, or the opening of a container
-// (pushed for walk to continue). idOf, when set, receives a scalar's
-// bytes as the message's id.
-func (w *envelopeWalk) value(idOf *envMessage) (msg string, ok bool) {
+// (pushed for walk to continue). into, when set, receives a scalar's
+// bytes as written (a member of the message the walk keeps).
+func (w *envelopeWalk) value(into *[]byte) (msg string, ok bool) {
 	if w.pos >= len(w.body) {
 		return "", false
 	}
@@ -294,8 +341,8 @@ func (w *envelopeWalk) value(idOf *envMessage) (msg string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	if idOf != nil {
-		idOf.id = w.body[start:w.pos]
+	if into != nil {
+		*into = w.body[start:w.pos]
 	}
 	return "", true
 }

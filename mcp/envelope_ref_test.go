@@ -12,6 +12,8 @@ import (
 	"io"
 	"strconv"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // refCheckEnvelope is checkEnvelope over encoding/json's tokens: the
@@ -253,6 +255,9 @@ func (w *refWalk) pathWith(name string) string {
 // FuzzEnvelopeScanner checks the strict envelope's scanner against its
 // first, token-walking implementation: on any input both find the same
 // rule broken (the same refusal, message and id) or the same validity.
+// And what the scanner calls a plain request, the stdio transport hands
+// the SDK without decoding it first: the SDK's decoder must take it as a
+// request.
 //
 //	go test ./mcp -run '^$' -fuzz '^FuzzEnvelopeScanner$' -fuzztime 1m
 func FuzzEnvelopeScanner(f *testing.F) {
@@ -264,6 +269,8 @@ func FuzzEnvelopeScanner(f *testing.F) {
 		"{\"a\xff\":1,\"a\xfe\":2}", `{"a":1e5,"b":-0.5E-3,"c":[true,false,null]}`, `{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":"\x"}`,
 		`{"a":1,}`, `[1,]`, `{"id":{"x":1},"method":"m"}`, `{"jsonrpc":"2.0","id":"a\"b","method":"x","Method":"y"}`, `{} {}`, `{}x`,
 		`{"params":{"_meta":{"progressToken":1,"ProgressToken":2}}}`, `[{"id":1e308,"method":"m"},{"id":2}]`, `"\t"`, "\"\x01\"",
+		`{"jsonrpc":"2.0","method":"ping"}`, `{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"cursor":"c"},"result":[]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1}}`, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"p\\u00e9\"}",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -275,6 +282,12 @@ func FuzzEnvelopeScanner(f *testing.F) {
 		}
 		if got != nil && (got.code != want.code || got.msg != want.msg || string(got.id) != string(want.id)) {
 			t.Fatalf("%q: scanner %+v (id %s); token walk %+v (id %s)", b, got, got.id, want, want.id)
+		}
+		if inspectEnvelope(b).plainRequest {
+			msg, err := jsonrpc.DecodeMessage(b)
+			if _, ok := msg.(*jsonrpc.Request); err != nil || !ok {
+				t.Fatalf("%q is a plain request to the scanner; the SDK decodes %T, %v", b, msg, err)
+			}
 		}
 	})
 }

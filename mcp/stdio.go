@@ -115,14 +115,16 @@ func (f *stdioFilter) check(line []byte) []byte {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	refused, valid := checkEnvelope(line)
+	c := inspectEnvelope(line)
 	switch {
-	case refused != nil:
-		f.answer(refused.id, refused.code, refused.msg)
+	case c.refused != nil:
+		f.answer(c.refused.id, c.refused.code, c.refused.msg)
 		return nil
-	case !valid:
+	case !c.valid:
 		f.answer(nil, codeParseError, "Parse error: the line is not one JSON value; send each JSON-RPC message as JSON on a line of its own")
 		return nil
+	case c.plainRequest:
+		return append(line, '\n') // decodable as it is: no second decode
 	}
 	if reason := f.decodable(line); reason != "" {
 		f.answer(requestID(line), codeInvalidRequest, "Invalid Request: "+reason)
