@@ -167,6 +167,8 @@ fuzz: ## Run every fuzz target for FUZZTIME each.
 	go test ./bundle/validate -run '^$$' -fuzz '^FuzzValidateBytes$$' -fuzztime $(FUZZTIME)
 	go test ./mcp -run '^$$' -fuzz '^FuzzDecodeArgs$$' -fuzztime $(FUZZTIME)
 	go test ./mcp -run '^$$' -fuzz '^FuzzConfirmationToken$$' -fuzztime $(FUZZTIME)
+	go test ./mcp -run '^$$' -fuzz '^FuzzStdioEnvelope$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./mcp -run '^$$' -fuzz '^FuzzEnvelopeScanner$$' -fuzztime $(FUZZTIME)
 
 .PHONY: verify
 verify: generate manifests fmt vet ## Fail when generated code, formatting or go.mod tidiness would change the tree.

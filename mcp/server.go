@@ -255,8 +255,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return s.Serve(ctx, ln)
 	default:
 		s.log.Info("Serving MCP on stdio", "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly, "workspace", s.opts.Workspace)
-		t := &sdk.IOTransport{Reader: io.NopCloser(s.opts.Stdin), Writer: nopWriteCloser{s.opts.Stdout}}
-		err := s.sdk.Run(ctx, t)
+		err := s.serveStdio(ctx, s.opts.Stdin, s.opts.Stdout)
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			return nil
 		}

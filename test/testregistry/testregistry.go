@@ -14,7 +14,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/distribution/distribution/v3/configuration"
 	"github.com/distribution/distribution/v3/registry/handlers"
@@ -37,6 +39,10 @@ type Options struct {
 	Addr string
 	// TLS serves HTTPS with a certificate no system trusts (httptest's).
 	TLS bool
+	// Wrap, when set, wraps the registry's handler: a test makes the
+	// registry stall, answer slowly or fail by putting its own handler
+	// in front of the real one. Requests still count in Requests.
+	Wrap func(registry http.Handler) http.Handler
 }
 
 // Registry is a running registry. It stops when the test that started it
@@ -97,11 +103,15 @@ func New(tb testing.TB, opts *Options) *Registry {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(tb.Context()))
 	app := handlers.NewApp(ctx, cfg)
 	r := &Registry{}
+	var h http.Handler = app
+	if opts.Wrap != nil {
+		h = opts.Wrap(app)
+	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path})
 		r.mu.Unlock()
-		app.ServeHTTP(w, req)
+		h.ServeHTTP(w, req)
 	}))
 	if opts.Addr != "" {
 		ln, err := net.Listen("tcp", opts.Addr)
@@ -128,6 +138,8 @@ func New(tb testing.TB, opts *Options) *Registry {
 	r.URL = srv.URL
 	r.Host = strings.TrimPrefix(strings.TrimPrefix(srv.URL, "http://"), "https://")
 	tb.Cleanup(func() {
+		// A request a Wrap still holds ends with its connection.
+		srv.CloseClientConnections()
 		srv.Close()
 		_ = app.Shutdown()
 		cancel()
@@ -175,4 +187,52 @@ func htpasswdFile(tb testing.TB, user, password string) string {
 		tb.Fatalf("testregistry: %v", err)
 	}
 	return path
+}
+
+// Stall is a Wrap for a registry that accepts every request and never
+// answers: each is held until its client gives up or the registry stops.
+// It counts the requests it holds.
+type Stall struct {
+	held, total atomic.Int64
+	asked       chan struct{}
+	once        sync.Once
+}
+
+// NewStall returns a Stall holding nothing yet.
+func NewStall() *Stall { return &Stall{asked: make(chan struct{})} }
+
+// Wrap holds every request; the registry behind it is never asked.
+func (s *Stall) Wrap(http.Handler) http.Handler {
+	return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		s.held.Add(1)
+		s.total.Add(1)
+		defer s.held.Add(-1)
+		s.once.Do(func() { close(s.asked) })
+		<-r.Context().Done()
+	})
+}
+
+// Held is the number of requests held now, unanswered.
+func (s *Stall) Held() int64 { return s.held.Load() }
+
+// Total is the number of requests received so far.
+func (s *Stall) Total() int64 { return s.total.Load() }
+
+// Asked is closed once the first request is held.
+func (s *Stall) Asked() <-chan struct{} { return s.asked }
+
+// Delay is a Wrap for a registry that answers slowly: every request waits
+// d before the registry sees it (less if its client gives up first).
+func Delay(d time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				next.ServeHTTP(w, r)
+			case <-r.Context().Done():
+			}
+		})
+	}
 }
