@@ -97,7 +97,7 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 		return nil, err
 	}
 	if opts.Timeout < 0 {
-		return nil, fmt.Errorf("Timeout %s: must not be negative (0 means the default, %s)", opts.Timeout, DefaultTimeout)
+		return nil, fmt.Errorf("the registry timeout %s must not be negative (0 means the default, %s)", opts.Timeout, DefaultTimeout)
 	}
 	transport := sharedTransport(p, proxy, proxies, !opts.NoRetry)
 	c := &Client{

@@ -20,7 +20,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 )
 
-// AnyRegistry, as an entry of an allow-list, admits every registry, as long
+// AnyRegistry is the allow-list entry that admits every registry, as long
 // as each connection goes to a public address.
 const AnyRegistry = "*"
 
