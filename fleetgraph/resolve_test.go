@@ -226,7 +226,7 @@ func TestDiffReportsAnUnreadableSpec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			changes, err := diff.Diff(older, newer)
+			changes, err := diff.Diff(t.Context(), older, newer)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -301,7 +301,7 @@ func viewEdges(t *testing.T, s *fleetgraph.Snapshot, target string) edgeViews {
 		v.Graph = append(v.Graph, n.Key)
 	}
 	name := target[strings.LastIndex(target, "/")+1:]
-	imp, err := s.Impact(writeBundle(t, name, "1.0.0"), writeBundle(t, name, "1.1.0"), &fleetgraph.ImpactOptions{Domain: domainOf(target, name)})
+	imp, err := s.Impact(t.Context(), writeBundle(t, name, "1.0.0"), writeBundle(t, name, "1.1.0"), &fleetgraph.ImpactOptions{Domain: domainOf(target, name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestImpactTruncatesOnlyWhatItCuts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := edgeFleet(t, tc.revs)
-			got, err := s.Impact(older, newer, &fleetgraph.ImpactOptions{MaxConsumers: 2})
+			got, err := s.Impact(t.Context(), older, newer, &fleetgraph.ImpactOptions{MaxConsumers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -556,15 +556,15 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		older, err := f.loader.Load(ctx, in.OldRef)
+		older, err := readRef(ctx, f.loader, "old_ref", in.OldRef)
 		if err != nil {
-			return nil, "", fieldError(queryToolError(err), "old_ref")
+			return nil, "", err
 		}
-		newer, err := f.loader.Load(ctx, in.NewRef)
+		newer, err := readRef(ctx, f.loader, "new_ref", in.NewRef)
 		if err != nil {
-			return nil, "", fieldError(queryToolError(err), "new_ref")
+			return nil, "", err
 		}
-		res, err := snap.Impact(older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
+		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
 		if errors.Is(err, fleetgraph.ErrNoContract) {
 			return nil, "", &ToolError{Code: CodeNotComparable, Message: err.Error()}
 		}
@@ -574,6 +574,9 @@ func (f *fleetState) tools() ([]*tool, error) {
 		return &impactOut{res, p}, fmt.Sprintf("%s %s → %s is %s: %d breaking change(s), %d consumer(s), %d incompatible.", res.Service, res.OldVersion, res.NewVersion, res.Classification,
 			len(res.BreakingChanges), len(res.Consumers), res.IncompatibleConsumers), nil
 	})
+	if t != nil {
+		t.expensive = true // reads two bundles and diffs them
+	}
 	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array", "consumers": "array", "activeTargets": "array"})); err != nil {
 		return nil, err
 	}
