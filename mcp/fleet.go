@@ -353,7 +353,9 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	}
 	f := &fleetState{
 		b:      o.Builder,
-		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client}),
+		// The bundles kept read between calls take a quarter of what the
+		// calls in progress may hold for bundles.
+		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client, CacheBytes: env.budget.memory / 4}),
 		stdio:  env.opts.Transport == TransportStdio,
 		idle:   env.opts.SessionTimeout,
 		pins:   map[*sdk.ServerSession]*pin{},

@@ -81,7 +81,7 @@ func newPayloadState(env *familyEnv) (*payloadState, error) {
 	}
 	return &payloadState{
 		env:     env,
-		loader:  source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client}),
+		loader:  source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client, CacheBytes: env.budget.memory / 4}),
 		cache:   map[string]*payload.Contract{},
 		weights: map[string]int64{},
 	}, nil

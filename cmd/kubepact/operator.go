@@ -83,6 +83,7 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.serveMCP, "mcp", true, "serve the fleet tools at /mcp (Streamable HTTP on --listen:--port) on every replica")
 	o.mcp = mcp.DefaultOptions()
 	o.mcp.BindHTTPFlags(fs)
+	o.mcp.Budget.BindFlags(fs)
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
 	fs.StringVar(&o.mcpAuth, "mcp-auth", "", "how /mcp callers are authenticated: kubernetes (the default: a Kubernetes bearer token checked with TokenReview; answers show only the namespaces where the caller may list ServiceContracts), token (--auth-token-file: one caller who sees everything) or none (no authentication; everyone sees everything)")
 	o.webhook.BindFlags(fs)
