@@ -2,11 +2,9 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -19,41 +17,6 @@ import (
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
 )
-
-// writeTree writes files below dir.
-func writeTree(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// explosiveBundle is a bundle whose configuration schema recurses
-// through two alternatives that both descend: checking a value nested n
-// levels deep evaluates 2^n nodes unless the check is stopped (see
-// bundle/payload's guard). pad adds a file of that many bytes, to weigh
-// the bundle.
-func explosiveBundle(t testing.TB, dir string, pad int) {
-	t.Helper()
-	writeTree(t, dir, map[string]string{
-		"pacto.yaml": "pactoVersion: \"2.0\"\nservice: {name: explosive, version: 1.0.0}\nconfigurations:\n  - name: open\n    schema: open.json\n",
-		"open.json": `{"$defs": {"n": {"anyOf": [
-			{"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}, "required": ["z"]},
-			{"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}}]}},
-		 "$ref": "#/$defs/n"}`,
-		"docs/pad.txt": strings.Repeat("x", pad),
-	})
-}
-
-func nestedValue(levels int) json.RawMessage {
-	return json.RawMessage(strings.Repeat(`{"a":`, levels) + "{}" + strings.Repeat("}", levels))
-}
 
 // blocker is a service whose every request waits until its client gives
 // up; it counts the requests that arrived and those released.
@@ -74,29 +37,18 @@ func newBlocker(t testing.TB) *blocker {
 	return b
 }
 
-func toolErr(t testing.TB, res *sdk.CallToolResult) map[string]any {
-	t.Helper()
-	if !res.IsError {
-		t.Fatalf("want an error result, got %s", text(res))
-	}
-	e, _ := structured(t, res)["error"].(map[string]any)
-	return e
-}
-
 // TestBudgetHostileCaller: a caller (an authenticated identity with no
 // special standing) fills its share of the expensive calls; its next call
 // is answered BUSY at once, with a retry hint, and nothing of it runs;
 // another caller is still served, until the server-wide bound is
-// reached too. When the hostile caller cancels its calls (over HTTP, in
-// both protocol eras) their work stops, down to the service's request,
-// and their slots are free again.
+// reached too. When the hostile caller cancels its calls their work
+// stops, down to the service's request, and their slots are free again.
 func TestBudgetHostileCaller(t *testing.T) {
 	svc := newBlocker(t)
 	ws := t.TempDir()
 	explosiveBundle(t, filepath.Join(ws, "explosive"), 0)
-	logs := &logSink{}
 	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url}, &Options{
-		Transport: TransportHTTP, Workspace: ws, Families: []Family{FamilyCapability, FamilyPayload}, Logger: logs.logger(),
+		Transport: TransportHTTP, Workspace: ws, Families: []Family{FamilyCapability, FamilyPayload},
 		Authenticator: tokenTable{"hostile-token": {User: "hostile"}, "legit-token": {User: "legit"}},
 		Budget:        BudgetOptions{MaxCalls: 3, MaxCallsPerCaller: 2},
 	})
@@ -158,30 +110,6 @@ func TestBudgetHostileCaller(t *testing.T) {
 	lcancel()
 	<-legitHeld
 
-	// A payload check that would run far past any bound, cancelled by
-	// its client in either era: its handler returns CANCELLED, which the
-	// audit line records, long before the check's own step bound.
-	for _, cs := range []*sdk.ClientSession{hostile, legit} {
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() {
-			_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "pacto_validate_payload",
-				Arguments: map[string]any{"service": "explosive", "configuration": "open", "payload": nestedValue(40)}})
-			done <- err
-		}()
-		time.Sleep(200 * time.Millisecond) // the check is under way
-		before := len(logs.matching(`"code"="CANCELLED"`))
-		cancel()
-		<-done
-		waitFor(t, "the cancelled check's audit line", func() bool {
-			return len(logs.matching(`"code"="CANCELLED"`)) > before
-		})
-	}
-	for _, line := range logs.matching(`"tool"="pacto_validate_payload"`) {
-		if strings.Contains(line, "SCHEMA_UNAVAILABLE") {
-			t.Errorf("a cancelled check ran to its step bound instead of stopping: %s", line)
-		}
-	}
 }
 
 // TestExpensiveCallTimeout: an expensive call past CallTimeout is stopped

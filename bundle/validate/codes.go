@@ -2,7 +2,8 @@ package validate
 
 // Finding codes. The names and meanings are Pacto's (its validation
 // reference), except CodeConfigRefNotResolved, CodeRefUnreachable,
-// CodeSchemaRefCycle and CodeSchemaTooDeep, which are kubepact's.
+// CodeValidationStopped, CodeSchemaRefCycle and CodeSchemaTooDeep, which
+// are kubepact's.
 const (
 	// Structural layer.
 	CodeYAMLParseError          = "YAML_PARSE_ERROR"
@@ -61,4 +62,9 @@ const (
 	// not be fetched because of a network failure (no such host, refused,
 	// timed out). See [Result.CouldNotCheck]. kubepact's own code.
 	CodeRefUnreachable = "REF_UNREACHABLE"
+	// CodeValidationStopped is an error that says validation stopped
+	// before it finished because its context ended (the call was
+	// cancelled or timed out): like REF_UNREACHABLE, "could not check",
+	// not "invalid". kubepact's own code.
+	CodeValidationStopped = "VALIDATION_STOPPED"
 )
