@@ -49,7 +49,6 @@ func nestedValue(levels int) json.RawMessage {
 	return json.RawMessage(strings.Repeat(`{"a":`, levels) + "{}" + strings.Repeat("}", levels))
 }
 
-
 func toolErr(t testing.TB, res *sdk.CallToolResult) map[string]any {
 	t.Helper()
 	if !res.IsError {
@@ -130,4 +129,3 @@ func TestNumberBoundsInArguments(t *testing.T) {
 		t.Errorf("an ordinary large number: %v", out)
 	}
 }
-

@@ -131,7 +131,7 @@ func TestExpensiveCallTimeout(t *testing.T) {
 // would pass the bound; the read stops at the bound instead of after it.
 func TestCallBundleMemory(t *testing.T) {
 	ws := t.TempDir()
-	explosiveBundle(t, filepath.Join(ws, "big"), 3<<20)     // read: 6 MiB
+	explosiveBundle(t, filepath.Join(ws, "big"), 3<<20)      // read: 6 MiB
 	explosiveBundle(t, filepath.Join(ws, "medium"), 100<<10) // read: 200 KiB; projected: 8 MiB
 	explosiveBundle(t, filepath.Join(ws, "small"), 0)
 	s := newTestServer(t, &Options{Workspace: ws, Families: []Family{FamilyPayload, FamilyFleet},
