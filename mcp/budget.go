@@ -73,6 +73,10 @@ type BudgetOptions struct {
 	// caller's share of BundleMemory). A call needing more is refused
 	// INVALID_ARGUMENT, naming the flag; one that would pass the shared
 	// bound is answered BUSY.
+	//
+	// What is kept between calls is bounded by BundleMemory too: the
+	// bundles pacto_impact and the payload tools keep read, a quarter of
+	// it each, and the payload tools' projected contracts, all of it.
 	CallBundleMemory int64
 }
 

@@ -352,9 +352,7 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 		client = c
 	}
 	f := &fleetState{
-		b: o.Builder,
-		// The bundles kept read between calls take a quarter of what the
-		// calls in progress may hold for bundles.
+		b:      o.Builder,
 		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client, CacheBytes: env.budget.memory / 4}),
 		stdio:  env.opts.Transport == TransportStdio,
 		idle:   env.opts.SessionTimeout,
