@@ -61,6 +61,13 @@
 //     depth, ids the SDK echoes exactly), checked before the SDK decodes.
 //   - connlimit.go, sessions.go: the connection and session limits, with
 //     O(1) eviction of the connection or session idle longest.
+//   - budget.go: bounded work per call and per caller. Tools marked
+//     expensive (they read, project or diff bundles, check values, or
+//     call a service) and the catalog's document reads run within
+//     [BudgetOptions]: so many at once overall and per caller (past that
+//     BUSY, never a queue), each within a deadline that stops its work,
+//     and holding only so much bundle memory, per call and together
+//     (bundle bytes times what reading or projecting makes of them).
 //
 // # Safety
 //
