@@ -44,11 +44,59 @@ func (f NumberFault) Reason() string {
 
 // LongNumber returns the first number in the JSON document raw that is
 // written with more than MaxNumberDigits digits or an exponent beyond
-// ±MaxNumberExponent, and whether there is one. It reads the document
-// token by token without converting any number, so its cost is linear in
-// len(raw) whatever the numbers say. It reports none when raw is not
-// valid JSON: whoever decodes it says what is wrong.
+// ±MaxNumberExponent, and whether there is one. It converts no number, so
+// its cost is linear in len(raw) whatever the numbers say: one pass over
+// the bytes, and a second that finds the path only when there is a fault.
+// It reports none when raw is not valid JSON: whoever decodes it says
+// what is wrong.
 func LongNumber(raw []byte) (NumberFault, bool) {
+	if !hasLongNumber(raw) {
+		return NumberFault{}, false
+	}
+	return longNumberPath(raw)
+}
+
+// hasLongNumber reports whether raw writes a number past the bounds,
+// reading its bytes once and allocating nothing: outside strings, a
+// number is the run of number characters that starts with '-' or a digit
+// (true, false and null start with neither).
+func hasLongNumber(raw []byte) bool {
+	inString, escaped := false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '-' || c >= '0' && c <= '9':
+			j := i
+			for j < len(raw) && isNumberByte(raw[j]) {
+				j++
+			}
+			if past(measure(raw[i:j])) {
+				return true
+			}
+			i = j - 1
+		}
+	}
+	return false
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// longNumberPath finds the first number past the bounds and its path, by
+// the document's tokens.
+func longNumberPath(raw []byte) (NumberFault, bool) {
 	var stack []*frame
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -102,17 +150,24 @@ func numberFault(s string) (NumberFault, bool) {
 	if len(s) > 24 {
 		f.Prefix = s[:20] + "…"
 	}
+	f.Digits, f.Exponent = measure(s)
+	return f, past(f.Digits, f.Exponent)
+}
+
+// measure counts a number literal's digits (integer and fraction parts)
+// and reads its exponent, saturated far past the bound.
+func measure[T string | []byte](s T) (digits int, exponent int64) {
 	i := 0
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
 	for i < len(s) && s[i] != 'e' && s[i] != 'E' {
 		if s[i] != '.' {
-			f.Digits++
+			digits++
 		}
 		i++
 	}
-	if i < len(s) { // the exponent
+	if i < len(s) {
 		i++
 		neg := false
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
@@ -120,13 +175,17 @@ func numberFault(s string) (NumberFault, bool) {
 			i++
 		}
 		for ; i < len(s); i++ {
-			if f.Exponent < 1e12 {
-				f.Exponent = f.Exponent*10 + int64(s[i]-'0')
+			if exponent < 1e12 {
+				exponent = exponent*10 + int64(s[i]-'0')
 			}
 		}
 		if neg {
-			f.Exponent = -f.Exponent
+			exponent = -exponent
 		}
 	}
-	return f, f.Digits > MaxNumberDigits || f.Exponent > MaxNumberExponent || f.Exponent < -MaxNumberExponent
+	return digits, exponent
+}
+
+func past(digits int, exponent int64) bool {
+	return digits > MaxNumberDigits || exponent > MaxNumberExponent || exponent < -MaxNumberExponent
 }
