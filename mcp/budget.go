@@ -45,10 +45,12 @@ const (
 )
 
 // BudgetOptions bound the work of expensive calls: the tools that read
-// bundles, project or diff them, validate values against their schemas
-// or call a service (pacto_impact, pacto_validate_payload,
-// pacto_explain_field, pacto_check, pacto_create, pacto_edit, the
-// generated tools) and the catalog's resource reads. Zero fields take the
+// bundles, project or diff them, or validate values against their
+// schemas (pacto_impact, pacto_validate_payload, pacto_explain_field,
+// pacto_check, pacto_create, pacto_edit) and the catalog's resource
+// reads. The generated tools are not among them: a call to the service
+// is bounded by its own timeout and response cap, and the HTTP
+// transport's connection limit bounds how many run. Zero fields take the
 // defaults.
 type BudgetOptions struct {
 	// MaxCalls bounds the expensive calls in progress at once, whoever
@@ -83,7 +85,7 @@ type BudgetOptions struct {
 // BindFlags binds the budget flags, with the current field values as
 // defaults (zero memory fields mean derived, and say so).
 func (o *BudgetOptions) BindFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&o.MaxCalls, "max-expensive-calls", o.MaxCalls, "most expensive calls (bundle reads, impact, payload checks, generated tools, catalog reads) in progress at once; past it a call is answered BUSY")
+	fs.IntVar(&o.MaxCalls, "max-expensive-calls", o.MaxCalls, "most expensive calls (pacto_impact, payload checks, pacto_check/create/edit, catalog reads) in progress at once; past it a call is answered BUSY")
 	fs.IntVar(&o.MaxCallsPerCaller, "max-expensive-calls-per-caller", o.MaxCallsPerCaller, "most expensive calls one caller (identity) may have in progress; past it its call is answered BUSY")
 	fs.DurationVar(&o.CallTimeout, "expensive-call-timeout", o.CallTimeout, "longest an expensive call may take; past it its work is stopped and it answers CANCELLED")
 	fs.Int64Var(&o.BundleMemory, "max-bundle-memory", o.BundleMemory, "bytes of memory the expensive calls in progress may hold for the bundles they read, together (bundle bytes ×2 read, ×80 projected); 0: 3/8 of GOMEMLIMIT, else 1GiB")

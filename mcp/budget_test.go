@@ -203,3 +203,25 @@ func TestSharedBundleMemory(t *testing.T) {
 	waitFor(t, "the stalled reads to be released", func() bool { return stall.released.Load() >= stall.arrived.Load() })
 	waitFor(t, "bundle memory to be free again", func() bool { return !callTool(t, c, "pacto_validate_payload", small).IsError })
 }
+
+// BenchmarkBudgetAdmission compares, in one run, an expensive call
+// through the budget (admission, deadline, lease) with the same tool run
+// as if it were not expensive.
+func BenchmarkBudgetAdmission(b *testing.B) {
+	ws := b.TempDir()
+	explosiveBundle(b, filepath.Join(ws, "small"), 0)
+	args := map[string]any{"service": "small", "configuration": "open", "payload": map[string]any{"a": map[string]any{}}}
+	for _, budgeted := range []bool{true, false} {
+		s := newTestServer(b, &Options{Workspace: ws, Families: []Family{FamilyPayload}})
+		s.tools["pacto_validate_payload"].expensive = budgeted
+		cs := connect(b.Context(), b, s)
+		b.Run(map[bool]string{true: "budgeted", false: "unbudgeted"}[budgeted], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := callTool(b, cs, "pacto_validate_payload", args); res.IsError {
+					b.Fatal(text(res))
+				}
+			}
+		})
+	}
+}

@@ -162,9 +162,6 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 		inputJSON:   ct.InputSchema,
 		output:      output,
 		generated:   true,
-		// A call holds up to the response cap and the service's time: the
-		// budget bounds how many run at once.
-		expensive: true,
 		call: func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
 			dec, err := decoder()
 			if err != nil {

@@ -61,9 +61,6 @@ func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.healthAddr, "health-addr", ":8586", "address serving /healthz and /readyz for the kubelet's probes")
 	fs.Int64Var(&o.memoryLimitMiB, "memory-limit-mib", 16, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none)")
 	o.http.BindHTTPFlags(fs)
-	// The generated tools are expensive calls: each holds up to the
-	// response cap for up to the service's time.
-	o.http.Budget.BindFlags(fs)
 }
 
 func newSidecarCommand() *cobra.Command {
