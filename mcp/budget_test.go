@@ -13,7 +13,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
 )
@@ -38,20 +37,23 @@ func newBlocker(t testing.TB) *blocker {
 }
 
 // TestBudgetHostileCaller: a caller (an authenticated identity with no
-// special standing) fills its share of the expensive calls; its next call
+// special standing) fills its share of the expensive calls (payload
+// checks whose bundle is read from a registry that stalls); its next call
 // is answered BUSY at once, with a retry hint, and nothing of it runs;
 // another caller is still served, until the server-wide bound is
 // reached too. When the hostile caller cancels its calls their work
-// stops, down to the service's request, and their slots are free again.
+// stops, down to the registry's requests, and their slots are free again.
 func TestBudgetHostileCaller(t *testing.T) {
-	svc := newBlocker(t)
+	stall := newBlocker(t)
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ws := t.TempDir()
 	explosiveBundle(t, filepath.Join(ws, "explosive"), 0)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url}, &Options{
-		Transport: TransportHTTP, Workspace: ws, Families: []Family{FamilyCapability, FamilyPayload},
+	s := newTestServer(t, &Options{Transport: TransportHTTP, Workspace: ws, Registry: client, Families: []Family{FamilyPayload},
 		Authenticator: tokenTable{"hostile-token": {User: "hostile"}, "legit-token": {User: "legit"}},
-		Budget:        BudgetOptions{MaxCalls: 3, MaxCallsPerCaller: 2},
-	})
+		Budget:        BudgetOptions{MaxCalls: 3, MaxCallsPerCaller: 2, BundleMemory: 3 << 30, CallBundleMemory: 64 << 20}})
 	url := serveHTTP(t, s)
 	as := func(token, version string) *sdk.ClientSession {
 		cs, err := httpClient(t.Context(), t, url, version, &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}})
@@ -62,10 +64,11 @@ func TestBudgetHostileCaller(t *testing.T) {
 	}
 	hostile, legit := as("hostile-token", "2025-11-25"), as("legit-token", "")
 	cheap := map[string]any{"service": "explosive", "configuration": "open", "payload": map[string]any{}}
+	stalled := map[string]any{"service": "oci://" + strings.TrimPrefix(stall.url, "http://") + "/bundles/x:1", "configuration": "open", "payload": map[string]any{}}
 	hold := func(cs *sdk.ClientSession, ctx context.Context) chan error {
 		done := make(chan error, 1)
 		go func() {
-			_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{}})
+			_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "pacto_validate_payload", Arguments: stalled})
 			done <- err
 		}()
 		return done
@@ -74,7 +77,7 @@ func TestBudgetHostileCaller(t *testing.T) {
 	hctx, hcancel := context.WithCancel(t.Context())
 	defer hcancel()
 	held := []chan error{hold(hostile, hctx), hold(hostile, hctx)}
-	waitFor(t, "the hostile caller's two calls to reach the service", func() bool { return svc.arrived.Load() == 2 })
+	waitFor(t, "the hostile caller's two calls to reach the registry", func() bool { return stall.arrived.Load() == 2 })
 
 	e := toolErr(t, callTool(t, hostile, "pacto_validate_payload", cheap))
 	if e["code"] != CodeBusy || e["retryAfterMs"] != float64(1000) || !strings.Contains(e["message"].(string), "--max-expensive-calls-per-caller") {
@@ -87,13 +90,13 @@ func TestBudgetHostileCaller(t *testing.T) {
 	lctx, lcancel := context.WithCancel(t.Context())
 	defer lcancel()
 	legitHeld := hold(legit, lctx)
-	waitFor(t, "the legitimate caller's call to reach the service", func() bool { return svc.arrived.Load() == 3 })
+	waitFor(t, "the legitimate caller's call to reach the registry", func() bool { return stall.arrived.Load() == 3 })
 	e = toolErr(t, callTool(t, legit, "pacto_validate_payload", cheap))
 	if e["code"] != CodeBusy || !strings.Contains(e["message"].(string), "(3, --max-expensive-calls)") {
 		t.Errorf("a call past the server-wide bound: %v; want BUSY naming --max-expensive-calls", e)
 	}
-	if n := svc.arrived.Load(); n != 3 {
-		t.Errorf("%d requests reached the service; a BUSY call must send nothing", n)
+	if n := stall.arrived.Load(); n != 3 {
+		t.Errorf("%d requests reached the registry; a BUSY call must do nothing", n)
 	}
 
 	hcancel()
@@ -102,14 +105,12 @@ func TestBudgetHostileCaller(t *testing.T) {
 			t.Errorf("cancelled call: %v", err)
 		}
 	}
-	waitFor(t, "the service to see both cancelled requests end", func() bool { return svc.released.Load() == 2 })
+	waitFor(t, "the registry to see both cancelled requests end", func() bool { return stall.released.Load() == 2 })
 	waitFor(t, "the budget to free the hostile caller's slots", func() bool {
-		res := callTool(t, hostile, "pacto_validate_payload", cheap)
-		return !res.IsError
+		return !callTool(t, hostile, "pacto_validate_payload", cheap).IsError
 	})
 	lcancel()
 	<-legitHeld
-
 }
 
 // TestExpensiveCallTimeout: an expensive call past CallTimeout is stopped
