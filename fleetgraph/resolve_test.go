@@ -1,6 +1,8 @@
 package fleetgraph_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -470,5 +472,19 @@ func TestImpactTruncatesOnlyWhatItCuts(t *testing.T) {
 				t.Errorf("truncated %v, want %v; consumers (-got +want):\n%s", truncated, tc.truncated, diff)
 			}
 		})
+	}
+}
+
+// TestImpactStopsWhenCancelled: an impact whose call has ended does not
+// diff or walk the fleet: it returns ctx's error.
+func TestImpactStopsWhenCancelled(t *testing.T) {
+	s := fleetgraph.NewBuilder(nil).Current()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := s.Impact(ctx, writeBundle(t, "a", "1.0.0"), writeBundle(t, "a", "1.1.0"), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("impact with a cancelled ctx: %v; want context.Canceled", err)
+	}
+	if _, err := s.Impact(t.Context(), writeBundle(t, "a", "1.0.0"), writeBundle(t, "a", "1.1.0"), nil); err != nil {
+		t.Errorf("impact with a live ctx: %v", err)
 	}
 }
