@@ -45,7 +45,7 @@ func newBlocker(t testing.TB) *blocker {
 // stops, down to the registry's requests, and their slots are free again.
 func TestBudgetHostileCaller(t *testing.T) {
 	stall := newBlocker(t)
-	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`), AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestCallBundleMemory(t *testing.T) {
 // its bound BUSY for everyone.
 func TestSharedBundleMemory(t *testing.T) {
 	stall := newBlocker(t)
-	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`), AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +24,7 @@ import (
 func catalogRegistry(t *testing.T) (*testregistry.Registry, *oci.Client) {
 	t.Helper()
 	reg := testregistry.New(t, nil)
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, HTTPClient: &http.Client{}})
+	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

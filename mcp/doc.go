@@ -28,6 +28,10 @@
 //   - capability.go: a bundle's OpenAPI operations as generated tools over
 //     bundle/capability, pacto_skill, pacto_withheld, skills as resources
 //     and prompts.
+//   - confirm.go: confirmations of the generated tools' writes: asked
+//     through elicitation, or on the 2026-07-28 era carried by a
+//     requestState the server issued (HMAC'd, bound to the request and the
+//     caller, single-use, expiring), never by one a client can make.
 //   - fleet.go: the pacto_fleet_* tools and pacto_impact over fleetgraph
 //     snapshots, with per-session snapshot pinning.
 //   - payload.go: pacto_validate_payload and pacto_explain_field over

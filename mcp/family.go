@@ -63,6 +63,10 @@ type familyEnv struct {
 	bg context.Context //nolint:containedctx // the server's life, handed to the families' background work
 	wg *sync.WaitGroup
 
+	// confirms asks users to confirm generated tools' calls, with the
+	// server's confirmation secret (see confirmations).
+	confirms *confirmations
+
 	// budget bounds the expensive calls (tools marked expensive are run
 	// within it by the server; a family wraps costly resource reads with
 	// budget.read).

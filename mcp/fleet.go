@@ -117,6 +117,9 @@ type fleetState struct {
 	// see; log receives why a restriction could not be decided.
 	scoper Scoper
 	log    logr.Logger
+	// refsOnly: impact's arguments name fleet revisions only
+	// (Options.FleetRefsOnly; see fleetrefs.go).
+	refsOnly bool
 
 	mu   sync.Mutex
 	pins map[*sdk.ServerSession]*pin
@@ -218,8 +221,19 @@ func (f *fleetState) restrict(ctx context.Context, snap *fleetgraph.Snapshot) (*
 		f.log.Error(err, "Could not decide what a caller may see", "user", who.User)
 		return nil, &ToolError{Code: CodeUnavailable, Message: "could not decide which namespaces you may see right now; retry shortly"}
 	}
+	if !v.All() && len(v.Scopes()) == 0 {
+		v = fleetgraph.NoScopes(seesNoNamespace)
+	}
 	return snap.Restrict(v), nil
 }
+
+// seesNoNamespace is the limitation on every fleet answer to a caller who
+// may see none of the fleet's namespaces: an empty answer is then no
+// evidence of an empty fleet. (The same words for every such caller, so
+// they share one view.)
+const seesNoNamespace = "your identity may list ServiceContracts in none of the namespaces where this fleet has records, nor cluster-wide, " +
+	"so this answer shows nothing: it cannot tell an empty fleet from one you may not see. To see a namespace's fleet, the identity needs " +
+	"list on servicecontracts.kubepact.dev there, e.g. `kubectl -n NAMESPACE create rolebinding NAME --clusterrole=kubepact-fleet-reader --serviceaccount=NAMESPACE:NAME`"
 
 func queryToolError(err error) error {
 	var qe *fleetgraph.QueryError
@@ -351,14 +365,19 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 		}
 		client = c
 	}
+	workspace := env.opts.Workspace
+	if env.opts.FleetRefsOnly {
+		workspace = "" // the loader reads revisions' own locations only
+	}
 	f := &fleetState{
-		b:      o.Builder,
-		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client, CacheBytes: env.budget.memory / 4}),
-		stdio:  env.opts.Transport == TransportStdio,
-		idle:   env.opts.SessionTimeout,
-		pins:   map[*sdk.ServerSession]*pin{},
-		scoper: env.opts.Scoper,
-		log:    env.log.WithName("fleet"),
+		b:        o.Builder,
+		loader:   source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.budget.memory / 4}),
+		stdio:    env.opts.Transport == TransportStdio,
+		idle:     env.opts.SessionTimeout,
+		pins:     map[*sdk.ServerSession]*pin{},
+		scoper:   env.opts.Scoper,
+		log:      env.log.WithName("fleet"),
+		refsOnly: env.opts.FleetRefsOnly,
 	}
 	if f.b != nil {
 		return f, nil
@@ -544,9 +563,10 @@ func (f *fleetState) tools() ([]*tool, error) {
 	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "kind": "string", "status": "string", "reasons": "array", "candidates": "array"})); err != nil {
 		return nil, err
 	}
+	impactDesc, impactIn := impactSpec(f.refsOnly)
 	t, err = newTool(toolSpec{
 		name: "pacto_impact", title: "Impact of a contract change", hints: hints{readOnly: true, idempotent: true, openWorld: f.loader.UsesRegistry()},
-		description: "Diff two revisions of a contract (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with compatibility verdicts. oci:// refs reach the registry (cached by digest); local dirs must be in the workspace.",
+		description: impactDesc, input: impactIn,
 	}, func(ctx context.Context, in impactArgs) (*impactOut, string, error) {
 		if in.Traces != "" {
 			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "traces",
@@ -556,11 +576,11 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		older, err := readRef(ctx, f.loader, "old_ref", in.OldRef)
+		older, err := f.impactRef(ctx, snap, "old_ref", in.OldRef)
 		if err != nil {
 			return nil, "", err
 		}
-		newer, err := readRef(ctx, f.loader, "new_ref", in.NewRef)
+		newer, err := f.impactRef(ctx, snap, "new_ref", in.NewRef)
 		if err != nil {
 			return nil, "", err
 		}
@@ -571,13 +591,13 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return &impactOut{res, p}, fmt.Sprintf("%s %s → %s is %s: %d breaking change(s), %d consumer(s), %d incompatible.", res.Service, res.OldVersion, res.NewVersion, res.Classification,
-			len(res.BreakingChanges), len(res.Consumers), res.IncompatibleConsumers), nil
+		return &impactOut{res, p}, res.Headline(), nil
 	})
 	if t != nil {
 		t.expensive = true // reads two bundles and diffs them
 	}
-	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array", "consumers": "array", "activeTargets": "array"})); err != nil {
+	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array",
+		"versionBump": "object", "consumers": "array", "atRisk": "array", "activeTargets": "array"})); err != nil {
 		return nil, err
 	}
 	return tools, nil

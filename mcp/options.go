@@ -109,6 +109,16 @@ type Options struct {
 	// list ServiceContracts in). It needs an Authenticator; a call without
 	// an identity (stdio) is refused. Nil: every caller sees the fleet.
 	Scoper Scoper
+	// FleetRefsOnly makes every tool argument that names a bundle accept
+	// only a revision of the fleet that the caller may see: a service name
+	// (its newest revision), name@version, or the revision's sha256 digest
+	// (also SERVICE@sha256:…). A registry reference, a URL or a local path
+	// is refused with what is accepted, before anything is read or
+	// dialled; the bundle read is the one the revision's source recorded.
+	// The operator sets it: the bundles it reads are those its
+	// ServiceContracts resolved, never one a caller names. It needs the
+	// fleet family, and neither catalog roots nor the authoring family.
+	FleetRefsOnly bool
 	// AllowUnauthenticatedRemote permits listening beyond loopback without a
 	// bearer token. It is logged as a warning.
 	AllowUnauthenticatedRemote bool
@@ -368,6 +378,16 @@ func (o *Options) validate() error {
 	}
 	if o.Scoper != nil && o.AuthTokenFile == "" && o.Authenticator == nil {
 		return optionErrorf("Scoper", "needs an identity to scope by: set Authenticator (or AuthTokenFile)")
+	}
+	if o.FleetRefsOnly {
+		switch {
+		case !o.Fleet.Enabled && o.Fleet.Builder == nil:
+			return optionErrorf("FleetRefsOnly", "needs the fleet (Fleet.Enabled or Fleet.Builder): its revisions are the only bundles it lets tools read")
+		case len(o.Catalog.Roots) > 0:
+			return optionErrorf("FleetRefsOnly", "and Catalog.Roots: catalog roots are references the fleet did not resolve; serve the catalog without FleetRefsOnly")
+		case slices.Contains(o.Families, FamilyAuthoring):
+			return optionErrorf("FleetRefsOnly", "and the authoring family: its tools take paths in the workspace; serve the fleet and payload families only")
+		}
 	}
 	if o.Scoper != nil {
 		// Only the fleet family answers through a scoped view; another

@@ -55,6 +55,8 @@ type Server struct {
 	sessions    *sessionTable // the HTTP sessions of the 2025 era
 	gate        drainGate     // HTTP calls in progress, for shutdown
 
+	confirms *confirmations // the generated tools' confirmations, with this server's secret
+
 	stop context.CancelFunc // ends the families' background work
 	wg   sync.WaitGroup     // that work, for Close to wait on
 }
@@ -112,8 +114,9 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 			_ = s.Close()
 		}
 	}()
+	s.confirms = newConfirmations(s.log.WithName("confirm"))
 	s.budget = newBudget(s.opts.Budget)
-	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg, budget: s.budget}
+	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg, confirms: s.confirms, budget: s.budget}
 	var all []*tool
 	for _, f := range families {
 		st := familyState{family: f, enabled: env.enabled(f.name)}

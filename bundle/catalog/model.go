@@ -34,6 +34,9 @@ const (
 	ReasonInvalidContract  = "INVALID_CONTRACT"
 	ReasonInvalidIdentity  = "INVALID_IDENTITY"
 	ReasonBoundExceeded    = "BOUND_EXCEEDED"
+	// ReasonNotAllowed: the registry policy refused the registry (not in
+	// --allowed-registries, or at an address only a named one may be at).
+	ReasonNotAllowed = "REGISTRY_NOT_ALLOWED"
 )
 
 // Limitation codes: what the whole answer lacks.

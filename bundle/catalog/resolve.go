@@ -377,6 +377,14 @@ func referenceReason(err error) *Reason {
 // catalog, since it may carry hosts, tokens or anything a hostile
 // registry chose to send.
 func registryReason(err error) *Reason {
+	if re, ok := errors.AsType[*oci.RegistryError](err); ok {
+		// bundle/oci's sentence, ours and naming the flag that would help;
+		// without hosts, as the root or dependency is shown beside it.
+		code := map[oci.Problem]string{oci.ProblemNotAllowed: ReasonNotAllowed, oci.ProblemAddress: ReasonNotAllowed,
+			oci.ProblemRedirect: ReasonNotAllowed, oci.ProblemAuth: ReasonAuthFailed, oci.ProblemNotFound: ReasonNotFound,
+			oci.ProblemCancelled: ReasonCancelled}[re.Problem]
+		return &Reason{Code: cmp.Or(code, ReasonUnavailable), Message: re.Summary()}
+	}
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Reason{Code: ReasonCancelled, Message: "resolution was cancelled or timed out"}

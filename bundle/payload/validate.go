@@ -56,9 +56,12 @@ const (
 )
 
 // Subject names what a value is checked against. Kind may be left empty
-// when the other fields say it: Operation alone means the request body
-// (the parameters when the operation takes no body), Operation with
-// Status a response, Message a message, Configuration a configuration.
+// when the other fields say it: Operation alone means the request body,
+// Operation with Status a response, Message a message, Configuration a
+// configuration. For an operation that takes no request body, Operation
+// alone means its parameters only when the value is an object of
+// parameter names; any other value is refused as ambiguous, naming the
+// two kinds, rather than checked against a guess.
 type Subject struct {
 	Kind string
 	// Operation is an operationId, or the tool name capability gives it.
@@ -122,6 +125,9 @@ func (c *Contract) Validate(ctx context.Context, sub Subject, value json.RawMess
 	if err != nil {
 		return nil, err
 	}
+	if sub, err = c.inferKind(sub, v); err != nil {
+		return nil, err
+	}
 	res, cs, err := c.resolve(ctx, sub)
 	if err != nil {
 		return nil, err
@@ -134,6 +140,7 @@ func (c *Contract) Validate(ctx context.Context, sub Subject, value json.RawMess
 		return nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema could not be compiled again: " + firstLine(err.Error())}
 	}
 	defer cs.release(inst)
+	cs.schema = inst.schema
 	var verr error
 	if err := inst.g.check(ctx, func() { verr = inst.schema.Validate(v) }); err != nil {
 		return nil, stopped(err, res)
@@ -148,6 +155,7 @@ func (c *Contract) Validate(ctx context.Context, sub Subject, value json.RawMess
 			return nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema cannot be evaluated: it refers back to itself without descending into a field or an item (at " + cyc.KeywordLocation1 + "), so no validator can finish"}
 		}
 		out.Diagnostics = leafDiagnostics(ve, v)
+		out.Diagnostics = closedBranches(ve, v, cs, out.Diagnostics)
 	}
 	var warnings []Diagnostic
 	if cs.marks {
@@ -289,10 +297,6 @@ func (c *Contract) resolve(ctx context.Context, sub Subject) (Resolved, *compile
 	switch k {
 	case KindRequestBody:
 		if op.Body == nil {
-			if sub.Kind == "" && op.Parameters != nil {
-				res.Kind, tree = KindParameters, trees.params
-				break
-			}
 			return res, nil, &Error{Code: CodeNotFound, Field: "Operation", Message: fmt.Sprintf("operation %s (%s %s) takes no request body; check its parameters (kind %s) or a response instead", res.Operation, op.Method, op.Path, KindParameters)}
 		}
 		tree, res.MediaType = trees.body, op.BodyType
@@ -324,10 +328,12 @@ func (c *Contract) resolve(ctx context.Context, sub Subject) (Resolved, *compile
 	return res, &compiledAt{compiled: cs, root: tree}, nil
 }
 
-// compiledAt is a compiled schema and the schema node it starts at.
+// compiledAt is a compiled schema and the schema node it starts at, for
+// one check; schema is the compiled copy that check uses.
 type compiledAt struct {
 	*compiled
-	root any
+	root   any
+	schema *jsonschema.Schema
 }
 
 // conflicting refuses subject fields that do not belong to the kind.

@@ -19,9 +19,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -297,7 +295,7 @@ func pushDir(t *testing.T, reg *testregistry.Registry, dir, repoTag string) stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`), AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,33 +307,6 @@ func pushDir(t *testing.T, reg *testregistry.Registry, dir, repoTag string) stri
 		t.Fatal(err)
 	}
 	return "oci://" + reg.Host + "/" + repoTag
-}
-
-// serviceAccountToken creates ServiceAccount name in ns (allowed to list
-// ServiceContracts there when reader is set, allowed nothing otherwise)
-// and returns a token for it from the TokenRequest API.
-func serviceAccountToken(t *testing.T, admin client.Client, ns, name string, reader bool) string {
-	t.Helper()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	objs := []client.Object{sa}
-	if reader {
-		objs = append(objs,
-			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-				Rules: []rbacv1.PolicyRule{{APIGroups: []string{"kubepact.dev"}, Resources: []string{"servicecontracts"}, Verbs: []string{"list"}}}},
-			&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: name}},
-				RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name}})
-	}
-	for _, obj := range objs {
-		if err := admin.Create(t.Context(), obj); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tr := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
-	if err := admin.SubResource("token").Create(t.Context(), sa, tr); err != nil {
-		t.Fatal(err)
-	}
-	return tr.Status.Token
 }
 
 func mcpSession(t *testing.T, endpoint, token string) *sdk.ClientSession {

@@ -46,7 +46,7 @@ func TestLoadWithin(t *testing.T) {
 	write("m2", 600<<10)
 
 	reg := testregistry.New(t, nil)
-	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`), AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,11 @@ package testregistry
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,6 +32,11 @@ type Options struct {
 	// Username and Password, when Username is set, turn on HTTP basic
 	// authentication: every request must carry them.
 	Username, Password string
+	// Addr is the address to listen on (default "127.0.0.1:0"); another
+	// loopback address, such as "127.0.0.2:0", stands for another host.
+	Addr string
+	// TLS serves HTTPS with a certificate no system trusts (httptest's).
+	TLS bool
 }
 
 // Registry is a running registry. It stops when the test that started it
@@ -36,8 +44,11 @@ type Options struct {
 type Registry struct {
 	// Host is "127.0.0.1:port", the registry part of a reference.
 	Host string
-	// URL is "http://127.0.0.1:port".
+	// URL is "http://127.0.0.1:port" ("https://…" with Options.TLS).
 	URL string
+	// CertFile is, with Options.TLS, a PEM file of the server's
+	// certificate: point SSL_CERT_FILE at it to make a process trust it.
+	CertFile string
 
 	mu       sync.Mutex
 	requests []Request
@@ -53,8 +64,8 @@ func (r Request) String() string { return r.Method + " " + r.Path }
 
 var quietLogs sync.Once
 
-// New starts a registry on 127.0.0.1 and registers its shutdown with
-// tb.Cleanup. It speaks plain HTTP.
+// New starts a registry on 127.0.0.1 (or Options.Addr) and registers its
+// shutdown with tb.Cleanup. It speaks plain HTTP unless Options.TLS.
 func New(tb testing.TB, opts *Options) *Registry {
 	tb.Helper()
 	if opts == nil {
@@ -86,14 +97,36 @@ func New(tb testing.TB, opts *Options) *Registry {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(tb.Context()))
 	app := handlers.NewApp(ctx, cfg)
 	r := &Registry{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.requests = append(r.requests, Request{Method: req.Method, Path: req.URL.Path})
 		r.mu.Unlock()
 		app.ServeHTTP(w, req)
 	}))
+	if opts.Addr != "" {
+		ln, err := net.Listen("tcp", opts.Addr)
+		if err != nil {
+			cancel()
+			tb.Fatalf("testregistry: listening on %s: %v", opts.Addr, err)
+		}
+		_ = srv.Listener.Close()
+		srv.Listener = ln
+	}
+	// A client that speaks plain HTTP to the TLS server, or gives up on
+	// a handshake, is what some tests are about: not worth a log line.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	if opts.TLS {
+		srv.StartTLS()
+		r.CertFile = filepath.Join(tb.TempDir(), "registry.pem")
+		pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		if err := os.WriteFile(r.CertFile, pemCert, 0o600); err != nil {
+			tb.Fatalf("testregistry: writing the certificate: %v", err)
+		}
+	} else {
+		srv.Start()
+	}
 	r.URL = srv.URL
-	r.Host = strings.TrimPrefix(srv.URL, "http://")
+	r.Host = strings.TrimPrefix(strings.TrimPrefix(srv.URL, "http://"), "https://")
 	tb.Cleanup(func() {
 		srv.Close()
 		_ = app.Shutdown()
