@@ -122,6 +122,14 @@ func (o *BudgetOptions) memory() (total, call, caller int64) {
 	return total, call, caller
 }
 
+// KeptBytes is what a loader serving expensive calls keeps of the
+// bundles it read, between calls: a quarter of the bundle memory bound.
+func (o BudgetOptions) KeptBytes() int64 {
+	o.setDefaults()
+	total, _, _ := o.memory()
+	return total / 4
+}
+
 func (o *BudgetOptions) validate() error {
 	switch {
 	case o.MaxCalls < 0:

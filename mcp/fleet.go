@@ -56,6 +56,11 @@ type FleetOptions struct {
 	// Builder, when set, is the live fleet (the operator's feed drives it)
 	// and the sources above are not collected.
 	Builder *fleetgraph.Builder
+	// Bundles, with Builder, is the loader the live fleet's feed reads
+	// revisions with: pacto_impact reads through it too, so a revision
+	// the feed holds is not read and held a second time. Nil: impact
+	// has a loader of its own.
+	Bundles *source.RefLoader
 	// WatchDebounce is how long the watch on Local and TargetState waits
 	// after a change before it re-reads (default 250ms).
 	WatchDebounce time.Duration
@@ -369,9 +374,13 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	if env.opts.FleetRefsOnly {
 		workspace = "" // the loader reads revisions' own locations only
 	}
+	loader := o.Bundles
+	if loader == nil {
+		loader = source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.opts.Budget.KeptBytes()})
+	}
 	f := &fleetState{
 		b:        o.Builder,
-		loader:   source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.budget.memory / 4}),
+		loader:   loader,
 		stdio:    env.opts.Transport == TransportStdio,
 		idle:     env.opts.SessionTimeout,
 		pins:     map[*sdk.ServerSession]*pin{},

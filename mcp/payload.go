@@ -85,7 +85,7 @@ func newPayloadState(env *familyEnv) (*payloadState, error) {
 	}
 	return &payloadState{
 		env:     env,
-		loader:  source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.budget.memory / 4}),
+		loader:  source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.opts.Budget.KeptBytes()}),
 		cache:   map[string]*payload.Contract{},
 		weights: map[string]int64{},
 	}, nil

@@ -44,14 +44,21 @@ const (
 
 // TestOperatorUnderHostileCaller is the load test of issue 19: the real
 // `kubepact operator` process against envtest's API server, with the
-// chart's GOMEMLIMIT, its resident memory sampled from /proc
-// (VmRSS, and VmHWM, the kernel's own peak). A hostile caller — a
-// ServiceAccount with no RBAC at all, which /mcp authenticates like
-// anyone — runs hostileWorkers concurrent pacto_impact calls on large
-// bundles (test/bigspec's 7.8 MB API, distinctLargeAPIs revisions of it,
-// so no cache absorbs them) for loadPhase, while a legitimate caller
-// queries the fleet and diffs a small bundle. The operator must stay under
-// the chart's 256 MiB limit and serve every legitimate call.
+// chart's GOMEMLIMIT, its resident memory sampled from /proc (VmRSS, and
+// VmHWM, the kernel's own peak, reset when the load starts).
+//
+// /mcp reads only fleet revisions its caller may see, so the hostile
+// caller is a ServiceAccount that may list ServiceContracts in one
+// namespace, where distinctLargeAPIs contracts name bundles of
+// test/bigspec's 7.8 MB API (as a document of the bundle, not an
+// interface: the reconciler's own projection of an interface is not /mcp's
+// work, and is left out of these figures). It runs hostileWorkers
+// concurrent pacto_impact calls between those revisions, by digest, so no
+// cache absorbs them, for loadPhase; a ServiceAccount with no RBAC at all
+// hammers the same digests beside it. A legitimate caller, allowed in
+// another namespace, queries the fleet and diffs a small bundle
+// meanwhile. The operator must stay under the chart's 256 MiB limit and
+// serve every legitimate call.
 //
 // It takes minutes and a control plane, so it runs only when asked:
 //
@@ -79,34 +86,52 @@ func TestOperatorUnderHostileCaller(t *testing.T) {
 	kubeconfig := adminKubeconfig(t, env, "kubepact-loadtest")
 
 	reg := testregistry.New(t, nil)
-	small := pushDir(t, reg, filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "bundles/catalog:1.4.0")
-	var large []string
+	small, _ := pushDir(t, reg, filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "bundles/catalog:1.4.0")
+	var large, digests []string
 	for i := range distinctLargeAPIs {
 		sh := bigspec.Large
 		sh.DescriptionWords += i // another revision: another digest, the same size
 		dir := t.TempDir()
-		for name, data := range bigspec.WriteBundle(sh) {
+		if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{
+			"pacto.yaml":          []byte("pactoVersion: \"2.0\"\nservice:\n  name: large-api\n  version: 1.0." + strconv.Itoa(i) + "\n"),
+			"docs/large-api.json": bigspec.Generate(sh),
+		}
+		for name, data := range files {
 			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		large = append(large, pushDir(t, reg, dir, fmt.Sprintf("bundles/large-api:1.0.%d", i)))
+		ref, digest := pushDir(t, reg, dir, fmt.Sprintf("bundles/large-api:1.0.%d", i))
+		large, digests = append(large, ref), append(digests, digest)
 	}
 
-	// A namespace with one small contract, so the fleet has something to
-	// answer; the legitimate reader may list ServiceContracts there, the
-	// hostile one may do nothing at all.
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "load-"}}
-	if err := admin.Create(t.Context(), ns); err != nil {
-		t.Fatal(err)
+	// Two namespaces: one small contract the legitimate reader may see,
+	// and the large ones the hostile reader may see.
+	namespace := func(prefix string) string {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
+		if err := admin.Create(t.Context(), ns); err != nil {
+			t.Fatal(err)
+		}
+		return ns.Name
 	}
-	sc := &v1alpha1.ServiceContract{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "catalog"},
-		Spec: v1alpha1.ServiceContractSpec{Bundle: v1alpha1.BundleSource{OCI: small}, TargetRef: v1alpha1.TargetReference{Kind: "Deployment", Name: "catalog"}}}
-	if err := admin.Create(t.Context(), sc); err != nil {
-		t.Fatal(err)
+	contract := func(ns, name, ref string) {
+		sc := &v1alpha1.ServiceContract{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: v1alpha1.ServiceContractSpec{Bundle: v1alpha1.BundleSource{OCI: ref}, TargetRef: v1alpha1.TargetReference{Kind: "Deployment", Name: name}}}
+		if err := admin.Create(t.Context(), sc); err != nil {
+			t.Fatal(err)
+		}
 	}
-	legitToken := serviceAccountToken(t, admin, ns.Name, "reader", true)
-	hostileToken := serviceAccountToken(t, admin, ns.Name, "hostile", false)
+	legitNS, bigNS := namespace("load-"), namespace("big-")
+	contract(legitNS, "catalog", small)
+	for i, ref := range large {
+		contract(bigNS, fmt.Sprintf("large-%d", i), ref)
+	}
+	legitToken := serviceAccountToken(t, admin, legitNS, "reader", true)
+	hostileToken := serviceAccountToken(t, admin, bigNS, "hostile", true)
+	nobodyToken := serviceAccountToken(t, admin, bigNS, "nobody", false)
 
 	run := func(name, bin string) loadFigures {
 		addr, probe := freeAddr(t), freeAddr(t)
@@ -119,7 +144,7 @@ func TestOperatorUnderHostileCaller(t *testing.T) {
 		defer logs.Close()
 		op := exec.Command(bin, "operator", "--kubeconfig", kubeconfig, "--port", port,
 			"--metrics-bind-address", "0", "--health-probe-bind-address", probe,
-			"--plain-http", "--cache-dir", t.TempDir(), "--log-format", "json")
+			"--plain-http", "--allowed-registries", reg.Host, "--cache-dir", t.TempDir(), "--log-format", "json")
 		op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=", "GOMEMLIMIT="+chartGoMemLimit)
 		op.Stdout, op.Stderr = logs, logs
 		if err := op.Start(); err != nil {
@@ -136,19 +161,26 @@ func TestOperatorUnderHostileCaller(t *testing.T) {
 		defer watch.stop()
 
 		endpoint := "http://" + addr + "/mcp"
-		legit, hostile := mcpSession(t, endpoint, legitToken), mcpSession(t, endpoint, hostileToken)
-		// The fleet is up before the load starts.
-		deadline := time.Now().Add(60 * time.Second)
+		legit, hostile, nobody := mcpSession(t, endpoint, legitToken), mcpSession(t, endpoint, hostileToken), mcpSession(t, endpoint, nobodyToken)
+		// The fleet holds every revision before the load starts.
+		deadline := time.Now().Add(5 * time.Minute)
 		for {
 			res, err := legit.CallTool(t.Context(), &sdk.CallToolParams{Name: "pacto_fleet_get", Arguments: map[string]any{"service": "catalog"}})
-			if err == nil && !res.IsError && strings.Contains(toolJSON(res), `"found":true`) {
+			got := toolJSON(res)
+			big, err2 := hostile.CallTool(t.Context(), &sdk.CallToolParams{Name: "pacto_fleet_get", Arguments: map[string]any{"service": "large-api"}})
+			all := err == nil && err2 == nil && strings.Contains(got, `"found":true`)
+			for _, d := range digests {
+				all = all && strings.Contains(toolJSON(big), d)
+			}
+			if all {
 				break
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the fleet never showed the contract: %v %s", name, err, toolJSON(res))
+			if time.Now().After(deadline) || processExited(exited) {
+				t.Fatalf("%s: the fleet never showed every revision: %v %v %s %s", name, err, err2, got, toolJSON(big))
 			}
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(time.Second)
 		}
+		watch.reset() // the figures are the load's, not the reconciler's start
 		idle := watch.rss()
 
 		ctx, cancel := context.WithTimeout(t.Context(), loadPhase)
@@ -161,9 +193,13 @@ func TestOperatorUnderHostileCaller(t *testing.T) {
 		var wg sync.WaitGroup
 		for w := range hostileWorkers {
 			wg.Go(func() {
+				cs := hostile
+				if w%4 == 3 { // a quarter of the workers: the identity that may see nothing
+					cs = nobody
+				}
 				for i := 0; ctx.Err() == nil; i++ {
-					args := map[string]any{"old_ref": large[(w+i)%len(large)], "new_ref": large[(w+i+1)%len(large)]}
-					res, err := hostile.CallTool(ctx, &sdk.CallToolParams{Name: "pacto_impact", Arguments: args})
+					args := map[string]any{"old_ref": digests[(w+i)%len(digests)], "new_ref": digests[(w+i+1)%len(digests)]}
+					res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "pacto_impact", Arguments: args})
 					switch {
 					case ctx.Err() != nil:
 					case err != nil:
@@ -183,7 +219,7 @@ func TestOperatorUnderHostileCaller(t *testing.T) {
 			for i := 0; ctx.Err() == nil; i++ {
 				call := &sdk.CallToolParams{Name: "pacto_fleet_get", Arguments: map[string]any{"service": "catalog"}}
 				if i%2 == 1 {
-					call = &sdk.CallToolParams{Name: "pacto_impact", Arguments: map[string]any{"old_ref": small, "new_ref": small}}
+					call = &sdk.CallToolParams{Name: "pacto_impact", Arguments: map[string]any{"old_ref": "catalog@1.4.0", "new_ref": "catalog"}}
 				}
 				start := time.Now()
 				res, err := legit.CallTool(ctx, call)
@@ -235,8 +271,8 @@ func TestOperatorUnderHostileCaller(t *testing.T) {
 	if f.legitCalls == 0 || f.legitFailures > 0 {
 		t.Errorf("the legitimate caller: %d calls, %d failed; want all served: %v", f.legitCalls, f.legitFailures, f.failures[:min(len(f.failures), 5)])
 	}
-	if f.outcomes["ok"] == 0 || f.outcomes["BUSY"] == 0 {
-		t.Errorf("hostile outcomes %v: want some served and some refused BUSY", f.outcomes)
+	if f.outcomes["ok"] == 0 || f.outcomes["BUSY"] == 0 || f.outcomes["NOT_FOUND"] == 0 {
+		t.Errorf("hostile outcomes %v: want some served, some refused BUSY, and NOT_FOUND for the identity that may see nothing", f.outcomes)
 	}
 }
 
@@ -284,8 +320,8 @@ func toolJSON(res *sdk.CallToolResult) string {
 }
 
 // pushDir pushes the bundle in dir to repo:tag of reg and returns its
-// oci:// reference.
-func pushDir(t *testing.T, reg *testregistry.Registry, dir, repoTag string) string {
+// oci:// reference and its digest.
+func pushDir(t *testing.T, reg *testregistry.Registry, dir, repoTag string) (string, string) {
 	t.Helper()
 	b, err := bundle.LoadDir(dir, nil)
 	if err != nil {
@@ -303,10 +339,11 @@ func pushDir(t *testing.T, reg *testregistry.Registry, dir, repoTag string) stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Push(t.Context(), r, img); err != nil {
+	d, err := c.Push(t.Context(), r, img)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return "oci://" + reg.Host + "/" + repoTag
+	return "oci://" + reg.Host + "/" + repoTag, d.String()
 }
 
 func mcpSession(t *testing.T, endpoint, token string) *sdk.ClientSession {
@@ -372,6 +409,14 @@ func (w *memoryWatch) sample() {
 		for p := w.peak.Load(); n > p && !w.peak.CompareAndSwap(p, n); p = w.peak.Load() {
 		}
 	}
+}
+
+// reset restarts the peak: the kernel's (VmHWM, through clear_refs) and
+// the samples'.
+func (w *memoryWatch) reset() {
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", w.pid), []byte("5"), 0)
+	w.peak.Store(0)
+	w.sample()
 }
 
 // rss is the latest VmRSS sample.

@@ -319,8 +319,11 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		return fmt.Errorf("the fleet's registry client: %w", err)
 	}
 	b := fleetgraph.NewBuilder(nil)
+	// One loader for the feed and /mcp's pacto_impact: a revision is held
+	// once, within what /mcp's budget keeps between calls.
+	bundles := source.NewRefLoader(&source.RefLoaderOptions{Client: reg, CacheBytes: o.mcp.Budget.KeptBytes()})
 	feed, err := kube.NewFeed(cfg, b, &kube.Options{Namespaces: o.namespaces, Registerer: metrics.Registry, Log: log.WithName("fleet"),
-		Bundles: source.NewRefLoader(&source.RefLoaderOptions{Client: reg})})
+		Bundles: bundles})
 	if err != nil {
 		return err
 	}
@@ -334,6 +337,7 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		return nil
 	}
 	opts := o.mcpOptions(b, reg)
+	opts.Fleet.Bundles = bundles
 	opts.Logger = log.WithName("mcp")
 	if o.mcpAuth == mcpAuthKubernetes {
 		// The operator's own identity sends the reviews: its ClusterRole
