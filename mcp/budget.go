@@ -22,7 +22,7 @@ import (
 // zero: see [BudgetOptions].
 const (
 	DefaultMaxExpensiveCalls          = 8
-	DefaultMaxExpensiveCallsPerCaller = 4
+	DefaultMaxExpensiveCallsPerCaller = 2
 	DefaultExpensiveCallTimeout       = time.Minute
 	// DefaultBundleMemory is BudgetOptions.BundleMemory's default when
 	// the process has no memory limit (GOMEMLIMIT).
@@ -57,8 +57,9 @@ type BudgetOptions struct {
 	// makes them (default 8).
 	MaxCalls int
 	// MaxCallsPerCaller bounds those of one caller (one authenticated
-	// identity; every unauthenticated caller counts as one), default 4.
-	// Past either bound a call is answered BUSY at once, never queued.
+	// identity; every unauthenticated caller counts as one), default 2:
+	// it takes four identities to fill the server. Past either bound a
+	// call is answered BUSY at once, never queued.
 	MaxCallsPerCaller int
 	// CallTimeout bounds one expensive call (default 1m): past it the
 	// call's work is stopped and it answers CANCELLED.
@@ -68,11 +69,10 @@ type BudgetOptions struct {
 	// its bytes times what reading (×2) or projecting its interfaces
 	// (×80) makes of them. Default: 3/8 of the process's memory limit
 	// (GOMEMLIMIT) when it has one, else 1 GiB. One caller may hold at
-	// most BundleMemory × MaxCallsPerCaller / MaxCalls of it, so no
-	// caller can take it all.
+	// most half of it, so no caller can take it all.
 	BundleMemory int64
-	// CallBundleMemory bounds what one call may hold (default: one
-	// caller's share of BundleMemory). A call needing more is refused
+	// CallBundleMemory bounds what one call may hold (default: what one
+	// caller may, half of BundleMemory). A call needing more is refused
 	// INVALID_ARGUMENT, naming the flag; one that would pass the shared
 	// bound is answered BUSY.
 	//
@@ -89,7 +89,7 @@ func (o *BudgetOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxCallsPerCaller, "max-expensive-calls-per-caller", o.MaxCallsPerCaller, "most expensive calls one caller (identity) may have in progress; past it its call is answered BUSY")
 	fs.DurationVar(&o.CallTimeout, "expensive-call-timeout", o.CallTimeout, "longest an expensive call may take; past it its work is stopped and it answers CANCELLED")
 	fs.Int64Var(&o.BundleMemory, "max-bundle-memory", o.BundleMemory, "bytes of memory the expensive calls in progress may hold for the bundles they read, together (bundle bytes ×2 read, ×80 projected); 0: 3/8 of GOMEMLIMIT, else 1GiB")
-	fs.Int64Var(&o.CallBundleMemory, "max-call-bundle-memory", o.CallBundleMemory, "bytes of bundle memory one call may hold; 0: one caller's share of --max-bundle-memory")
+	fs.Int64Var(&o.CallBundleMemory, "max-call-bundle-memory", o.CallBundleMemory, "bytes of bundle memory one call may hold; 0: half of --max-bundle-memory, as much as one caller may hold")
 }
 
 func (o *BudgetOptions) setDefaults() {
@@ -114,7 +114,7 @@ func (o *BudgetOptions) memory() (total, call, caller int64) {
 			total = lim / 8 * 3
 		}
 	}
-	caller = total / int64(o.MaxCalls) * int64(o.MaxCallsPerCaller)
+	caller = total / 2
 	call = o.CallBundleMemory
 	if call == 0 {
 		call = caller
@@ -145,7 +145,7 @@ func (o *BudgetOptions) validate() error {
 	}
 	_, call, caller := o.memory()
 	if call > caller {
-		return optionErrorf("Budget.CallBundleMemory", "%s is more than one caller may hold (%s: Budget.BundleMemory × Budget.MaxCallsPerCaller / Budget.MaxCalls), so no call could use it: lower it or raise Budget.BundleMemory", mib(call), mib(caller))
+		return optionErrorf("Budget.CallBundleMemory", "%s is more than one caller may hold (%s, half of Budget.BundleMemory), so no call could use it: lower it or raise Budget.BundleMemory", mib(call), mib(caller))
 	}
 	return nil
 }
@@ -254,7 +254,7 @@ const minGrant = 1 << 20
 func (l *lease) memoryBusy(sh *share) *ToolError {
 	b := l.b
 	if b.callers-sh.held < b.memory-b.held {
-		return busy(fmt.Sprintf("%s was not run: your expensive calls in progress hold %s of bundle memory, as much as one caller may (%s: --max-bundle-memory × --max-expensive-calls-per-caller / --max-expensive-calls)", l.tool, mib(sh.held), mib(b.callers)))
+		return busy(fmt.Sprintf("%s was not run: your expensive calls in progress hold %s of bundle memory, as much as one caller may (%s, half of --max-bundle-memory)", l.tool, mib(sh.held), mib(b.callers)))
 	}
 	return busy(fmt.Sprintf("%s was not run: the expensive calls in progress hold %s of bundle memory, as much as the server allows (--max-bundle-memory %s)", l.tool, mib(b.held), mib(b.memory)))
 }
