@@ -180,7 +180,7 @@ func BenchmarkImpact(b *testing.B) {
 	older.Contract.Service.Name, newer.Contract.Service.Name = "svc-00000", "svc-00000"
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := s.Impact(older, newer, opts)
+		res, err := s.Impact(b.Context(), older, newer, opts)
 		if err != nil || !res.InFleet {
 			b.Fatal(err, res.InFleet)
 		}

@@ -137,7 +137,7 @@ func TestGoldenImpact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Impact(older, newer, nil)
+	got, err := s.Impact(t.Context(), older, newer, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

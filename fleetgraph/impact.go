@@ -1,6 +1,7 @@
 package fleetgraph
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -122,8 +123,10 @@ type ImpactResult struct {
 
 // Impact diffs two revisions of a contract and projects the changes onto
 // the snapshot: every service that depends on the changed one, with a
-// verdict of the new version against each direct consumer's range.
-func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*ImpactResult, error) {
+// verdict of the new version against each direct consumer's range. It
+// stops with ctx's error when ctx ends (in the diff, or between the
+// services the walk over dependents reaches).
+func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts *ImpactOptions) (*ImpactResult, error) {
 	if opts == nil {
 		opts = &ImpactOptions{}
 	}
@@ -131,7 +134,7 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 	if maxConsumers <= 0 {
 		maxConsumers = 5000
 	}
-	changes, err := diff.Diff(older, newer)
+	changes, err := diff.Diff(ctx, older, newer)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +194,9 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 	// until it finds another or runs out.
 	truncated := false
 	for len(queue) > 0 && !truncated {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		cur := queue[0]
 		queue = queue[1:]
 		byConsumer := map[string][]Relationship{}

@@ -130,7 +130,7 @@ func TestImpactRisks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := s.Impact(older, tt.newer, &fleetgraph.ImpactOptions{Domain: "registry.example.com/shop"})
+			res, err := s.Impact(t.Context(), older, tt.newer, &fleetgraph.ImpactOptions{Domain: "registry.example.com/shop"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func TestImpactHeadlineIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := b.Flush().Impact(payBundle(t, "1.0.0", true), payBundle(t, "1.0.1", false), &fleetgraph.ImpactOptions{Domain: domain})
+	res, err := b.Flush().Impact(t.Context(), payBundle(t, "1.0.0", true), payBundle(t, "1.0.1", false), &fleetgraph.ImpactOptions{Domain: domain})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package fleetgraph_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,7 +228,7 @@ func TestDiffReportsAnUnreadableSpec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			changes, err := diff.Diff(older, newer)
+			changes, err := diff.Diff(t.Context(), older, newer)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -301,7 +303,7 @@ func viewEdges(t *testing.T, s *fleetgraph.Snapshot, target string) edgeViews {
 		v.Graph = append(v.Graph, n.Key)
 	}
 	name := target[strings.LastIndex(target, "/")+1:]
-	imp, err := s.Impact(writeBundle(t, name, "1.0.0"), writeBundle(t, name, "1.1.0"), &fleetgraph.ImpactOptions{Domain: domainOf(target, name)})
+	imp, err := s.Impact(t.Context(), writeBundle(t, name, "1.0.0"), writeBundle(t, name, "1.1.0"), &fleetgraph.ImpactOptions{Domain: domainOf(target, name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +459,7 @@ func TestImpactTruncatesOnlyWhatItCuts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := edgeFleet(t, tc.revs)
-			got, err := s.Impact(older, newer, &fleetgraph.ImpactOptions{MaxConsumers: 2})
+			got, err := s.Impact(t.Context(), older, newer, &fleetgraph.ImpactOptions{MaxConsumers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -470,5 +472,19 @@ func TestImpactTruncatesOnlyWhatItCuts(t *testing.T) {
 				t.Errorf("truncated %v, want %v; consumers (-got +want):\n%s", truncated, tc.truncated, diff)
 			}
 		})
+	}
+}
+
+// TestImpactStopsWhenCancelled: an impact whose call has ended does not
+// diff or walk the fleet: it returns ctx's error.
+func TestImpactStopsWhenCancelled(t *testing.T) {
+	s := fleetgraph.NewBuilder(nil).Current()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := s.Impact(ctx, writeBundle(t, "a", "1.0.0"), writeBundle(t, "a", "1.1.0"), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("impact with a cancelled ctx: %v; want context.Canceled", err)
+	}
+	if _, err := s.Impact(t.Context(), writeBundle(t, "a", "1.0.0"), writeBundle(t, "a", "1.1.0"), nil); err != nil {
+		t.Errorf("impact with a live ctx: %v", err)
 	}
 }

@@ -190,6 +190,10 @@ func (d *argDecoder) check(raw json.RawMessage) (map[string]json.RawMessage, err
 		}
 	}
 	for _, name := range names {
+		if f, ok := jsonobj.LongNumber(args[name]); ok {
+			at := argPath(name, f.Path)
+			return nil, d.argErr(at, fmt.Sprintf("the number at %s %s; nothing was done", at, f.Reason()))
+		}
 		var v any
 		if err := json.Unmarshal(args[name], &v); err != nil {
 			return nil, d.argErr(name, fmt.Sprintf("argument %q is not valid JSON", name))
@@ -269,6 +273,18 @@ func describeRaw(raw []byte) string {
 	return describeValue(v)
 }
 
+// argPath is the path of a place inside argument name: name itself, or
+// name.field, name[0].
+func argPath(name, inner string) string {
+	switch {
+	case inner == "":
+		return name
+	case inner[0] == '[':
+		return name + inner
+	}
+	return name + "." + inner
+}
+
 // suggest returns the accepted name nearest to name, or "".
 func suggest(name string, accepted []string) string { return didyoumean.Nearest(name, accepted) }
 
@@ -293,6 +309,13 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []capability
 	if dup, ok := jsonobj.DuplicateKey(raw); ok {
 		return nil, []capability.Diagnostic{{Field: dup, Code: capability.DiagDuplicate, Expected: "each argument once",
 			Message: fmt.Sprintf("argument %q is given more than once; give each argument once", dup)}}
+	}
+	// Exact numbers go to the service as written: one whose digits or
+	// exponent no quantity needs is refused, before anything reads it.
+	if f, ok := jsonobj.LongNumber(raw); ok {
+		return nil, []capability.Diagnostic{{Field: f.Path, Code: capability.DiagInvalidValue,
+			Expected: fmt.Sprintf("a number of at most %d digits and an exponent of at most ±%d", jsonobj.MaxNumberDigits, jsonobj.MaxNumberExponent),
+			Message:  fmt.Sprintf("the number at %s %s", f.Path, f.Reason())}}
 	}
 	names := make([]string, 0, len(typed))
 	for name, v := range typed {

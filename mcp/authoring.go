@@ -230,6 +230,9 @@ func authoringTools(env *familyEnv) ([]*tool, error) {
 	if err != nil {
 		return nil, err
 	}
+	// They read and validate whole bundles (and may pull what they refer
+	// to): calls the budget bounds.
+	create.expensive, edit.expensive, check.expensive = true, true, true
 	return []*tool{create, edit, check, schema}, nil
 }
 

@@ -107,6 +107,9 @@ type catalogState struct {
 	// refresh is how often live is resolved again; 0 when the catalog is
 	// owned by the caller (Catalog.Live), whose refresh is unknown here.
 	refresh time.Duration
+	// budget bounds the reads of the two documents, each the whole
+	// catalog encoded, like expensive calls.
+	budget *budget
 }
 
 // readTTL ties a catalog read's cache hint to the refresh interval: the
@@ -133,6 +136,7 @@ var catalogFamily = &family{
 		if err != nil {
 			return nil, err
 		}
+		st.budget = env.budget
 		t, err := st.revisionTool()
 		if err != nil {
 			return nil, err
@@ -209,10 +213,10 @@ func (st *catalogState) register(srv *sdk.Server) {
 	}
 	srv.AddResource(&sdk.Resource{URI: CatalogURI, Name: catalogName, Title: "Contract catalog", MIMEType: "application/json",
 		Description: "What this catalog is (pacto.dev/catalog/v1): meta {catalogId, generatedAt, completeness, bounds, requestedRoots, limitations} and every requested root, resolved or not and why. Read first."},
-		read(func(c *catalog.Catalog) any { return c.Summary() }))
+		st.budget.read(catalogName, read(func(c *catalog.Catalog) any { return c.Summary() })))
 	srv.AddResource(&sdk.Resource{URI: CatalogClosureURI, Name: catalogClosureName, Title: "Contract catalog closure", MIMEType: "application/json",
 		Description: "What is in the catalog: every deduplicated revision (identity, rank, paths), resolved edges, unresolved dependencies, conflicts and cycles, under the same meta."},
-		read(func(c *catalog.Catalog) any { return c.Closure() }))
+		st.budget.read(catalogClosureName, read(func(c *catalog.Catalog) any { return c.Closure() })))
 }
 
 // catalogRevisionArgs are pacto_catalog_revision's arguments: a revision's

@@ -75,6 +75,13 @@
 //   - connlimit.go, sessions.go: the connection and session limits, with
 //     O(1) eviction of the connection or session idle longest (a GET
 //     stream is not activity) and a per-caller session quota.
+//   - budget.go: bounded work per call and per caller. Tools marked
+//     expensive (they read, project or diff bundles, or check values
+//     against their schemas) and the catalog's document reads run within
+//     [BudgetOptions]: so many at once overall and per caller (past that
+//     BUSY, never a queue), each within a deadline that stops its work,
+//     and holding only so much bundle memory, per call and together
+//     (bundle bytes times what reading or projecting makes of them).
 //
 // # Safety
 //

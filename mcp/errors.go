@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,6 +21,7 @@ import (
 const (
 	CodeInvalidArgument = "INVALID_ARGUMENT" // an argument is unknown, missing, mistyped or out of range
 	CodeCancelled       = "CANCELLED"        // the caller went away or the call timed out
+	CodeBusy            = "BUSY"             // as much expensive work is under way as the server allows; retry after retryAfterMs
 	CodeInternal        = "INTERNAL"         // a failure on our side; details are in the server log only
 )
 
@@ -61,7 +63,11 @@ const (
 //	                                      (issued to another identity or connection) or OVERLOADED
 //	                                      (too many used recently to track one more); remedy says
 //	                                      what the agent or the operator can do
-//	CANCELLED               server        the caller went away or the call timed out
+//	CANCELLED               server        the caller went away or the call timed out (--expensive-call-timeout);
+//	                                      its work was stopped
+//	BUSY                    server        the expensive calls in progress (everyone's, or this caller's) or
+//	                                      the bundle memory they hold are at the server's limits;
+//	                                      retryAfterMs says when to try again, nothing was done
 //	INTERNAL                server        a failure on our side; details are in the server log
 //	PATH_OUTSIDE_WORKSPACE  authoring,    a path leads outside the workspace (also through a symlink)
 //	                        fleet, payload
@@ -139,6 +145,9 @@ type ToolError struct {
 	// Remedy says what would change the outcome, e.g. the server option
 	// that would expose a withheld tool.
 	Remedy string `json:"remedy,omitempty" jsonschema:"what would change the outcome"`
+	// RetryAfterMs, on a BUSY error, is how long to wait before trying
+	// the same call again.
+	RetryAfterMs int64 `json:"retryAfterMs,omitempty" jsonschema:"for BUSY: milliseconds to wait before retrying"`
 	// Findings are the validation findings behind an INVALID_CONTRACT error.
 	Findings []validate.Finding `json:"findings,omitempty" jsonschema:"validation findings behind an INVALID_CONTRACT error"`
 
@@ -166,6 +175,9 @@ func (e *ToolError) Error() string {
 			fmt.Fprintf(&b, " What to do: %s.", e.Remedy)
 		}
 	}
+	if e.RetryAfterMs > 0 {
+		fmt.Fprintf(&b, " Retry in %s.", time.Duration(e.RetryAfterMs)*time.Millisecond)
+	}
 	return b.String()
 }
 
@@ -192,8 +204,11 @@ func asToolError(err error) *ToolError {
 	if te := authoringError(err); te != nil {
 		return te
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &ToolError{Code: CodeCancelled, Message: err.Error()}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &ToolError{Code: CodeCancelled, Message: "the call ran out of time before it finished; its work was stopped"}
+	}
+	if errors.Is(err, context.Canceled) {
+		return &ToolError{Code: CodeCancelled, Message: "the call was cancelled before it finished (the client cancelled it or went away); its work was stopped"}
 	}
 	return &ToolError{Code: CodeInternal, Message: err.Error()}
 }

@@ -67,6 +67,11 @@ type familyEnv struct {
 	// server's confirmation secret (see confirmations).
 	confirms *confirmations
 
+	// budget bounds the expensive calls (tools marked expensive are run
+	// within it by the server; a family wraps costly resource reads with
+	// budget.read).
+	budget *budget
+
 	// fleet is the fleet family's builder once that family is built (nil
 	// before, or when it is off). Families built earlier read it at call
 	// time, never while building.

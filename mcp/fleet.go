@@ -56,6 +56,11 @@ type FleetOptions struct {
 	// Builder, when set, is the live fleet (the operator's feed drives it)
 	// and the sources above are not collected.
 	Builder *fleetgraph.Builder
+	// Bundles, with Builder, is the loader the live fleet's feed reads
+	// revisions with: pacto_impact reads through it too, so a revision
+	// the feed holds is not read and held a second time. Nil: impact
+	// has a loader of its own.
+	Bundles *source.RefLoader
 	// WatchDebounce is how long the watch on Local and TargetState waits
 	// after a change before it re-reads (default 250ms).
 	WatchDebounce time.Duration
@@ -369,9 +374,13 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	if env.opts.FleetRefsOnly {
 		workspace = "" // the loader reads revisions' own locations only
 	}
+	loader := o.Bundles
+	if loader == nil {
+		loader = source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.opts.Budget.KeptBytes()})
+	}
 	f := &fleetState{
 		b:        o.Builder,
-		loader:   source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client}),
+		loader:   loader,
 		stdio:    env.opts.Transport == TransportStdio,
 		idle:     env.opts.SessionTimeout,
 		pins:     map[*sdk.ServerSession]*pin{},
@@ -584,7 +593,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		res, err := snap.Impact(older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
+		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
 		if errors.Is(err, fleetgraph.ErrNoContract) {
 			return nil, "", &ToolError{Code: CodeNotComparable, Message: err.Error()}
 		}
@@ -593,6 +602,9 @@ func (f *fleetState) tools() ([]*tool, error) {
 		}
 		return &impactOut{res, p}, res.Headline(), nil
 	})
+	if t != nil {
+		t.expensive = true // reads two bundles and diffs them
+	}
 	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array",
 		"versionBump": "object", "consumers": "array", "atRisk": "array", "activeTargets": "array"})); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -107,13 +108,12 @@ func loadFleetRevision(ctx context.Context, loader *source.RefLoader, field stri
 		return nil, &ToolError{Code: source.CodeRefUnavailable, Field: field,
 			Message: fmt.Sprintf("revision %s of %s came from a source that does not say where its bundle can be read", r.Version, r.Service)}
 	case bundle.IsOCIRef(r.Location):
-		b, err := loader.Load(ctx, r.Location)
-		if err != nil {
-			return nil, fieldError(queryToolError(err), field)
-		}
-		return b, nil
+		return readRef(ctx, loader, field, r.Location)
 	}
-	b, err := bundle.LoadDir(r.Location, nil)
+	b, err := readDir(ctx, field, r.Service+" "+r.Version, r.Location)
+	if te := (*ToolError)(nil); errors.As(err, &te) {
+		return nil, err // the budget's answer
+	}
 	if err != nil {
 		return nil, &ToolError{Code: source.CodeRefUnavailable, Field: field,
 			Message: fmt.Sprintf("revision %s of %s could not be read again from its source directory; it may have changed since the fleet snapshot", r.Version, r.Service)}
@@ -126,11 +126,7 @@ func loadFleetRevision(ctx context.Context, loader *source.RefLoader, field stri
 // loader (a registry reference, or a directory in the workspace).
 func (f *fleetState) impactRef(ctx context.Context, snap *fleetgraph.Snapshot, field, arg string) (*bundle.Bundle, error) {
 	if !f.refsOnly {
-		b, err := f.loader.Load(ctx, arg)
-		if err != nil {
-			return nil, fieldError(queryToolError(err), field)
-		}
-		return b, nil
+		return readRef(ctx, f.loader, field, arg)
 	}
 	r, err := fleetRevision(snap, field, arg)
 	if err != nil {

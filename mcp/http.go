@@ -49,11 +49,14 @@ func (s *Server) newHTTPHandler() http.Handler {
 		Logger:                     sdkLog,
 		DisableLocalhostProtection: true,
 	})
+	// A stateless request lives as long as its POST: a client that
+	// cancels it (or goes away) cancels the call's ctx, so its work stops.
 	stateless := sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
-		Stateless:                  true,
-		MaxRequestBodyBytes:        s.opts.MaxRequestBytes,
-		Logger:                     sdkLog,
-		DisableLocalhostProtection: true,
+		Stateless:                    true,
+		MaxRequestBodyBytes:          s.opts.MaxRequestBytes,
+		Logger:                       sdkLog,
+		DisableLocalhostProtection:   true,
+		PropagateRequestCancellation: true,
 	})
 	s.sessions = newSessionTable(s.opts.MaxSessions, min(s.opts.MaxSessionsPerIdentity, s.opts.MaxSessions), s.opts.SessionTimeout, func(ctx context.Context, id string) {
 		r, _ := http.NewRequestWithContext(ctx, http.MethodDelete, Endpoint, nil)

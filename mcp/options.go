@@ -163,6 +163,9 @@ type Options struct {
 	// DrainTimeout bounds the HTTP shutdown, however many sessions are
 	// open (default 10s): calls in progress finish within it.
 	DrainTimeout time.Duration
+	// Budget bounds the expensive calls: how many at once, overall and
+	// per caller, how long each, and the bundle memory they hold.
+	Budget BudgetOptions
 
 	// Registry pulls the oci:// bundles that contracts reference (policy
 	// and configuration refs) when the tools validate. Nil resolves only
@@ -196,6 +199,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	// The flag's old name, kept for existing command lines.
 	fs.DurationVar(&o.DrainTimeout, "shutdown-timeout", o.DrainTimeout, "")
 	_ = fs.MarkDeprecated("shutdown-timeout", "use --drain-timeout")
+	o.Budget.BindFlags(fs)
 	o.Fleet.BindFlags(fs)
 	o.Catalog.BindFlags(fs)
 }
@@ -237,6 +241,9 @@ var FlagNames = map[string]string{
 	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
 	"Catalog.Roots": "--root", "Catalog.Refresh": "--catalog-refresh",
 	"Catalog.Bounds.MaxDepth": "--catalog-max-depth", "Catalog.Bounds.MaxRevisions": "--catalog-max-revisions",
+	"Budget.MaxCalls": "--max-expensive-calls", "Budget.MaxCallsPerCaller": "--max-expensive-calls-per-caller",
+	"Budget.CallTimeout": "--expensive-call-timeout", "Budget.BundleMemory": "--max-bundle-memory",
+	"Budget.CallBundleMemory": "--max-call-bundle-memory",
 }
 
 // FlagWords rewrites the option field names in s into the flags names
@@ -319,6 +326,7 @@ func (o *Options) setDefaults() {
 	o.ReadHeaderTimeout = cmp.Or(o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	o.ReadTimeout = cmp.Or(o.ReadTimeout, DefaultReadTimeout)
 	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
+	o.Budget.setDefaults()
 	if o.Version == "" {
 		o.Version = "dev"
 	}
@@ -350,6 +358,9 @@ func (o *Options) validate() error {
 		return err
 	}
 	if err := o.Catalog.validate(o.Families); err != nil {
+		return err
+	}
+	if err := o.Budget.validate(); err != nil {
 		return err
 	}
 	for _, f := range o.Families {

@@ -61,9 +61,11 @@ type payloadState struct {
 	env    *familyEnv
 	loader *source.RefLoader
 
-	mu    sync.Mutex
-	cache map[string]*payload.Contract // bundle digest → contract
-	order []string
+	mu      sync.Mutex
+	cache   map[string]*payload.Contract // bundle digest → contract
+	weights map[string]int64             // bundle digest → memory it is weighed with
+	order   []string
+	held    int64 // the weights of the contracts kept
 }
 
 func newPayloadState(env *familyEnv) (*payloadState, error) {
@@ -82,9 +84,10 @@ func newPayloadState(env *familyEnv) (*payloadState, error) {
 		workspace = "" // fleet revisions' own locations only
 	}
 	return &payloadState{
-		env:    env,
-		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client}),
-		cache:  map[string]*payload.Contract{},
+		env:     env,
+		loader:  source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.opts.Budget.KeptBytes()}),
+		cache:   map[string]*payload.Contract{},
+		weights: map[string]int64{},
 	}, nil
 }
 
@@ -181,6 +184,7 @@ func (st *payloadState) tools() ([]*tool, error) {
 	if err != nil {
 		return nil, err
 	}
+	validate.expensive, explain.expensive = true, true
 	explain.output = compact([]string{"found", "path", "definitions", "service"}, map[string]string{"found": "boolean", "path": "string", "definitions": "array", "operations": "array",
 		"reason": "string", "candidates": "array", "truncated": "boolean", "service": "object", "setBy": "array", "setByPartial": "string"})
 	return []*tool{validate, explain}, nil
@@ -201,7 +205,7 @@ func (st *payloadState) validate(ctx context.Context, in validatePayloadArgs) (*
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := c.Validate(in.subject(), in.Payload)
+	res, err := c.Validate(ctx, in.subject(), in.Payload)
 	if err != nil {
 		return nil, "", payloadToolError(err)
 	}
@@ -401,9 +405,9 @@ func splitVersion(s string) (string, string) {
 }
 
 func (st *payloadState) fromRef(ctx context.Context, ref string) (*payload.Contract, ServiceInfo, error) {
-	b, err := st.loader.Load(ctx, ref)
+	b, err := readRef(ctx, st.loader, "service", ref)
 	if err != nil {
-		return nil, ServiceInfo{}, fieldError(queryToolError(err), "service")
+		return nil, ServiceInfo{}, err
 	}
 	from := "workspace"
 	if bundle.IsOCIRef(ref) {
@@ -432,12 +436,16 @@ func (st *payloadState) readLocation(ctx context.Context, r fleetgraph.RevisionL
 	case r.Location == "":
 		return nil, &ToolError{Code: source.CodeRefUnavailable, Field: "service", Message: fmt.Sprintf("revision %s of %s came from a source that does not say where its bundle can be read again; pass its bundle directory or oci:// reference instead", r.Version, r.Service)}
 	case bundle.IsOCIRef(r.Location):
-		b, err = st.loader.Load(ctx, r.Location)
+		b, err = readRef(ctx, st.loader, "service", r.Location)
 		if err != nil {
-			return nil, fieldError(queryToolError(err), "service")
+			return nil, err
 		}
 	default:
-		b, err = bundle.LoadDir(r.Location, nil)
+		b, err = readDir(ctx, "service", r.Service+" "+r.Version, r.Location)
+		var te *ToolError
+		if errors.As(err, &te) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, &ToolError{Code: source.CodeRefUnavailable, Field: "service", Message: fmt.Sprintf("revision %s of %s could not be read again from its source directory; it may have changed since the fleet snapshot", r.Version, r.Service)}
 		}
@@ -454,21 +462,38 @@ func (st *payloadState) read(ctx context.Context, b *bundle.Bundle) (*payload.Co
 	if ok {
 		return c, nil
 	}
+	weight := b.FS.Size() * projectFactor
+	if err := leaseOf(ctx).charge(weight, "service", "projecting the interfaces of "+b.Source.String()); err != nil {
+		return nil, err
+	}
 	c, err := payload.Read(ctx, b)
 	if err != nil {
 		return nil, payloadToolError(err)
 	}
+	st.keep(key, c, weight)
+	return c, nil
+}
+
+// keep caches c under key, evicting the oldest contracts past the count
+// bound and past the memory the budget allows all calls together (a
+// contract is weighed as projecting it was charged); one heavier than
+// that is not kept.
+func (st *payloadState) keep(key string, c *payload.Contract, weight int64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if _, ok := st.cache[key]; !ok && key != "" {
-		st.cache[key] = c
-		st.order = append(st.order, key)
-		if len(st.order) > payloadCacheSize {
-			delete(st.cache, st.order[0])
-			st.order = st.order[1:]
-		}
+	if _, ok := st.cache[key]; ok || key == "" || weight > st.env.budget.memory {
+		return
 	}
-	return c, nil
+	st.cache[key] = c
+	st.weights[key] = weight
+	st.held += weight
+	st.order = append(st.order, key)
+	for len(st.order) > payloadCacheSize || st.held > st.env.budget.memory {
+		st.held -= st.weights[st.order[0]]
+		delete(st.cache, st.order[0])
+		delete(st.weights, st.order[0])
+		st.order = st.order[1:]
+	}
 }
 
 // payloadArgs maps bundle/payload's field names to the tools' arguments.

@@ -44,6 +44,7 @@ type Server struct {
 	audit   logr.Logger
 	sdk     *sdk.Server
 	metrics *metrics
+	budget  *budget // the expensive calls' bounds
 
 	tools    map[string]*tool // registered tools by name
 	families []familyState    // every known family and what it contributed
@@ -114,7 +115,8 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 		}
 	}()
 	s.confirms = newConfirmations(s.log.WithName("confirm"))
-	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg, confirms: s.confirms}
+	s.budget = newBudget(s.opts.Budget)
+	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg, confirms: s.confirms, budget: s.budget}
 	var all []*tool
 	for _, f := range families {
 		st := familyState{family: f, enabled: env.enabled(f.name)}

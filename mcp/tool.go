@@ -34,6 +34,9 @@ type tool struct {
 	inputJSON json.RawMessage
 	output    *jsonschema.Schema // the success shape
 	generated bool               // projected from a bundle's OpenAPI operation; never pacto_*
+	// expensive says its calls count against the server's budget
+	// (budget.go): bounded in number, time and bundle memory.
+	expensive bool
 	// call answers one tools/call with the raw arguments. It never panics
 	// out (see handler) and always returns a result.
 	call func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult
@@ -158,7 +161,11 @@ func (s *Server) handler(t *tool) sdk.ToolHandler {
 				res, err = errorResult(&ToolError{Code: CodeInternal, Message: "the tool failed unexpectedly; the server log has the details"}), nil
 			}
 		}()
-		return t.call(withCaller(withCallRequest(withSession(ctx, req.Session), req), req.Extra), req.Params.Arguments), nil
+		ctx = withCaller(withCallRequest(withSession(ctx, req.Session), req), req.Extra)
+		if t.expensive {
+			return s.budget.run(ctx, t, req.Params.Arguments), nil
+		}
+		return t.call(ctx, req.Params.Arguments), nil
 	}
 }
 

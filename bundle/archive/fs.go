@@ -18,6 +18,7 @@ type FS struct {
 	files map[string][]byte
 	dirs  map[string][]fs.DirEntry // sorted by name; "." is the root
 	paths []string                 // regular files, sorted
+	size  int64                    // bytes of all regular files
 }
 
 var (
@@ -37,6 +38,7 @@ func (b *builder) build() *FS {
 		} else {
 			f.files[name] = n.data
 			f.paths = append(f.paths, name)
+			f.size += int64(len(n.data))
 		}
 		parent := path.Dir(name)
 		f.dirs[parent] = append(f.dirs[parent], dirEntry{info: f.info(name, n.dir, len(n.data))})
@@ -46,6 +48,15 @@ func (b *builder) build() *FS {
 	}
 	slices.Sort(f.paths)
 	return f
+}
+
+// Size returns the bytes of all regular files: what the archive holds in
+// memory, as a caller budgeting memory counts it.
+func (f *FS) Size() int64 {
+	if f == nil {
+		return 0
+	}
+	return f.size
 }
 
 // Paths returns the paths of all regular files, sorted. The caller owns the

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -40,12 +41,14 @@ type Change struct {
 }
 
 // Diff compares two bundles' contracts (and their OpenAPI operations) and
-// classifies each change. Both contracts must have parsed.
-func Diff(older, newer *bundle.Bundle) ([]Change, error) {
+// classifies each change. Both contracts must have parsed. It stops with
+// ctx's error when ctx ends, between interfaces (decoding their specs is
+// the costly part).
+func Diff(ctx context.Context, older, newer *bundle.Bundle) ([]Change, error) {
 	if older.Contract == nil || newer.Contract == nil {
 		return nil, ErrNoContract
 	}
-	d := differ{}
+	d := differ{ctx: ctx}
 	o, n := older.Contract, newer.Contract
 	d.scalar("service.name", o.Service.Name, n.Service.Name, Breaking, "the service is renamed: consumers look it up by name")
 	// The version is judged last, against every other change, and listed
@@ -55,6 +58,9 @@ func Diff(older, newer *bundle.Bundle) ([]Change, error) {
 	d.scalar("workload", o.Workload, n.Workload, Breaking, "the workload kind changes how the service runs")
 	d.state(o.State, n.State)
 	d.interfaces(older, newer)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	d.configurations(o.Configurations, n.Configurations)
 	d.policies(o.Policies, n.Policies)
 	d.dependencies(o.Dependencies, n.Dependencies)
@@ -82,7 +88,10 @@ func Classification(changes []Change) string {
 	return c
 }
 
-type differ struct{ out []Change }
+type differ struct {
+	ctx context.Context //nolint:containedctx // one Diff's, checked between interfaces
+	out []Change
+}
 
 func (d *differ) add(path, kind, class, msg, o, n string) {
 	d.out = append(d.out, Change{Path: path, Kind: kind, Classification: class, Message: msg, Old: o, New: n})
@@ -151,6 +160,9 @@ func (d *differ) interfaces(ob, nb *bundle.Bundle) {
 		oi[i.Name] = i
 	}
 	for _, ni := range nb.Contract.Interfaces {
+		if d.ctx.Err() != nil {
+			return // Diff returns the error
+		}
 		p := "interfaces." + ni.Name
 		o, ok := oi[ni.Name]
 		if !ok {

@@ -64,7 +64,7 @@ components:
 // keeps the plain message.
 func TestUnknownFieldNamesTheClosedBranch(t *testing.T) {
 	c := writeBundle(t, closedAllOf)
-	res, err := c.Validate(Subject{Kind: KindResponse, Operation: "getProduct"}, json.RawMessage(`{"sku":"A-1","id":"p-1","stock":3,"colour":"red"}`))
+	res, err := c.Validate(t.Context(), Subject{Kind: KindResponse, Operation: "getProduct"}, json.RawMessage(`{"sku":"A-1","id":"p-1","stock":3,"colour":"red"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestUnknownFieldNamesTheClosedBranch(t *testing.T) {
 		}
 	}
 
-	res, err = c.Validate(Subject{Kind: KindResponse, Operation: "listPages"}, json.RawMessage(`{"title":"t","page":2}`))
+	res, err = c.Validate(t.Context(), Subject{Kind: KindResponse, Operation: "listPages"}, json.RawMessage(`{"title":"t","page":2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func BenchmarkClosedBranch(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := c.Validate(tc.sub, tc.value); err != nil {
+				if _, err := c.Validate(b.Context(), tc.sub, tc.value); err != nil {
 					b.Fatal(err)
 				}
 			}

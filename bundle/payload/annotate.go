@@ -6,11 +6,14 @@ import "fmt"
 // the value invalid, about fields the contract marks deprecated and
 // write-only fields in a response. (Read-only fields are not in a request
 // schema at all: bundle/capability leaves them out, as they are never sent.)
-func annotations(doc, root, v any, k string) []Diagnostic {
+// Each node visited is a step of g: the schema's alternatives multiply
+// the nodes beside a value.
+func annotations(g *guard, doc, root, v any, k string) []Diagnostic {
 	w := walker{doc: doc}
 	var out []Diagnostic
 	var walk func(node, v any, at string, depth int)
 	walk = func(node, v any, at string, depth int) {
+		g.step()
 		if depth > maxWalkDepth || len(out) > maxDiagnostics {
 			return
 		}

@@ -50,7 +50,7 @@ func BenchmarkPayload(b *testing.B) {
 	})
 	b.Run("ValidateBody", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := c.Validate(Subject{Operation: "createProduct"}, body); err != nil {
+			if _, err := c.Validate(b.Context(), Subject{Operation: "createProduct"}, body); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -58,7 +58,7 @@ func BenchmarkPayload(b *testing.B) {
 	b.Run("ValidateMessage1000Lines", func(b *testing.B) {
 		b.SetBytes(int64(len(message)))
 		for b.Loop() {
-			if _, err := orders.Validate(Subject{Message: "OrderPlaced"}, message); err != nil {
+			if _, err := orders.Validate(b.Context(), Subject{Message: "OrderPlaced"}, message); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -47,16 +47,16 @@ configurations:
 		"self.json":    `{"$ref": "#"}`,
 	})
 	var e *Error
-	if _, err := c.Validate(Subject{Kind: KindParameters, Operation: "getA"}, json.RawMessage(`{"q":"x"}`)); !errors.As(err, &e) || e.Code != CodeSchemaUnavailable {
+	if _, err := c.Validate(t.Context(), Subject{Kind: KindParameters, Operation: "getA"}, json.RawMessage(`{"q":"x"}`)); !errors.As(err, &e) || e.Code != CodeSchemaUnavailable {
 		t.Errorf("getA: got %v, want SCHEMA_UNAVAILABLE", err)
 	}
 	for _, sub := range []Subject{{Message: "Loop"}, {Configuration: "self"}} {
-		if _, err := c.Validate(sub, json.RawMessage(`{"a":1}`)); !errors.As(err, &e) || e.Code != CodeSchemaUnavailable {
+		if _, err := c.Validate(t.Context(), sub, json.RawMessage(`{"a":1}`)); !errors.As(err, &e) || e.Code != CodeSchemaUnavailable {
 			t.Errorf("%+v: got %v, want SCHEMA_UNAVAILABLE", sub, err)
 		}
 	}
 	deep := `{"name":"root","children":[` + strings.Repeat(`{"name":"n","children":[`, 30) + `{"name":7}` + strings.Repeat(`]}`, 30) + `]}`
-	res, err := c.Validate(Subject{Operation: "postTree"}, json.RawMessage(deep))
+	res, err := c.Validate(t.Context(), Subject{Operation: "postTree"}, json.RawMessage(deep))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestWideValue(t *testing.T) {
 		b.WriteString(`{"productId":1,"quantity":0}`)
 	}
 	b.WriteString(`]}`)
-	res, err := c.Validate(Subject{Message: "OrderPlaced"}, json.RawMessage(b.String()))
+	res, err := c.Validate(t.Context(), Subject{Message: "OrderPlaced"}, json.RawMessage(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestConcurrentQuestions(t *testing.T) {
 	for i := range 32 {
 		wg.Go(func() {
 			sub := subjects[i%len(subjects)]
-			res, err := c.Validate(sub, json.RawMessage(`{"sku":"x"}`))
+			res, err := c.Validate(t.Context(), sub, json.RawMessage(`{"sku":"x"}`))
 			if err != nil || res.Valid {
 				t.Errorf("%+v: %v %+v", sub, err, res)
 			}
@@ -148,7 +148,7 @@ func checkIncomplete(t *testing.T, c *Contract, cases []incompleteCase, field, r
 	t.Helper()
 	var e *Error
 	for _, tc := range cases {
-		_, err := c.Validate(tc.sub, json.RawMessage(`{}`))
+		_, err := c.Validate(t.Context(), tc.sub, json.RawMessage(`{}`))
 		if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.says) {
 			t.Errorf("%+v: got %v; want %s saying %q", tc.sub, err, tc.code, tc.says)
 		}
@@ -163,7 +163,7 @@ func checkIncomplete(t *testing.T, c *Contract, cases []incompleteCase, field, r
 // mismatch whose message says how to send it.
 func TestEncodedPayloadHint(t *testing.T) {
 	c := read(t, "../../examples/bundles/payments")
-	res, err := c.Validate(Subject{Configuration: "app"}, json.RawMessage(`"{\"currency\":\"EUR\"}"`))
+	res, err := c.Validate(t.Context(), Subject{Configuration: "app"}, json.RawMessage(`"{\"currency\":\"EUR\"}"`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,21 +183,21 @@ func TestSwagger2(t *testing.T) {
 		"pacto.yaml":    "pactoVersion: \"2.0\"\nservice: {name: legacy, version: 1.0.0}\ninterfaces:\n  - {name: http, type: openapi, ref: swagger2.json}\n",
 		"swagger2.json": string(spec),
 	})
-	res, err := c.Validate(Subject{Operation: "addPet"}, json.RawMessage(`{"name":"a-very-long-name","mate":{}}`))
+	res, err := c.Validate(t.Context(), Subject{Operation: "addPet"}, json.RawMessage(`{"name":"a-very-long-name","mate":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]brief{{"mate.name", DiagRequired, "error"}, {"name", DiagLength, "error"}}, briefs(res.Diagnostics)); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}
-	res, err = c.Validate(Subject{Operation: "listPets", Status: "200"}, json.RawMessage(`[{"name":"x"},{"name":7}]`))
+	res, err = c.Validate(t.Context(), Subject{Operation: "listPets", Status: "200"}, json.RawMessage(`[{"name":"x"},{"name":7}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]brief{{"[1].name", DiagType, "error"}}, briefs(res.Diagnostics)); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
 	}
-	res, err = c.Validate(Subject{Kind: KindParameters, Operation: "listPets"}, json.RawMessage(`{"limit":51}`))
+	res, err = c.Validate(t.Context(), Subject{Kind: KindParameters, Operation: "listPets"}, json.RawMessage(`{"limit":51}`))
 	if err != nil || len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != DiagRange {
 		t.Errorf("parameters: %v %+v", err, res)
 	}

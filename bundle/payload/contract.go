@@ -104,15 +104,32 @@ type configuration struct {
 	required bool
 }
 
-// compiled is a schema ready to validate, with the tree messages read.
+// compiled is a subject's schema ready to validate, with the tree
+// messages read. A compiled copy serves one check at a time (its guard
+// counts that check's steps): one copy is kept idle between checks, and
+// a check that finds it in use compiles one of its own.
 type compiled struct {
-	schema *jsonschema.Schema
-	tree   any
-	err    error
+	tree any
+	// err says the schema does not compile (a cancelled compilation is
+	// not kept).
+	err error
 	// marks says the document marks some field deprecated or write-only,
 	// so a checked value is walked for warnings; most documents mark none
 	// and the walk is skipped.
 	marks bool
+
+	fsys   fs.FS
+	resURL string
+	loc    string
+
+	mu   sync.Mutex
+	idle *instance
+}
+
+// instance is one compiled copy of a schema with its guard wired in.
+type instance struct {
+	schema *jsonschema.Schema
+	g      *guard
 }
 
 // Read reads b's interfaces and configurations. It fails only when the
@@ -406,30 +423,90 @@ func (l bundleLoader) Load(u string) (any, error) {
 }
 
 // compile compiles the schema at loc in doc (a resource at url), once per
-// key.
-func (c *Contract) compile(key string, fsys fs.FS, resURL string, doc any, loc string) *compiled {
+// key; it returns an error only when ctx ends first (nothing is kept
+// then).
+func (c *Contract) compile(ctx context.Context, key string, fsys fs.FS, resURL string, doc any, loc string) (*compiled, error) {
+	c.mu.Lock()
+	cs, ok := c.compiled[key]
+	c.mu.Unlock()
+	if ok {
+		return cs, nil
+	}
+	cs = &compiled{tree: doc, marks: hasMarks(doc, 0), fsys: fsys, resURL: resURL, loc: loc}
+	inst, err := cs.newInstance(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		cs.err = err
+	default:
+		cs.idle = inst
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cs, ok := c.compiled[key]; ok {
-		return cs
+	if prev, ok := c.compiled[key]; ok { // another check compiled it meanwhile
+		return prev, nil
 	}
-	cs := &compiled{tree: doc, marks: hasMarks(doc, 0)}
-	func() {
+	c.compiled[key] = cs
+	return cs, nil
+}
+
+// acquire returns a compiled copy for one check: the idle one, or a new
+// one compiled within ctx.
+func (cs *compiled) acquire(ctx context.Context) (*instance, error) {
+	cs.mu.Lock()
+	inst := cs.idle
+	cs.idle = nil
+	cs.mu.Unlock()
+	if inst != nil {
+		return inst, nil
+	}
+	return cs.newInstance(ctx)
+}
+
+// release gives a copy back after its check.
+func (cs *compiled) release(inst *instance) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.idle == nil {
+		cs.idle = inst
+	}
+}
+
+// newInstance compiles a copy of the schema with a guard of its own: the
+// compilation takes a step per schema object (so ctx stops it), and the
+// compiled nodes take one per evaluation.
+func (cs *compiled) newInstance(ctx context.Context) (*instance, error) {
+	g := &guard{}
+	var sch *jsonschema.Schema
+	var cerr error
+	err := g.check(ctx, func() {
 		defer func() {
 			if p := recover(); p != nil {
-				cs.err = fmt.Errorf("the schema compiler failed: %v", p)
+				if _, ok := p.(stop); ok {
+					panic(p)
+				}
+				cerr = fmt.Errorf("the schema compiler failed: %v", p)
 			}
 		}()
 		comp := jsonschema.NewCompiler()
-		comp.UseLoader(bundleLoader{fsys: fsys})
-		if err := comp.AddResource(resURL, doc); err != nil {
-			cs.err = err
+		comp.UseLoader(bundleLoader{fsys: cs.fsys})
+		comp.RegisterVocabulary(g.vocabulary())
+		comp.AssertVocabs()
+		if err := comp.AddResource(cs.resURL, cs.tree); err != nil {
+			cerr = err
 			return
 		}
-		cs.schema, cs.err = comp.Compile(loc)
-	}()
-	c.compiled[key] = cs
-	return cs
+		sch, cerr = comp.Compile(cs.loc)
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case cerr != nil:
+		return nil, cerr
+	}
+	g.wire(sch, bundleScheme+":")
+	return &instance{schema: sch, g: g}, nil
 }
 
 // hasMarks reports whether a schema document sets deprecated or writeOnly

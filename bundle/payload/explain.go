@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -204,7 +205,8 @@ func (c *Contract) scopes(sub Subject) ([]scope, error) {
 			}
 		}
 		if sub.Message != "" && !found {
-			_, _, err := c.resolveMessage(sub.Message)
+			// A miss: resolve only writes its answer, nothing is compiled.
+			_, _, err := c.resolveMessage(context.Background(), sub.Message)
 			return nil, err
 		}
 	}
@@ -220,7 +222,7 @@ func (c *Contract) scopes(sub Subject) ([]scope, error) {
 			}
 		}
 		if sub.Configuration != "" && !found {
-			_, _, err := c.resolveConfiguration(sub.Configuration)
+			_, _, err := c.resolveConfiguration(context.Background(), sub.Configuration)
 			return nil, err
 		}
 	}

@@ -150,7 +150,7 @@ paths:
 	if d.Type != "null or string" || d.Description != "Handling note." || len(d.Examples) != 1 || d.Examples[0] != "fragile" || !d.Deprecated {
 		t.Errorf("%+v", d.Field)
 	}
-	res, err := c.Validate(Subject{Operation: "createThing"}, json.RawMessage(`{"note":null}`))
+	res, err := c.Validate(t.Context(), Subject{Operation: "createThing"}, json.RawMessage(`{"note":null}`))
 	if err != nil || !res.Valid {
 		t.Errorf("a null note: %v %+v", err, res)
 	}

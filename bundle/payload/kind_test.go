@@ -32,7 +32,7 @@ func TestKindOfABodilessOperation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := c.Validate(Subject{Operation: tt.op}, json.RawMessage(tt.value))
+			res, err := c.Validate(t.Context(), Subject{Operation: tt.op}, json.RawMessage(tt.value))
 			if tt.kind != "" {
 				if err != nil || res.Subject.Kind != tt.kind {
 					t.Fatalf("checked as %+v, %v; want %s", res, err, tt.kind)
@@ -57,16 +57,16 @@ func TestKindOfABodilessOperation(t *testing.T) {
 		})
 	}
 	// Said outright, each kind is checked as asked.
-	res, err := c.Validate(Subject{Kind: KindResponse, Operation: "getProduct"}, json.RawMessage(product))
+	res, err := c.Validate(t.Context(), Subject{Kind: KindResponse, Operation: "getProduct"}, json.RawMessage(product))
 	if err != nil || !res.Valid || res.Subject.Status != "200" {
 		t.Errorf("kind response: %+v, %v", res, err)
 	}
-	res, err = c.Validate(Subject{Kind: KindParameters, Operation: "getProduct"}, json.RawMessage(product))
+	res, err = c.Validate(t.Context(), Subject{Kind: KindParameters, Operation: "getProduct"}, json.RawMessage(product))
 	if err != nil || res.Valid {
 		t.Errorf("kind parameters on a product: %+v, %v; want it checked, and invalid", res, err)
 	}
 	// An operation with a body still means its body.
-	res, err = c.Validate(Subject{Operation: "createProduct"}, json.RawMessage(`{"sku":"A"}`))
+	res, err = c.Validate(t.Context(), Subject{Operation: "createProduct"}, json.RawMessage(`{"sku":"A"}`))
 	if err != nil || res.Subject.Kind != KindRequestBody {
 		t.Errorf("createProduct without kind: %+v, %v", res, err)
 	}

@@ -101,7 +101,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := tc.c.Validate(tc.sub, json.RawMessage(tc.value))
+			res, err := tc.c.Validate(t.Context(), tc.sub, json.RawMessage(tc.value))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +132,7 @@ func nilIfEmpty(b []brief) []brief {
 
 func TestValidateOffendingValue(t *testing.T) {
 	c := read(t, "../../examples/bundles/catalog")
-	res, err := c.Validate(Subject{Operation: "createProduct"}, json.RawMessage(`{"sku":"A","name":"L","price":{"currency":"euro","amountMinor":5}}`))
+	res, err := c.Validate(t.Context(), Subject{Operation: "createProduct"}, json.RawMessage(`{"sku":"A","name":"L","price":{"currency":"euro","amountMinor":5}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestValidateQuestionErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.c.Validate(tc.sub, tc.value)
+			_, err := tc.c.Validate(t.Context(), tc.sub, tc.value)
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("got %v, want an *Error", err)
@@ -217,7 +217,7 @@ paths:
                   secret: {type: string, writeOnly: true}
 `,
 	})
-	res, err := b.Validate(Subject{Operation: "createThing"}, json.RawMessage(`{"id":"x","legacy":"y","note":null}`))
+	res, err := b.Validate(t.Context(), Subject{Operation: "createThing"}, json.RawMessage(`{"id":"x","legacy":"y","note":null}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ paths:
 	if diff := cmp.Diff(want, briefs(res.Diagnostics)); diff != "" || !res.Valid {
 		t.Errorf("valid=%v (-want +got):\n%s", res.Valid, diff)
 	}
-	res, err = b.Validate(Subject{Operation: "createThing", Status: "200"}, json.RawMessage(`{"secret":"s"}`))
+	res, err = b.Validate(t.Context(), Subject{Operation: "createThing", Status: "200"}, json.RawMessage(`{"secret":"s"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package payload
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,8 +117,10 @@ type Result struct {
 
 // Validate checks value (a JSON document) against the subject. A value
 // that does not fit is a Result with Valid false; an *Error means the
-// question could not be asked (see Error).
-func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error) {
+// question could not be asked (see Error). The check stops when ctx is
+// done (returning ctx's error) or past MaxSteps (SCHEMA_UNAVAILABLE),
+// compiling included: no work goes on after Validate returns.
+func (c *Contract) Validate(ctx context.Context, sub Subject, value json.RawMessage) (*Result, error) {
 	v, err := decodeValue(value)
 	if err != nil {
 		return nil, err
@@ -125,12 +128,25 @@ func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error)
 	if sub, err = c.inferKind(sub, v); err != nil {
 		return nil, err
 	}
-	res, cs, err := c.resolve(sub)
+	res, cs, err := c.resolve(ctx, sub)
 	if err != nil {
 		return nil, err
 	}
+	inst, err := cs.acquire(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema could not be compiled again: " + firstLine(err.Error())}
+	}
+	defer cs.release(inst)
+	cs.schema = inst.schema
+	var verr error
+	if err := inst.g.check(ctx, func() { verr = inst.schema.Validate(v) }); err != nil {
+		return nil, stopped(err, res)
+	}
 	out := &Result{Subject: res, Diagnostics: []Diagnostic{}}
-	if err := cs.schema.Validate(v); err != nil {
+	if err := verr; err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema could not be evaluated on this value"}
@@ -143,7 +159,9 @@ func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error)
 	}
 	var warnings []Diagnostic
 	if cs.marks {
-		warnings = annotations(cs.tree, cs.root, v, res.Kind)
+		if err := inst.g.check(ctx, func() { warnings = annotations(inst.g, cs.tree, cs.root, v, res.Kind) }); err != nil {
+			return nil, stopped(err, res)
+		}
 	}
 	slices.SortStableFunc(warnings, func(a, b Diagnostic) int { return strings.Compare(a.Field, b.Field) })
 	out.Diagnostics = append(out.Diagnostics, slices.CompactFunc(warnings, func(a, b Diagnostic) bool { return a.Field == b.Field && a.Code == b.Code })...)
@@ -159,8 +177,27 @@ func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error)
 	return out, nil
 }
 
+// stopped is the answer of a check its guard stopped: ctx's error as it
+// is, or SCHEMA_UNAVAILABLE for one out of steps.
+func stopped(err error, res Resolved) error {
+	if !errors.Is(err, errTooManySteps) {
+		return err
+	}
+	what := res.Kind
+	switch {
+	case res.Operation != "":
+		what = res.Operation + " " + res.Kind
+	case res.Message != "":
+		what = "message " + res.Message
+	case res.Configuration != "":
+		what = "configuration " + res.Configuration
+	}
+	return tooManySteps(what)
+}
+
 // decodeValue decodes one JSON value with exact numbers, within the
-// bounds.
+// bounds: its size, its nesting and the digits and exponent of each
+// number (exact arithmetic on 1e999999 alone takes a million digits).
 func decodeValue(raw json.RawMessage) (any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -171,6 +208,13 @@ func decodeValue(raw json.RawMessage) (any, error) {
 	}
 	if depth(raw) > MaxDepth {
 		return nil, &Error{Code: CodeInvalidArgument, Field: "Value", Message: fmt.Sprintf("the value is nested deeper than %d levels of objects and arrays", MaxDepth)}
+	}
+	if f, ok := jsonobj.LongNumber(raw); ok {
+		where := "the value"
+		if f.Path != "" {
+			where = strconv.Quote(f.Path)
+		}
+		return nil, &Error{Code: CodeInvalidArgument, Field: "Value", Message: fmt.Sprintf("the number at %s %s: it was not checked", where, f.Reason())}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -208,8 +252,9 @@ func depth(raw []byte) int {
 	return deepest
 }
 
-// resolve finds the subject and its compiled schema.
-func (c *Contract) resolve(sub Subject) (Resolved, *compiledAt, error) {
+// resolve finds the subject and its compiled schema; it fails with ctx's
+// error when ctx ends while the schema is compiled.
+func (c *Contract) resolve(ctx context.Context, sub Subject) (Resolved, *compiledAt, error) {
 	k := sub.Kind
 	if k == "" {
 		switch {
@@ -235,9 +280,9 @@ func (c *Contract) resolve(sub Subject) (Resolved, *compiledAt, error) {
 	}
 	switch k {
 	case KindMessage:
-		return c.resolveMessage(sub.Message)
+		return c.resolveMessage(ctx, sub.Message)
 	case KindConfiguration:
-		return c.resolveConfiguration(sub.Configuration)
+		return c.resolveConfiguration(ctx, sub.Configuration)
 	}
 	op, err := c.operation(sub.Operation)
 	if err != nil {
@@ -273,17 +318,22 @@ func (c *Contract) resolve(sub Subject) (Resolved, *compiledAt, error) {
 	}
 	key := res.Kind + "\x00" + op.Name + "\x00" + res.Status
 	u := bundleScheme + ":///operations/" + escapeToken(op.Name) + "/" + res.Kind + "/" + res.Status + ".json"
-	cs := c.compile(key, c.fsys, u, tree, u)
+	cs, err := c.compile(ctx, key, c.fsys, u, tree, u)
+	if err != nil {
+		return res, nil, err
+	}
 	if cs.err != nil {
 		return res, nil, &Error{Code: CodeSchemaUnavailable, Message: fmt.Sprintf("the schema of %s %s cannot be evaluated: %s", res.Operation, res.Kind, firstLine(cs.err.Error()))}
 	}
 	return res, &compiledAt{compiled: cs, root: tree}, nil
 }
 
-// compiledAt is a compiled schema and the schema node it starts at.
+// compiledAt is a compiled schema and the schema node it starts at, for
+// one check; schema is the compiled copy that check uses.
 type compiledAt struct {
 	*compiled
-	root any
+	root   any
+	schema *jsonschema.Schema
 }
 
 // conflicting refuses subject fields that do not belong to the kind.
@@ -407,7 +457,7 @@ func orText(s, def string) string {
 	return s
 }
 
-func (c *Contract) resolveMessage(name string) (Resolved, *compiledAt, error) {
+func (c *Contract) resolveMessage(ctx context.Context, name string) (Resolved, *compiledAt, error) {
 	var names []string
 	var m *message
 	for _, x := range c.messages {
@@ -445,14 +495,17 @@ func (c *Contract) resolveMessage(name string) (Resolved, *compiledAt, error) {
 		return res, nil, &Error{Code: CodeSchemaUnavailable, Field: "Message", Message: fmt.Sprintf("message %s cannot be checked: %s", m.name, m.problem)}
 	}
 	u := fileURL(m.file)
-	cs := c.compile("m\x00"+m.file+"#"+m.pointer, c.fsys, u, m.doc, u+"#"+m.pointer)
+	cs, err := c.compile(ctx, "m\x00"+m.file+"#"+m.pointer, c.fsys, u, m.doc, u+"#"+m.pointer)
+	if err != nil {
+		return res, nil, err
+	}
 	if cs.err != nil {
 		return res, nil, &Error{Code: CodeSchemaUnavailable, Field: "Message", Message: fmt.Sprintf("message %s's payload schema cannot be evaluated: %s", m.name, firstLine(cs.err.Error()))}
 	}
 	return res, &compiledAt{compiled: cs, root: m.payload}, nil
 }
 
-func (c *Contract) resolveConfiguration(name string) (Resolved, *compiledAt, error) {
+func (c *Contract) resolveConfiguration(ctx context.Context, name string) (Resolved, *compiledAt, error) {
 	var names []string
 	var cfg *configuration
 	for _, x := range c.configs {
@@ -480,7 +533,10 @@ func (c *Contract) resolveConfiguration(name string) (Resolved, *compiledAt, err
 		return res, nil, &Error{Code: CodeSchemaUnavailable, Field: "Configuration", Message: fmt.Sprintf("configuration %s cannot be checked: %s", cfg.name, cfg.problem)}
 	}
 	u := fileURL(cfg.file)
-	cs := c.compile("c\x00"+cfg.file, c.fsys, u, cfg.doc, u)
+	cs, err := c.compile(ctx, "c\x00"+cfg.file, c.fsys, u, cfg.doc, u)
+	if err != nil {
+		return res, nil, err
+	}
 	if cs.err != nil {
 		return res, nil, &Error{Code: CodeSchemaUnavailable, Field: "Configuration", Message: fmt.Sprintf("configuration %s's schema %s cannot be evaluated: %s", cfg.name, cfg.file, firstLine(cs.err.Error()))}
 	}

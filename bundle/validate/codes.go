@@ -2,7 +2,8 @@ package validate
 
 // Finding codes. The names and meanings are Pacto's (its validation
 // reference), except CodeConfigRefNotResolved, CodeRefUnreachable,
-// CodeSchemaRefCycle, CodeSchemaTooDeep and CodeAllOfClosedSchema, which
+// CodeValidationStopped, CodeSchemaRefCycle, CodeSchemaTooDeep and
+// CodeAllOfClosedSchema, which
 // are kubepact's.
 const (
 	// Structural layer.
@@ -68,4 +69,9 @@ const (
 	// not be fetched because of a network failure (no such host, refused,
 	// timed out). See [Result.CouldNotCheck]. kubepact's own code.
 	CodeRefUnreachable = "REF_UNREACHABLE"
+	// CodeValidationStopped is an error that says validation stopped
+	// before it finished because its context ended (the call was
+	// cancelled or timed out): like REF_UNREACHABLE, "could not check",
+	// not "invalid". kubepact's own code.
+	CodeValidationStopped = "VALIDATION_STOPPED"
 )

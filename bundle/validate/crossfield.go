@@ -23,6 +23,9 @@ func (v *validator) crossField() {
 			fmt.Sprintf("%q is not a semantic version (%v); write MAJOR.MINOR.PATCH with optional -prerelease and +build, e.g. 1.4.0 or 2.0.0-rc.1", c.Service.Version, err))
 	}
 	v.checkInterfaces()
+	if v.ctx.Err() != nil {
+		return // run says so
+	}
 	v.checkConfigurations()
 	v.checkPolicies()
 	v.checkDependencies()
@@ -48,6 +51,9 @@ func (v *validator) checkInterfaces() {
 	names := make([]string, len(v.c.Interfaces))
 	for i, in := range v.c.Interfaces {
 		names[i] = in.Name
+		if v.ctx.Err() != nil {
+			continue // run says so
+		}
 		p := fmt.Sprintf("interfaces[%d]", i)
 		switch in.Type {
 		case "openapi", "asyncapi", "grpc":

@@ -25,11 +25,15 @@
 // REF_UNREACHABLE (kubepact's own code), an error that means "could not
 // check" — Result.CouldNotCheck tells it apart, and the policy layer still
 // runs. Reference chains are followed at most MaxRefDepth deep, with
-// cycle detection.
+// cycle detection. Validation stops between its steps when its context
+// ends: the result then carries VALIDATION_STOPPED (kubepact's own code),
+// "could not check" as well.
 //
 // Every input is treated as hostile: files are read with size limits, YAML
-// aliases are bounded, schemas may not load anything outside the bundle, and
-// no input makes Validate panic.
+// aliases are bounded, schemas may not load anything outside the bundle or
+// hold a number with more digits or a larger exponent than exact
+// arithmetic can afford (internal/jsonobj's bounds), and no input makes
+// Validate panic.
 //
 // This package imports bundle/contract and third-party parsers only; it must
 // not import bundle loading, OCI, MCP, fleetgraph or Kubernetes packages.

@@ -26,7 +26,7 @@ func (v *validator) policy() {
 		v.enforce(ps)
 	}
 	for i, pol := range v.c.Policies {
-		if pol.Ref == "" {
+		if pol.Ref == "" || v.ctx.Err() != nil {
 			continue
 		}
 		p := fmt.Sprintf("policies[%d].ref", i)

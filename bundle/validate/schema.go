@@ -83,6 +83,9 @@ func (l *bundleLoader) Load(u string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := longNumber(name, data); err != nil {
+		return nil, err
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not valid JSON: %w", name, err)
@@ -105,6 +108,21 @@ type schemaFileError struct {
 func (e *schemaFileError) Error() string { return e.err.Error() }
 func (e *schemaFileError) Unwrap() error { return e.err }
 
+// longNumber refuses a schema file holding a number whose exact value
+// costs more than its bytes: the compiler turns every minimum, maximum
+// and multipleOf into a big.Rat, and 1e999999 is a million-digit one.
+func longNumber(name string, data []byte) error {
+	f, ok := jsonobj.LongNumber(data)
+	if !ok {
+		return nil
+	}
+	where := "the top level"
+	if f.Path != "" {
+		where = f.Path
+	}
+	return fmt.Errorf("%s is not compiled: the number at %s %s", name, where, f.Reason())
+}
+
 // compiledSchema is a user schema compiled from a bundle file, with the
 // lookup needed to explain its errors.
 type compiledSchema struct {
@@ -123,6 +141,9 @@ func compileBundleSchema(fsys fs.FS, name string) (cs *compiledSchema, err error
 	data, err := readFile(fsys, name, maxSchemaBytes)
 	if err != nil {
 		return nil, &schemaFileError{stage: "read", err: err}
+	}
+	if err := longNumber(name, data); err != nil {
+		return nil, &schemaFileError{stage: "schema", err: err}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {

@@ -32,10 +32,15 @@ type Result struct {
 func (r Result) Valid() bool { return len(r.Errors) == 0 }
 
 // CouldNotCheck reports whether the bundle is not valid only because a
-// ref could not be fetched (every error is REF_UNREACHABLE): it is not
-// known to be invalid, and checking again when the registry is reachable
-// may pass. A caller reports it as "could not check", not "invalid".
+// ref could not be fetched (every error is REF_UNREACHABLE), or because
+// validation was stopped before it finished (VALIDATION_STOPPED, with
+// whatever it had found): it is not known to be invalid, and checking
+// again may pass. A caller reports it as "could not check", not
+// "invalid".
 func (r Result) CouldNotCheck() bool {
+	if slices.ContainsFunc(r.Errors, func(f Finding) bool { return f.Code == CodeValidationStopped }) {
+		return true
+	}
 	return len(r.Errors) > 0 && !slices.ContainsFunc(r.Errors, func(f Finding) bool { return f.Code != CodeRefUnreachable })
 }
 
@@ -128,16 +133,31 @@ type validator struct {
 }
 
 func (v *validator) run(raw []byte) {
-	if !v.structural(raw) {
+	if !v.structural(raw) || v.stopped() {
 		return
 	}
 	v.crossField()
+	if v.stopped() {
+		return
+	}
 	// An unreachable ref does not stop the policy layer: its findings
 	// tell a contract that is invalid anyway from one merely unchecked.
 	if !v.res.Valid() && !v.res.CouldNotCheck() {
 		return
 	}
 	v.policy()
+	v.stopped()
+}
+
+// stopped reports whether the validation's ctx has ended, and then says
+// so in the result (once): the layers still to run are not run, and the
+// result is "could not check".
+func (v *validator) stopped() bool {
+	if v.ctx.Err() == nil {
+		return false
+	}
+	v.res.addError("", CodeValidationStopped, "validation stopped before it finished (the call was cancelled or ran out of time); the findings are incomplete: check again")
+	return true
 }
 
 type result struct {

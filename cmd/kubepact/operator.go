@@ -87,6 +87,7 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.serveMCP, "mcp", true, "serve the fleet tools at /mcp (Streamable HTTP on --listen:--port) on every replica")
 	o.mcp = mcp.DefaultOptions()
 	o.mcp.BindHTTPFlags(fs)
+	o.mcp.Budget.BindFlags(fs)
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
 	fs.StringVar(&o.mcpAuth, "mcp-auth", "", "how /mcp callers are authenticated: kubernetes (the default: a Kubernetes bearer token checked with TokenReview; answers show only the namespaces where the caller may list ServiceContracts), token (--auth-token-file: one caller who sees everything) or none (no authentication; everyone sees everything)")
 	o.webhook.BindFlags(fs)
@@ -318,8 +319,11 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		return fmt.Errorf("the fleet's registry client: %w", err)
 	}
 	b := fleetgraph.NewBuilder(nil)
+	// One loader for the feed and /mcp's pacto_impact: a revision is held
+	// once, within what /mcp's budget keeps between calls.
+	bundles := source.NewRefLoader(&source.RefLoaderOptions{Client: reg, CacheBytes: o.mcp.Budget.KeptBytes()})
 	feed, err := kube.NewFeed(cfg, b, &kube.Options{Namespaces: o.namespaces, Registerer: metrics.Registry, Log: log.WithName("fleet"),
-		Bundles: source.NewRefLoader(&source.RefLoaderOptions{Client: reg})})
+		Bundles: bundles})
 	if err != nil {
 		return err
 	}
@@ -333,6 +337,7 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		return nil
 	}
 	opts := o.mcpOptions(b, reg)
+	opts.Fleet.Bundles = bundles
 	opts.Logger = log.WithName("mcp")
 	if o.mcpAuth == mcpAuthKubernetes {
 		// The operator's own identity sends the reviews: its ClusterRole

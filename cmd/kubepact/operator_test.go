@@ -55,6 +55,11 @@ func TestOperatorRefusesBadFlags(t *testing.T) {
 		{[]string{"--mcp-auth", "oidc"}, "--mcp-auth \"oidc\" is not accepted"},
 		{[]string{"--mcp-auth", "token"}, "needs --auth-token-file"},
 		{[]string{"--auth-token-file", "/dev/null", "--mcp-auth", "kubernetes"}, "pass one or the other"},
+		// The expensive calls' budget: one caller's share cannot exceed the
+		// whole, and a call cannot hold more than its caller may.
+		{[]string{"--max-expensive-calls", "2", "--max-expensive-calls-per-caller", "3"}, "--max-expensive-calls-per-caller 3: want 1..2 (--max-expensive-calls)"},
+		{[]string{"--max-bundle-memory", "1048576", "--max-call-bundle-memory", "2097152"}, "--max-call-bundle-memory 2.0 MiB is more than one caller may hold"},
+		{[]string{"--expensive-call-timeout", "-1s"}, "--expensive-call-timeout must not be negative"},
 	} {
 		_, stderr, code := runKubepact(t, append([]string{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

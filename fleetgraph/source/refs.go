@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
 )
@@ -21,14 +22,23 @@ const (
 	CodeRefUnavailable   = "UNAVAILABLE"
 )
 
+// ErrTooLarge is wrapped by the *RefError of a LoadWithin whose bundle
+// holds more bytes than the call allowed (not more than the loader's own
+// limits allow: that is the limit's own error).
+var ErrTooLarge = errors.New("the bundle holds more bytes than this load allows")
+
 // RefError is a reference the loader will not or cannot load.
 type RefError struct {
 	Code    string
 	Ref     string
 	Message string
+	err     error
 }
 
 func (e *RefError) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns ErrTooLarge for a bundle over a LoadWithin bound.
+func (e *RefError) Unwrap() error { return e.err }
 
 // RefLoaderOptions configure a RefLoader.
 type RefLoaderOptions struct {
@@ -39,7 +49,13 @@ type RefLoaderOptions struct {
 	Client *oci.Client
 	// CacheSize bounds the bundles kept by digest (default 64).
 	CacheSize int
+	// CacheBytes bounds the bytes of the bundles kept (default 256 MiB);
+	// a bundle larger than that is not kept.
+	CacheBytes int64
 }
+
+// DefaultRefCacheBytes is RefLoaderOptions.CacheBytes' default.
+const DefaultRefCacheBytes = 256 << 20
 
 // RefLoader loads the bundles impact compares: oci:// references through
 // the registry client, cached in memory by digest, and local directories
@@ -49,6 +65,7 @@ type RefLoader struct {
 	mu    sync.Mutex
 	cache map[string]*bundle.Bundle // digest -> bundle
 	order []string
+	bytes int64 // held by the bundles in cache
 }
 
 // NewRefLoader returns a RefLoader; nil options refuse every reference.
@@ -60,6 +77,9 @@ func NewRefLoader(opts *RefLoaderOptions) *RefLoader {
 	if l.opts.CacheSize <= 0 {
 		l.opts.CacheSize = 64
 	}
+	if l.opts.CacheBytes <= 0 {
+		l.opts.CacheBytes = DefaultRefCacheBytes
+	}
 	return l
 }
 
@@ -68,18 +88,30 @@ func (l *RefLoader) UsesRegistry() bool { return l.opts.Client != nil }
 
 // Load loads the bundle ref names.
 func (l *RefLoader) Load(ctx context.Context, ref string) (*bundle.Bundle, error) {
+	return l.LoadWithin(ctx, ref, 0)
+}
+
+// LoadWithin is Load reading at most maxBytes of bundle files (0: the
+// loader's own limits): a pull or a directory holding more stops there,
+// with a *RefError wrapping ErrTooLarge. A bundle already kept is
+// returned whatever its size; the caller that budgets checks
+// b.FS.Size().
+func (l *RefLoader) LoadWithin(ctx context.Context, ref string, maxBytes int64) (*bundle.Bundle, error) {
 	if bundle.IsOCIRef(ref) {
-		return l.loadOCI(ctx, ref)
+		return l.loadOCI(ctx, ref, maxBytes)
 	}
 	if l.opts.Workspace == "" {
 		return nil, &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: "local paths are not accepted here: no workspace is configured"}
 	}
+	lim, clamped := within(archive.DefaultLimits, maxBytes)
 	// Checked, then read through handles below the workspace, so a path
 	// swapped for a link to outside meanwhile is refused, not followed.
-	b, err := bundle.LoadDirIn(l.opts.Workspace, strings.TrimPrefix(ref, oci.LocalScheme), nil)
+	b, err := bundle.LoadDirIn(l.opts.Workspace, strings.TrimPrefix(ref, oci.LocalScheme), &bundle.LoadOptions{Limits: lim})
 	switch {
 	case err == nil:
 		return b, nil
+	case clamped && errors.Is(err, archive.ErrLimit):
+		return nil, tooLarge(ref, maxBytes)
 	case errors.Is(err, bundle.ErrOutsideRoot):
 		return nil, &RefError{Code: CodeOutsideWorkspace, Ref: ref, Message: ref + " is outside the workspace"}
 	case errors.Is(err, bundle.ErrLinkLoop):
@@ -90,7 +122,24 @@ func (l *RefLoader) Load(ctx context.Context, ref string) (*bundle.Bundle, error
 	return nil, &RefError{Code: CodeRefNotFound, Ref: ref, Message: fmt.Sprintf("%s is not a loadable bundle directory: %s", ref, firstLine(err.Error()))}
 }
 
-func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, error) {
+// within is own with its byte limits lowered to maxBytes, and whether
+// that lowered them.
+func within(own archive.Limits, maxBytes int64) (archive.Limits, bool) {
+	own = own.WithDefaults()
+	if maxBytes <= 0 || maxBytes >= own.MaxTotalBytes {
+		return own, false
+	}
+	own.MaxTotalBytes = maxBytes
+	own.MaxFileBytes = min(own.MaxFileBytes, maxBytes)
+	return own, true
+}
+
+func tooLarge(ref string, maxBytes int64) error {
+	return &RefError{Code: CodeRefUnavailable, Ref: ref, err: ErrTooLarge,
+		Message: fmt.Sprintf("%s holds more than the %d bytes this call may still read", ref, maxBytes)}
+}
+
+func (l *RefLoader) loadOCI(ctx context.Context, ref string, maxBytes int64) (*bundle.Bundle, error) {
 	if l.opts.Client == nil {
 		return nil, &RefError{Code: CodeRegistryDisabled, Ref: ref, Message: "this server does not reach registries: pass a local bundle directory instead"}
 	}
@@ -114,20 +163,41 @@ func (l *RefLoader) loadOCI(ctx context.Context, ref string) (*bundle.Bundle, er
 		return b, nil
 	}
 	pinned := oci.Scheme + oci.Reference{Registry: r.Registry, Repository: r.Repository, Digest: d}.String()
-	b, err = bundle.Load(ctx, pinned, &bundle.LoadOptions{Client: l.opts.Client})
+	client := l.opts.Client
+	lim, clamped := within(client.Limits(), maxBytes)
+	if clamped {
+		client = client.WithLimits(lim)
+	}
+	b, err = bundle.Load(ctx, pinned, &bundle.LoadOptions{Client: client})
 	if err != nil {
+		if clamped && errors.Is(err, archive.ErrLimit) {
+			return nil, tooLarge(ref, maxBytes)
+		}
 		se := fleetgraph.SanitizeError(err)
 		return nil, &RefError{Code: se.Code, Ref: ref, Message: ref + ": " + se.Message}
 	}
-	l.mu.Lock()
-	if _, ok := l.cache[d]; !ok {
-		l.cache[d] = b
-		l.order = append(l.order, d)
-		if len(l.order) > l.opts.CacheSize {
-			delete(l.cache, l.order[0])
-			l.order = l.order[1:]
-		}
-	}
-	l.mu.Unlock()
+	l.keep(d, b)
 	return b, nil
+}
+
+// keep caches b under digest d, evicting the oldest bundles past the
+// count and byte bounds; a bundle larger than the byte bound is not kept.
+func (l *RefLoader) keep(d string, b *bundle.Bundle) {
+	size := b.FS.Size()
+	if size > l.opts.CacheBytes {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.cache[d]; ok {
+		return
+	}
+	l.cache[d] = b
+	l.order = append(l.order, d)
+	l.bytes += size
+	for len(l.order) > l.opts.CacheSize || l.bytes > l.opts.CacheBytes {
+		l.bytes -= l.cache[l.order[0]].FS.Size()
+		delete(l.cache, l.order[0])
+		l.order = l.order[1:]
+	}
 }

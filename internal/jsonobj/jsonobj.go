@@ -3,7 +3,9 @@
 // arguments are untrusted, and a proxy or an approval prompt that reads the
 // first value would see a different call from the one made. It also
 // resolves JSON pointers in decoded trees (Pointer), for the OpenAPI
-// projection and the schema-cycle check alike.
+// projection and the schema-cycle check alike, and finds numbers written
+// with more digits or a larger exponent than exact arithmetic on them can
+// afford (LongNumber).
 //
 // It imports the standard library only, so any package may use it.
 package jsonobj
