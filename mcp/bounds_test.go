@@ -84,7 +84,7 @@ func TestPayloadCancelledOverHTTP(t *testing.T) {
 		}()
 		time.Sleep(200 * time.Millisecond) // the check is under way
 		cancel()
-		<-done
+		t.Logf("%s: the cancelled call returned: %v", version, <-done)
 		waitFor(t, version+": the cancelled check's handler to return (its audit line)", func() bool {
 			return len(logs.matching(`"tool"="pacto_validate_payload"`)) > 0 && strings.Contains(strings.Join(logs.matching(`"tool"="pacto_validate_payload"`), "\n"), `"code"="CANCELLED"`)
 		})

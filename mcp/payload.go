@@ -246,7 +246,7 @@ func (st *payloadState) explain(ctx context.Context, in explainFieldArgs) (*expl
 	if err != nil {
 		return nil, "", err
 	}
-	ex, err := c.Explain(payload.FieldQuery{Path: in.Field, Subject: in.subject()})
+	ex, err := c.Explain(ctx, payload.FieldQuery{Path: in.Field, Subject: in.subject()})
 	if err != nil {
 		return nil, "", payloadToolError(err)
 	}

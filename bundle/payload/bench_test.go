@@ -65,14 +65,14 @@ func BenchmarkPayload(b *testing.B) {
 	})
 	b.Run("Explain", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := c.Explain(FieldQuery{Path: "price.currency"}); err != nil {
+			if _, err := c.Explain(b.Context(), FieldQuery{Path: "price.currency"}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("ExplainMiss", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := c.Explain(FieldQuery{Path: "currenc"}); err != nil {
+			if _, err := c.Explain(b.Context(), FieldQuery{Path: "currenc"}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -64,7 +64,7 @@ configurations:
 		t.Errorf("%+v", res)
 	}
 	for _, p := range []string{"children[].children[].name", "q", "zzz"} {
-		if _, err := c.Explain(FieldQuery{Path: p}); err != nil {
+		if _, err := c.Explain(t.Context(), FieldQuery{Path: p}); err != nil {
 			t.Errorf("explain %s: %v", p, err)
 		}
 	}
@@ -105,7 +105,7 @@ func TestConcurrentQuestions(t *testing.T) {
 			if err != nil || res.Valid {
 				t.Errorf("%+v: %v %+v", sub, err, res)
 			}
-			if ex, err := c.Explain(FieldQuery{Path: "price.amountMinor"}); err != nil || !ex.Found {
+			if ex, err := c.Explain(t.Context(), FieldQuery{Path: "price.amountMinor"}); err != nil || !ex.Found {
 				t.Errorf("explain: %v %+v", err, ex)
 			}
 		})
@@ -153,7 +153,7 @@ func checkIncomplete(t *testing.T, c *Contract, cases []incompleteCase, field, r
 			t.Errorf("%+v: got %v; want %s saying %q", tc.sub, err, tc.code, tc.says)
 		}
 	}
-	ex, err := c.Explain(FieldQuery{Path: field})
+	ex, err := c.Explain(t.Context(), FieldQuery{Path: field})
 	if err != nil || ex.Found || !strings.Contains(ex.Reason, reason) {
 		t.Errorf("explain %s: %v %+v; want not found because %q", field, err, ex, reason)
 	}

@@ -78,14 +78,15 @@ type scope struct {
 	cfg   *configuration
 }
 
-// Explain answers what the field at q.Path means. An *Error only when
+// Explain answers what the field at q.Path means; ctx bounds the
+// schema work a narrowing subject needs. An *Error only when
 // the narrowing subject does not exist or q is malformed.
-func (c *Contract) Explain(q FieldQuery) (*Explanation, error) {
+func (c *Contract) Explain(ctx context.Context, q FieldQuery) (*Explanation, error) {
 	segs := splitPath(q.Path)
 	if len(segs) == 0 {
 		return nil, &Error{Code: CodeInvalidArgument, Field: "Path", Message: "give the field as a dotted path, e.g. price.currency or lines[].quantity"}
 	}
-	scopes, err := c.scopes(q.Subject)
+	scopes, err := c.scopes(ctx, q.Subject)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func scopeNoun(s Subject) string {
 }
 
 // scopes lists the schemas a query searches.
-func (c *Contract) scopes(sub Subject) ([]scope, error) {
+func (c *Contract) scopes(ctx context.Context, sub Subject) ([]scope, error) {
 	if sub.Kind != "" && !slices.Contains(Kinds(), sub.Kind) {
 		return nil, &Error{Code: CodeInvalidArgument, Field: "Kind", Accepted: Kinds(), DidYouMean: didyoumean.Nearest(sub.Kind, Kinds()),
 			Message: fmt.Sprintf("kind %q is not one of %s", sub.Kind, strings.Join(Kinds(), ", "))}
@@ -206,7 +207,7 @@ func (c *Contract) scopes(sub Subject) ([]scope, error) {
 		}
 		if sub.Message != "" && !found {
 			// A miss: resolve only writes its answer, nothing is compiled.
-			_, _, err := c.resolveMessage(context.Background(), sub.Message)
+			_, _, err := c.resolveMessage(ctx, sub.Message)
 			return nil, err
 		}
 	}
@@ -222,7 +223,7 @@ func (c *Contract) scopes(sub Subject) ([]scope, error) {
 			}
 		}
 		if sub.Configuration != "" && !found {
-			_, _, err := c.resolveConfiguration(context.Background(), sub.Configuration)
+			_, _, err := c.resolveConfiguration(ctx, sub.Configuration)
 			return nil, err
 		}
 	}

@@ -14,7 +14,7 @@ func TestExplain(t *testing.T) {
 	payments := read(t, "../../examples/bundles/payments")
 
 	t.Run("request and response property, every place", func(t *testing.T) {
-		ex, err := catalog.Explain(FieldQuery{Path: "price.currency"})
+		ex, err := catalog.Explain(t.Context(), FieldQuery{Path: "price.currency"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestExplain(t *testing.T) {
 		}
 	})
 	t.Run("parameter with default and constraints", func(t *testing.T) {
-		ex, err := catalog.Explain(FieldQuery{Path: "limit", Subject: Subject{Operation: "listProducts"}})
+		ex, err := catalog.Explain(t.Context(), FieldQuery{Path: "limit", Subject: Subject{Operation: "listProducts"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestExplain(t *testing.T) {
 	})
 	t.Run("array items by both spellings", func(t *testing.T) {
 		for _, p := range []string{"lines[].quantity", "lines.quantity", "lines[0].quantity"} {
-			ex, err := orders.Explain(FieldQuery{Path: p})
+			ex, err := orders.Explain(t.Context(), FieldQuery{Path: p})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestExplain(t *testing.T) {
 		}
 	})
 	t.Run("enum of a message field", func(t *testing.T) {
-		ex, err := orders.Explain(FieldQuery{Path: "reason", Subject: Subject{Kind: KindMessage}})
+		ex, err := orders.Explain(t.Context(), FieldQuery{Path: "reason", Subject: Subject{Kind: KindMessage}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestExplain(t *testing.T) {
 		}
 	})
 	t.Run("configuration property and its value", func(t *testing.T) {
-		ex, err := payments.Explain(FieldQuery{Path: "apiKey"})
+		ex, err := payments.Explain(t.Context(), FieldQuery{Path: "apiKey"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,20 +77,20 @@ func TestExplain(t *testing.T) {
 		if !ex.Found || d.Where.Configuration != "app" || d.Description != "A secret:// reference, never the key itself." || d.Set == nil || !*d.Set || d.Value != "secret://payments/psp-api-key" {
 			t.Errorf("%+v", ex)
 		}
-		ex, err = payments.Explain(FieldQuery{Path: "captureDelaySeconds"})
+		ex, err = payments.Explain(t.Context(), FieldQuery{Path: "captureDelaySeconds"})
 		if err != nil || ex.Definitions[0].Default == nil {
 			t.Errorf("%+v %v", ex, err)
 		}
 	})
 	t.Run("miss with candidates", func(t *testing.T) {
-		ex, err := catalog.Explain(FieldQuery{Path: "currency"})
+		ex, err := catalog.Explain(t.Context(), FieldQuery{Path: "currency"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ex.Found || ex.Reason == "" || !contains(ex.Candidates, "price.currency") {
 			t.Errorf("%+v", ex)
 		}
-		ex, err = payments.Explain(FieldQuery{Path: "captureDelay"})
+		ex, err = payments.Explain(t.Context(), FieldQuery{Path: "captureDelay"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,12 +99,12 @@ func TestExplain(t *testing.T) {
 		}
 	})
 	t.Run("unknown narrowing subject is an error", func(t *testing.T) {
-		_, err := catalog.Explain(FieldQuery{Path: "sku", Subject: Subject{Operation: "nope"}})
+		_, err := catalog.Explain(t.Context(), FieldQuery{Path: "sku", Subject: Subject{Operation: "nope"}})
 		var e *Error
 		if !errors.As(err, &e) || e.Code != CodeNotFound || e.Field != "Operation" {
 			t.Errorf("got %v", err)
 		}
-		_, err = catalog.Explain(FieldQuery{Path: " "})
+		_, err = catalog.Explain(t.Context(), FieldQuery{Path: " "})
 		if !errors.As(err, &e) || e.Code != CodeInvalidArgument || e.Field != "Path" {
 			t.Errorf("got %v", err)
 		}
@@ -142,7 +142,7 @@ paths:
         "204": {description: done}
 `,
 	})
-	ex, err := c.Explain(FieldQuery{Path: "note"})
+	ex, err := c.Explain(t.Context(), FieldQuery{Path: "note"})
 	if err != nil || !ex.Found {
 		t.Fatalf("%v %+v", err, ex)
 	}

@@ -250,7 +250,8 @@ func TestOperatorUnderHostileCaller(t *testing.T) {
 		}
 		if alive && op.Process.Signal(os.Interrupt) == nil {
 			select {
-			case <-exited:
+			case err := <-exited:
+				t.Logf("%s: operator exited: %v", name, err)
 			case <-time.After(60 * time.Second): // killed by the deferred Kill
 			}
 		}
