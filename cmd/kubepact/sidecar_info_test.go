@@ -24,7 +24,7 @@ func TestSidecarDescribesItsWritePolicy(t *testing.T) {
 		{name: "reads only", mode: "read-only", writeTools: []string{},
 			writes: "Writes: none. This server is read-only: no registered tool can change anything."},
 		{name: "allow-writes", extra: []string{"--allow-writes", "--confirm-writes", "never"}, mode: "read-write",
-			writeTools: []string{"adjustStock", "createProduct", "deleteProduct", "updateProduct"},
+			writeTools: []string{"adjustStock", "createProduct", "deleteProduct", "replaceProduct"},
 			writes:     "Writes: none of kubepact's own tools writes anything; generated tools that call the service may (see below)."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
