@@ -30,6 +30,9 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 (including a referenced bundle whose registry did not answer: REF_UNREACHABLE).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseInapplicable(cmd.Flags(), checkFlagRules(reg)); err != nil {
+				return err
+			}
 			if output != "text" && output != "json" {
 				return &exitError{code: 2, msg: fmt.Sprintf("-o %q is not accepted; use text or json", output)}
 			}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"net"
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -55,6 +57,9 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
   kubepact mcp --root oci://ghcr.io/acme/platform:1.4.0 --root ./experimental-platform`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseInapplicable(cmd.Flags(), mcpFlagRules(opts, capOpts, reg, k8s, len(args) == 1)); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			opts.Version = version
 			opts.Logger = logr.FromContextOrDiscard(ctx).WithName("mcp")
@@ -91,7 +96,11 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 				// (decoded documents); hand it back before serving.
 				debug.FreeOSMemory()
 			}
-			return s.Run(ctx)
+			err = s.Run(ctx)
+			if msg, ok := listenFailure(err, net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port)), "--listen and --port"); ok {
+				return &exitError{code: 2, msg: msg}
+			}
+			return err
 		},
 	}
 	opts.BindFlags(cmd.Flags())

@@ -55,8 +55,8 @@ func newSidecarOptions() *sidecarOptions {
 }
 
 func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.bundle, "bundle", "", "the pod's bundle: a mounted directory, a mounted bundle.tar.gz (as `kubepact pack` writes it, e.g. from a ConfigMap), or an oci:// reference pinned by digest (oci://REPO@sha256:…)")
-	fs.StringVar(&o.bundleDigest, "bundle-digest", "", "refuse to start unless the bundle's digest (its OCI manifest digest, as `kubepact push` prints it) is this one (sha256:…); the injection webhook pins a mounted ConfigMap bundle with it")
+	fs.StringVar(&o.bundle, "bundle", "", "the pod's bundle: a mounted directory, a mounted bundle.tar.gz (as \"kubepact pack\" writes it, e.g. from a ConfigMap), or an oci:// reference pinned by digest (oci://REPO@sha256:…)")
+	fs.StringVar(&o.bundleDigest, "bundle-digest", "", "refuse to start unless the bundle's digest (its OCI manifest digest, as \"kubepact push\" prints it) is this one (sha256:…); the injection webhook pins a mounted ConfigMap bundle with it")
 	fs.BoolVar(&o.allowRemoteUpstream, "allow-remote-upstream", false, "allow an --upstream that is not loopback (the sidecar is meant to reach only its own pod)")
 	fs.StringVar(&o.healthAddr, "health-addr", ":8586", "address serving /healthz and /readyz for the kubelet's probes")
 	fs.Int64Var(&o.memoryLimitMiB, "memory-limit-mib", 16, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none)")
@@ -84,6 +84,9 @@ the bundle is loaded and the tools are registered, and unready on SIGTERM,
 when in-flight calls are drained before the process exits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseInapplicable(cmd.Flags(), sidecarFlagRules(o, capOpts, reg)); err != nil {
+				return err
+			}
 			return runSidecar(cmd.Context(), o, capOpts, reg)
 		},
 	}
@@ -135,6 +138,9 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	var details atomic.Pointer[readyDetails]
 	health, err := serveHealth(ctx, o.healthAddr, &ready, &details)
 	if err != nil {
+		if msg, ok := listenFailure(err, o.healthAddr, "--health-addr"); ok {
+			return &exitError{code: 2, msg: msg}
+		}
 		return &exitError{code: 2, msg: err.Error()}
 	}
 	defer health.Close()
@@ -161,9 +167,13 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	}
 	defer s.Close()
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port)))
+	addr := net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port))
+	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return &exitError{code: 2, msg: fmt.Sprintf("listening for MCP: %v", err)}
+		if msg, ok := listenFailure(err, addr, "--listen and --port"); ok {
+			return &exitError{code: 2, msg: msg}
+		}
+		return &exitError{code: 2, msg: fmt.Sprintf("listening for MCP on %s: %v", addr, err)}
 	}
 	surface, err := s.ToolSurfaceDigest(ctx)
 	if err != nil {
