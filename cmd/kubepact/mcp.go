@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle/oci"
@@ -68,6 +70,14 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 				return &exitError{code: 2, msg: err.Error()}
 			}
 			opts.Registry = client
+			if opts.Transport == mcp.TransportHTTP {
+				// /metrics beside /mcp, behind the same checks and token:
+				// this process's own registry, with the per-tool series
+				// and the Go runtime's and the process's.
+				reg := prometheus.NewRegistry()
+				reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+				opts.Registerer, opts.Metrics = reg, reg
+			}
 			if err := k8s.validate(&opts.Fleet); err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
