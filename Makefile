@@ -30,6 +30,11 @@ CHART ?= charts/kubepact
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
+# Every binary the targets build is a release build: static (CGO_ENABLED=0),
+# stripped (-s -w) and without build paths (-trimpath). The tests build the
+# binaries they run the same way (test/gobuild), so they share one set of
+# compiled packages with `make build`.
+GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)"
 
 # The container image (Dockerfile; hack/image builds the same without
 # Docker). REVISION and SOURCE_DATE_EPOCH (the last commit's time) become
@@ -139,7 +144,7 @@ CONFORMANCE_DIR ?= $(CURDIR)/.cache/conformance
 
 .PHONY: test-conformance
 test-conformance: build ## Run the official MCP conformance suite against `kubepact mcp -t http`, without and with its fixtures.
-	go build -tags conformance -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubepact-conformance ./cmd/kubepact
+	$(GO_BUILD) -tags conformance -o $(LOCALBIN)/kubepact-conformance ./cmd/kubepact
 	CONFORMANCE_DIR=$(CONFORMANCE_DIR) KUBEPACT=$(LOCALBIN)/kubepact KUBEPACT_CONFORMANCE=$(LOCALBIN)/kubepact-conformance hack/conformance/run.sh
 
 .PHONY: bench
@@ -161,12 +166,12 @@ verify: generate manifests fmt vet ## Fail when generated code, formatting or go
 ##@ Build
 
 .PHONY: build
-build: ## Build bin/kubepact.
-	go build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubepact ./cmd/kubepact
+build: ## Build bin/kubepact: static, stripped, without build paths.
+	$(GO_BUILD) -o $(LOCALBIN)/kubepact ./cmd/kubepact
 
 .PHONY: image
 image: ## Build the container image without Docker (go-containerregistry, hack/image) as an OCI layout in bin/image.
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) ./cmd/kubepact
+	GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO_BUILD) -o $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) ./cmd/kubepact
 	go run ./hack/image -binary $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) -version $(VERSION) -revision $(REVISION) \
 		-source-date-epoch $(SOURCE_DATE_EPOCH) $(if $(IMAGE_CA_CERTS),-ca-certs $(IMAGE_CA_CERTS)) -out $(IMAGE_LAYOUT)
 
@@ -177,7 +182,7 @@ docker-build: ## Build the image IMG with Docker (needs a Docker engine; none on
 
 .PHONY: demo
 demo: build ## Serve every MCP tool family on the example bundles over HTTP (no cluster needed; Ctrl-C stops).
-	go build -o $(LOCALBIN)/demoservice ./hack/demoservice
+	$(GO_BUILD) -o $(LOCALBIN)/demoservice ./hack/demoservice
 	BIN=$(LOCALBIN) hack/demo.sh
 
 ##@ Tools
