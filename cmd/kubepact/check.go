@@ -47,7 +47,7 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 				if output == "json" {
 					_ = writeJSON(cmd.OutOrStdout(), failedCheckReport(ref, code, err))
 				}
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: inWords(err)}
 			}
 			client, err := reg.client()
 			if err != nil {
@@ -67,7 +67,7 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 				err = rep.writeText(cmd.OutOrStdout())
 			}
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: inWords(err)}
 			}
 			if res.CouldNotCheck() {
 				return &exitError{code: 2}
@@ -140,7 +140,7 @@ func failedCheckReport(ref, code string, err error) checkReport {
 	return checkReport{
 		CouldNotCheck: true,
 		Source:        ref,
-		Errors:        []validate.Finding{{Code: code, Message: err.Error()}},
+		Errors:        []validate.Finding{{Code: code, Message: inWords(err)}},
 		Warnings:      []validate.Finding{},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -136,6 +137,40 @@ func TestBusyAddressInWords(t *testing.T) {
 			_, stderr, code := runKubepact(t, tc.args...)
 			if code != 2 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "bind:") {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestFileErrorsInWords: a file named on the command line that cannot be
+// used is said in words, naming the flag, not with the operating system's
+// "open …: no such file or directory".
+func TestFileErrorsInWords(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	junk := filepath.Join(t.TempDir(), "bundle.tar.gz")
+	if err := os.WriteFile(junk, []byte("not gzip"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"token file", []string{"mcp", "-t", "http", "--port", strconv.Itoa(freePort(t)), "--auth-token-file", missing, "--workspace", t.TempDir()},
+			"--auth-token-file: " + missing + " does not exist"},
+		{"workspace", []string{"mcp", "--workspace", missing}, missing + " does not exist"},
+		{"packed bundle", []string{"sidecar", "--bundle", junk, "--upstream", "http://127.0.0.1:8080", "--health-addr", "127.0.0.1:0", "--port", strconv.Itoa(freePort(t))},
+			"--bundle " + junk + " is a file, but not a packed bundle (the gzip'd tar \"kubepact pack\" writes): give a packed bundle, or the bundle's directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runKubepact(t, tc.args...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
+			}
+			for _, raw := range []string{"no such file or directory", "lstat ", "open ", "unexpected EOF", "archive: "} {
+				if strings.Contains(stderr, raw) {
+					t.Errorf("stderr %q carries the operating system's or a library's text %q", stderr, raw)
+				}
 			}
 		})
 	}

@@ -67,7 +67,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			opts.Logger = logr.FromContextOrDiscard(ctx).WithName("mcp")
 			client, err := reg.client()
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: inWords(err)}
 			}
 			opts.Registry = client
 			if opts.Transport == mcp.TransportHTTP {
@@ -79,17 +79,17 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 				opts.Registerer, opts.Metrics = reg, reg
 			}
 			if err := k8s.validate(&opts.Fleet); err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: inWords(err)}
 			}
 			if k8s.enabled {
 				if err := k8s.start(ctx, &opts.Fleet, client); err != nil {
-					return &exitError{code: 2, msg: err.Error()}
+					return &exitError{code: 2, msg: inWords(err)}
 				}
 			}
 			if len(args) == 1 {
 				cb, err := capOpts.loadCapability(ctx, args[0], client, &reg.limits, os.Stderr, "kubepact mcp")
 				if err != nil {
-					return &exitError{code: 2, msg: err.Error()}
+					return &exitError{code: 2, msg: inWords(err)}
 				}
 				opts.Capability = cb
 				if !slices.Contains(opts.Families, mcp.FamilyCapability) {
@@ -98,7 +98,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			}
 			s, err := mcp.NewContext(ctx, opts)
 			if err != nil {
-				return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
+				return &exitError{code: 2, msg: inWords(fieldsToFlags(err, mcp.FlagNames, oci.FlagNames))}
 			}
 			defer s.Close()
 			if opts.Capability != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/mcp"
@@ -131,7 +132,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	start := time.Now()
 	log := logr.FromContextOrDiscard(ctx).WithName("sidecar")
 	if err := o.validate(capOpts.BaseURL); err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: 2, msg: inWords(err)}
 	}
 
 	var ready atomic.Bool
@@ -141,19 +142,19 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 		if msg, ok := listenFailure(err, o.healthAddr, "--health-addr"); ok {
 			return &exitError{code: 2, msg: msg}
 		}
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: 2, msg: inWords(err)}
 	}
 	defer health.Close()
 
 	var client *oci.Client // only an oci:// bundle needs one (and its cache directory)
 	if bundle.IsOCIRef(o.bundle) {
 		if client, err = reg.client(); err != nil {
-			return &exitError{code: 2, msg: err.Error()}
+			return &exitError{code: 2, msg: inWords(err)}
 		}
 	}
 	cb, err := o.load(ctx, capOpts, client, reg)
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: 2, msg: inWords(err)}
 	}
 	opts := *o.http
 	opts.Transport = mcp.TransportHTTP
@@ -163,7 +164,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	opts.Logger = log.WithName("mcp")
 	s, err := mcp.NewContext(ctx, &opts)
 	if err != nil {
-		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames).Error()}
+		return &exitError{code: 2, msg: inWords(fieldsToFlags(err, mcp.FlagNames))}
 	}
 	defer s.Close()
 	var lc net.ListenConfig
@@ -250,8 +251,11 @@ func loadLayerFile(path string, limits *limitOptions) (*bundle.Bundle, error) {
 		return nil, fmt.Errorf("--bundle %s: the file is larger than the %d bytes a bundle may hold in all", path, bound)
 	}
 	b, err := bundle.LoadLayer(raw, &bundle.LoadOptions{Limits: lim})
+	if ae := (*archive.Error)(nil); errors.As(err, &ae) && errors.Is(ae.Kind, archive.ErrFormat) {
+		return nil, fmt.Errorf("--bundle %s is a file, but not a packed bundle (the gzip'd tar \"kubepact pack\" writes): give a packed bundle, or the bundle's directory", path)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("--bundle %s: not a packed bundle (a gzip'd tar as `kubepact pack` writes it): %w", path, explainLimit(err))
+		return nil, fmt.Errorf("--bundle %s: the packed bundle cannot be served: %w", path, explainLimit(err))
 	}
 	// A packed file is fixed content, as a pulled bundle is: skills are
 	// read from it, not from a directory.
