@@ -118,7 +118,7 @@ func TestDemo(t *testing.T) {
 			Completeness string `json:"completeness"`
 		} `json:"meta"`
 		Revisions []struct {
-			Service struct{ Domain, Name string } `json:"service"`
+			Service struct{ Domain, Name string }   `json:"service"`
 			Content struct{ Scheme, Digest string } `json:"content"`
 		} `json:"revisions"`
 	}
