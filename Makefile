@@ -184,8 +184,8 @@ docker-build: ## Build the image IMG with Docker (needs a Docker engine; none on
 # for minutes. The figures are README's ("Set up"), measured with empty Go
 # caches on 2 shared cores.
 DEMO_BUILD_MESSAGE = == Building bin/kubepact, bin/demoservice and bin/demoregistry (static, stripped). \
-The first build compiles every dependency: about 16 minutes on 2 cores with empty Go caches, \
-downloading the modules included; a rebuild after a change takes seconds.
+The first build compiles every dependency: about 15 minutes on 2 busy cores with empty Go caches \
+(13 when the modules are already downloaded); a rebuild after a change takes seconds.
 
 .PHONY: demo
 demo: ## Serve every MCP tool family, the catalog included, on the example bundles over HTTP (no cluster needed; Ctrl-C stops).
