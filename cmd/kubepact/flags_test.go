@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -64,7 +69,7 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 			if args[0] == "sidecar" {
 				args = append(args, "--health-addr", "127.0.0.1:0", "--port", "0")
 			}
-			_, stderr, code := runKubepact(t, args...)
+			stderr, code := runRefused(t, args...)
 			if code != 2 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
 			}
@@ -83,6 +88,31 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 			t.Errorf("%v: exit %d, %s; want it served", args, code, stderr)
 		}
 	}
+}
+
+// runRefused runs the binary with a command line it must refuse at once,
+// and returns its stderr and exit code; one that is still running after
+// 20 s (it took the command line and serves) is stopped, with code -1.
+func runRefused(t *testing.T, args ...string) (stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kubepactBin, args...)
+	cmd.Env = append(os.Environ(), "KUBEPACT_CACHE_DIR="+t.TempDir(), "HOME="+t.TempDir())
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Errorf("kubepact %v took the command line and was still serving after 20 s", args)
+		return errb.String(), -1
+	case errors.As(err, &ee):
+		return errb.String(), ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running kubepact %v: %v", args, err)
+	}
+	return errb.String(), 0
 }
 
 // TestFlagUsageRendersAsWritten: pflag takes the first back-quoted word of
@@ -134,7 +164,7 @@ func TestBusyAddressInWords(t *testing.T) {
 			"cannot listen on " + busy + ": it is already in use by another process: stop that process, or choose another address with --health-addr"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, stderr, code := runKubepact(t, tc.args...)
+			stderr, code := runRefused(t, tc.args...)
 			if code != 2 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "bind:") {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
 			}
@@ -163,7 +193,7 @@ func TestFileErrorsInWords(t *testing.T) {
 			"--bundle " + junk + " is a file, but not a packed bundle (the gzip'd tar \"kubepact pack\" writes): give a packed bundle, or the bundle's directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, stderr, code := runKubepact(t, tc.args...)
+			stderr, code := runRefused(t, tc.args...)
 			if code != 2 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
 			}
