@@ -45,6 +45,11 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_ARCH ?= $(shell go env GOARCH)
 IMAGE_LAYOUT ?= $(LOCALBIN)/image
 IMAGE_CA_CERTS ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
+# Where `make image-push` sends the image: IMAGE_REPO (host[:port]/repository),
+# tagged IMAGE_TAG; IMAGE_PLAIN_HTTP=true for a registry without TLS.
+IMAGE_REPO ?=
+IMAGE_TAG ?= $(VERSION)
+IMAGE_PLAIN_HTTP ?= false
 
 GO_TEST_FLAGS ?= -race -count=1
 # Fuzz targets run by `make fuzz`; FUZZTIME bounds each one.
@@ -95,9 +100,18 @@ manifests: $(CONTROLLER_GEN) ## Write the CRD (config/crd/bases), the operator's
 generate: $(CONTROLLER_GEN) ## Write the API types' deepcopy methods (api/*/zz_generated.deepcopy.go).
 	$(CONTROLLER_GEN) object paths="./api/..."
 
+# kubectl, for the end-to-end suite (it runs the README's commands with it),
+# built by the same builder module as the control plane, next to it.
+KUBECTL_DIR ?= $(ENVTEST_ASSETS)
+KUBECTL ?= $(KUBECTL_DIR)/kubectl
+
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, kube-controller-manager and etcd for envtest into bin/k8s/<version> (first time ≈12 min on 2 cores; reused after).
 	CMDS="kube-apiserver kube-controller-manager" OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
+
+.PHONY: kubectl
+kubectl: ## Build kubectl into bin/k8s/<version> (after envtest-assets ≈3 min on 2 cores: it shares their build cache; reused after).
+	CMDS=kubectl OUT=$(KUBECTL_DIR) hack/k8s-bins/build.sh
 
 .PHONY: test
 test: envtest-assets clients-deps helm-bins ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client, real helm on the chart).
@@ -117,9 +131,9 @@ test-chart: envtest-assets helm-bins ## Run only the chart's tests: helm lint --
 E2E_FLAGS ?= -count=1 -timeout 20m -v
 
 .PHONY: test-e2e
-test-e2e: envtest-assets helm-bins clients-deps ## Run the end-to-end suite on envtest: the chart rendered by helm and applied, kubepact as processes, a real API server, etcd and kube-controller-manager.
+test-e2e: envtest-assets kubectl helm-bins clients-deps ## Run the end-to-end suite on envtest: the README's install, /mcp, upgrade and uninstall commands run with real kubectl and helm, kubepact from the image they install as processes, a real API server, etcd and kube-controller-manager.
 	KUBEPACT_E2E=envtest KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s \
-		KUBEPACT_HELM=$(HELM) KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) go test -tags e2e $(E2E_FLAGS) ./test/e2e/...
+		KUBEPACT_HELM=$(HELM) KUBEPACT_KUBECTL=$(KUBECTL) KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) go test -tags e2e $(E2E_FLAGS) ./test/e2e/...
 
 .PHONY: test-e2e-kind
 test-e2e-kind: helm-bins ## Run the end-to-end suite on a kind cluster (needs Docker; not run on machines without it): build and load the image, helm install, port-forward.
@@ -157,6 +171,9 @@ fuzz: ## Run every fuzz target for FUZZTIME each.
 	go test ./bundle/archive -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME)
 	go test ./bundle/validate -run '^$$' -fuzz '^FuzzValidateBytes$$' -fuzztime $(FUZZTIME)
 	go test ./mcp -run '^$$' -fuzz '^FuzzDecodeArgs$$' -fuzztime $(FUZZTIME)
+	go test ./mcp -run '^$$' -fuzz '^FuzzConfirmationToken$$' -fuzztime $(FUZZTIME)
+	go test ./mcp -run '^$$' -fuzz '^FuzzStdioEnvelope$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./mcp -run '^$$' -fuzz '^FuzzEnvelopeScanner$$' -fuzztime $(FUZZTIME)
 
 .PHONY: verify
 verify: generate manifests fmt vet ## Fail when generated code, formatting or go.mod tidiness would change the tree.
@@ -173,7 +190,15 @@ build: ## Build bin/kubepact: static, stripped, without build paths.
 image: ## Build the container image without Docker (go-containerregistry, hack/image) as an OCI layout in bin/image.
 	GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO_BUILD) -o $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) ./cmd/kubepact
 	go run ./hack/image -binary $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) -version $(VERSION) -revision $(REVISION) \
-		-source-date-epoch $(SOURCE_DATE_EPOCH) $(if $(IMAGE_CA_CERTS),-ca-certs $(IMAGE_CA_CERTS)) -out $(IMAGE_LAYOUT)
+		-source-date-epoch $(SOURCE_DATE_EPOCH) $(if $(IMAGE_CA_CERTS),-ca-certs $(IMAGE_CA_CERTS)) -out $(IMAGE_LAYOUT) $(IMAGE_PUSH_FLAGS)
+
+.PHONY: image-push
+image-push: IMAGE_PUSH_FLAGS = -push $(IMAGE_REPO):$(IMAGE_TAG)$(if $(filter true,$(IMAGE_PLAIN_HTTP)), -plain-http)
+image-push: image-repo image ## Build the image (make image) and push it without Docker to IMAGE_REPO=host[:port]/repository, tagged IMAGE_TAG (default the version); credentials from ~/.docker/config.json, IMAGE_PLAIN_HTTP=true for a registry without TLS. Prints the digest for --set image.digest=.
+
+.PHONY: image-repo
+image-repo:
+	@if [ -z "$(IMAGE_REPO)" ]; then echo "image-push: IMAGE_REPO is not set: name the repository to push to, e.g. make image-push IMAGE_REPO=registry.example.com/kubepact" >&2; exit 2; fi
 
 .PHONY: docker-build
 docker-build: ## Build the image IMG with Docker (needs a Docker engine; none on this project's build machines: use `make image`).

@@ -46,7 +46,7 @@ func TestPushedIdentity(t *testing.T) {
 	reg := testregistry.New(t, &testregistry.Options{Username: "ci", Password: "s3cret"})
 	auth := base64.StdEncoding.EncodeToString([]byte("ci:s3cret"))
 	dockerConfig := fmt.Sprintf(`{"auths":{%q:{"auth":%q}}}`, reg.Host, auth)
-	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(dockerConfig), CacheDir: t.TempDir()})
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(dockerConfig), CacheDir: t.TempDir(), AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestIgnoredFilesDoNotChangeIdentity(t *testing.T) {
 
 func TestResolverLocalAndRemote(t *testing.T) {
 	reg := testregistry.New(t, nil)
-	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true})
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func runFleet(b *testing.B, n int) {
 	}
 	r := &controllers.ServiceContractReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(controllers.ControllerName),
-		Options: controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: b.TempDir()}, MaxConcurrentReconciles: 4},
+		Options: controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: b.TempDir(), AllowedRegistries: []string{"127.0.0.1"}}, MaxConcurrentReconciles: 4},
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		b.Fatal(err)
@@ -178,13 +178,16 @@ func BenchmarkAdmission(b *testing.B) {
 	})
 
 	enabled, plain := injectionNamespace(b, false), newNamespace(b)
-	// A Ready contract, as the reconciler would leave it (no reconciler
-	// runs here: only the webhook is measured).
+	// A resolved, valid contract, as the reconciler would leave it (no
+	// reconciler runs here: only the webhook is measured).
 	sc := newContract(enabled, "catalog", "oci://registry.example.com/bundles/catalog:1.4.0", "catalog")
 	create(b, sc)
 	digest := "sha256:" + strings.Repeat("ab", 32)
 	sc.Status.ResolvedRef, sc.Status.Digest = "registry.example.com/bundles/catalog:1.4.0@"+digest, digest
-	sc.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonSucceeded, Message: "ok", LastTransitionTime: metav1.Now()}}
+	sc.Status.ObservedGeneration = sc.Generation
+	for _, typ := range []string{v1alpha1.ConditionBundleResolved, v1alpha1.ConditionContractValid, v1alpha1.ConditionReady} {
+		sc.Status.Conditions = append(sc.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonSucceeded, Message: "ok", ObservedGeneration: sc.Generation, LastTransitionTime: metav1.Now()})
+	}
 	if err := admin.Status().Update(ctx, sc); err != nil {
 		b.Fatal(err)
 	}

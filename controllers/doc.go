@@ -27,9 +27,15 @@
 // kubepact.dev/injection=enabled with the annotation kubepact.dev/contract
 // gets a native sidecar built by BuildSidecar, the one pure function that
 // turns a Ready ServiceContract's pinned digest, the Pod's annotations and
-// the operator's SidecarOptions into a container. A contract that is
-// missing or not Ready admits the Pod without it (a warning and an Event);
-// kubepact.dev/inject-policy: required refuses instead. The webhook also
+// the operator's SidecarOptions into a container once the contract has a
+// resolved, valid digest (a bound target is not needed, and a contract the
+// reconciler has not resolved yet is waited for, briefly). The webhook fails
+// open: anything that keeps a Pod from its sidecar — no such contract, no
+// valid bundle, a namespace the operator does not watch, a cache or API
+// server that does not answer, a hostNetwork Pod, a panic — admits it
+// unchanged, with a warning and an Event; only kubepact.dev/inject-policy:
+// required refuses. It answers for the review's own Pod alone: the contract
+// is read by name in the Pod's namespace. The webhook also
 // writes on the Pod the digest it pinned and the digest of the tool
 // surface the sidecar will serve, which the reconciler computed once per
 // digest (ToolSurface: the bundle projected with the arguments SidecarArgs

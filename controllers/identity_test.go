@@ -237,6 +237,13 @@ func TestKubeIdentityScopesMCP(t *testing.T) {
 			if got["total"] != tc.total || serviceKeys(got) != tc.keys {
 				t.Errorf("%s (%s): total %v, services %q; want %v, %q", tc.who, era, got["total"], serviceKeys(got), tc.total, tc.keys)
 			}
+			// Only dave, who may see no namespace, is told that his
+			// empty answer is no evidence of an empty fleet.
+			meta, _ := got["meta"].(map[string]any)
+			told := strings.Contains(fmt.Sprint(meta["limitations"]), "NO_VISIBLE_SCOPE")
+			if want := tc.who == "dave"; told != want || want && meta["completeness"] != "partial" {
+				t.Errorf("%s (%s): told it sees no namespace: %v, want %v; meta %v", tc.who, era, told, want, meta)
+			}
 		}
 		// Misses: payments is hidden from alice exactly as an absent
 		// service is, and no candidate names it.

@@ -3,8 +3,12 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -12,7 +16,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/flowcontrol"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -25,11 +31,52 @@ import (
 // InjectorPath is where the webhook server serves the sidecar injector.
 const InjectorPath = "/mutate-v1-pod"
 
-// Event reasons of the injector, on the ServiceContract (or, when it does
-// not exist, on the Pod's controller).
+// Event reasons of the injector, on the ServiceContract (or, when it was
+// not read, on the Pod's controller).
 const (
 	ReasonSidecarNotInjected = "SidecarNotInjected"
 	ReasonSidecarRefused     = "SidecarRefused"
+)
+
+// Why a Pod is admitted without its sidecar (or, with inject-policy
+// required, refused): the condition named in warnings, messages and Events
+// besides the contract's own conditions (BundleResolved=False, …).
+const (
+	// SkipHostNetwork: the Pod shares its node's network namespace; a
+	// sidecar there would listen on the node's loopback.
+	SkipHostNetwork = "HostNetwork"
+	// SkipNamespaceNotWatched: the operator does not watch the Pod's
+	// namespace (--namespace), so no contract there is ever resolved.
+	SkipNamespaceNotWatched = "NamespaceNotWatched"
+	// SkipNotFound: no ServiceContract of that name in the Pod's namespace.
+	SkipNotFound = "NotFound"
+	// SkipInvalidAnnotation: the contract annotation is not a name.
+	SkipInvalidAnnotation = "InvalidAnnotation"
+	// SkipResolving: the reconciler had not resolved the contract's
+	// current generation when the admission's wait ran out.
+	SkipResolving = "Resolving"
+	// SkipLookupFailed: neither the cache nor the API server answered
+	// for the contract within the admission's budget.
+	SkipLookupFailed = "LookupFailed"
+	// SkipInternalError: the webhook itself failed (a panic, a patch it
+	// could not encode).
+	SkipInternalError = "InternalError"
+	// SkipInconsistentReview: the AdmissionReview's namespace and its
+	// Pod's disagree, or it has none; nothing is looked up for it.
+	SkipInconsistentReview = "InconsistentReview"
+)
+
+// DefaultResolveWait is how long an admission waits, at most, for the
+// reconciler to resolve a contract it has not looked at yet.
+const DefaultResolveWait = 2 * time.Second
+
+// defaultCallTimeout is the API server's timeout for one call when the
+// request does not say (the generated configuration's timeoutSeconds), and
+// maxCallTimeout the most a webhook configuration can give (30s): a
+// request claiming more is held to it.
+const (
+	defaultCallTimeout = 5 * time.Second
+	maxCallTimeout     = 30 * time.Second
 )
 
 // The webhook configuration `make manifests` writes to config/webhook: Pods
@@ -47,84 +94,187 @@ const (
 
 // Injector is the mutating admission handler that adds the native sidecar
 // to Pods that name a ServiceContract. It runs on every replica (the
-// webhook server needs no leader) and reads ServiceContracts from the
-// manager's cache.
+// webhook server needs no leader).
+//
+// It fails open: whatever goes wrong inside it (a cache that cannot
+// answer, an API server that does not, a panic), an ordinary Pod is
+// admitted unchanged with a warning and an Event; only a Pod annotated
+// kubepact.dev/inject-policy: required is ever refused. It answers only
+// for the review's own Pod: the contract is looked up by name in the Pod's
+// own namespace, and a review whose namespace and Pod disagree is answered
+// without a lookup.
 type Injector struct {
 	// Reader reads ServiceContracts (the manager's cache).
 	Reader client.Reader
+	// APIReader reads a ServiceContract straight from the API server when
+	// the cache does not have it (created an instant ago) or cannot
+	// answer (not synced yet). Nil: the cache alone.
+	APIReader client.Reader
 	// Recorder emits Events when a Pod is admitted without its sidecar or
 	// refused.
 	Recorder events.EventRecorder
 	// Options configure the sidecar.
 	Options SidecarOptions
+	// Namespaces are the namespaces the operator watches (its
+	// --namespace); empty: all. A Pod elsewhere gets no sidecar, as no
+	// contract there is ever resolved, and nothing is read for it.
+	Namespaces []string
+	// ResolveWait bounds how long an admission waits for the reconciler to
+	// resolve a contract whose current generation it has not resolved yet
+	// (a contract applied together with its workload); never more than
+	// half the API server's timeout for the call. Zero: DefaultResolveWait;
+	// negative: no wait.
+	ResolveWait time.Duration
+
+	// ownerEvents bounds the Events written on a Pod's controller, whose
+	// name a review states and nothing checks (see event).
+	ownerEventsOnce sync.Once
+	ownerEvents     flowcontrol.PassiveRateLimiter
 }
 
 // Register serves the injector on the manager's webhook server.
 func (in *Injector) Register(srv webhook.Server) {
-	srv.Register(InjectorPath, &webhook.Admission{Handler: in})
+	srv.Register(InjectorPath, &webhook.Admission{Handler: in, WithContextFunc: withCallTimeout})
+}
+
+// callTimeoutKey carries the API server's timeout for the call (its
+// ?timeout= query parameter) in the request's context.
+type callTimeoutKey struct{}
+
+// withCallTimeout records the timeout the API server sends with every
+// webhook call, so that the injector answers well within it.
+func withCallTimeout(ctx context.Context, r *http.Request) context.Context {
+	d, err := time.ParseDuration(r.URL.Query().Get("timeout"))
+	if err != nil || d <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, callTimeoutKey{}, min(d, maxCallTimeout))
+}
+
+// podAdmission is one Pod being admitted: what every answer about it needs.
+type podAdmission struct {
+	in       *Injector
+	log      logr.Logger
+	pod      *corev1.Pod
+	contract string
+	required bool
+	// noEvents: a dry run must have no side effects (the configuration
+	// says sideEffects: None), and a review no API server sent gets none.
+	noEvents bool
+	warnings []string
 }
 
 // Handle admits one Pod.
-func (in *Injector) Handle(ctx context.Context, req admission.Request) admission.Response {
+func (in *Injector) Handle(ctx context.Context, req admission.Request) (resp admission.Response) {
 	if req.Operation != admissionv1.Create || req.Kind.Kind != "Pod" {
 		return admission.Allowed("not a Pod creation")
 	}
 	pod := &corev1.Pod{}
 	if err := json.Unmarshal(req.Object.Raw, pod); err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the Pod: %w", err))
+		// Not from an API server, which sends the Pod it validated.
+		return admission.Allowed("the Pod could not be decoded").WithWarnings("kubepact: admitted unchanged: the review's object is not a Pod kubepact can read")
 	}
 	name, ok := pod.Annotations[AnnotationContract]
 	if !ok {
 		return admission.Allowed("no " + AnnotationContract + " annotation")
 	}
-	ns := req.Namespace
-	log := logf.FromContext(ctx).WithValues("namespace", ns, "contract", name, "pod", podName(pod))
-	required := pod.Annotations[AnnotationInjectPolicy] == InjectPolicyRequired
-	// A dry run must have no side effects (the configuration says
-	// sideEffects: None): no Events for it.
-	dryRun := req.DryRun != nil && *req.DryRun
-	var warnings []string
-	if v, set := pod.Annotations[AnnotationInjectPolicy]; set && v != InjectPolicyRequired {
-		warnings = append(warnings, fmt.Sprintf("annotation %s=%q is not understood (the one value is %q); the default applies: admit without the sidecar when the contract is not Ready", AnnotationInjectPolicy, v, InjectPolicyRequired))
+	a := &podAdmission{
+		in:       in,
+		log:      logf.FromContext(ctx).WithValues("namespace", req.Namespace, "contract", name, "pod", podName(pod)),
+		pod:      pod,
+		contract: name,
+		required: pod.Annotations[AnnotationInjectPolicy] == InjectPolicyRequired,
+		noEvents: req.DryRun != nil && *req.DryRun,
 	}
+	if v, set := pod.Annotations[AnnotationInjectPolicy]; set && v != InjectPolicyRequired {
+		a.warnings = append(a.warnings, fmt.Sprintf("annotation %s=%q is not understood (the one value is %q); the default applies: admit without the sidecar when the contract cannot be injected", AnnotationInjectPolicy, truncate(v, 64), InjectPolicyRequired))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			a.log.Error(fmt.Errorf("%v", r), "Recovered from a panic while admitting a Pod")
+			resp = a.skip(nil, SkipInternalError, "kubepact failed while admitting the Pod (an internal error; the operator logs it)")
+		}
+	}()
+	return in.admit(ctx, a, req.Namespace)
+}
 
+// admit is the spine of one admission: checks on the Pod alone, then the
+// contract's lookup in the Pod's own namespace, then the patch.
+func (in *Injector) admit(ctx context.Context, a *podAdmission, ns string) admission.Response {
+	pod := a.pod
+	if ns == "" || (pod.Namespace != "" && pod.Namespace != ns) {
+		// Never sent by an API server, which fills in the Pod's namespace
+		// from the request's. Answering would tell the caller about a
+		// namespace its Pod is not in.
+		a.noEvents = true
+		return a.skip(nil, SkipInconsistentReview, "the review's namespace and its Pod's differ or are missing; kubepact looks nothing up for it")
+	}
+	pod.Namespace = ns
 	// Already injected (a reinvocation, or a Pod re-created from its own
 	// spec): leave it exactly as it is.
 	if c := findContainer(pod, in.Options.withDefaults().ContainerName); c != nil {
 		if _, ours := pod.Annotations[AnnotationInjectedBundle]; ours && c.RestartPolicy != nil {
-			return admission.Allowed("sidecar already injected").WithWarnings(warnings...)
+			return admission.Allowed("sidecar already injected").WithWarnings(a.warnings...)
 		}
-		return in.skip(log, dryRun, pod, nil, required, warnings, "Conflict",
-			fmt.Sprintf("the Pod already has a container named %q that kubepact did not inject; it is left as it is", c.Name))
+		return a.skip(nil, "Conflict", fmt.Sprintf("the Pod already has a container named %q that kubepact did not inject; it is left as it is", c.Name))
 	}
-	if name == "" {
-		return in.skip(log, dryRun, pod, nil, required, warnings, "InvalidAnnotation",
-			"annotation "+AnnotationContract+" is empty; it names a ServiceContract in the Pod's namespace")
+	if pod.Spec.HostNetwork {
+		return a.skip(nil, SkipHostNetwork, fmt.Sprintf("the Pod uses hostNetwork: its sidecar would listen on the node's own loopback (ports %d and %d), where every process on the node could call it and other such Pods on the node would collide with it; kubepact does not inject into hostNetwork Pods",
+			in.Options.withDefaults().MCPPort, in.Options.withDefaults().HealthPort))
+	}
+	if a.contract == "" {
+		return a.skip(nil, SkipInvalidAnnotation, "annotation "+AnnotationContract+" is empty; it names a ServiceContract in the Pod's namespace")
+	}
+	if errs := validation.IsDNS1123Subdomain(a.contract); len(errs) > 0 {
+		return a.skip(nil, SkipInvalidAnnotation, fmt.Sprintf("annotation %s=%q is not a ServiceContract name: it names one in the Pod's own namespace by its name alone (lower-case letters, digits, '-' and '.'), never one of another namespace", AnnotationContract, truncate(a.contract, 64)))
+	}
+	if !in.watches(ns) {
+		return a.skip(nil, SkipNamespaceNotWatched, "the operator does not watch this namespace (its --namespace, the chart's operator.namespaces), so no ServiceContract here is resolved; add the namespace there, or remove its "+LabelInjection+" label")
 	}
 
-	sc := &v1alpha1.ServiceContract{}
-	if err := in.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, sc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return in.skip(log, dryRun, pod, nil, required, warnings, "NotFound",
-				fmt.Sprintf("ServiceContract %s/%s does not exist", ns, name))
-		}
-		// Reading our own cache failed: say so; the failure policy decides.
-		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("reading ServiceContract %s/%s: %w", ns, name, err))
+	call := defaultCallTimeout
+	if d, ok := ctx.Value(callTimeoutKey{}).(time.Duration); ok {
+		call = d
 	}
-	if cond, why := notReady(sc); cond != "" {
-		return in.skip(log, dryRun, pod, sc, required, warnings, cond,
-			fmt.Sprintf("ServiceContract %s/%s is not Ready: %s", ns, name, why))
+	// Answer by half the API server's timeout, whatever happens below:
+	// past its timeout it would admit an ordinary Pod with no word.
+	ctx, cancel := context.WithTimeout(ctx, call/2)
+	defer cancel()
+	key := client.ObjectKey{Namespace: ns, Name: a.contract}
+	sc, err := in.lookup(ctx, key)
+	switch {
+	case apierrors.IsNotFound(err):
+		return a.skip(nil, SkipNotFound, fmt.Sprintf("ServiceContract %s/%s does not exist", ns, a.contract))
+	case err != nil:
+		a.log.Error(err, "Reading the ServiceContract failed")
+		return a.skip(nil, SkipLookupFailed, fmt.Sprintf("ServiceContract %s/%s could not be read: neither the operator's cache nor the API server answered in time; the Pod runs without its sidecar until it is re-created once the operator is healthy", ns, a.contract))
+	}
+	if pending(sc) {
+		sc = in.awaitResolved(ctx, key, sc, call)
+	}
+	if cond, why := injectable(sc); cond != "" {
+		return a.skip(sc, cond, why)
 	}
 	inj, err := BuildSidecar(sc, pod, in.Options)
 	if err != nil {
-		return in.skip(log, dryRun, pod, sc, required, warnings, "NotInjectable", err.Error())
+		return a.skip(sc, "NotInjectable", err.Error())
 	}
 	for _, v := range inj.Volumes {
 		if hasVolume(pod, v.Name) {
-			return in.skip(log, dryRun, pod, sc, required, warnings, "Conflict",
-				fmt.Sprintf("the Pod already has a volume named %q; it is left as it is", v.Name))
+			return a.skip(sc, "Conflict", fmt.Sprintf("the Pod already has a volume named %q; it is left as it is", v.Name))
 		}
 	}
+	return a.patch(sc, inj)
+}
+
+// patch answers with the Pod plus its sidecar.
+func (a *podAdmission) patch(sc *v1alpha1.ServiceContract, inj *Injection) admission.Response {
+	orig, err := json.Marshal(a.pod)
+	if err != nil {
+		a.log.Error(err, "Encoding the Pod failed")
+		return a.skip(sc, SkipInternalError, "kubepact failed while admitting the Pod (an internal error; the operator logs it)")
+	}
+	pod := a.pod
 	pod.Spec.InitContainers = append(pod.Spec.InitContainers, inj.Container)
 	pod.Spec.Volumes = append(pod.Spec.Volumes, inj.Volumes...)
 	if pod.Annotations == nil {
@@ -142,40 +292,163 @@ func (in *Injector) Handle(ctx context.Context, req admission.Request) admission
 	pod.Labels[LabelInjected] = "true"
 	raw, err := json.Marshal(pod)
 	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
+		a.log.Error(err, "Encoding the injected Pod failed")
+		return a.skip(sc, SkipInternalError, "kubepact failed while admitting the Pod (an internal error; the operator logs it)")
 	}
-	log.V(1).Info("Injecting the sidecar", "bundle", inj.BundleRef, "upstreamPort", inj.UpstreamPort, "upstreamPortSource", inj.PortSource)
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw).WithWarnings(append(warnings, inj.Warnings...)...)
+	a.log.V(1).Info("Injecting the sidecar", "bundle", inj.BundleRef, "upstreamPort", inj.UpstreamPort, "upstreamPortSource", inj.PortSource)
+	// The patch is computed against the Pod as it was sent: re-encoding
+	// it first keeps fields the Pod type drops out of the patch.
+	return admission.PatchResponseFromRaw(orig, raw).WithWarnings(append(a.warnings, inj.Warnings...)...)
+}
+
+// watches reports whether the operator's cache covers namespace ns.
+func (in *Injector) watches(ns string) bool {
+	return len(in.Namespaces) == 0 || slices.Contains(in.Namespaces, ns)
+}
+
+// lookup reads the Pod's contract from the cache, else — the cache does not
+// have it yet, or cannot answer (not synced, not started) — straight from
+// the API server. A NotFound error means neither has it.
+func (in *Injector) lookup(ctx context.Context, key client.ObjectKey) (*v1alpha1.ServiceContract, error) {
+	sc := &v1alpha1.ServiceContract{}
+	cacheCtx := ctx
+	if in.APIReader != nil {
+		// A cache that has not synced blocks until it has: leave the API
+		// server half of what is left.
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			cacheCtx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
+			defer cancel()
+		}
+	}
+	cacheErr := in.Reader.Get(cacheCtx, key, sc)
+	if cacheErr == nil || in.APIReader == nil {
+		return sc, cacheErr
+	}
+	live := &v1alpha1.ServiceContract{}
+	err := in.APIReader.Get(ctx, key, live)
+	switch {
+	case err == nil:
+		return live, nil
+	case apierrors.IsNotFound(err):
+		return nil, err
+	case apierrors.IsNotFound(cacheErr):
+		// The cache (synced) says there is none; the API server could not
+		// confirm it: not a fact to act on.
+		return nil, fmt.Errorf("reading %s from the API server: %w", key, err)
+	}
+	return nil, errors.Join(fmt.Errorf("reading %s from the cache: %w", key, cacheErr), fmt.Errorf("reading %s from the API server: %w", key, err))
+}
+
+// awaitResolved re-reads sc until the reconciler has resolved its current
+// generation, for at most ResolveWait (and half the API server's timeout
+// for the call). It returns the latest copy read.
+func (in *Injector) awaitResolved(ctx context.Context, key client.ObjectKey, sc *v1alpha1.ServiceContract, call time.Duration) *v1alpha1.ServiceContract {
+	wait := in.ResolveWait
+	if wait == 0 {
+		wait = DefaultResolveWait
+	}
+	wait = min(wait, call/2)
+	if wait <= 0 {
+		return sc
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	// Mostly the cache answers; backing off keeps the API server reads
+	// (when the cache has not seen the contract yet) to a handful.
+	delay := 25 * time.Millisecond
+	for pending(sc) {
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return sc
+		case <-t.C:
+		}
+		delay = min(2*delay, 400*time.Millisecond)
+		if next, err := in.lookup(ctx, key); err == nil {
+			sc = next
+		}
+	}
+	return sc
+}
+
+// pending reports whether the reconciler has yet to resolve sc's current
+// generation (it was created or changed an instant ago). A suspended
+// contract is never reconciled: its status is what it will stay.
+func pending(sc *v1alpha1.ServiceContract) bool {
+	if sc.Spec.Suspend {
+		return false
+	}
+	return sc.Status.ObservedGeneration < sc.Generation || findCondition(sc, v1alpha1.ConditionBundleResolved) == nil
+}
+
+// injectable names the condition that keeps sc from giving a Pod its
+// sidecar, and why; "" when it has a resolved, valid digest. Whether the
+// target is bound does not matter: a Pod being admitted is the target's,
+// whatever the reconciler has seen of it yet. The reasons are the
+// conditions' own; their messages stay in the contract's status (kubectl
+// describe), out of answers to whoever can reach the webhook's port.
+func injectable(sc *v1alpha1.ServiceContract) (cond, why string) {
+	name := sc.Namespace + "/" + sc.Name
+	if pending(sc) {
+		return SkipResolving, fmt.Sprintf("the operator had not resolved ServiceContract %s (generation %d) yet; the Pod runs without its sidecar until it is re-created (kubectl rollout restart) once the contract is Ready", name, sc.Generation)
+	}
+	for _, t := range []string{v1alpha1.ConditionBundleResolved, v1alpha1.ConditionContractValid} {
+		c := findCondition(sc, t)
+		switch {
+		case c == nil:
+			return t + "=Unknown", fmt.Sprintf("ServiceContract %s has no valid resolved bundle: %s is not reported", name, t)
+		case c.Status != metav1.ConditionTrue:
+			return fmt.Sprintf("%s=%s", c.Type, c.Status), fmt.Sprintf("ServiceContract %s has no valid resolved bundle: %s=%s, reason %s (kubectl describe servicecontract %s -n %s says why)", name, c.Type, c.Status, c.Reason, sc.Name, sc.Namespace)
+		}
+	}
+	if sc.Status.Digest == "" || sc.Status.ResolvedRef == "" {
+		return v1alpha1.ConditionBundleResolved + "=Unknown", fmt.Sprintf("ServiceContract %s has no resolved digest", name)
+	}
+	return "", ""
+}
+
+func findCondition(sc *v1alpha1.ServiceContract, typ string) *metav1.Condition {
+	for i := range sc.Status.Conditions {
+		if sc.Status.Conditions[i].Type == typ {
+			return &sc.Status.Conditions[i]
+		}
+	}
+	return nil
 }
 
 // skip admits the Pod without a sidecar, with a warning and an Event — or,
 // when the Pod requires its sidecar, refuses it with the same message.
-func (in *Injector) skip(log logr.Logger, dryRun bool, pod *corev1.Pod, sc *v1alpha1.ServiceContract, required bool, warnings []string, cond, msg string) admission.Response {
-	if required {
-		msg = fmt.Sprintf("kubepact: refused (%s: %s): %s, and the Pod requires its sidecar (%s: %s)", AnnotationContract, pod.Annotations[AnnotationContract], msg, AnnotationInjectPolicy, InjectPolicyRequired)
+func (a *podAdmission) skip(sc *v1alpha1.ServiceContract, cond, msg string) admission.Response {
+	if a.required {
+		msg = fmt.Sprintf("kubepact: refused (%s: %s): %s, and the Pod requires its sidecar (%s: %s)", AnnotationContract, truncate(a.contract, 64), msg, AnnotationInjectPolicy, InjectPolicyRequired)
 		if cond != "" {
 			msg += "; failing condition: " + cond
 		}
-		if !dryRun {
-			in.event(pod, sc, ReasonSidecarRefused, msg)
+		if !a.noEvents {
+			a.in.event(a.pod, sc, ReasonSidecarRefused, msg)
 		}
-		log.Info("Refusing a Pod without its sidecar", "condition", cond)
-		return admission.Denied(msg).WithWarnings(warnings...)
+		a.log.Info("Refusing a Pod without its sidecar", "condition", cond)
+		return admission.Denied(msg).WithWarnings(a.warnings...)
 	}
 	msg = "kubepact: admitted without the sidecar: " + msg
 	if cond != "" {
 		msg += " (" + cond + ")"
 	}
-	if !dryRun {
-		in.event(pod, sc, ReasonSidecarNotInjected, msg)
+	if !a.noEvents {
+		a.in.event(a.pod, sc, ReasonSidecarNotInjected, msg)
 	}
-	log.Info("Admitting a Pod without its sidecar", "condition", cond)
-	return admission.Allowed("admitted without the sidecar").WithWarnings(append(warnings, msg)...)
+	a.log.Info("Admitting a Pod without its sidecar", "condition", cond)
+	return admission.Allowed("admitted without the sidecar").WithWarnings(append(a.warnings, msg)...)
 }
 
-// event records on the ServiceContract, or, when there is none, on the
+// event records on the ServiceContract, or, when it was not read, on the
 // controller that creates the Pod (a Pod being admitted has no name or UID
-// of its own yet).
+// of its own yet); a bare Pod gets the warning alone. The controller is
+// whatever the review's ownerReferences say, so those Events are rate
+// limited: a flood of made-up reviews cannot make the operator write
+// Events without bound.
 func (in *Injector) event(pod *corev1.Pod, sc *v1alpha1.ServiceContract, reason, msg string) {
 	if in.Recorder == nil {
 		return
@@ -189,38 +462,16 @@ func (in *Injector) event(pod *corev1.Pod, sc *v1alpha1.ServiceContract, reason,
 		if ref == nil {
 			return
 		}
+		in.ownerEventsOnce.Do(func() { in.ownerEvents = flowcontrol.NewTokenBucketPassiveRateLimiter(5, 50) })
+		if !in.ownerEvents.TryAccept() {
+			return
+		}
 		subject = &metav1.PartialObjectMetadata{
 			TypeMeta:   metav1.TypeMeta{APIVersion: ref.APIVersion, Kind: ref.Kind},
 			ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: ref.Name, UID: ref.UID},
 		}
 	}
 	in.Recorder.Eventf(subject, nil, corev1.EventTypeWarning, reason, "Inject", "%s", truncate(msg, 900))
-}
-
-// notReady names the condition that holds a contract back, and why; ""
-// when it is Ready at its current generation and pinned to a digest.
-func notReady(sc *v1alpha1.ServiceContract) (cond, why string) {
-	var ready *metav1.Condition
-	for i := range sc.Status.Conditions {
-		if sc.Status.Conditions[i].Type == v1alpha1.ConditionReady {
-			ready = &sc.Status.Conditions[i]
-		}
-	}
-	if ready != nil && ready.Status == metav1.ConditionTrue && sc.Status.Digest != "" {
-		return "", ""
-	}
-	// The step that fails says more than Ready does.
-	for _, t := range []string{v1alpha1.ConditionBundleResolved, v1alpha1.ConditionContractValid, v1alpha1.ConditionTargetBound} {
-		for _, c := range sc.Status.Conditions {
-			if c.Type == t && c.Status != metav1.ConditionTrue {
-				return fmt.Sprintf("%s=%s", c.Type, c.Status), fmt.Sprintf("%s=%s, reason %s: %s", c.Type, c.Status, c.Reason, c.Message)
-			}
-		}
-	}
-	if ready == nil {
-		return v1alpha1.ConditionReady + "=Unknown", "it has not been reconciled yet"
-	}
-	return fmt.Sprintf("%s=%s", ready.Type, ready.Status), fmt.Sprintf("%s=%s, reason %s: %s", ready.Type, ready.Status, ready.Reason, ready.Message)
 }
 
 func findContainer(pod *corev1.Pod, name string) *corev1.Container {
@@ -256,13 +507,17 @@ func podName(pod *corev1.Pod) string {
 	return pod.GenerateName + "*"
 }
 
-// SetupInjector serves in on mgr's webhook server (on every replica) and,
-// when rot is not nil (self-managed certificates), runs rot beside it; the
+// SetupInjector serves in on mgr's webhook server (on every replica),
+// reading through mgr's cache and, when that cannot answer, its API reader;
+// and, when rot is not nil (self-managed certificates), runs rot beside it; the
 // readiness check then waits for the certificate and its caBundle. The
 // webhook server must have been given rot.TLSConfig in its TLSOpts.
 func SetupInjector(mgr ctrl.Manager, in *Injector, rot *CertRotator) error {
 	if in.Reader == nil {
 		in.Reader = mgr.GetClient()
+	}
+	if in.APIReader == nil {
+		in.APIReader = mgr.GetAPIReader()
 	}
 	if in.Recorder == nil {
 		in.Recorder = mgr.GetEventRecorder(InjectorName)

@@ -310,7 +310,7 @@ func TestInjectContractNotReady(t *testing.T) {
 	if len(pod.Spec.InitContainers) != 0 {
 		t.Errorf("injected from a contract that is not Ready: %+v", pod.Spec.InitContainers)
 	}
-	if !warns.contains("ServiceContract "+ns+"/broken is not Ready") || !warns.contains("BundleResolved=False") {
+	if !warns.contains("ServiceContract "+ns+"/broken has no valid resolved bundle") || !warns.contains("BundleResolved=False") {
 		t.Errorf("warnings %q do not name the contract and its failing condition", warns.all())
 	}
 	deadline := time.Now().Add(30 * time.Second)

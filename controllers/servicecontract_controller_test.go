@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"encoding/base64"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +62,7 @@ func plainClient(t testing.TB, dockerConfig []byte) *oci.Client {
 	if dockerConfig == nil {
 		dockerConfig = []byte(`{"auths":{}}`)
 	}
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: dockerConfig})
+	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: dockerConfig, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,5 +410,57 @@ func TestSpecValidation(t *testing.T) {
 	create(t, sc)
 	if sc.Spec.Interval == nil || sc.Spec.Interval.Duration != 10*time.Minute {
 		t.Errorf("interval %v, want the 10m default", sc.Spec.Interval)
+	}
+}
+
+// TestRegistryFailuresInStatus: a registry failure reaches status as a
+// sentence with its remedy — never the transport's, the TLS library's or
+// the registry's own text. An HTTPS registry asked in plain HTTP (the
+// suite's reconciler runs with --plain-http), a registry the allow-list
+// does not name (on another host, which receives nothing), and a port
+// nothing listens on.
+func TestRegistryFailuresInStatus(t *testing.T) {
+	ns := newNamespace(t)
+	tlsReg := testregistry.New(t, &testregistry.Options{TLS: true})
+	foreign := testregistry.New(t, &testregistry.Options{Addr: "127.0.0.2:0"})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	_ = ln.Close()
+	raw := []string{"dial tcp", "connect:", "response status code", "Client sent an HTTP request", "tls:", "x509", `Head "`, `Get "`}
+	for _, tc := range []struct {
+		name, registry, want string
+	}{
+		{"tls", tlsReg.Host, "registry " + tlsReg.Host + " answered HTTP 400 (Bad Request) to plain HTTP: if it serves HTTPS, drop --plain-http (registry.plainHTTP in the chart)"},
+		{"foreign", foreign.Host, "registry " + foreign.Host + " is not allowed here (allowed: 127.0.0.1): add it to --allowed-registries (registry.allowedRegistries in the chart) if you trust it"},
+		{"closed", closed, "nothing accepts connections at registry " + closed + ": check its host and port"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			createDeployment(t, ns, tc.name)
+			sc := newContract(ns, tc.name, "oci://"+tc.registry+"/bundles/orders:2", tc.name)
+			create(t, sc)
+			got := waitFor(t, client.ObjectKeyFromObject(sc), "BundleResolved=False", func(sc *v1alpha1.ServiceContract) bool {
+				s, _ := condition(sc, v1alpha1.ConditionBundleResolved)
+				return s == metav1.ConditionFalse
+			})
+			for _, c := range got.Status.Conditions {
+				if c.Status == metav1.ConditionTrue && c.Type != v1alpha1.ConditionReconciling {
+					continue
+				}
+				if !strings.Contains(c.Message, tc.want) {
+					t.Errorf("%s: %q, want it to say %q", c.Type, c.Message, tc.want)
+				}
+				for _, r := range raw {
+					if strings.Contains(c.Message, r) {
+						t.Errorf("%s: %q carries raw text %q", c.Type, c.Message, r)
+					}
+				}
+			}
+		})
+	}
+	if got := foreign.Requests(); len(got) != 0 {
+		t.Errorf("the registry the allow-list does not name received %v, want nothing", got)
 	}
 }

@@ -21,8 +21,8 @@ const (
 	// AnnotationContract on a Pod names the ServiceContract (same
 	// namespace) whose bundle the sidecar serves.
 	AnnotationContract = "kubepact.dev/contract"
-	// AnnotationInjectPolicy set to "required" refuses a Pod whose contract
-	// is missing or not Ready, instead of admitting it without a sidecar.
+	// AnnotationInjectPolicy set to "required" refuses a Pod that cannot be
+	// given its sidecar (see Injector), instead of admitting it without.
 	AnnotationInjectPolicy = "kubepact.dev/inject-policy"
 	// AnnotationUpstreamPort is the port of the service the sidecar calls
 	// on 127.0.0.1. Without it: the contract's HTTP port

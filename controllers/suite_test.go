@@ -59,6 +59,11 @@ var (
 	// configuration sends the API server.
 	webhookHost string
 	webhookPort int
+	// webhookCertDir holds envtest's serving certificate for webhookHost
+	// (tls.crt, tls.key), which webhookCAData signs: for the tests' other
+	// webhook servers.
+	webhookCertDir string
+	webhookCAData  []byte
 )
 
 const (
@@ -130,6 +135,7 @@ func runMain(m *testing.M) int {
 	operatorConfig.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + operatorNamespace + ":" + operatorSA}
 	operatorConfig.QPS = -1 // as ctrl.GetConfig: API priority and fairness, no client-side limit
 	webhookHost, webhookPort = env.WebhookInstallOptions.LocalServingHost, env.WebhookInstallOptions.LocalServingPort
+	webhookCertDir, webhookCAData = env.WebhookInstallOptions.LocalServingCertDir, env.WebhookInstallOptions.LocalServingCAData
 	if benchmarking() {
 		// The benchmark runs its own manager over its own objects.
 		return m.Run()
@@ -158,7 +164,7 @@ func runMain(m *testing.M) int {
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder(controllers.ControllerName),
-		Options:   controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: cacheDir}, MaxConcurrentReconciles: 4},
+		Options:   controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: cacheDir, AllowedRegistries: []string{"127.0.0.1"}}, MaxConcurrentReconciles: 4},
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		fmt.Fprintf(os.Stderr, "setup: %v\n", err)

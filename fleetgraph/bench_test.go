@@ -255,6 +255,16 @@ func BenchmarkScopedQueries(b *testing.B) {
 			}
 		})
 	}
+	// A reader who may see no scope (a token with no RBAC): its view is
+	// built without a walk over the fleet, each one new here.
+	b.Run("restrict-cold/0of12", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			s.Restrict(fleetgraph.NoScopes(fmt.Sprint("nothing visible ", i)))
+		}
+	})
 }
 
 // BenchmarkChangeThenQuery is the live case: one target changes, the

@@ -25,8 +25,11 @@
 //     reader who may see only some scopes (namespaces) sees it, with every
 //     index rebuilt over the visible records, so totals, cursors, misses,
 //     graphs and impact never reveal a hidden record.
-//   - impact.go: the semantic diff of two contract revisions (package
-//     bundle/diff) projected onto a snapshot's dependents.
+//   - impact.go, impact_text.go: the semantic diff of two contract
+//     revisions (package bundle/diff) projected onto a snapshot's
+//     dependents, each with a risk (at risk when its range admits a
+//     breaking version, excluded when it stops below), and the answer's
+//     one-line headline.
 //
 // What feeds a Builder lives beside the core: fleetgraph/source holds the
 // laptop and CI sources (local directories, OCI references, Pacto's

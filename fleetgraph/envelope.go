@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/kubepact/kubepact/bundle/oci"
 )
 
 // SchemaVersion is the fleet answers' schema, Pacto's.
@@ -34,6 +36,9 @@ const (
 	ErrUnavailable = "UNAVAILABLE"
 	ErrCancelled   = "CANCELLED"
 	ErrInvalid     = "INVALID" // a source file that does not parse; its message says where
+	// ErrNotAllowed: the registry policy refused the registry (or where
+	// it sent the request); its message names the flag that would allow it.
+	ErrNotAllowed = "REGISTRY_NOT_ALLOWED"
 )
 
 // Limitation codes.
@@ -54,6 +59,10 @@ const (
 	// LimitObservedUnavailable: observed (traced) edges were asked for and
 	// no observed-edge source is configured.
 	LimitObservedUnavailable = "OBSERVED_EDGES_UNAVAILABLE"
+	// LimitNoVisibleScope: the reader may see no scope that holds a record
+	// (Visibility, NoScopes), so the answer shows nothing whatever the
+	// fleet holds.
+	LimitNoVisibleScope = "NO_VISIBLE_SCOPE"
 )
 
 // Caps on the envelope's lists.
@@ -167,6 +176,11 @@ func SanitizeError(err error) *SourceError {
 	if err == nil {
 		return nil
 	}
+	if re, ok := errors.AsType[*oci.RegistryError](err); ok {
+		// A registry failure says what went wrong in its own sentence,
+		// which never carries a transport's or a registry's text.
+		return &SourceError{Code: registryCode(re.Problem), Message: re.Error()}
+	}
 	msg := strings.ToLower(err.Error())
 	switch {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
@@ -178,6 +192,21 @@ func SanitizeError(err error) *SourceError {
 	default:
 		return &SourceError{Code: ErrUnavailable, Message: "the source could not be read"}
 	}
+}
+
+// registryCode is the sanitised code of a registry problem.
+func registryCode(p oci.Problem) string {
+	switch p {
+	case oci.ProblemNotAllowed, oci.ProblemAddress, oci.ProblemRedirect:
+		return ErrNotAllowed
+	case oci.ProblemAuth:
+		return ErrAuthFailed
+	case oci.ProblemNotFound:
+		return ErrNotFound
+	case oci.ProblemCancelled:
+		return ErrCancelled
+	}
+	return ErrUnavailable
 }
 
 // sourceLimitations turns degraded sources into limitations and decides the

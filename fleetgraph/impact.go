@@ -1,6 +1,7 @@
 package fleetgraph
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -13,10 +14,11 @@ import (
 // ImpactSchema is the impact answer's schema, Pacto's.
 const ImpactSchema = "pacto.dev/impact/v1"
 
-// Compatibility verdicts and confidences.
+// Compatibility verdicts (the new version against a consumer's range)
+// and confidences.
 const (
-	VerdictCompatible   = "compatible"
-	VerdictIncompatible = "incompatible"
+	VerdictCompatible   = "compatible"   // every range the consumer declares admits the new version
+	VerdictIncompatible = "incompatible" // some range excludes it: the consumer will not pick it up
 	VerdictUnknown      = "unknown"
 
 	ConfidenceContractual = "contractual" // a declared edge with a version range
@@ -39,6 +41,32 @@ type ImpactOptions struct {
 	IncludeObserved bool
 }
 
+// Risks: what the change means to one consumer, the verdict read together
+// with the diff's classification. A verdict alone answers "may it take the
+// new version?"; a risk answers "will it break?".
+const (
+	// RiskAtRisk: a direct consumer whose range admits the new version
+	// while the diff is BREAKING: it will take the breaking changes.
+	RiskAtRisk = "at-risk"
+	// RiskReview: a direct consumer whose range admits the new version
+	// while some change is POTENTIAL_BREAKING.
+	RiskReview = "review"
+	// RiskExcluded: a direct consumer whose range excludes the new
+	// version: it will not pick it up until it widens its range.
+	RiskExcluded = "excluded"
+	// RiskUnaffected: a direct consumer whose range admits the new version
+	// while no change is breaking; or a transitive one that reaches the
+	// service only through consumers that are excluded or unaffected.
+	RiskUnaffected = "unaffected"
+	// RiskIndirect: a transitive consumer that depends, through some
+	// chain, on a consumer at risk (or to review).
+	RiskIndirect = "indirect"
+	// RiskUnknown: a direct consumer without a usable range (none, or one
+	// that does not parse, or a new version that is not semver), or a
+	// transitive one reached through such a consumer.
+	RiskUnknown = "unknown"
+)
+
 // Consumer is a service that depends, directly or transitively, on the
 // changed service.
 type Consumer struct {
@@ -53,11 +81,17 @@ type Consumer struct {
 	CompatibilityVerdict string   `json:"compatibilityVerdict"`
 	Provenance           string   `json:"provenance"`
 	Confidence           string   `json:"confidence"`
-	Status               Status   `json:"status"`
-	Targets              []string `json:"targets"`
+	// Risk is one of the Risk constants; RiskReason says why, in a
+	// sentence. Both are kubepact's, beside Pacto's fields.
+	Risk       string   `json:"risk"`
+	RiskReason string   `json:"riskReason"`
+	Status     Status   `json:"status"`
+	Targets    []string `json:"targets"`
 }
 
-// ImpactResult is pacto_impact's answer.
+// ImpactResult is pacto_impact's answer: Pacto's fields, and kubepact's
+// VersionBump, AtRisk, AtRiskConsumers, Excluded and IncompatibleConsumers,
+// and each consumer's Risk. Headline says it in one line.
 type ImpactResult struct {
 	SchemaVersion              string        `json:"schemaVersion"`
 	Meta                       Meta          `json:"meta"`
@@ -69,10 +103,21 @@ type ImpactResult struct {
 	BreakingChanges            []diff.Change `json:"breakingChanges"`
 	PotentiallyBreakingChanges []diff.Change `json:"potentiallyBreakingChanges"`
 	NonBreakingChanges         []diff.Change `json:"nonBreakingChanges"`
-	Consumers                  []Consumer    `json:"consumers"`
-	IncompatibleConsumers      int           `json:"incompatibleConsumers"`
-	ActiveTargets              []string      `json:"activeTargets"`
-	Owners                     []string      `json:"owners"`
+	// VersionBump judges the version change against the diff: a
+	// breaking change without a major version bump is flagged there.
+	VersionBump diff.Bump  `json:"versionBump"`
+	Consumers   []Consumer `json:"consumers"`
+	// AtRiskConsumers counts the consumers at risk (RiskAtRisk); AtRisk
+	// names them.
+	AtRiskConsumers int      `json:"atRiskConsumers"`
+	AtRisk          []string `json:"atRisk"`
+	// IncompatibleConsumers counts the direct consumers whose range
+	// excludes the new version (RiskExcluded): they will not pick it up
+	// until they widen their range. Excluded names them.
+	IncompatibleConsumers int      `json:"incompatibleConsumers"`
+	Excluded              []string `json:"excluded"`
+	ActiveTargets         []string `json:"activeTargets"`
+	Owners                []string `json:"owners"`
 }
 
 // Impact diffs two revisions of a contract and projects the changes onto
@@ -93,7 +138,8 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 	res := &ImpactResult{
 		SchemaVersion: ImpactSchema, OldVersion: older.Contract.Service.Version, NewVersion: newer.Contract.Service.Version,
 		Classification: diff.Classification(changes), BreakingChanges: []diff.Change{}, PotentiallyBreakingChanges: []diff.Change{}, NonBreakingChanges: []diff.Change{},
-		Consumers: []Consumer{}, ActiveTargets: []string{}, Owners: []string{},
+		VersionBump: diff.JudgeBump(older.Contract.Service.Version, newer.Contract.Service.Version, changes),
+		Consumers:   []Consumer{}, AtRisk: []string{}, Excluded: []string{}, ActiveTargets: []string{}, Owners: []string{},
 	}
 	for _, c := range changes {
 		switch c.Classification {
@@ -183,22 +229,34 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 				}
 			}
 			c.Compatibility = strings.Join(ranges, " | ")
+			var why string
 			switch {
 			case !c.Direct:
 				c.CompatibilityVerdict, c.Confidence = VerdictUnknown, ConfidenceInferred
 			case len(ranges) == 0:
 				c.CompatibilityVerdict, c.Confidence = VerdictUnknown, ConfidenceDeclared
+				why = "it declares no version range, so whether it takes " + res.NewVersion + " is not known"
 			default:
 				c.Confidence = ConfidenceContractual
-				c.CompatibilityVerdict = verdict(newVersion, verr, ranges)
+				c.CompatibilityVerdict, why = verdict(res.NewVersion, newVersion, verr, ranges)
 			}
-			if c.CompatibilityVerdict == VerdictIncompatible {
-				res.IncompatibleConsumers++
+			if c.Direct {
+				c.Risk, c.RiskReason = directRisk(res, c, why)
 			}
 			res.Consumers = append(res.Consumers, c)
 			queue = append(queue, node{sv: csv, path: path})
 		}
 	}
+	s.transitiveRisks(res)
+	for _, c := range res.Consumers {
+		switch c.Risk {
+		case RiskAtRisk:
+			res.AtRisk = append(res.AtRisk, c.Service)
+		case RiskExcluded:
+			res.Excluded = append(res.Excluded, c.Service)
+		}
+	}
+	res.AtRiskConsumers, res.IncompatibleConsumers = len(res.AtRisk), len(res.Excluded)
 	if truncated {
 		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
 	}
@@ -211,23 +269,105 @@ func (s *Snapshot) Impact(older, newer *bundle.Bundle, opts *ImpactOptions) (*Im
 }
 
 // verdict checks the new version against every range a consumer declares:
-// incompatible when one excludes it, compatible when all admit it.
-func verdict(v *semver.Version, verr error, ranges []string) string {
+// incompatible when one excludes it, compatible when all admit it, unknown
+// when the version or a range does not parse (why says which).
+func verdict(version string, v *semver.Version, verr error, ranges []string) (string, string) {
 	if verr != nil {
-		return VerdictUnknown
+		return VerdictUnknown, version + " is not a semantic version, so no range can judge it"
 	}
-	out := VerdictCompatible
+	out, why := VerdictCompatible, ""
 	for _, r := range ranges {
 		c, err := semver.NewConstraint(r)
 		if err != nil {
-			out = VerdictUnknown
+			out, why = VerdictUnknown, "its range "+r+" does not parse as a semantic-version range, so whether it takes "+version+" is not known"
 			continue
 		}
 		if !c.Check(v) {
-			return VerdictIncompatible
+			return VerdictIncompatible, "its range " + r + " excludes " + version
 		}
 	}
-	return out
+	return out, why
+}
+
+// directRisk reads a direct consumer's verdict together with the diff.
+func directRisk(res *ImpactResult, c Consumer, why string) (string, string) {
+	admits := "its range " + c.Compatibility + " admits " + res.NewVersion
+	switch c.CompatibilityVerdict {
+	case VerdictIncompatible:
+		return RiskExcluded, why + ": it will not pick it up until it widens its range"
+	case VerdictUnknown:
+		return RiskUnknown, why
+	}
+	switch res.Classification {
+	case diff.Breaking:
+		return RiskAtRisk, fmt.Sprintf("%s, which has %d breaking change(s): it will take them", admits, contractChanges(res.BreakingChanges))
+	case diff.PotentiallyBreaking:
+		return RiskReview, fmt.Sprintf("%s, and %d change(s) may break it: review them", admits, contractChanges(res.PotentiallyBreakingChanges))
+	}
+	return RiskUnaffected, admits + ", and no change is breaking"
+}
+
+// contractChanges counts the changes of a list but the version's own
+// entry: what the revision changes, not how it is numbered.
+func contractChanges(cs []diff.Change) int {
+	n := 0
+	for _, c := range cs {
+		if c.Path != "service.version" {
+			n++
+		}
+	}
+	return n
+}
+
+// transitiveRisks gives every transitive consumer the worst exposure of
+// the direct consumers it depends on through any chain, not only the
+// shortest path: indirect through one at risk or to review, else unknown
+// through one of unknown exposure, else unaffected. The walk follows
+// dependents from each direct consumer and stays among the listed
+// consumers, so it is bounded by them and their edges.
+func (s *Snapshot) transitiveRisks(res *ImpactResult) {
+	at := make(map[string]int, len(res.Consumers))
+	for i, c := range res.Consumers {
+		at[c.Service] = i
+	}
+	for _, pass := range []struct {
+		from []string // direct risks that spread
+		risk string
+	}{{[]string{RiskAtRisk, RiskReview}, RiskIndirect}, {[]string{RiskUnknown}, RiskUnknown}} {
+		var queue []int
+		via := map[int]string{} // transitive consumer → the direct consumer it was reached from
+		for i, c := range res.Consumers {
+			if c.Direct && slices.Contains(pass.from, c.Risk) {
+				queue = append(queue, i)
+				via[i] = c.Service
+			}
+		}
+		for len(queue) > 0 {
+			cur := queue[0]
+			queue = queue[1:]
+			for _, rel := range s.inbound(s.service(res.Consumers[cur].Service)) {
+				j, ok := at[rel.FromService]
+				if rel.Type != EdgeDependency || !ok || res.Consumers[j].Direct || res.Consumers[j].Risk != "" {
+					continue
+				}
+				from := via[cur]
+				c := &res.Consumers[j]
+				c.Risk = pass.risk
+				if pass.risk == RiskIndirect {
+					c.RiskReason = fmt.Sprintf("it depends, directly or through other consumers, on %s, which is %s: whether the change reaches it depends on what %s passes on", from, strings.ReplaceAll(res.Consumers[at[from]].Risk, "-", " "), from)
+				} else {
+					c.RiskReason = fmt.Sprintf("it depends on %s, whose exposure is unknown", from)
+				}
+				via[j] = from
+				queue = append(queue, j)
+			}
+		}
+	}
+	for i := range res.Consumers {
+		if c := &res.Consumers[i]; c.Risk == "" {
+			c.Risk, c.RiskReason = RiskUnaffected, "it reaches "+res.Service+" only through consumers that will not take the change or are not affected by it"
+		}
+	}
 }
 
 func mapsKeys[V any](m map[string]V) func(func(string) bool) {

@@ -102,3 +102,22 @@ func compareVersions(a, b string) int {
 	}
 	return cmp.Compare(a, b)
 }
+
+// LocateDigest finds the revisions whose content digest is d (one bundle
+// may be a revision of services in several domains), by key. Like every
+// query it answers from this snapshot only: in a restricted view, a
+// revision the reader may not see is not found, exactly as an unknown
+// digest.
+func (s *Snapshot) LocateDigest(d string) []RevisionLocation {
+	keys, _ := s.byDigest.get(d)
+	out := make([]RevisionLocation, 0, len(keys))
+	for _, k := range keys {
+		r := s.revision(k)
+		if r == nil {
+			continue
+		}
+		out = append(out, RevisionLocation{Key: k, Service: r.ServiceKey(), Version: r.Version, Digest: r.Digest, Location: locationOf(r)})
+	}
+	slices.SortFunc(out, func(a, b RevisionLocation) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/test/pactocompat"
 )
 
 // TestLocate finds where a revision's bundle can be read again and which
@@ -42,12 +43,23 @@ func TestLocate(t *testing.T) {
 }
 
 // TestLocateNewestFirst: several revisions of one service, newest
-// semantic version first (Pacto's demo bundles).
+// semantic version first — not the directories' order, in which 1.10.0
+// comes before 1.2.0 and a release candidate after its release.
 func TestLocateNewestFirst(t *testing.T) {
-	snap := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{
-		&source.LocalSource{Dir: "../../shared/compat/pacto-demo/bundles/payments-service"},
-	})
-	got, miss := snap.Locate(fleetgraph.LocateQuery{Service: "payments-service"})
+	locateNewestFirst(t, "testdata/versions/journal", "journal", []string{"2.0.0", "2.0.0-rc.1", "1.10.0", "1.9.0", "1.2.0", "0.9.0"})
+}
+
+// TestLocateNewestFirstPactoDemo: the same over Pacto's demo bundles (the
+// optional compatibility data; skipped without it).
+func TestLocateNewestFirstPactoDemo(t *testing.T) {
+	locateNewestFirst(t, filepath.Join(pactocompat.Demo(t), "bundles", "payments-service"), "payments-service",
+		[]string{"2.1.1", "2.1.0", "2.0.1", "2.0.0", "1.2.1", "1.2.0", "1.1.0", "1.0.0"})
+}
+
+func locateNewestFirst(t *testing.T, dir, service string, want []string) {
+	t.Helper()
+	snap := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{&source.LocalSource{Dir: dir}})
+	got, miss := snap.Locate(fleetgraph.LocateQuery{Service: service})
 	if !miss.Found {
 		t.Fatalf("%+v", miss)
 	}
@@ -58,7 +70,6 @@ func TestLocateNewestFirst(t *testing.T) {
 			t.Errorf("%s has no location", r.Key)
 		}
 	}
-	want := []string{"2.1.1", "2.1.0", "2.0.1", "2.0.0", "1.2.1", "1.2.0", "1.1.0", "1.0.0"}
 	if diff := cmp.Diff(want, versions); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

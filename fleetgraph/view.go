@@ -1,6 +1,7 @@
 package fleetgraph
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
@@ -18,6 +19,8 @@ type Visibility struct {
 	all    bool
 	scopes []string // sorted, distinct, never ""
 	key    string
+	// none is what a view that sees no scope says about it (NoScopes).
+	none string
 }
 
 // AllScopes sees every record, scoped or not.
@@ -35,8 +38,24 @@ func OnlyScopes(scopes ...string) Visibility {
 	return Visibility{scopes: s, key: "v-" + hex.EncodeToString(h[:12])}
 }
 
+// NoScopes sees no record at all, and why says so: every answer in its
+// view carries a NO_VISIBLE_SCOPE limitation with why as its message (who
+// the reader is not allowed to be, and what would let it see something),
+// so that an answer showing nothing is never mistaken for an empty fleet.
+// Any visibility that sees no scope carries that limitation; one from
+// OnlyScopes() or the zero value says it in general words. why must not
+// depend on the reader alone: readers with the same why share one view.
+func NoScopes(why string) Visibility {
+	h := sha256.Sum256([]byte(why))
+	return Visibility{none: why, key: "v-none-" + hex.EncodeToString(h[:12])}
+}
+
 // seesNothing is the zero Visibility's view key: the same as OnlyScopes().
 var seesNothing = OnlyScopes()
+
+// noScopeMessage is NO_VISIBLE_SCOPE's message when the visibility does
+// not say why.
+const noScopeMessage = "this reader may see none of the scopes in which the fleet has records, so this answer shows nothing: it cannot tell an empty fleet from one it may not see"
 
 // All reports whether v sees everything.
 func (v Visibility) All() bool { return v.all }
@@ -200,7 +219,7 @@ func (s *Snapshot) Restrict(v Visibility) *Snapshot {
 	idx := s.scopeIdx()
 	if s.view == "" {
 		v = v.within(idx.relevant)
-		if !idx.unscoped && len(v.scopes) == len(idx.relevant) {
+		if !idx.unscoped && len(v.scopes) > 0 && len(v.scopes) == len(idx.relevant) {
 			return s // v sees every scope there is
 		}
 	}
@@ -294,6 +313,11 @@ func (s *Snapshot) View() bool { return s.view != "" }
 func (s *Snapshot) buildView(v Visibility, key string) *Snapshot {
 	counts := map[string][2]int{}
 	a := newApplier(&Snapshot{}, counts, s.freshness > 0)
+	if v.seesNoScope() {
+		// Nothing to look at: readers who may see nothing (a token with
+		// no RBAC, however many) cost no walk over the fleet.
+		return s.finishView(a, v, key, counts)
+	}
 	for _, e := range s.revisions.all() {
 		if ve := v.revision(e); ve != nil {
 			a.addRevisionEntry(ve)
@@ -306,6 +330,9 @@ func (s *Snapshot) buildView(v Visibility, key string) *Snapshot {
 	}
 	return s.finishView(a, v, key, counts)
 }
+
+// seesNoScope reports whether v sees no record at all.
+func (v Visibility) seesNoScope() bool { return !v.all && len(v.scopes) == 0 }
 
 // revision is a revision as v sees it: nil when v sees none of its
 // scopes, the entry itself when it sees all of them, else a copy listing
@@ -384,7 +411,18 @@ func (s *Snapshot) finishView(a *applier, v Visibility, key string, counts map[s
 		}
 	}
 	next.completeness = s.completeness
-	if s.completeness != CompletenessPartial {
+	// An answer that shows nothing is partial, as one with no source
+	// configured is: absence of a record proves nothing. (A view of a
+	// view that saw nothing keeps the first one's limitation.)
+	seesNothing := slices.ContainsFunc(next.limitations, func(l Limitation) bool { return l.Code == LimitNoVisibleScope })
+	if !seesNothing && v.seesNoScope() {
+		next.limitations = append(next.limitations, Limitation{Code: LimitNoVisibleScope, Message: cmp.Or(v.none, noScopeMessage)})
+		seesNothing = true
+	}
+	if seesNothing {
+		next.completeness = CompletenessPartial
+	}
+	if next.completeness != CompletenessPartial {
 		next.completeness = CompletenessComplete
 		if next.revisions.len()+next.targets.len() == 0 {
 			next.completeness = CompletenessEmpty

@@ -227,6 +227,28 @@ func normalized(t *testing.T, v any) string {
 	return string(raw)
 }
 
+// toldNothingVisible is want as a reader who may see no scope gets it:
+// every answer's meta is partial and ends with the NO_VISIBLE_SCOPE
+// limitation.
+func toldNothingVisible(t *testing.T, want map[string]string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for k, v := range want {
+		var m map[string]any
+		if json.Unmarshal([]byte(v), &m) != nil || m["meta"] == nil {
+			out[k] = v
+			continue
+		}
+		meta := m["meta"].(map[string]any)
+		meta["completeness"] = fleetgraph.CompletenessPartial
+		lims, _ := meta["limitations"].([]any)
+		meta["limitations"] = append(lims, map[string]any{"code": fleetgraph.LimitNoVisibleScope,
+			"message": "this reader may see none of the scopes in which the fleet has records, so this answer shows nothing: it cannot tell an empty fleet from one it may not see"})
+		out[k] = normalized(t, m)
+	}
+	return out
+}
+
 // TestRestrictEqualsTheVisibleFleet is the view's contract: every answer
 // of a restricted view equals the answer of a fleet that holds only the
 // records the view sees — totals, pages, misses and their candidates,
@@ -259,6 +281,10 @@ func TestRestrictEqualsTheVisibleFleet(t *testing.T) {
 					t.Errorf("the view answers as %s/%v/%d, want the snapshot's %s/%v/%d", view.ID(), view.AsOf(), view.Seq(), full.ID(), full.AsOf(), full.Seq())
 				}
 				want := answers(t, f.build(t, v), subjects)
+				if sv, revs, tgts := view.Counts(); sv+revs+tgts == 0 {
+					// A reader who sees nothing is told so on every answer.
+					want = toldNothingVisible(t, want)
+				}
 				got := answers(t, view, subjects)
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("restricted view differs from the fleet of its visible records (-want +got):\n%s", diff)
@@ -327,6 +353,74 @@ func TestRestrictCursorsAreBoundToTheView(t *testing.T) {
 	}
 }
 
+// TestNoVisibleScopeIsSaid: a reader who may see no scope is told so, in
+// the words its Scoper chose, on every answer — the same whether the fleet
+// is empty or full, so the limitation reveals nothing either — and the
+// view, built without walking the fleet, is carried into the next
+// snapshot with it. Readers given the same words share one view.
+func TestNoVisibleScopeIsSaid(t *testing.T) {
+	const why = "you may list no contracts anywhere"
+	full := newScopedFleet(1, 30).build(t, fleetgraph.AllScopes())
+	empty := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }}).Flush()
+	metaOf := func(s *fleetgraph.Snapshot) fleetgraph.Meta {
+		t.Helper()
+		res, err := s.Search(fleetgraph.SearchQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Total != 0 || len(res.Services) != 0 {
+			t.Errorf("a reader who sees nothing found %d services", res.Total)
+		}
+		return res.Meta
+	}
+	last := func(m fleetgraph.Meta) fleetgraph.Limitation {
+		if len(m.Limitations) == 0 {
+			return fleetgraph.Limitation{}
+		}
+		return m.Limitations[len(m.Limitations)-1]
+	}
+	for name, s := range map[string]*fleetgraph.Snapshot{"full fleet": full, "empty fleet": empty} {
+		for _, tc := range []struct {
+			v    fleetgraph.Visibility
+			want string
+		}{
+			{fleetgraph.NoScopes(why), why},
+			{fleetgraph.OnlyScopes(), "this reader may see none of the scopes in which the fleet has records"},
+			{fleetgraph.OnlyScopes("elsewhere"), "this reader may see none of the scopes in which the fleet has records"},
+		} {
+			m := metaOf(s.Restrict(tc.v))
+			if l := last(m); l.Code != fleetgraph.LimitNoVisibleScope || !strings.HasPrefix(l.Message, tc.want) || m.Completeness != fleetgraph.CompletenessPartial {
+				t.Errorf("%s, %v: completeness %s, last limitation %+v; want partial, %s saying %q", name, tc.v.Scopes(), m.Completeness, l, fleetgraph.LimitNoVisibleScope, tc.want)
+			}
+		}
+	}
+	if first, second := full.Restrict(fleetgraph.NoScopes(why)), full.Restrict(fleetgraph.NoScopes(why)); first != second {
+		t.Error("two readers given the same words got two views")
+	}
+	// Readers who see something are not told they see nothing.
+	for _, v := range []fleetgraph.Visibility{fleetgraph.AllScopes(), fleetgraph.OnlyScopes("a")} {
+		for _, l := range full.Restrict(v).Meta().Limitations {
+			if l.Code == fleetgraph.LimitNoVisibleScope {
+				t.Errorf("%v: told %s", v.Scopes(), l.Code)
+			}
+		}
+	}
+
+	// Carried: the next snapshot's view (advanced, not rebuilt) says it too.
+	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }})
+	if err := b.UpsertTarget(&fleetgraph.Target{Scope: "a", Kind: "kubernetes-workload", Name: "a/x", Service: "x", Source: "kube"}); err != nil {
+		t.Fatal(err)
+	}
+	first := b.Flush()
+	metaOf(first.Restrict(fleetgraph.NoScopes(why)))
+	if err := b.UpsertTarget(&fleetgraph.Target{Scope: "a", Kind: "kubernetes-workload", Name: "a/y", Service: "y", Source: "kube"}); err != nil {
+		t.Fatal(err)
+	}
+	if l := last(metaOf(b.Flush().Restrict(fleetgraph.NoScopes(why)))); l.Code != fleetgraph.LimitNoVisibleScope || l.Message != why {
+		t.Errorf("the carried view's last limitation is %+v; want %s saying %q", l, fleetgraph.LimitNoVisibleScope, why)
+	}
+}
+
 // TestRestrictShortcuts: seeing everything is the snapshot itself; so is
 // seeing every scope of a fleet whose records all have one. Records
 // outside any scope are never shown to a restricted reader.
@@ -353,8 +447,9 @@ func TestRestrictShortcuts(t *testing.T) {
 	if sv, revs, tgts := full.Restrict(zero).Counts(); sv+revs+tgts != 0 {
 		t.Errorf("the zero Visibility sees %d services, %d revisions, %d targets; want nothing", sv, revs, tgts)
 	}
-	if got := full.Restrict(zero).Meta().Completeness; got != fleetgraph.CompletenessEmpty {
-		t.Errorf("completeness of an empty view of a complete fleet: %s, want empty", got)
+	// Seeing nothing is said, never passed off as an empty fleet.
+	if m := full.Restrict(zero).Meta(); m.Completeness != fleetgraph.CompletenessPartial || len(m.Limitations) == 0 || m.Limitations[len(m.Limitations)-1].Code != fleetgraph.LimitNoVisibleScope {
+		t.Errorf("meta of a view that sees nothing: %+v; want partial, with %s", m, fleetgraph.LimitNoVisibleScope)
 	}
 	if full.Restrict(zero) != full.Restrict(fleetgraph.OnlyScopes()) {
 		t.Error("the zero Visibility and OnlyScopes() are two views")

@@ -41,6 +41,9 @@ const (
 type capabilityState struct {
 	cb     *CapabilityBundle
 	skills []string // at start; pacto_skill itself lists at call time
+	// confirms asks for, and on the 2026-07-28 era issues and checks, the
+	// confirmations of the generated tools' calls.
+	confirms *confirmations
 }
 
 // capabilityFamily is one bundle's OpenAPI operations as tools that call
@@ -53,7 +56,7 @@ var capabilityFamily = &family{
 		if cb == nil || cb.Bundle == nil || cb.Capability == nil {
 			return nil, errors.New("the capability family needs a bundle (kubepact mcp BUNDLE)")
 		}
-		st := &capabilityState{cb: cb}
+		st := &capabilityState{cb: cb, confirms: env.confirms}
 		if fsys, done, err := st.skillFS(); err == nil {
 			if names, err := bundle.ListSkills(fsys); err == nil {
 				st.skills = names
@@ -89,7 +92,7 @@ func (st *capabilityState) tools() ([]*tool, error) {
 
 	var out []*tool
 	for _, ct := range cb.Capability.Tools {
-		t, err := generatedTool(ct, output)
+		t, err := generatedTool(ct, output, st.confirms)
 		if err != nil {
 			return nil, fmt.Errorf("generated tool %s: %w", ct.Name, err)
 		}
@@ -116,7 +119,7 @@ func (st *capabilityState) tools() ([]*tool, error) {
 		name:  "pacto_withheld",
 		title: "List operations not exposed as tools",
 		description: "List every OpenAPI operation of the bundle that is not exposed as a tool, with its tool name and why " +
-			"(WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED, DRIFT: differs from the tools lock), per interface the base URL and counts, " +
+			"(WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY, DRIFT: differs from the tools lock), per interface the base URL and counts, " +
 			"and, when the server is held to a tools lock, the lock's digest and the locked tools the bundle no longer has. Takes no arguments; calls nothing.",
 		hints: hints{readOnly: true, idempotent: true},
 	}, st.withheldList)
@@ -126,8 +129,9 @@ func (st *capabilityState) tools() ([]*tool, error) {
 	return append(out, skill, withheld), nil
 }
 
-// generatedTool wraps one projected operation.
-func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error) {
+// generatedTool wraps one projected operation; confirms asks for the
+// confirmations its calls need.
+func generatedTool(ct *capability.Tool, output *jsonschema.Schema, confirms *confirmations) (*tool, error) {
 	if !json.Valid(ct.InputSchema) {
 		return nil, errors.New("the input schema is not JSON")
 	}
@@ -171,7 +175,7 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema) (*tool, error
 			if len(diags) > 0 {
 				return argumentRefusal(ct, diags)
 			}
-			res, err := ct.CallChecked(capability.WithConfirmer(ctx, confirmByElicitation), values)
+			res, err := ct.CallChecked(capability.WithConfirmer(ctx, confirms.confirmer(values)), values)
 			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
 				return ask.result()
 			}
@@ -432,7 +436,9 @@ func (st *capabilityState) instructions(registered []*tool) string {
 		}
 	}
 	if len(confirm) > 0 {
-		fmt.Fprintf(&b, " A call to %s first asks the user to confirm the exact request (MCP elicitation); a declined or cancelled call, or one made by a client that cannot ask the user, is not sent and answers error.code %s.", strings.Join(confirm, ", "), CodeNotConfirmed)
+		fmt.Fprintf(&b, " A call to %s first asks the user to confirm the exact request (MCP elicitation); a declined or cancelled call, or one made by a client that cannot ask the user, is not sent and answers error.code %s. "+
+			"On protocol 2026-07-28 the call answers input-required: retry it once, with the same arguments, the user's answer and the requestState unchanged, within %s; a state is good for one call.",
+			strings.Join(confirm, ", "), CodeNotConfirmed, durationWords(DefaultConfirmationTTL))
 	}
 	if l := c.Lock; l != nil {
 		fmt.Fprintf(&b, " The generated tools are held to a tools lock (surface %s): a tool that differs from it, or that it does not pin, is withheld with reason DRIFT.", l.SurfaceDigest)

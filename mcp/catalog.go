@@ -34,7 +34,8 @@ const (
 const (
 	// DefaultCatalogRefresh is how often the roots are resolved again.
 	DefaultCatalogRefresh = time.Minute
-	// catalogLoadTimeout bounds the first resolution, at start-up.
+	// catalogLoadTimeout bounds one whole resolution, the first included
+	// (each registry operation has the registry client's, shorter, one).
 	catalogLoadTimeout = 2 * time.Minute
 	// maxCatalogCandidates bounds the near misses a lookup names.
 	maxCatalogCandidates = 5
@@ -110,10 +111,15 @@ type catalogState struct {
 
 // readTTL ties a catalog read's cache hint to the refresh interval: the
 // catalog read now is the one served until the next refresh at the
-// latest. A caller-owned catalog gets no hint (0: do not cache).
+// latest. A caller-owned catalog gets no hint (0: do not cache), nor
+// does the RESOLVING placeholder, which is replaced as soon as the first
+// resolution ends.
 func (st *catalogState) readTTL(uri string) (time.Duration, bool) {
 	if uri != CatalogURI && uri != CatalogClosureURI {
 		return 0, false
+	}
+	if st.live.Current().Resolving() {
+		return 0, true
 	}
 	return st.refresh, true
 }
@@ -121,7 +127,7 @@ func (st *catalogState) readTTL(uri string) (time.Duration, bool) {
 // catalogFamily is Pacto's catalog mode, kept live.
 var catalogFamily = &family{
 	name:    FamilyCatalog,
-	summary: "catalog — the resources pacto://catalog (what the catalog is: catalogId, completeness, bounds, limitations, every requested root) and pacto://catalog/closure (revisions, edges, unresolved dependencies, conflicts, cycles) over the roots the server was given and their dependency closure, and pacto_catalog_revision to look one revision up by its full identity (name, domain, scheme, digest). Read-only; the roots are resolved again periodically, so a moved tag shows as a new catalogId. completeness partial means what is missing is unknown, not absent",
+	summary: "catalog — the resources pacto://catalog (what the catalog is: catalogId, completeness, bounds, limitations, every requested root) and pacto://catalog/closure (revisions, edges, unresolved dependencies, conflicts, cycles) over the roots the server was given and their dependency closure, and pacto_catalog_revision to look one revision up by its full identity (name, domain, scheme, digest). Read-only; the roots are resolved again periodically, so a moved tag shows as a new catalogId. completeness partial means what is missing is unknown, not absent; until the first resolution ends it is partial with a RESOLVING limitation",
 	build: func(ctx context.Context, env *familyEnv) (*familyParts, error) {
 		st, err := newCatalogState(ctx, env)
 		if err != nil {
@@ -135,11 +141,13 @@ var catalogFamily = &family{
 	},
 }
 
-// newCatalogState resolves the catalog once with ctx (bounded by
-// catalogLoadTimeout), then keeps it live for the server's life (until
-// Server.Close). Registry
-// roots use the server's one registry client.
-func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error) {
+// newCatalogState serves the catalog before resolving it: the RESOLVING
+// placeholder answers until the first resolution, which runs in the
+// background with the refreshes after it, for the server's life (until
+// Server.Close). So no registry, however slow, holds up the server's
+// start or a client's initialize. Registry roots use the server's one
+// registry client.
+func newCatalogState(_ context.Context, env *familyEnv) (*catalogState, error) {
 	o := &env.opts.Catalog
 	if o.Live != nil {
 		return &catalogState{live: o.Live}, nil
@@ -152,9 +160,7 @@ func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error)
 		}
 		client = c
 	}
-	lctx, cancel := context.WithTimeout(ctx, catalogLoadTimeout)
-	live, err := catalog.NewLive(lctx, &catalog.Options{Roots: o.Roots, Client: client, Bounds: o.Bounds})
-	cancel()
+	live, err := catalog.NewResolvingLive(&catalog.Options{Roots: o.Roots, Client: client, Bounds: o.Bounds})
 	if err != nil {
 		var oe *catalog.OptionError
 		if errors.As(err, &oe) {
@@ -162,17 +168,20 @@ func newCatalogState(ctx context.Context, env *familyEnv) (*catalogState, error)
 		}
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("resolving the catalog roots: %w", err)
-	}
 	log := env.log
-	logCatalog(log, "Catalog resolved", live.Current())
 	refresh := o.Refresh
 	if refresh == 0 {
 		refresh = DefaultCatalogRefresh
 	}
 	env.background(func(ctx context.Context) {
-		live.Run(ctx, refresh, catalogLoadTimeout, func(c *catalog.Catalog) { logCatalog(log, "Catalog changed", c) })
+		first := true
+		live.Run(ctx, refresh, catalogLoadTimeout, func(c *catalog.Catalog) {
+			msg := "Catalog changed"
+			if first {
+				msg, first = "Catalog resolved", false
+			}
+			logCatalog(log, msg, c)
+		})
 	})
 	return &catalogState{live: live, refresh: refresh}, nil
 }
@@ -251,7 +260,9 @@ func (st *catalogState) revisionTool() (*tool, error) {
 		}
 		res.Candidates = c.Candidates(id, maxCatalogCandidates)
 		msg := fmt.Sprintf("Not found: no revision %s in catalog %s", id, m.CatalogID)
-		if m.Completeness != catalog.CompletenessComplete {
+		if c.Resolving() {
+			msg += " — the catalog is still being resolved for the first time, so nothing is known yet; ask again shortly"
+		} else if m.Completeness != catalog.CompletenessComplete {
 			msg += " — the catalog is " + m.Completeness + ", so it is unknown, not proven absent"
 		}
 		if len(res.Candidates) > 0 {

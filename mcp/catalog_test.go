@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +24,7 @@ import (
 func catalogRegistry(t *testing.T) (*testregistry.Registry, *oci.Client) {
 	t.Helper()
 	reg := testregistry.New(t, nil)
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, HTTPClient: &http.Client{}})
+	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +77,25 @@ func readJSON(t *testing.T, cs *sdk.ClientSession, uri string, into any) {
 	}
 	if err := json.Unmarshal([]byte(res.Contents[0].Text), into); err != nil {
 		t.Fatalf("read %s: %v", uri, err)
+	}
+}
+
+// resolvedCatalog reads pacto://catalog until the server's first
+// resolution has ended (no RESOLVING limitation) and returns it. The
+// deadline only keeps a hung resolution from hanging the test.
+func resolvedCatalog(t *testing.T, cs *sdk.ClientSession) catalog.Summary {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var sum catalog.Summary
+		readJSON(t, cs, CatalogURI, &sum)
+		if !slices.ContainsFunc(sum.Meta.Limitations, func(l catalog.Limitation) bool { return l.Code == catalog.LimitResolving }) {
+			return sum
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the catalog is still resolving: %+v", sum.Meta)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -180,6 +198,7 @@ func TestCatalogRefreshFollowsMovedTag(t *testing.T) {
 		t.Fatalf("--root adds the catalog family to the default ones: %v", s.ToolNames())
 	}
 	cs := connect(t.Context(), t, s)
+	before := resolvedCatalog(t, cs)
 	// The cache hint of a catalog read is the refresh interval: what is
 	// read now holds until the next refresh at the latest.
 	for _, uri := range []string{CatalogURI, CatalogClosureURI} {
@@ -191,8 +210,6 @@ func TestCatalogRefreshFollowsMovedTag(t *testing.T) {
 			t.Errorf("resources/read %s: ttlMs %d, want the refresh interval, 20", uri, res.TTLMs)
 		}
 	}
-	var before catalog.Summary
-	readJSON(t, cs, CatalogURI, &before)
 	moved := pushContract(t, c, reg.Host, "orders", "stable", "2.0.0", nil)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -263,8 +280,7 @@ func TestCatalogCombinesWithOtherFamilies(t *testing.T) {
 	if want := []string{CatalogURI + " pacto_catalog", CatalogClosureURI + " pacto_catalog_closure"}; !slices.Equal(uris, want) {
 		t.Errorf("resources %v, want %v", uris, want)
 	}
-	var sum catalog.Summary
-	readJSON(t, cs, CatalogURI, &sum)
+	sum := resolvedCatalog(t, cs)
 	if len(sum.Roots) != 1 || !sum.Roots[0].Resolved || sum.Roots[0].Revision.Content.Scheme != catalog.SchemeLocal {
 		t.Errorf("local root %+v", sum.Roots)
 	}
@@ -311,4 +327,121 @@ func TestCloseEndsTheCatalogRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	goleak.VerifyNone(t, before)
+}
+
+// TestCatalogServesBeforeFirstResolution starts a server whose catalog
+// has a root on a registry that accepts and never answers, beside a
+// healthy one, and connects a real client over Streamable HTTP once the
+// stalled registry holds the server's request: initialize, tools/list,
+// the resources and the lookup all answer while that request is still
+// unanswered, as partial with a RESOLVING limitation, uncached. Closing
+// the server ends the resolution.
+func TestCatalogServesBeforeFirstResolution(t *testing.T) {
+	stall := testregistry.NewStall()
+	stalled := testregistry.New(t, &testregistry.Options{Wrap: stall.Wrap})
+	reg, c := catalogRegistry(t)
+	pushContract(t, c, reg.Host, "orders", "1.0.0", "1.0.0", nil)
+	// A registry timeout far beyond the test, so the stalled request is
+	// still held when the client is served.
+	patient, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}, Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: patient, Families: []Family{FamilyCatalog},
+		Catalog: CatalogOptions{Roots: []string{"oci://" + stalled.Host + "/acme/held:1.0.0", "oci://" + reg.Host + "/acme/orders:1.0.0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serveHTTP(t, s)
+	<-stall.Asked()
+
+	cs, err := httpClient(t.Context(), t, url, "2025-11-25", nil)
+	if err != nil {
+		t.Fatalf("initialize while a registry stalls: %v", err)
+	}
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: CatalogURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TTLMs != 0 {
+		t.Errorf("the placeholder carries ttlMs %d; it must not be cached", res.TTLMs)
+	}
+	var sum catalog.Summary
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Meta.Completeness != catalog.CompletenessPartial || len(sum.Meta.Limitations) != 1 || sum.Meta.Limitations[0].Code != catalog.LimitResolving ||
+		len(sum.Roots) != 2 || sum.Roots[1].Reason == nil || sum.Roots[1].Reason.Code != catalog.ReasonResolving {
+		t.Errorf("while resolving: %+v", sum)
+	}
+	var cl catalog.Closure
+	readJSON(t, cs, CatalogClosureURI, &cl)
+	if cl.Meta.CatalogID != sum.Meta.CatalogID || len(cl.Revisions) != 0 {
+		t.Errorf("closure while resolving: %+v", cl)
+	}
+	r, out := lookup(t, cs, map[string]any{"name": "orders", "domain": reg.Host + "/acme", "scheme": "oci", "digest": "sha256:" + strings.Repeat("0", 64)})
+	if r.IsError || out["found"] != false || out["completeness"] != catalog.CompletenessPartial || !strings.Contains(text(r), "still being resolved") {
+		t.Errorf("lookup while resolving: %s", text(r))
+	}
+	if stall.Held() == 0 {
+		t.Fatal("the stalled registry gave up its request before the client was served: the test proves nothing")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCatalogStalledDependencyIsALimitation serves a catalog whose root,
+// on a healthy registry, depends on one registry that never answers and
+// one that answers slowly: the slow one and the healthy ones resolve,
+// and the stalled dependency is unresolved with a limitation naming it
+// and the registry timeout, read through a real client over
+// Streamable HTTP (the stateless era).
+func TestCatalogStalledDependencyIsALimitation(t *testing.T) {
+	stall := testregistry.NewStall()
+	stalled := testregistry.New(t, &testregistry.Options{Wrap: stall.Wrap})
+	slow := testregistry.New(t, &testregistry.Options{Wrap: testregistry.Delay(20 * time.Millisecond)})
+	reg, c := catalogRegistry(t)
+	held := "oci://" + stalled.Host + "/acme/held:1.0.0"
+	pushContract(t, c, slow.Host, "ledger", "1.0.0", "1.0.0", nil)
+	pushContract(t, c, reg.Host, "payments", "1.0.0", "1.0.0", nil)
+	pushContract(t, c, reg.Host, "orders", "1.0.0", "1.0.0", map[string]string{
+		"held": held, "ledger": "oci://" + slow.Host + "/acme/ledger:1.0.0", "payments": "oci://" + reg.Host + "/acme/payments:1.0.0"})
+	timed, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: timed, Families: []Family{FamilyCatalog},
+		Catalog: CatalogOptions{Roots: []string{"oci://" + reg.Host + "/acme/orders:1.0.0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := httpClient(t.Context(), t, serveHTTP(t, s), "2026-07-28", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := resolvedCatalog(t, cs)
+	var cl catalog.Closure
+	readJSON(t, cs, CatalogClosureURI, &cl)
+	var names []string
+	for _, r := range cl.Revisions {
+		names = append(names, r.Service.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"ledger", "orders", "payments"}) {
+		t.Errorf("revisions %v, want ledger, orders, payments", names)
+	}
+	if len(sum.Meta.Limitations) != 1 {
+		t.Fatalf("limitations %+v", sum.Meta.Limitations)
+	}
+	l := sum.Meta.Limitations[0]
+	if l.Code != catalog.LimitUnresolvedDependency || l.Ref != held || !strings.Contains(l.Message, `dependency "held"`) || !strings.Contains(l.Message, "did not answer within 2s (--registry-timeout)") {
+		t.Errorf("limitation %+v; want one naming the held dependency and the 2s timeout", l)
+	}
+	if len(cl.Unresolved) != 1 || cl.Unresolved[0].Reason.Code != catalog.ReasonUnavailable {
+		t.Errorf("unresolved %+v", cl.Unresolved)
+	}
 }

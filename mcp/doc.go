@@ -28,6 +28,10 @@
 //   - capability.go: a bundle's OpenAPI operations as generated tools over
 //     bundle/capability, pacto_skill, pacto_withheld, skills as resources
 //     and prompts.
+//   - confirm.go: confirmations of the generated tools' writes: asked
+//     through elicitation, or on the 2026-07-28 era carried by a
+//     requestState the server issued (HMAC'd, bound to the request and the
+//     caller, single-use, expiring), never by one a client can make.
 //   - fleet.go: the pacto_fleet_* tools and pacto_impact over fleetgraph
 //     snapshots, with per-session snapshot pinning.
 //   - payload.go: pacto_validate_payload and pacto_explain_field over
@@ -39,7 +43,9 @@
 //     family's tools/list stays within its token budget.
 //   - catalog.go: Pacto's catalog mode over bundle/catalog: the resources
 //     pacto://catalog and pacto://catalog/closure and pacto_catalog_revision,
-//     over roots kept live (re-resolved every Catalog.Refresh).
+//     over roots kept live (re-resolved every Catalog.Refresh), served
+//     from the start: a RESOLVING placeholder answers until the first
+//     resolution, in the background, has ended.
 //   - conformance_fixtures.go: the MCP conformance suite's fixtures as one
 //     more family, compiled only with the build tag conformance (the release
 //     binary has none of it).
@@ -49,7 +55,12 @@
 //     for 2025-11-25 clients, stateless for 2026-07-28 ones), Host/Origin
 //     checks, bearer authentication, limits and graceful shutdown.
 //     Serve is the one HTTP server of every shape (mcp -t http, sidecar):
-//     it drains calls in progress before closing sessions.
+//     it drains calls in progress before closing sessions. A request with
+//     Transfer-Encoding is refused and its connection closed (Go's server
+//     hides a Content-Length beside it).
+//   - stdio.go: the stdio transport, the SDK's own behind a filter that
+//     applies the strict envelope to every line and answers, without
+//     ending the session, the lines the SDK would end it on.
 //   - identity.go: who calls. [Authenticator] turns a bearer token into an
 //     [Identity] (AuthTokenFile is the static one; the operator's checks
 //     Kubernetes tokens); the identity binds a session to its creator,
@@ -58,9 +69,12 @@
 //     fleet answers are computed inside that restricted view
 //     (fleetgraph.Snapshot.Restrict), never filtered afterwards.
 //   - envelope.go: the strict JSON-RPC envelope (no key twice at any
-//     depth, ids the SDK echoes exactly), checked before the SDK decodes.
+//     depth, no two keys differing only in case, no case variant of a
+//     JSON-RPC or MCP member, ids the SDK echoes exactly), one function
+//     both transports apply before the SDK decodes.
 //   - connlimit.go, sessions.go: the connection and session limits, with
-//     O(1) eviction of the connection or session idle longest.
+//     O(1) eviction of the connection or session idle longest (a GET
+//     stream is not activity) and a per-caller session quota.
 //
 // # Safety
 //

@@ -9,13 +9,16 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
-
-	"github.com/kubepact/kubepact/internal/jsonobj"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
-// JSON-RPC error codes kubepact's HTTP layer answers itself, before the SDK
-// sees a request.
+// JSON-RPC error codes kubepact's transports answer themselves, before
+// the SDK sees a message.
 const (
+	codeParseError     = -32700
 	codeInvalidRequest = -32600
 	// codeUnavailable is in the implementation-defined server error range:
 	// the server is draining, or every session slot is busy.
@@ -28,54 +31,668 @@ const (
 // -9223372036854775808).
 const maxExactID = 1<<53 - 1
 
+// maxEnvelopeDepth is the deepest nesting of objects and arrays the SDK
+// decodes; a message nested deeper is refused before it.
+const maxEnvelopeDepth = 1000
+
 var canonicalInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 
-// envelopeError is a request refused before the SDK decoded it.
-type envelopeError struct {
-	id  json.RawMessage // the request's id exactly as sent; nil when unknown
-	msg string
+// The member names the strict envelope knows. JSON-RPC and MCP names are
+// case-sensitive, and the SDK matches them exactly; a reader that matches
+// them regardless of case (Go's encoding/json into a struct, as many
+// proxies and approval layers do) would take "Method" for "method". So a
+// key that differs only in case from one of these, where it is a member,
+// is refused: a JSON-RPC member in a message object (the request, or each
+// element of a batch), an MCP parameter in its params object or in
+// params._meta.
+var (
+	rpcMembers   = memberFolds("jsonrpc", "id", "method", "params", "result", "error")
+	paramMembers = memberFolds("_meta", "name", "arguments", "cursor", "uri", "protocolVersion", "capabilities", "clientInfo",
+		"level", "ref", "argument", "context", "progressToken", "progress", "total", "message", "requestId", "reason", "task")
+)
+
+func memberFolds(names ...string) map[string]string {
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[foldKey(n)] = n
+	}
+	return m
 }
 
-// readEnvelope reads r's body (at most limit bytes) and checks the JSON-RPC
-// envelope strictly: no key twice in any object at any depth (a proxy or
-// an approval layer reading the first value would see another call than
-// the one run), and ids the SDK will echo exactly. It returns the body for
-// the SDK, or the refusal. Bodies that are not JSON at all pass: the SDK
-// answers those with a parse error.
-func readEnvelope(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *envelopeError, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		return nil, nil, err
+// envelopeError is a message refused before the SDK decoded it.
+type envelopeError struct {
+	code int
+	id   json.RawMessage // the request's id exactly as sent; nil when unknown
+	msg  string
+}
+
+// checkEnvelope is the strict envelope, the one check every transport
+// applies to a message (an HTTP body, a stdio line) before the SDK
+// decodes it:
+//
+//   - no key twice in any object at any depth: a proxy or an approval
+//     layer reading the first value would see another call than the one
+//     run;
+//   - no two keys in one object, at any depth, that differ only in case
+//     ("amount" beside "Amount"): a reader that ignores case, such as a
+//     Go service decoding the body kubepact forwards, would read another
+//     value than the one checked;
+//   - no key that differs only in case from a JSON-RPC member of a
+//     message, or from an MCP parameter of its params (rpcMembers,
+//     paramMembers): the SDK ignores "Method", a case-blind reader takes
+//     it for the method;
+//   - every id one the SDK echoes exactly: a string, or an integer
+//     within ±(2^53-1) written plainly;
+//   - objects and arrays nested at most maxEnvelopeDepth deep, as deep as
+//     the SDK decodes.
+//
+// valid is false when the message is not one JSON value: checkEnvelope
+// does not refuse that (whoever decodes it answers a parse error).
+func checkEnvelope(body []byte) (refused *envelopeError, valid bool) {
+	c := inspectEnvelope(body)
+	return c.refused, c.valid
+}
+
+// envelopeCheck is what inspectEnvelope found.
+type envelopeCheck struct {
+	refused *envelopeError // the rule broken, or nil
+	valid   bool           // one JSON value
+	// plainRequest: one request or notification the SDK's decoder takes
+	// as such without fail: "jsonrpc" written "2.0", a string "method"
+	// other than initialize, no "error" member, an id it echoes exactly
+	// (if any). Anything else a transport must have the SDK's decoder try
+	// before trusting it with the session.
+	plainRequest bool
+}
+
+// inspectEnvelope applies the strict envelope (checkEnvelope) in one
+// scan of body and says what kind of message it is.
+func inspectEnvelope(body []byte) envelopeCheck {
+	w := envelopeWalk{body: body, stack: make([]envFrame, 0, 8), names: make([]envName, 0, 2*linearNames)}
+	if msg, ok := w.walk(); !ok {
+		return envelopeCheck{}
+	} else if msg != "" {
+		return envelopeCheck{refused: &envelopeError{code: codeInvalidRequest, id: requestID(body), msg: "Invalid Request: " + msg}, valid: true}
 	}
-	if path, dup := jsonobj.DuplicateKeyPath(body); dup {
-		e := &envelopeError{msg: fmt.Sprintf("Invalid Request: key %q appears twice; every key may appear once, at any depth of the request", path)}
-		if path != "id" && path != "" {
-			e.id = singleID(body)
+	if refused := w.idRefusal(); refused != nil {
+		return envelopeCheck{refused: refused, valid: true}
+	}
+	c := envelopeCheck{valid: true}
+	if m := w.single(); m != nil {
+		c.plainRequest = string(m.version) == `"2.0"` && len(m.methodRaw) > 0 && m.methodRaw[0] == '"' &&
+			string(m.methodRaw) != `"initialize"` && !m.hasError
+	}
+	return c
+}
+
+// single is the message of a document that is one message, or nil.
+func (w *envelopeWalk) single() *envMessage {
+	if w.batch || len(w.msgs) != 1 {
+		return nil
+	}
+	return w.msgs[0]
+}
+
+// idRefusal refuses the first message whose id the SDK would not echo
+// exactly, or returns nil.
+func (w *envelopeWalk) idRefusal() *envelopeError {
+	for _, m := range w.msgs {
+		reason := ""
+		switch {
+		case !m.hasID:
+			continue
+		case m.id == nil:
+			reason = "is not a string or an integer"
+		default:
+			reason = idProblem(m.id)
 		}
-		return nil, e, nil
-	}
-	var batch []json.RawMessage
-	if json.Unmarshal(body, &batch) != nil {
-		batch = []json.RawMessage{body}
-	}
-	for i, raw := range batch {
-		var msg struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(raw, &msg) != nil || len(msg.ID) == 0 {
+		if reason == "" {
 			continue
 		}
-		if reason := idProblem(msg.ID); reason != "" {
-			e := &envelopeError{msg: "Invalid Request: id " + string(msg.ID) + " " + reason + "; use a string id or an integer within ±9007199254740991"}
-			if len(batch) > 1 {
-				e.msg = fmt.Sprintf("Invalid Request: batch element %d: %s", i, e.msg[len("Invalid Request: "):])
-			} else {
-				e.id = msg.ID
+		e := &envelopeError{code: codeInvalidRequest}
+		shown := "an object or array"
+		if m.id != nil {
+			shown = string(m.id)
+		}
+		if w.batch {
+			e.msg = fmt.Sprintf("Invalid Request: batch element %d: id %s %s; use a string id or an integer within ±9007199254740991", m.index, shown, reason)
+		} else {
+			e.msg = fmt.Sprintf("Invalid Request: id %s %s; use a string id or an integer within ±9007199254740991", shown, reason)
+			if m.method {
+				e.id = m.id
 			}
-			return nil, e, nil
+		}
+		return e
+	}
+	return nil
+}
+
+// role is what an object of a message is, for the member-name rule.
+type role int
+
+const (
+	roleOther   role = iota
+	roleMessage      // a JSON-RPC message: the body, or an element of a batch
+	roleParams       // a message's params
+	roleMeta         // its params._meta
+)
+
+// envFrame is one open object or array.
+type envFrame struct {
+	object bool
+	role   role
+	first  bool        // no member or element yet
+	key    []byte      // the current member's name (objects)
+	index  int         // the current element's index (arrays)
+	msg    *envMessage // the message this object is (roleMessage)
+	// The member names so far: w.names[names:] while few, then the maps.
+	names   int
+	byName  map[string]struct{}
+	byFold  map[string]string // fold → the name as written
+	manyKey bool
+}
+
+// envMessage is what the walk keeps of one message: its id as written
+// and whether it names a method (is a request or a notification).
+type envMessage struct {
+	index     int
+	hasID     bool
+	id        json.RawMessage // nil for an object or array id
+	method    bool
+	methodRaw []byte // the method's value as written, when a scalar
+	version   []byte // the jsonrpc member's value as written, when a scalar
+	hasError  bool
+}
+
+// envName is one member name of an open object: as decoded, and folded.
+type envName struct{ name, fold []byte }
+
+// linearNames is how many member names an object keeps in a list before
+// it indexes them in maps: a short list is cheaper to scan than to hash.
+const linearNames = 16
+
+// envelopeWalk scans one document byte by byte: it validates the JSON
+// grammar as encoding/json does and checks every member name, decoding
+// only names, never values. Open containers are an explicit stack, so
+// nesting depth costs heap, never goroutine stack.
+type envelopeWalk struct {
+	body  []byte
+	pos   int
+	stack []envFrame
+	names []envName // the member names of the open objects, innermost last
+	msgs  []*envMessage
+	batch bool
+}
+
+// walk returns the first rule the document breaks, "" for none, and ok
+// false when it is not exactly one JSON value.
+func (w *envelopeWalk) walk() (msg string, ok bool) {
+	w.ws()
+	if msg, ok := w.value(nil); msg != "" || !ok {
+		return msg, ok
+	}
+	for len(w.stack) > 0 {
+		w.ws()
+		top := &w.stack[len(w.stack)-1]
+		if w.pos >= len(w.body) {
+			return "", false
+		}
+		c := w.body[w.pos]
+		if top.object && c == '}' || !top.object && c == ']' {
+			w.pos++
+			w.pop()
+			continue
+		}
+		if !top.first {
+			if c != ',' {
+				return "", false
+			}
+			w.pos++
+			w.ws()
+		}
+		if !top.object {
+			if !top.first {
+				top.index++
+			}
+			top.first = false
+			if msg, ok := w.value(nil); msg != "" || !ok {
+				return msg, ok
+			}
+			continue
+		}
+		top.first = false
+		name, ok := w.name()
+		if !ok {
+			return "", false
+		}
+		if msg := w.member(name); msg != "" {
+			return msg, true
+		}
+		w.ws()
+		if w.pos >= len(w.body) || w.body[w.pos] != ':' {
+			return "", false
+		}
+		w.pos++
+		w.ws()
+		var into *[]byte
+		if top.role == roleMessage {
+			switch m := top.msg; string(name) {
+			case "id":
+				m.hasID = true
+				into = (*[]byte)(&m.id)
+			case "method":
+				m.method = true
+				into = &m.methodRaw
+			case "jsonrpc":
+				into = &m.version
+			case "error":
+				m.hasError = true
+			}
+		}
+		if msg, ok := w.value(into); msg != "" || !ok {
+			return msg, ok
 		}
 	}
-	return body, nil, nil
+	w.ws()
+	return "", w.pos == len(w.body)
+}
+
+// value reads one value: a scalar whole, or the opening of a container
+// (pushed for walk to continue). into, when set, receives a scalar's
+// bytes as written (a member of the message the walk keeps).
+func (w *envelopeWalk) value(into *[]byte) (msg string, ok bool) {
+	if w.pos >= len(w.body) {
+		return "", false
+	}
+	start := w.pos
+	switch c := w.body[w.pos]; {
+	case c == '{' || c == '[':
+		if len(w.stack) == maxEnvelopeDepth {
+			return fmt.Sprintf("objects and arrays are nested more than %d levels deep; the server reads at most %d", maxEnvelopeDepth, maxEnvelopeDepth), true
+		}
+		w.pos++
+		f := envFrame{object: c == '{', first: true, names: len(w.names)}
+		if c == '[' && len(w.stack) == 0 {
+			w.batch = true
+		}
+		if f.object {
+			f.role = w.childRole()
+			if f.role == roleMessage {
+				f.msg = &envMessage{}
+				if w.batch {
+					f.msg.index = w.stack[0].index
+				}
+				w.msgs = append(w.msgs, f.msg)
+			}
+		}
+		w.stack = append(w.stack, f)
+		return "", true
+	case c == '"':
+		_, _, ok = w.str()
+	case c == '-' || '0' <= c && c <= '9':
+		ok = w.number()
+	case c == 't':
+		ok = w.literal("true")
+	case c == 'f':
+		ok = w.literal("false")
+	case c == 'n':
+		ok = w.literal("null")
+	}
+	if !ok {
+		return "", false
+	}
+	if into != nil {
+		*into = w.body[start:w.pos]
+	}
+	return "", true
+}
+
+// pop closes the innermost container.
+func (w *envelopeWalk) pop() {
+	top := &w.stack[len(w.stack)-1]
+	w.names = w.names[:top.names]
+	w.stack = w.stack[:len(w.stack)-1]
+}
+
+func (w *envelopeWalk) ws() {
+	for w.pos < len(w.body) {
+		switch w.body[w.pos] {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (w *envelopeWalk) literal(lit string) bool {
+	if len(w.body)-w.pos < len(lit) || string(w.body[w.pos:w.pos+len(lit)]) != lit {
+		return false
+	}
+	w.pos += len(lit)
+	return true
+}
+
+// number reads a number as the JSON grammar has it: -?(0|[1-9][0-9]*)
+// (.[0-9]+)?([eE][+-]?[0-9]+)?
+func (w *envelopeWalk) number() bool {
+	b, i := w.body, w.pos
+	digits := func() bool {
+		n := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		return i > n
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	w.pos = i
+	return true
+}
+
+// str reads a string at w.pos (its opening quote) and returns the bytes
+// between the quotes and whether they need decoding (an escape, or a
+// byte beyond ASCII).
+func (w *envelopeWalk) str() (raw []byte, decode bool, ok bool) {
+	b := w.body
+	i := w.pos + 1
+	for i < len(b) {
+		switch c := b[i]; {
+		case c == '"':
+			raw = b[w.pos+1 : i]
+			w.pos = i + 1
+			return raw, decode, true
+		case c == '\\':
+			decode = true
+			if i+1 >= len(b) {
+				return nil, false, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || hex4(b[i+2:i+6]) < 0 {
+					return nil, false, false
+				}
+				i += 6
+			default:
+				return nil, false, false
+			}
+		case c < 0x20:
+			return nil, false, false
+		case c >= utf8.RuneSelf:
+			decode = true
+			i++
+		default:
+			i++
+		}
+	}
+	return nil, false, false
+}
+
+// name reads a member name and returns it decoded.
+func (w *envelopeWalk) name() ([]byte, bool) {
+	if w.pos >= len(w.body) || w.body[w.pos] != '"' {
+		return nil, false
+	}
+	raw, decode, ok := w.str()
+	if !ok {
+		return nil, false
+	}
+	if decode {
+		raw = unquote(raw)
+	}
+	return raw, true
+}
+
+// hex4 is the value of four hex digits, or -1.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// unquote decodes the inside of a valid JSON string as encoding/json
+// does: escapes resolved, a surrogate pair joined, and a lone surrogate
+// or a byte that is not UTF-8 each become U+FFFD.
+func unquote(raw []byte) []byte {
+	out := make([]byte, 0, len(raw)+8)
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\':
+			switch e := raw[i+1]; e {
+			case 'u':
+				r := hex4(raw[i+2 : i+6])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+						if pair := utf16.DecodeRune(r, hex4(raw[i+2:i+6])); pair != unicode.ReplacementChar {
+							out = utf8.AppendRune(out, pair)
+							i += 6
+							continue
+						}
+					}
+					r = unicode.ReplacementChar
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				out = append(out, unescape(e))
+				i += 2
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, unicode.ReplacementChar)
+			} else {
+				out = append(out, raw[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return out
+}
+
+// unescape is the byte a one-letter escape stands for.
+func unescape(e byte) byte {
+	switch e {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return e // '"', '\\' and '/' stand for themselves
+}
+
+// member checks the next member name of the innermost object and records
+// it; it returns the rule it breaks, or "".
+func (w *envelopeWalk) member(name []byte) string {
+	top := &w.stack[len(w.stack)-1]
+	top.key = name
+	fold := foldBytes(name)
+	if top.manyKey {
+		if _, dup := top.byName[string(name)]; dup {
+			return fmt.Sprintf("key %q appears twice; every key may appear once, at any depth of the request", w.path())
+		}
+		if first, ok := top.byFold[string(fold)]; ok {
+			return w.caseTwins(first)
+		}
+		top.byName[string(name)] = struct{}{}
+		top.byFold[string(fold)] = string(name)
+	} else {
+		for _, n := range w.names[top.names:] {
+			switch {
+			case bytes.Equal(n.name, name):
+				return fmt.Sprintf("key %q appears twice; every key may appear once, at any depth of the request", w.path())
+			case bytes.Equal(n.fold, fold):
+				return w.caseTwins(string(n.name))
+			}
+		}
+		w.names = append(w.names, envName{name, fold})
+		if len(w.names)-top.names > linearNames {
+			top.manyKey = true
+			top.byName, top.byFold = map[string]struct{}{}, map[string]string{}
+			for _, n := range w.names[top.names:] {
+				top.byName[string(n.name)] = struct{}{}
+				top.byFold[string(n.fold)] = string(n.name)
+			}
+			w.names = w.names[:top.names]
+		}
+	}
+	known := rpcMembers
+	switch top.role {
+	case roleParams, roleMeta:
+		known = paramMembers
+	case roleOther:
+		return ""
+	}
+	if m, ok := known[string(fold)]; ok && m != string(name) {
+		return fmt.Sprintf("key %q differs only in case from the member %q; JSON-RPC and MCP member names are case-sensitive: spell it %q", w.path(), m, m)
+	}
+	return ""
+}
+
+func (w *envelopeWalk) caseTwins(first string) string {
+	return fmt.Sprintf("keys %q and %q differ only in case; names are case-sensitive and a reader that ignores case would take one for the other: give each key once, spelled exactly", w.pathWith([]byte(first)), w.path())
+}
+
+// childRole is the role of an object opened where the walk stands.
+func (w *envelopeWalk) childRole() role {
+	switch len(w.stack) {
+	case 0:
+		return roleMessage
+	case 1:
+		if !w.stack[0].object {
+			return roleMessage
+		}
+	}
+	top := &w.stack[len(w.stack)-1]
+	switch {
+	case top.role == roleMessage && string(top.key) == "params":
+		return roleParams
+	case top.role == roleParams && string(top.key) == "_meta":
+		return roleMeta
+	}
+	return roleOther
+}
+
+// path renders the open containers as a path: names joined by dots,
+// array indexes in brackets (params.arguments.k[1].z).
+func (w *envelopeWalk) path() string {
+	var b []byte
+	for _, f := range w.stack {
+		if f.object {
+			if len(b) > 0 {
+				b = append(b, '.')
+			}
+			b = append(b, f.key...)
+			continue
+		}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(f.index), 10)
+		b = append(b, ']')
+	}
+	return string(b)
+}
+
+// pathWith is path with the innermost member named name instead.
+func (w *envelopeWalk) pathWith(name []byte) string {
+	top := &w.stack[len(w.stack)-1]
+	cur := top.key
+	top.key = name
+	p := w.path()
+	top.key = cur
+	return p
+}
+
+// foldKey maps a name to one representative of its case-folding class
+// (strings.EqualFold's): two names differ only in case exactly when their
+// folds are equal. A lower-case ASCII name is its own fold, so the common
+// case allocates nothing.
+func foldKey(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		b.WriteRune(foldRune(r))
+	}
+	return b.String()
+}
+
+// foldBytes is foldKey over bytes; a lower-case ASCII name is returned
+// as it is.
+func foldBytes(b []byte) []byte {
+	for _, c := range b {
+		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return []byte(foldKey(string(b)))
+		}
+	}
+	return b
+}
+
+// foldRune is the least rune of r's case orbit, with an ASCII letter's
+// orbit (k, K and the Kelvin sign) mapped to its lower-case letter.
+func foldRune(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	if 'A' <= least && least <= 'Z' {
+		return least + 'a' - 'A'
+	}
+	return least
 }
 
 // idProblem says why a JSON-RPC id cannot be answered exactly, or "".
@@ -96,20 +713,62 @@ func idProblem(id json.RawMessage) string {
 	return ""
 }
 
-// singleID returns the id of a single (non-batch) request, or nil.
-func singleID(body []byte) json.RawMessage {
-	var msg struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &msg) != nil || len(msg.ID) == 0 || idProblem(msg.ID) != "" {
+// requestID returns the id of a refused single request, to answer it
+// with: the value of its one member named exactly "id", when it is one
+// the SDK would echo exactly, no other member's name folds to "id", and
+// a member named exactly "method" makes it a request (a refused response
+// is answered with a null id: its id is the other side's). Nil otherwise.
+func requestID(body []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
 	}
-	return msg.ID
+	var id json.RawMessage
+	ids, method := 0, false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		switch {
+		case name == "method":
+			method = true
+		case foldKey(name) == "id":
+			ids++
+			if name == "id" {
+				id = v
+			}
+		}
+	}
+	if ids != 1 || id == nil || !method || idProblem(id) != "" {
+		return nil
+	}
+	return id
 }
 
-// writeRPCError answers a JSON-RPC error with the given HTTP status. id is
+// readEnvelope reads r's body (at most limit bytes) and applies the
+// strict envelope (checkEnvelope). It returns the body for the SDK, or
+// the refusal. Bodies that are not JSON at all pass: the SDK answers
+// those with a parse error.
+func readEnvelope(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *envelopeError, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		return nil, nil, err
+	}
+	if refused, _ := checkEnvelope(body); refused != nil {
+		return nil, refused, nil
+	}
+	return body, nil, nil
+}
+
+// errorMessage renders a JSON-RPC error message, newline-terminated. id is
 // echoed byte for byte; nil means null (the id could not be determined).
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+func errorMessage(id json.RawMessage, code int, msg string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -123,10 +782,16 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	}{code, msg})
 	b.Write(enc)
 	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+// writeRPCError answers a JSON-RPC error with the given HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+	b := errorMessage(id, code, msg)
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes())
+	_, _ = w.Write(b)
 }
 
 // bodyTooLarge reports whether err is http.MaxBytesReader's refusal.

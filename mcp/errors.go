@@ -49,11 +49,18 @@ const (
 //	                                      into a structured argument, add_interfaces[1].type)
 //	TOOL_WITHHELD           server        the tool exists but is not offered here; reason says why
 //	                                      (READ_ONLY, WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED,
-//	                                      RESERVED_NAME, UNSUPPORTED, DRIFT: differs from the tools
-//	                                      lock), remedy what would expose it
+//	                                      RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY, DRIFT:
+//	                                      differs from the tools lock), remedy what would expose it
 //	NOT_CONFIRMED           generated     the call needed the user's confirmation and did not get it;
-//	                        tools         reason DECLINED, CANCELLED, NO_ELICITATION or
-//	                                      ELICITATION_FAILED; nothing was sent
+//	                        tools         nothing was sent. reason: DECLINED, CANCELLED (the user's
+//	                                      answer), NO_ELICITATION (the client cannot ask),
+//	                                      ELICITATION_FAILED; on the 2026-07-28 retry, the confirmation
+//	                                      state it carries is FORGED (not issued by this server
+//	                                      process), EXPIRED, REPLAYED (used before), REQUEST_MISMATCH
+//	                                      (issued for another tool or arguments), CALLER_MISMATCH
+//	                                      (issued to another identity or connection) or OVERLOADED
+//	                                      (too many used recently to track one more); remedy says
+//	                                      what the agent or the operator can do
 //	CANCELLED               server        the caller went away or the call timed out
 //	INTERNAL                server        a failure on our side; details are in the server log
 //	PATH_OUTSIDE_WORKSPACE  authoring,    a path leads outside the workspace (also through a symlink)
@@ -73,6 +80,8 @@ const (
 //	CURSOR_INVALID          fleet         a cursor is not one this server gave
 //	REGISTRY_DISABLED       fleet,        a ref needs a registry and none is configured
 //	                        payload
+//	REGISTRY_NOT_ALLOWED    fleet,        the registry policy refused a ref's registry (not in --allowed-registries,
+//	                        payload       or at an address only a registry named there may be at); nothing was sent
 //	UNAVAILABLE             fleet,        a ref could not be fetched (payload: or a fleet revision's
 //	                        payload       bundle could not be read again), or what the caller may
 //	                                      see could not be decided now (a Scoper's authority is down)
@@ -124,7 +133,8 @@ type ToolError struct {
 	// DidYouMean is the accepted name nearest to an unknown one.
 	DidYouMean string `json:"didYouMean,omitempty" jsonschema:"the accepted name nearest to the unknown one"`
 	// Reason is the machine-readable cause of a TOOL_WITHHELD error
-	// (READ_ONLY or a capability.Withheld* code).
+	// (READ_ONLY or a capability.Withheld* code) or of a NOT_CONFIRMED
+	// one (see the table above).
 	Reason string `json:"reason,omitempty" jsonschema:"why a TOOL_WITHHELD tool is not offered"`
 	// Remedy says what would change the outcome, e.g. the server option
 	// that would expose a withheld tool.
@@ -153,7 +163,11 @@ func (e *ToolError) Error() string {
 		fmt.Fprintf(&b, ". Accepted arguments: %s.", strings.Join(e.Accepted, ", "))
 	}
 	if e.Remedy != "" {
-		fmt.Fprintf(&b, " To expose it: %s.", e.Remedy)
+		if e.Code == CodeToolWithheld {
+			fmt.Fprintf(&b, " To expose it: %s.", e.Remedy)
+		} else {
+			fmt.Fprintf(&b, " What to do: %s.", e.Remedy)
+		}
 	}
 	return b.String()
 }

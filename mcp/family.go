@@ -63,6 +63,10 @@ type familyEnv struct {
 	bg context.Context //nolint:containedctx // the server's life, handed to the families' background work
 	wg *sync.WaitGroup
 
+	// confirms asks users to confirm generated tools' calls, with the
+	// server's confirmation secret (see confirmations).
+	confirms *confirmations
+
 	// fleet is the fleet family's builder once that family is built (nil
 	// before, or when it is off). Families built earlier read it at call
 	// time, never while building.

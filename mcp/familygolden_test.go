@@ -29,6 +29,11 @@ func TestToolListGoldenFamilies(t *testing.T) {
 			})
 			return newTestServer(t, &Options{Families: []Family{FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: b}})
 		},
+		// The operator's /mcp: the fleet family with fleet-only
+		// references (pacto_impact's arguments say what they accept).
+		"fleet-operator": func() *Server {
+			return newTestServer(t, &Options{Families: []Family{FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: fleetgraph.NewBuilder(nil)}, FleetRefsOnly: true})
+		},
 		"catalog": func() *Server { return catalogServer(t) },
 	}
 	// Each bundle at its spec's own loopback server URL, as `kubepact mcp

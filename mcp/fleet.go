@@ -118,6 +118,9 @@ type fleetState struct {
 	// see; log receives why a restriction could not be decided.
 	scoper Scoper
 	log    logr.Logger
+	// refsOnly: impact's arguments name fleet revisions only
+	// (Options.FleetRefsOnly; see fleetrefs.go).
+	refsOnly bool
 
 	mu   sync.Mutex
 	pins map[*sdk.ServerSession]*pin
@@ -258,8 +261,19 @@ func (f *fleetState) restrict(ctx context.Context, snap *fleetgraph.Snapshot) (*
 		f.log.Error(err, "Could not decide what a caller may see", "user", who.User)
 		return nil, &ToolError{Code: CodeUnavailable, Message: "could not decide which namespaces you may see right now; retry shortly"}
 	}
+	if !v.All() && len(v.Scopes()) == 0 {
+		v = fleetgraph.NoScopes(seesNoNamespace)
+	}
 	return snap.Restrict(v), nil
 }
+
+// seesNoNamespace is the limitation on every fleet answer to a caller who
+// may see none of the fleet's namespaces: an empty answer is then no
+// evidence of an empty fleet. (The same words for every such caller, so
+// they share one view.)
+const seesNoNamespace = "your identity may list ServiceContracts in none of the namespaces where this fleet has records, nor cluster-wide, " +
+	"so this answer shows nothing: it cannot tell an empty fleet from one you may not see. To see a namespace's fleet, the identity needs " +
+	"list on servicecontracts.kubepact.dev there, e.g. `kubectl -n NAMESPACE create rolebinding NAME --clusterrole=kubepact-fleet-reader --serviceaccount=NAMESPACE:NAME`"
 
 func queryToolError(err error) error {
 	var qe *fleetgraph.QueryError
@@ -290,7 +304,7 @@ type (
 		Labels        string `json:"labels,omitempty" jsonschema:"target labels k=v,k2"`
 		Limit         int    `json:"limit,omitempty" jsonschema:"default 100, max 500"`
 		Cursor        string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page"`
-		Snapshot      string `json:"snapshot,omitempty" jsonschema:"snapshot id to pin, or latest"`
+		Snapshot      string `json:"snapshot,omitempty" jsonschema:"snapshot id, or latest"`
 	}
 	fleetGetArgs struct {
 		Service  string `json:"service,omitempty" jsonschema:"service key or unique name"`
@@ -439,14 +453,19 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 		}
 		client = c
 	}
+	workspace := env.opts.Workspace
+	if env.opts.FleetRefsOnly {
+		workspace = "" // the loader reads revisions' own locations only
+	}
 	f := &fleetState{
-		b:      o.Builder,
-		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client}),
-		stdio:  env.opts.Transport == TransportStdio,
-		idle:   env.opts.SessionTimeout,
-		pins:   map[*sdk.ServerSession]*pin{},
-		scoper: env.opts.Scoper,
-		log:    env.log.WithName("fleet"),
+		b:        o.Builder,
+		loader:   source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client}),
+		stdio:    env.opts.Transport == TransportStdio,
+		idle:     env.opts.SessionTimeout,
+		pins:     map[*sdk.ServerSession]*pin{},
+		scoper:   env.opts.Scoper,
+		log:      env.log.WithName("fleet"),
+		refsOnly: env.opts.FleetRefsOnly,
 	}
 	if f.b != nil {
 		return f, nil
@@ -538,7 +557,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 	}
 	t, err := newTool(toolSpec{
 		name: "pacto_fleet_search", title: "Search the fleet", hints: ro,
-		description: "List services matching filters, sorted by key, a page at a time (total, count, nextCursor, truncated). Target filters (compliance, scope, labels) hold on one target.",
+		description: "List services matching filters, sorted by key, a page at a time. Target filters (compliance, scope, labels) hold on one target.",
 		input:       enumInput[fleetSearchArgs](map[string][]any{"status": statusEnum(), "compliance": statusEnum(), "workload": {"service", "job", "scheduled"}}),
 	}, func(ctx context.Context, in fleetSearchArgs) (*fleetSearchOut, string, error) {
 		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
@@ -651,9 +670,10 @@ func (f *fleetState) tools() ([]*tool, error) {
 	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "kind": "string", "status": "string", "reasons": "array", "candidates": "array"})); err != nil {
 		return nil, err
 	}
+	impactDesc, impactIn := impactSpec(f.refsOnly)
 	t, err = newTool(toolSpec{
 		name: "pacto_impact", title: "Impact of a contract change", hints: hints{readOnly: true, idempotent: true, openWorld: f.loader.UsesRegistry()},
-		description: "Diff two revisions of a contract (each BREAKING, POTENTIAL_BREAKING or NON_BREAKING) and list the fleet's dependents with compatibility verdicts. oci:// refs reach the registry (cached by digest); local dirs must be in the workspace.",
+		description: impactDesc, input: impactIn,
 	}, func(ctx context.Context, in impactArgs) (*impactOut, string, error) {
 		if in.Traces != "" {
 			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "traces",
@@ -663,13 +683,13 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		older, err := f.loader.Load(ctx, in.OldRef)
+		older, err := f.impactRef(ctx, snap, "old_ref", in.OldRef)
 		if err != nil {
-			return nil, "", fieldError(queryToolError(err), "old_ref")
+			return nil, "", err
 		}
-		newer, err := f.loader.Load(ctx, in.NewRef)
+		newer, err := f.impactRef(ctx, snap, "new_ref", in.NewRef)
 		if err != nil {
-			return nil, "", fieldError(queryToolError(err), "new_ref")
+			return nil, "", err
 		}
 		res, err := snap.Impact(older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
 		if errors.Is(err, fleetgraph.ErrNoContract) {
@@ -678,10 +698,10 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return &impactOut{res, p}, fmt.Sprintf("%s %s → %s is %s: %d breaking change(s), %d consumer(s), %d incompatible.", res.Service, res.OldVersion, res.NewVersion, res.Classification,
-			len(res.BreakingChanges), len(res.Consumers), res.IncompatibleConsumers), nil
+		return &impactOut{res, p}, res.Headline(), nil
 	})
-	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array", "consumers": "array", "activeTargets": "array"})); err != nil {
+	if err := add(t, err, shallow([]string{"meta", "classification", "consumers"}, map[string]string{"service": "string", "inFleet": "boolean", "classification": "string", "breakingChanges": "array", "potentiallyBreakingChanges": "array", "nonBreakingChanges": "array",
+		"versionBump": "object", "consumers": "array", "atRisk": "array", "activeTargets": "array"})); err != nil {
 		return nil, err
 	}
 	return tools, nil

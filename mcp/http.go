@@ -63,7 +63,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 		Logger:                     sdkLog,
 		DisableLocalhostProtection: true,
 	})
-	s.sessions = newSessionTable(s.opts.MaxSessions, s.opts.SessionTimeout, func(ctx context.Context, id string) {
+	s.sessions = newSessionTable(s.opts.MaxSessions, min(s.opts.MaxSessionsPerIdentity, s.opts.MaxSessions), s.opts.SessionTimeout, func(ctx context.Context, id string) {
 		r, _ := http.NewRequestWithContext(ctx, http.MethodDelete, Endpoint, nil)
 		r.Header.Set(sessionHeader, id)
 		stateful.ServeHTTP(&discardWriter{}, r)
@@ -81,15 +81,20 @@ func (s *Server) newHTTPHandler() http.Handler {
 				return
 			}
 			if refused != nil {
-				writeRPCError(w, http.StatusBadRequest, refused.id, codeInvalidRequest, refused.msg)
+				writeRPCError(w, http.StatusBadRequest, refused.id, refused.code, refused.msg)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
 		}
 		// The whole request has been read: from here the connection is
-		// working for a client and is not given to another.
-		markServing(r)
+		// working for a client and is not given to another. Except for a
+		// GET: a stream open as long as the client likes, it stays among
+		// the connections a new one may take the slot of (the client may
+		// open it again), so streams alone cannot fill every slot.
+		if r.Method != http.MethodGet {
+			markServing(r)
+		}
 		// A POST or DELETE is a call whose response must reach the client
 		// in full, so shutdown waits for it; a GET is a stream that only
 		// ends when its session is closed.
@@ -118,7 +123,34 @@ func (s *Server) newHTTPHandler() http.Handler {
 	if s.opts.Metrics != nil {
 		mux.Handle(MetricsEndpoint, s.guard(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 	}
-	return mux
+	return unambiguousFraming(mux)
+}
+
+// unambiguousFraming closes the request-smuggling gap Go's HTTP/1 server
+// leaves. Given both Transfer-Encoding: chunked and Content-Length, it
+// reads the body as chunked and drops the Content-Length before any
+// handler runs, keeping the connection open: a proxy in front that
+// framed the body by its Content-Length would then see the rest as
+// another request. As the two cannot be told apart here, every request
+// with a Transfer-Encoding is refused, 400, and its connection closed
+// (MCP clients send a Content-Length). An HTTP/1.0 request, whose
+// Transfer-Encoding the server drops unseen, is answered and its
+// connection closed, so nothing after it on the connection is read.
+// Every other framing (several Content-Length values, an unknown
+// Transfer-Encoding) the server refuses itself.
+func unambiguousFraming(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TransferEncoding) > 0 {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "Bad Request: Transfer-Encoding is not accepted; send the body with a Content-Length only "+
+				"(Transfer-Encoding beside Content-Length is a request-smuggling shape); the connection is closed", http.StatusBadRequest)
+			return
+		}
+		if !r.ProtoAtLeast(1, 1) {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // guard rejects DNS-rebinding and cross-origin requests (403) and, with
@@ -208,7 +240,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("Serving MCP over Streamable HTTP", "url", url, "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly,
 		"authentication", s.opts.Authenticator != nil, "scoped", s.opts.Scoper != nil, "workspace", s.opts.Workspace,
-		"maxSessions", s.opts.MaxSessions, "maxConnections", s.opts.MaxConnections)
+		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", s.opts.MaxSessionsPerIdentity, "maxConnections", s.opts.MaxConnections)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lim) }()
@@ -249,7 +281,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("Stopped MCP over HTTP", "drained", drained, "unfinished", s.gate.count(), "ms", time.Since(start).Milliseconds(),
 		"evictedConnections", lim.evicted.Load(), "refusedConnections", lim.refused.Load(),
-		"evictedSessions", s.sessions.evicted.Load(), "refusedSessions", s.sessions.refused.Load())
+		"evictedSessions", s.sessions.evicted.Load(), "refusedSessions", s.sessions.refused.Load(), "refusedOverQuota", s.sessions.refusedOwner.Load())
 	return nil
 }
 

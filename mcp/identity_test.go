@@ -264,8 +264,17 @@ func TestHTTPIdentityRefusals(t *testing.T) {
 	}
 	nobody := clientAs(t, url, "nobody-token", "2026-07-28")
 	out := structured(t, fleetCall(t, nobody, "pacto_fleet_search", map[string]any{}))
-	if out["total"].(float64) != 0 || out["meta"].(map[string]any)["completeness"] != fleetgraph.CompletenessEmpty {
-		t.Errorf("a caller with no namespace: %v", out)
+	// Nothing to see is said, with the remedy: an empty answer here is
+	// no evidence of an empty fleet.
+	meta := out["meta"].(map[string]any)
+	lims, _ := meta["limitations"].([]any)
+	var last map[string]any
+	if len(lims) > 0 {
+		last, _ = lims[len(lims)-1].(map[string]any)
+	}
+	if out["total"].(float64) != 0 || meta["completeness"] != fleetgraph.CompletenessPartial || last["code"] != fleetgraph.LimitNoVisibleScope ||
+		!strings.Contains(fmt.Sprint(last["message"]), "none of the namespaces") || !strings.Contains(fmt.Sprint(last["message"]), "--clusterrole=kubepact-fleet-reader") {
+		t.Errorf("a caller with no namespace: %v; want partial, ending with %s naming the remedy", out, fleetgraph.LimitNoVisibleScope)
 	}
 }
 

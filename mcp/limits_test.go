@@ -27,6 +27,19 @@ type rpcReply struct {
 // session id (if any) and, for the stateless era, its version header.
 func rpcPost(t testing.TB, url, sessionID, version, body string) rpcReply {
 	t.Helper()
+	return rpcPostWith(t, http.DefaultClient, url, sessionID, version, body)
+}
+
+// clientFrom is an HTTP client whose connections come from the loopback
+// address ip (127.0.0.2 stands for another host).
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// rpcPostWith is rpcPost through hc.
+func rpcPostWith(t testing.TB, hc *http.Client, url, sessionID, version, body string) rpcReply {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +66,7 @@ func rpcPost(t testing.TB, url, sessionID, version, body string) rpcReply {
 			}
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("POST %s: %v", body, err)
 	}
@@ -272,7 +285,8 @@ func TestHTTPSessionLimit(t *testing.T) {
 	for range 3 {
 		<-started
 	}
-	r := rpcPost(t, url, "", "", initializeBody)
+	// From another address, so the caller's own quota is not what stops it.
+	r := rpcPostWith(t, clientFrom("127.0.0.2"), url, "", "", initializeBody)
 	_, code, msg, isErr := rpcError(t, r.raw)
 	if r.status != http.StatusServiceUnavailable || !isErr || code != codeUnavailable || !strings.Contains(msg, "too many sessions: all 3 are busy") {
 		t.Errorf("initialize with every session busy: %d %q", r.status, r.body)
@@ -543,38 +557,55 @@ func TestHTTPDrainIsBounded(t *testing.T) {
 }
 
 // BenchmarkSessionTable measures one session's life in the table (reserve
-// with eviction, initialize, a request, idle) at different table sizes:
-// the cost per operation must not grow with the number of sessions.
+// with eviction, initialize, a request, idle) at different table sizes,
+// with every session one caller's (owners=1, its quota the table's size:
+// it evicts its own) or each its own caller's (owners=all, quota 1): the
+// cost per operation must not grow with the number of sessions.
 func BenchmarkSessionTable(b *testing.B) {
 	for _, size := range []int{1_000, 100_000} {
-		b.Run(fmt.Sprintf("sessions=%d", size), func(b *testing.B) {
-			tab := newSessionTable(size, time.Hour, func(context.Context, string) {})
-			ids := make([]string, size)
-			for i := range ids {
-				ids[i] = fmt.Sprintf("s%d", i)
-				if _, err := tab.reserve(); err != nil {
-					b.Fatal(err)
-				}
-				tab.initialized(ids[i])
-				tab.created(ids[i])
+		for _, shared := range []bool{true, false} {
+			name := fmt.Sprintf("sessions=%d/owners=all", size)
+			if shared {
+				name = fmt.Sprintf("sessions=%d/owners=1", size)
 			}
-			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				id := fmt.Sprintf("n%d", n)
-				n++
-				if _, err := tab.reserve(); err != nil { // evicts the oldest idle one
-					b.Fatal(err)
+			b.Run(name, func(b *testing.B) {
+				quota := 1
+				if shared {
+					quota = size
 				}
-				tab.initialized(id)
-				tab.created(id)
-				if tab.acquire(id) {
-					tab.release(id, false)
+				owner := func(i int) string {
+					if shared {
+						return "one"
+					}
+					return fmt.Sprintf("o%d", i)
 				}
-			}
-			if got := tab.len(); got != size {
-				b.Fatalf("table holds %d, want %d", got, size)
-			}
-		})
+				tab := newSessionTable(size, quota, time.Hour, func(context.Context, string) {})
+				for i := range size {
+					id := fmt.Sprintf("s%d", i)
+					if _, err := tab.reserve(owner(i)); err != nil {
+						b.Fatal(err)
+					}
+					tab.initialized(id)
+					tab.created(owner(i), id)
+				}
+				b.ReportAllocs()
+				n := 0
+				for b.Loop() {
+					id := fmt.Sprintf("n%d", n)
+					n++
+					if _, err := tab.reserve(owner(size + n)); err != nil { // evicts the oldest idle one
+						b.Fatal(err)
+					}
+					tab.initialized(id)
+					tab.created(owner(size+n), id)
+					if tab.acquire(id) {
+						tab.release(id, false)
+					}
+				}
+				if got := tab.len(); got != size {
+					b.Fatalf("table holds %d, want %d", got, size)
+				}
+			})
+		}
 	}
 }

@@ -57,6 +57,9 @@ const (
 	// DefaultMaxSessions bounds the open HTTP sessions; at about 13 KiB
 	// each, the default costs at most ~13 MiB.
 	DefaultMaxSessions = 1000
+	// DefaultMaxSessionsPerIdentity bounds the HTTP sessions one caller
+	// holds (capped at MaxSessions), so that no one caller holds them all.
+	DefaultMaxSessionsPerIdentity = 100
 	// DefaultMaxConnections bounds the open HTTP connections; at about
 	// 20 KiB each (buffers and a goroutine), the default costs at most
 	// ~20 MiB.
@@ -109,6 +112,16 @@ type Options struct {
 	// list ServiceContracts in). It needs an Authenticator; a call without
 	// an identity (stdio) is refused. Nil: every caller sees the fleet.
 	Scoper Scoper
+	// FleetRefsOnly makes every tool argument that names a bundle accept
+	// only a revision of the fleet that the caller may see: a service name
+	// (its newest revision), name@version, or the revision's sha256 digest
+	// (also SERVICE@sha256:…). A registry reference, a URL or a local path
+	// is refused with what is accepted, before anything is read or
+	// dialled; the bundle read is the one the revision's source recorded.
+	// The operator sets it: the bundles it reads are those its
+	// ServiceContracts resolved, never one a caller names. It needs the
+	// fleet family, and neither catalog roots nor the authoring family.
+	FleetRefsOnly bool
 	// AllowUnauthenticatedRemote permits listening beyond loopback without a
 	// bearer token. It is logged as a warning.
 	AllowUnauthenticatedRemote bool
@@ -123,14 +136,22 @@ type Options struct {
 	SessionTimeout time.Duration
 	// MaxSessions bounds the open HTTP sessions (default 1000). At the
 	// limit a new session evicts the one idle longest; when every session
-	// has a request in progress, the new one is refused (503).
+	// has a call in progress, the new one is refused (503). A session
+	// whose only open request is its GET stream is idle.
 	MaxSessions int
+	// MaxSessionsPerIdentity bounds the HTTP sessions one caller holds:
+	// one identity, or without authentication one client IP address
+	// (default 100; a quota above MaxSessions is MaxSessions). At its quota a caller's new
+	// session evicts its own session idle longest, or is refused (429)
+	// when all of its sessions have a call in progress.
+	MaxSessionsPerIdentity int
 	// MaxConnections bounds the open HTTP connections (default 1024). At
 	// the limit a new connection takes the slot of the one waiting longest
 	// (idle, or still sending its request); when every connection is
 	// serving a request, the new one is refused (503).
 	MaxConnections int
-	// MaxRequestBytes bounds an HTTP request body (default 4 MiB).
+	// MaxRequestBytes bounds a request: an HTTP body, a stdio line
+	// (default 4 MiB).
 	MaxRequestBytes int64
 	// ReadHeaderTimeout bounds reading a request's headers (default 10s),
 	// ReadTimeout reading the whole request, body included (default 30s),
@@ -196,9 +217,10 @@ func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.AllowedHosts, "allowed-host", o.AllowedHosts, "Host header name accepted besides loopback (repeatable; DNS-rebinding allow-list)")
 	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", o.AllowedOrigins, "browser Origin accepted besides loopback and --allowed-host ones (repeatable)")
 	fs.DurationVar(&o.SessionTimeout, "session-timeout", o.SessionTimeout, "close HTTP sessions idle this long")
-	fs.IntVar(&o.MaxSessions, "max-sessions", o.MaxSessions, "most HTTP sessions open at once; a new one evicts the session idle longest, or is refused when all are busy")
+	fs.IntVar(&o.MaxSessions, "max-sessions", o.MaxSessions, "most HTTP sessions open at once; a new one evicts the session idle longest, or is refused when all are busy (a session holding only its GET stream is idle)")
+	fs.IntVar(&o.MaxSessionsPerIdentity, "max-sessions-per-identity", o.MaxSessionsPerIdentity, "most HTTP sessions one caller (identity, or client IP without authentication) holds; its new one evicts its own session idle longest, or is refused when all of its are busy (default 100; above --max-sessions it is --max-sessions)")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "most HTTP connections open at once; a new one takes the slot of the connection waiting longest, or is refused when all are serving")
-	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest HTTP request body accepted")
+	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest request accepted: an HTTP request body, or a line on stdio")
 	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "how long a client may take to send a request's headers")
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "how long a client may take to send a whole request, body included")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "how long a keep-alive connection may wait for its next request")
@@ -215,7 +237,7 @@ var FlagNames = map[string]string{
 	"AllowUnauthenticatedRemote": "--allow-unauthenticated-remote", "AllowedHosts": "--allowed-host",
 	"AllowedOrigins": "--allowed-origin", "SessionTimeout": "--session-timeout",
 	"MaxRequestBytes": "--max-request-bytes", "DrainTimeout": "--drain-timeout",
-	"MaxSessions": "--max-sessions", "MaxConnections": "--max-connections",
+	"MaxSessions": "--max-sessions", "MaxSessionsPerIdentity": "--max-sessions-per-identity", "MaxConnections": "--max-connections",
 	"ReadHeaderTimeout": "--read-header-timeout", "ReadTimeout": "--read-timeout", "IdleTimeout": "--idle-timeout",
 	"Fleet.Enabled": "--fleet", "Fleet.Local": "--local", "Fleet.OCI": "--oci",
 	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
@@ -298,6 +320,7 @@ func (o *Options) setDefaults() {
 	o.MaxRequestBytes = cmp.Or(o.MaxRequestBytes, DefaultMaxRequestBytes)
 	o.DrainTimeout = cmp.Or(o.DrainTimeout, DefaultDrainTimeout)
 	o.MaxSessions = cmp.Or(o.MaxSessions, DefaultMaxSessions)
+	o.MaxSessionsPerIdentity = cmp.Or(o.MaxSessionsPerIdentity, DefaultMaxSessionsPerIdentity)
 	o.MaxConnections = cmp.Or(o.MaxConnections, DefaultMaxConnections)
 	o.ReadHeaderTimeout = cmp.Or(o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	o.ReadTimeout = cmp.Or(o.ReadTimeout, DefaultReadTimeout)
@@ -355,6 +378,9 @@ func (o *Options) validate() error {
 	if o.MaxSessions < 0 {
 		return optionErrorf("MaxSessions", "%d: want a positive number (0 means the default, %d)", o.MaxSessions, DefaultMaxSessions)
 	}
+	if o.MaxSessionsPerIdentity < 0 {
+		return optionErrorf("MaxSessionsPerIdentity", "%d: want a positive number (0 means the default, %d; above MaxSessions it is MaxSessions)", o.MaxSessionsPerIdentity, DefaultMaxSessionsPerIdentity)
+	}
 	if o.MaxConnections < 0 {
 		return optionErrorf("MaxConnections", "%d: want a positive number (0 means the default, %d)", o.MaxConnections, DefaultMaxConnections)
 	}
@@ -363,6 +389,16 @@ func (o *Options) validate() error {
 	}
 	if o.Scoper != nil && o.AuthTokenFile == "" && o.Authenticator == nil {
 		return optionErrorf("Scoper", "needs an identity to scope by: set Authenticator (or AuthTokenFile)")
+	}
+	if o.FleetRefsOnly {
+		switch {
+		case !o.Fleet.Enabled && o.Fleet.Builder == nil:
+			return optionErrorf("FleetRefsOnly", "needs the fleet (Fleet.Enabled or Fleet.Builder): its revisions are the only bundles it lets tools read")
+		case len(o.Catalog.Roots) > 0:
+			return optionErrorf("FleetRefsOnly", "and Catalog.Roots: catalog roots are references the fleet did not resolve; serve the catalog without FleetRefsOnly")
+		case slices.Contains(o.Families, FamilyAuthoring):
+			return optionErrorf("FleetRefsOnly", "and the authoring family: its tools take paths in the workspace; serve the fleet and payload families only")
+		}
 	}
 	if o.Scoper != nil {
 		// Only the fleet family answers through a scoped view; another

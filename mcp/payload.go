@@ -77,9 +77,13 @@ func newPayloadState(env *familyEnv) (*payloadState, error) {
 		}
 		client = c
 	}
+	workspace := env.opts.Workspace
+	if env.opts.FleetRefsOnly {
+		workspace = "" // fleet revisions' own locations only
+	}
 	return &payloadState{
 		env:    env,
-		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: env.opts.Workspace, Client: client}),
+		loader: source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client}),
 		cache:  map[string]*payload.Contract{},
 	}, nil
 }
@@ -87,7 +91,7 @@ func newPayloadState(env *familyEnv) (*payloadState, error) {
 // Arguments. The subject fields are shared by both tools.
 type (
 	payloadSubject struct {
-		Kind          string `json:"kind,omitempty" jsonschema:"which part; inferred when omitted: an operation's request_body (parameters when it has none), response with status, message, configuration"`
+		Kind          string `json:"kind,omitempty" jsonschema:"which part; inferred when omitted: an operation's request_body, response with status, message, configuration; for an operation without a body, parameters only for an object of parameter names, else give kind"`
 		Operation     string `json:"operation,omitempty" jsonschema:"operationId (or generated tool name)"`
 		Status        string `json:"status,omitempty" jsonschema:"response status: 200, 2XX, default; empty: the first 2XX with a JSON body"`
 		Message       string `json:"message,omitempty" jsonschema:"AsyncAPI message name, channel or operationId"`
@@ -336,7 +340,11 @@ func (st *payloadState) contract(ctx context.Context, service string) (*payload.
 	if service == "" {
 		return nil, ServiceInfo{}, &ToolError{Code: CodeInvalidArgument, Field: "service", Message: "service is empty: give a service name, name@version, a bundle directory in the workspace or an oci:// reference"}
 	}
-	if bundle.IsOCIRef(service) || strings.ContainsAny(service, `/\`) || strings.HasPrefix(service, ".") {
+	refsOnly := st.env.opts.FleetRefsOnly
+	if te := refusedFleetRef("service", service); refsOnly && te != nil {
+		return nil, ServiceInfo{}, te // nothing outside the fleet is read
+	}
+	if !refsOnly && (bundle.IsOCIRef(service) || strings.ContainsAny(service, `/\`) || strings.HasPrefix(service, ".")) {
 		return st.fromRef(ctx, service)
 	}
 	name, version := splitVersion(service)
@@ -361,7 +369,7 @@ func (st *payloadState) contract(ctx context.Context, service string) (*payload.
 		miss = m
 	}
 	// A bare directory name in the workspace.
-	if ws := st.env.opts.Workspace; ws != "" {
+	if ws := st.env.opts.Workspace; ws != "" && !refsOnly {
 		if fi, err := os.Stat(filepath.Join(ws, service, "pacto.yaml")); err == nil && fi.Mode().IsRegular() {
 			return st.fromRef(ctx, service)
 		}

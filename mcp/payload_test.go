@@ -24,7 +24,7 @@ import (
 // a path out of the workspace, a registry reference without a registry.
 func TestPayloadServices(t *testing.T) {
 	reg := testregistry.New(t, nil)
-	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`), AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

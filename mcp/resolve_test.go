@@ -114,7 +114,7 @@ func TestCheckUnreachableRegistryIsCouldNotCheck(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "svc", "pacto.yaml"), []byte(contract), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
+	client, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`), AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,8 @@ type Server struct {
 	sessions    *sessionTable // the HTTP sessions of the 2025 era
 	gate        drainGate     // HTTP calls in progress, for shutdown
 
+	confirms *confirmations // the generated tools' confirmations, with this server's secret
+
 	stop context.CancelFunc // ends the families' background work
 	wg   sync.WaitGroup     // that work, for Close to wait on
 }
@@ -111,7 +113,8 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 			_ = s.Close()
 		}
 	}()
-	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg}
+	s.confirms = newConfirmations(s.log.WithName("confirm"))
+	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg, confirms: s.confirms}
 	var all []*tool
 	for _, f := range families {
 		st := familyState{family: f, enabled: env.enabled(f.name)}
@@ -252,8 +255,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return s.Serve(ctx, ln)
 	default:
 		s.log.Info("Serving MCP on stdio", "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly, "workspace", s.opts.Workspace)
-		t := &sdk.IOTransport{Reader: io.NopCloser(s.opts.Stdin), Writer: nopWriteCloser{s.opts.Stdout}}
-		err := s.sdk.Run(ctx, t)
+		err := s.serveStdio(ctx, s.opts.Stdin, s.opts.Stdout)
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			return nil
 		}

@@ -307,6 +307,7 @@ func TestOptionsValidation(t *testing.T) {
 		{"unknown family", Options{Families: []Family{"fleeet"}}, "unknown family"},
 		{"missing token file", Options{AuthTokenFile: "/nonexistent/token"}, "AuthTokenFile"},
 		{"negative session limit", Options{MaxSessions: -1}, "MaxSessions -1: want a positive number"},
+		{"negative per-caller session quota", Options{MaxSessionsPerIdentity: -1}, "MaxSessionsPerIdentity -1: want a positive number"},
 		{"negative connection limit", Options{MaxConnections: -5}, "MaxConnections -5: want a positive number"},
 		{"negative read timeout", Options{ReadTimeout: -1}, "ReadTimeout must not be negative"},
 	}

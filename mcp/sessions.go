@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,15 +19,24 @@ const sessionHeader = "Mcp-Session-Id"
 
 // sessionTable bounds and expires the HTTP sessions of the 2025 protocol
 // era, in front of the SDK's stateful handler (which keeps every session
-// until a DELETE or its own idle timer, with no limit). A session is idle
-// while no request of it is in progress; idle sessions form a list in the
-// order they became idle, so the oldest idle one is found, and any one is
-// removed, in O(1). At the limit a new session evicts the oldest idle one;
-// when every session is busy the new one is refused with a clear error.
-// Idle sessions are closed after the idle timeout by one timer.
+// until a DELETE or its own idle timer, with no limit). A session is busy
+// while a call of it (a POST or a DELETE) is in progress, and idle
+// otherwise: its GET stream, which a client may hold open for the
+// session's whole life, is not activity, so it never keeps a session
+// from being evicted or expired (closing the session ends the stream).
+// Idle sessions form a list in the order they became idle, so the oldest
+// idle one is found, and any one is removed, in O(1). Each session
+// belongs to the caller that created it (its identity, or without
+// authentication its address), and a caller holds at most perOwner
+// sessions: at that quota its new session evicts its own oldest idle
+// one, or is refused (429) when all of its sessions are busy. At the
+// global limit a new session evicts the oldest idle one of anyone; when
+// every session is busy it is refused (503). Idle sessions are closed
+// after the idle timeout by one timer.
 type sessionTable struct {
-	max     int
-	timeout time.Duration // 0: never expire
+	max      int
+	perOwner int
+	timeout  time.Duration // 0: never expire
 	// close ends a session in the SDK (a DELETE through its handler).
 	close func(ctx context.Context, id string)
 	// base is the context of closes no request asked for (expiry): the
@@ -35,26 +46,43 @@ type sessionTable struct {
 
 	mu       sync.Mutex
 	byID     map[string]*sessionEntry
+	owners   map[string]*sessionOwner
 	idle     list.List // of *sessionEntry; front has been idle longest
 	pending  int       // session-creating requests in progress
+	creating int       // entries of byID whose creating request is still in progress
 	timer    *time.Timer
 	armed    bool
 	draining bool
 
-	evicted, expired, refused atomic.Int64
+	evicted, expired, refused, refusedOwner atomic.Int64
+	streams                                 atomic.Int64 // GET streams open now
 }
 
 type sessionEntry struct {
 	id       string
-	busy     int           // requests in progress
+	owner    string        // the caller that created it ("" until created)
+	creating bool          // its creating request is in progress: counted as pending
+	busy     int           // calls in progress
 	lastUsed time.Time     // when busy last dropped to 0
-	elem     *list.Element // non-nil while idle
+	elem     *list.Element // in the table's idle list, while idle
+	ownElem  *list.Element // in its owner's idle list, while idle
 }
 
-var errSessionsFull = errors.New("session limit reached")
+// sessionOwner is what one caller holds.
+type sessionOwner struct {
+	n       int       // sessions
+	pending int       // session-creating requests in progress
+	idle    list.List // of *sessionEntry, its idle sessions, oldest first
+}
 
-func newSessionTable(max int, timeout time.Duration, closeFn func(context.Context, string)) *sessionTable {
-	return &sessionTable{max: max, timeout: timeout, close: closeFn, byID: map[string]*sessionEntry{}}
+var (
+	errSessionsFull = errors.New("session limit reached")
+	errOwnerFull    = errors.New("session quota of the caller reached")
+)
+
+func newSessionTable(max, perOwner int, timeout time.Duration, closeFn func(context.Context, string)) *sessionTable {
+	return &sessionTable{max: max, perOwner: perOwner, timeout: timeout, close: closeFn,
+		byID: map[string]*sessionEntry{}, owners: map[string]*sessionOwner{}}
 }
 
 // serve passes one request of the stateful era to next, accounting for
@@ -67,8 +95,15 @@ func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, next http.H
 			next.ServeHTTP(w, r)
 			return
 		}
-		victim, err := t.reserve()
-		if err != nil {
+		owner := sessionOwnerOf(r)
+		victim, err := t.reserve(owner)
+		switch {
+		case errors.Is(err, errOwnerFull):
+			w.Header().Set("Retry-After", "5")
+			writeRPCError(w, http.StatusTooManyRequests, nil, codeUnavailable,
+				fmt.Sprintf("too many sessions for this caller: all %d of its sessions are busy; retry shortly, or close sessions it no longer uses (HTTP DELETE)", t.perOwner))
+			return
+		case err != nil:
 			writeRPCError(w, http.StatusServiceUnavailable, nil, codeUnavailable,
 				fmt.Sprintf("too many sessions: all %d are busy; retry shortly, or close sessions you no longer use (HTTP DELETE)", t.max))
 			return
@@ -77,11 +112,21 @@ func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, next http.H
 			t.close(context.WithoutCancel(r.Context()), victim)
 		}
 		next.ServeHTTP(w, r)
-		t.created(w.Header().Get(sessionHeader))
+		t.created(owner, w.Header().Get(sessionHeader))
+		return
+	}
+	rec := &statusRecorder{ResponseWriter: w}
+	if r.Method == http.MethodGet {
+		// The stream of server messages: no activity (see sessionTable).
+		t.streams.Add(1)
+		defer t.streams.Add(-1)
+		next.ServeHTTP(rec, r)
+		if rec.status == http.StatusNotFound {
+			t.forget(id)
+		}
 		return
 	}
 	known := t.acquire(id)
-	rec := &statusRecorder{ResponseWriter: w}
 	next.ServeHTTP(rec, r)
 	if known {
 		gone := rec.status == http.StatusNotFound || (r.Method == http.MethodDelete && rec.status < 300)
@@ -89,26 +134,70 @@ func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, next http.H
 	}
 }
 
-// reserve holds a slot for a session being created, evicting the oldest
-// idle session when the table is full; it returns that session's id, for
-// the caller to close outside the lock.
-func (t *sessionTable) reserve() (victim string, err error) {
+// sessionOwnerOf names who creates a session: the authenticated identity
+// or, without authentication, the client's IP address (so clients behind
+// one proxy share a quota).
+func sessionOwnerOf(r *http.Request) string {
+	if info, ok := r.Context().Value(identityKey{}).(*auth.TokenInfo); ok && info != nil {
+		return "identity\x00" + info.UserID
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "address\x00" + host
+}
+
+// reserve holds a slot for a session owner is creating: at owner's quota
+// it evicts owner's oldest idle session, and at the table's limit the
+// oldest idle session of anyone. It returns that session's id, for the
+// caller to close outside the lock.
+func (t *sessionTable) reserve(owner string) (victim string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.draining {
 		return "", errSessionsFull
 	}
-	if len(t.byID)+t.pending >= t.max {
+	o := t.ownerLocked(owner)
+	switch {
+	case o.n+o.pending >= t.perOwner:
+		e := o.idle.Front()
+		if e == nil {
+			t.refusedOwner.Add(1)
+			t.dropOwnerLocked(owner)
+			return "", errOwnerFull
+		}
+		victim = t.removeLocked(e.Value.(*sessionEntry))
+		t.evicted.Add(1)
+	case len(t.byID)-t.creating+t.pending >= t.max:
 		e := t.idle.Front()
 		if e == nil {
 			t.refused.Add(1)
+			t.dropOwnerLocked(owner)
 			return "", errSessionsFull
 		}
 		victim = t.removeLocked(e.Value.(*sessionEntry))
 		t.evicted.Add(1)
 	}
+	o.pending++
 	t.pending++
 	return victim, nil
+}
+
+func (t *sessionTable) ownerLocked(owner string) *sessionOwner {
+	o, ok := t.owners[owner]
+	if !ok {
+		o = &sessionOwner{}
+		t.owners[owner] = o
+	}
+	return o
+}
+
+// dropOwnerLocked forgets an owner that holds and creates nothing.
+func (t *sessionTable) dropOwnerLocked(owner string) {
+	if o, ok := t.owners[owner]; ok && o.n == 0 && o.pending == 0 {
+		delete(t.owners, owner)
+	}
 }
 
 // initialized records a session the SDK has initialized (called from the
@@ -120,22 +209,32 @@ func (t *sessionTable) initialized(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.byID[id]; !ok {
-		t.byID[id] = &sessionEntry{id: id, busy: 1}
+		t.byID[id] = &sessionEntry{id: id, busy: 1, creating: true}
+		t.creating++
 	}
 }
 
-// created ends a session-creating request. A session that was not
+// created ends owner's session-creating request. A session that was not
 // initialized was already closed by the SDK, and never entered the table.
-func (t *sessionTable) created(id string) {
+func (t *sessionTable) created(owner, id string) {
 	t.mu.Lock()
 	t.pending--
+	o := t.ownerLocked(owner)
+	o.pending--
+	if e, ok := t.byID[id]; ok && e.creating {
+		e.creating = false
+		t.creating--
+		e.owner = owner
+		o.n++
+	}
+	t.dropOwnerLocked(owner)
 	t.mu.Unlock()
 	if id != "" {
 		t.release(id, false)
 	}
 }
 
-// acquire marks a request of session id in progress; false when the table
+// acquire marks a call of session id in progress; false when the table
 // does not know it (the SDK will answer 404).
 func (t *sessionTable) acquire(id string) bool {
 	t.mu.Lock()
@@ -144,15 +243,12 @@ func (t *sessionTable) acquire(id string) bool {
 	if !ok {
 		return false
 	}
-	if e.elem != nil {
-		t.idle.Remove(e.elem)
-		e.elem = nil
-	}
+	t.unidleLocked(e)
 	e.busy++
 	return true
 }
 
-// release ends a request of session id; gone forgets the session (the SDK
+// release ends a call of session id; gone forgets the session (the SDK
 // no longer has it).
 func (t *sessionTable) release(id string, gone bool) {
 	t.mu.Lock()
@@ -171,6 +267,9 @@ func (t *sessionTable) release(id string, gone bool) {
 	e.busy = 0
 	e.lastUsed = time.Now()
 	e.elem = t.idle.PushBack(e)
+	if o, ok := t.owners[e.owner]; ok {
+		e.ownElem = o.idle.PushBack(e)
+	}
 	if t.timeout > 0 && !t.armed {
 		t.armed = true
 		if t.timer == nil {
@@ -181,12 +280,39 @@ func (t *sessionTable) release(id string, gone bool) {
 	}
 }
 
-func (t *sessionTable) removeLocked(e *sessionEntry) string {
+// forget removes a session the SDK no longer knows.
+func (t *sessionTable) forget(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.byID[id]; ok {
+		t.removeLocked(e)
+	}
+}
+
+func (t *sessionTable) unidleLocked(e *sessionEntry) {
 	if e.elem != nil {
 		t.idle.Remove(e.elem)
 		e.elem = nil
 	}
+	if e.ownElem != nil {
+		if o, ok := t.owners[e.owner]; ok {
+			o.idle.Remove(e.ownElem)
+		}
+		e.ownElem = nil
+	}
+}
+
+func (t *sessionTable) removeLocked(e *sessionEntry) string {
+	t.unidleLocked(e)
 	delete(t.byID, e.id)
+	if e.creating {
+		e.creating = false
+		t.creating--
+	}
+	if o, ok := t.owners[e.owner]; ok && e.owner != "" {
+		o.n--
+		t.dropOwnerLocked(e.owner)
+	}
 	return e.id
 }
 

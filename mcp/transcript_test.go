@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +35,7 @@ import (
 //	                 workspace (a local source) and ws/targets.yaml when present
 //	call.json        {"tool": "pacto_create|pacto_edit|pacto_check|pacto_catalog_revision|…", "args": {...}}
 //	want/result.json structuredContent of a successful call (and for catalog
-//	                 calls want/result.txt, its text), or
+//	                 and impact calls want/result.txt, its text), or
 //	want/error.json  the error of an isError result ({"error": ...} in structuredContent)
 //	want/error.txt   and the text content of that result
 //	want/files       every file in the workspace after the call
@@ -69,6 +70,7 @@ var resultTypes = map[string]reflect.Type{
 	"pacto_validate_payload": reflect.TypeFor[validatePayloadOut](),
 	"pacto_explain_field":    reflect.TypeFor[explainFieldOut](),
 	"pacto_catalog_revision": reflect.TypeFor[CatalogRevisionResult](),
+	"pacto_impact":           reflect.TypeFor[impactOut](),
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -124,14 +126,15 @@ func runTranscript(t *testing.T, file string) {
 		}
 	}
 	if resultTypes[c.Tool] == nil {
-		t.Fatalf("call.json: tool %q is not an authoring, payload or catalog tool", c.Tool)
+		t.Fatalf("call.json: tool %q is not an authoring, payload, catalog or impact tool", c.Tool)
 	}
 	opts := &Options{Workspace: ws, Families: []Family{FamilyAuthoring, FamilyPayload}}
 	if strings.HasPrefix(c.Tool, "pacto_catalog") {
 		opts.Families, opts.Catalog.Roots = []Family{FamilyCatalog}, roots
 	}
 	if withFleet {
-		b := fleetgraph.NewBuilder(nil)
+		// A fixed clock: the answers' asOf and sync times are pinned too.
+		b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC) }})
 		sources := []source.Source{&source.LocalSource{Dir: ws}}
 		if _, err := os.Stat(filepath.Join(ws, "targets.yaml")); err == nil {
 			sources = append(sources, &source.TargetStateSource{Path: filepath.Join(ws, "targets.yaml")})
@@ -141,6 +144,9 @@ func runTranscript(t *testing.T, file string) {
 		opts.Fleet = FleetOptions{Enabled: true, Builder: b}
 	}
 	cs := connect(t.Context(), t, newTestServer(t, opts))
+	if strings.HasPrefix(c.Tool, "pacto_catalog") {
+		resolvedCatalog(t, cs) // the server answers before its first resolution has ended
+	}
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: c.Tool, Arguments: c.Args})
 	if err != nil {
 		t.Fatalf("%s: protocol error: %v", c.Tool, err)
@@ -173,10 +179,19 @@ func runTranscript(t *testing.T, file string) {
 		if svc, ok := content["service"].(map[string]any); ok && svc["snapshotId"] != nil {
 			svc["snapshotId"] = "$SNAPSHOT"
 		}
+		for _, k := range []string{"meta", "pin"} {
+			if m, ok := content[k].(map[string]any); ok {
+				for _, id := range []string{"snapshotId", "current"} {
+					if m[id] != nil {
+						m[id] = "$SNAPSHOT"
+					}
+				}
+			}
+		}
 		got["want/result.json"] = normalise(mustJSON(t, orderedAs(t, resultTypes[c.Tool], content)))
 		// A catalog answer's text is where a miss says what it means
 		// (unknown or absent, the candidates): pin it too.
-		if strings.HasPrefix(c.Tool, "pacto_catalog") {
+		if strings.HasPrefix(c.Tool, "pacto_catalog") || c.Tool == "pacto_impact" {
 			got["want/result.txt"] = normalise([]byte(text(res) + "\n"))
 		}
 	}

@@ -95,6 +95,8 @@ func remedyFor(code, name string) string {
 		return fmt.Sprintf("remove %s from the denied operations (--deny-operations)", name)
 	case capability.WithheldNotAllowed:
 		return fmt.Sprintf("add %s to the allowed operations (--allow-operations)", name)
+	case capability.WithheldCredentialInQuery:
+		return "start the server with --allow-credentials-in-query if the credential may appear in URLs and the logs that record them, or give a credential for another security scheme the operation accepts"
 	case capability.WithheldDrift:
 		return "none without review: compare the bundle with the tools lock (reason says what differs); if the change is intended, write a new lock (kubepact lock BUNDLE; -o FILE for --tools-lock) and restart the server"
 	case capability.WithheldReservedName:

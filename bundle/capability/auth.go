@@ -55,19 +55,33 @@ func effectiveSecurity(d *document, opNode map[string]any) ([]map[string][]strin
 	return reqs, schemes
 }
 
-// applyCredentials adds the credentials of the first security requirement
-// that the given credentials satisfy completely. A requirement naming no
-// scheme ({}: anonymous access) is satisfied by nothing sent. Nothing is
-// sent when no requirement is satisfied: the service answers for itself.
+// applyCredentials adds the credentials of the requirement
+// credentialRequirement chooses for the given credentials. Nothing is
+// sent when none is chosen: the service answers for itself.
 func (op *operation) applyCredentials(req *http.Request, creds map[string]string) {
 	if len(creds) == 0 {
 		return
 	}
+	r, _ := op.credentialRequirement(func(name string) bool { return creds[name] != "" })
+	for _, name := range sortedKeys(r) {
+		apply(req, op.iface.schemes[name], creds[name])
+	}
+}
+
+// credentialRequirement chooses the security requirement whose
+// credentials a call sends: the first that the credentials present (have)
+// satisfy completely and, unless Options.AllowCredentialsInQuery, that
+// puts no credential in the URL query. A requirement naming no scheme
+// ({}: anonymous access) is satisfied by nothing sent. blocked names the
+// first scheme of a requirement the credentials satisfy but that was
+// passed over for its query placement, when no other requirement was
+// satisfied; it is "" otherwise.
+func (op *operation) credentialRequirement(have func(name string) bool) (chosen map[string][]string, blocked string) {
 	for _, r := range op.security {
 		ok := true
 		for name := range r {
 			_, known := op.iface.schemes[name]
-			if creds[name] == "" || !known {
+			if !known || !have(name) {
 				ok = false
 				break
 			}
@@ -75,11 +89,26 @@ func (op *operation) applyCredentials(req *http.Request, creds map[string]string
 		if !ok {
 			continue
 		}
-		for _, name := range sortedKeys(r) {
-			apply(req, op.iface.schemes[name], creds[name])
+		if q := op.queryScheme(r); q != "" && !op.opts.AllowCredentialsInQuery {
+			if blocked == "" {
+				blocked = q
+			}
+			continue
 		}
-		return
+		return r, ""
 	}
+	return nil, blocked
+}
+
+// queryScheme returns a scheme of the requirement that puts its credential
+// in the URL query, or "".
+func (op *operation) queryScheme(r map[string][]string) string {
+	for _, name := range sortedKeys(r) {
+		if s := op.iface.schemes[name]; s.typ == "apiKey" && s.in == "query" {
+			return name
+		}
+	}
+	return ""
 }
 
 // apply sends one credential as its scheme declares: an apiKey in its

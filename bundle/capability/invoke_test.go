@@ -274,14 +274,17 @@ func TestCredentials(t *testing.T) {
 		tool      string
 		auth      []string
 		authFiles []string
+		query     bool // AllowCredentialsInQuery
 		want      echoed
 	}{
 		{name: "bearer and api key header together", tool: "secure", auth: []string{"bearer=tok", "headerKey=k1"},
 			want: echoed{Header: map[string]string{"Authorization": "Bearer tok", "X-Api-Key": "k1"}}},
 		{name: "bearer alone does not satisfy the first requirement; basic is next", tool: "secure", auth: []string{"bearer=tok", "basic=dXNlcjpwdw=="},
 			want: echoed{Header: map[string]string{"Authorization": "Basic dXNlcjpwdw=="}}},
-		{name: "api key in query", tool: "secure", auth: []string{"queryKey=q k"},
+		{name: "api key in query, allowed", tool: "secure", auth: []string{"queryKey=q k"}, query: true,
 			want: echoed{Query: "api_key=q+k"}},
+		{name: "a query key is passed over for the next requirement met", tool: "secure", auth: []string{"queryKey=q k", "cookieKey=c1"},
+			want: echoed{Cookie: "sid=c1"}},
 		{name: "api key in cookie", tool: "secure", auth: []string{"cookieKey=c1"},
 			want: echoed{Cookie: "sid=c1"}},
 		{name: "oauth2 as bearer, from a file", tool: "secure", authFiles: []string{"oauth=" + dir + "/token"},
@@ -292,7 +295,7 @@ func TestCredentials(t *testing.T) {
 			want: echoed{Header: map[string]string{"Authorization": "Bearer tok"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := projectStyles(t, &Options{BaseURL: srv.URL + "/base", Auth: tc.auth, AuthFiles: tc.authFiles})
+			c := projectStyles(t, &Options{BaseURL: srv.URL + "/base", Auth: tc.auth, AuthFiles: tc.authFiles, AllowCredentialsInQuery: tc.query})
 			res, err := callTool(t, c, tc.tool, `{}`)
 			if err != nil {
 				t.Fatal(err)

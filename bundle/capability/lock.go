@@ -27,7 +27,10 @@ const LockFile = "tools.lock.json"
 const LockKind = "kubepact.dev/ToolsLock"
 
 // lockVersion is the format version this package writes and reads.
-const lockVersion = 1
+// Version 1 pinned names, annotations and schemas but not where requests
+// go; such a lock is refused with the command that writes a new one,
+// never read as if it pinned the request's shape.
+const lockVersion = 2
 
 // MaxLockBytes bounds a lock document.
 const MaxLockBytes = 16 << 20
@@ -37,9 +40,12 @@ const MaxLockBytes = 16 << 20
 const WithheldDrift = "DRIFT"
 
 // Lock is a tools lock. It pins the surface of generated tools a bundle may offer: for
-// each tool its name, the operation it calls, its annotations and digests
+// each tool its name, the operation it calls, its annotations, digests
 // of what an agent is shown (title and description, input schema, the
-// operation's response schemas). A server held to a lock withholds, with
+// operation's response schemas), and the shape of the request it sends
+// (the base URL the bundle declares, each parameter's location and
+// serialisation, the body's media type, the security requirements and
+// where each scheme puts its credential). A server held to a lock withholds, with
 // reason DRIFT, every generated tool whose digest differs from its entry or
 // that has no entry, and reports the entries the bundle no longer has.
 // Discovery never grants authority: a bundle that grows a tool, or changes
@@ -53,7 +59,7 @@ const WithheldDrift = "DRIFT"
 //
 //	{
 //	  "kind": "kubepact.dev/ToolsLock",
-//	  "version": 1,
+//	  "version": 2,
 //	  "service": "catalog",
 //	  "surfaceDigest": "sha256:…",
 //	  "tools": [
@@ -64,10 +70,33 @@ const WithheldDrift = "DRIFT"
 //	      "text": "sha256:…",
 //	      "inputSchema": "sha256:…",
 //	      "outputSchema": "sha256:…",
+//	      "request": {
+//	        "baseUrl": "https://catalog.example.com/v1",
+//	        "parameters": [{"name": "id", "in": "path", "style": "simple", "explode": false, "allowReserved": false}],
+//	        "security": [[{"name": "bearerAuth", "type": "http", "httpScheme": "bearer"}], [{"name": "key", "type": "apiKey", "in": "header", "parameterName": "X-Key"}]]
+//	      },
 //	      "digest": "sha256:…"
 //	    }
 //	  ]
 //	}
+//
+// request is written out rather than digested, so a reviewer of the lock
+// sees where each tool's requests and credentials go:
+//
+//   - baseUrl: the bundle's own servers[0].url (its variables' defaults
+//     applied), absent when it declares none. It is compared only when the
+//     server sends requests there: a base URL the operator gives (BaseURL)
+//     wins over the bundle's, and then the bundle's does not matter;
+//   - parameters: every parameter (path-item and operation level merged),
+//     sorted by location then name, with its style, explode and
+//     allowReserved as OpenAPI's defaults make them, and contentType for
+//     one serialised as a media type;
+//   - body: the media type the request body is sent as; absent without one;
+//   - security: the operation's effective requirements (its own, else the
+//     document's), alternatives in order, each the schemes it needs sorted
+//     by name with their placement: type, and httpScheme for http, in and
+//     parameterName for apiKey ("type" is empty for a scheme the document
+//     does not declare). An empty list: no credentials are sent.
 //
 // Tools are sorted by name. Every digest is "sha256:" and the lower-case
 // hex SHA-256 of a canonical JSON encoding: the one Go's encoding/json
@@ -118,7 +147,36 @@ type LockedTool struct {
 	Text         string          `json:"text" jsonschema:"digest of the title and description"`
 	InputSchema  string          `json:"inputSchema" jsonschema:"digest of the input schema"`
 	OutputSchema string          `json:"outputSchema" jsonschema:"digest of the operation's response schemas"`
+	Request      LockedRequest   `json:"request" jsonschema:"where the tool's requests go and how they are shaped"`
 	Digest       string          `json:"digest" jsonschema:"digest of the whole entry"`
+}
+
+// LockedRequest is the shape of a locked tool's request (see Lock).
+type LockedRequest struct {
+	BaseURL    string           `json:"baseUrl,omitempty"`
+	Parameters []LockedParam    `json:"parameters"`
+	Body       string           `json:"body,omitempty"`
+	Security   [][]LockedScheme `json:"security"`
+}
+
+// LockedParam is where one parameter goes and how it is serialised.
+type LockedParam struct {
+	Name          string `json:"name"`
+	In            string `json:"in"`
+	Style         string `json:"style"`
+	Explode       bool   `json:"explode"`
+	AllowReserved bool   `json:"allowReserved"`
+	ContentType   string `json:"contentType,omitempty"`
+}
+
+// LockedScheme is one security scheme a requirement names, and where it
+// puts its credential.
+type LockedScheme struct {
+	Name          string `json:"name"`
+	Type          string `json:"type"`
+	HTTPScheme    string `json:"httpScheme,omitempty"`
+	In            string `json:"in,omitempty"`
+	ParameterName string `json:"parameterName,omitempty"`
 }
 
 // LockedOperation is the operation a locked tool calls.
@@ -167,9 +225,56 @@ func (t *Tool) pin() LockedTool {
 	}
 	if t.op != nil {
 		lt.OutputSchema = t.op.outputDigest
+		lt.Request = t.op.requestShape()
 	}
+	lt.normalize()
 	lt.Digest = lt.digest()
 	return lt
+}
+
+// normalize writes empty lists as [] (a lock read back has them so).
+func (lt *LockedTool) normalize() {
+	if lt.Request.Parameters == nil {
+		lt.Request.Parameters = []LockedParam{}
+	}
+	if lt.Request.Security == nil {
+		lt.Request.Security = [][]LockedScheme{}
+	}
+	for i, r := range lt.Request.Security {
+		if r == nil {
+			lt.Request.Security[i] = []LockedScheme{}
+		}
+	}
+}
+
+// requestShape is the operation's request as a lock pins it.
+func (op *operation) requestShape() LockedRequest {
+	r := LockedRequest{BaseURL: op.iface.declaredBase, Parameters: []LockedParam{}, Security: [][]LockedScheme{}}
+	for _, pr := range op.params {
+		r.Parameters = append(r.Parameters, LockedParam{Name: pr.name, In: pr.in, Style: pr.style, Explode: pr.explode, AllowReserved: pr.allowReserved, ContentType: pr.contentType})
+	}
+	slices.SortFunc(r.Parameters, func(a, b LockedParam) int {
+		return cmp.Or(cmp.Compare(slices.Index(locations, a.In), slices.Index(locations, b.In)), strings.Compare(a.Name, b.Name))
+	})
+	if op.body != nil {
+		r.Body = op.body.sentType()
+	}
+	for _, req := range op.security {
+		schemes := []LockedScheme{}
+		for _, name := range sortedKeys(req) {
+			s := op.iface.schemes[name]
+			ls := LockedScheme{Name: name, Type: s.typ}
+			switch s.typ {
+			case "http":
+				ls.HTTPScheme = s.scheme
+			case "apiKey":
+				ls.In, ls.ParameterName = s.in, s.name
+			}
+			schemes = append(schemes, ls)
+		}
+		r.Security = append(r.Security, schemes)
+	}
+	return r
 }
 
 // digest covers every field of the entry but Digest.
@@ -233,17 +338,32 @@ func ParseLock(data []byte, source string) (*Lock, error) {
 	if p, dup := jsonobj.DuplicateKeyPath(data); dup {
 		return fail("the key %s is given twice", p)
 	}
+	// The kind and version first: a lock of another version is told
+	// apart from a document that is no lock at all.
+	var head struct {
+		Kind    string `json:"kind"`
+		Version int    `json:"version"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
+		return fail("not a lock document: %s", jsonProblem(err))
+	}
+	switch {
+	case head.Kind != LockKind:
+		return fail("kind %q; want kind %q (a file `kubepact lock` writes)", head.Kind, LockKind)
+	case head.Version == 1:
+		return fail("version 1, written by an older kubepact, does not pin where requests go (base URL, parameter placement, security); " +
+			"write a new lock with `kubepact lock BUNDLE` and review what it pins")
+	case head.Version != lockVersion:
+		return fail("version %d is not one this kubepact reads (it reads version %d); write a new lock with `kubepact lock BUNDLE`", head.Version, lockVersion)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var l Lock
 	if err := dec.Decode(&l); err != nil {
-		return fail("not a lock document: %v", err)
+		return fail("not a lock document: %s", jsonProblem(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return fail("more than one JSON value")
-	}
-	if l.Kind != LockKind || l.Version != lockVersion {
-		return fail("kind %q version %d; want kind %q version %d", l.Kind, l.Version, LockKind, lockVersion)
 	}
 	seen := map[string]bool{}
 	for i, t := range l.Tools {
@@ -257,6 +377,11 @@ func ParseLock(data []byte, source string) (*Lock, error) {
 		seen[t.Name] = true
 		if t.Operation.Method == "" || t.Operation.Path == "" {
 			return fail("%s (%s): operation needs method and path", at, t.Name)
+		}
+		for _, pr := range t.Request.Parameters {
+			if !slices.Contains(locations, pr.In) {
+				return fail("%s (%s): parameter %q is in %q; want one of %s", at, t.Name, pr.Name, pr.In, strings.Join(locations, ", "))
+			}
 		}
 		for field, d := range map[string]string{"text": t.Text, "inputSchema": t.InputSchema, "outputSchema": t.OutputSchema, "digest": t.Digest} {
 			if !digestPattern.MatchString(d) {
@@ -277,16 +402,55 @@ func ParseLock(data []byte, source string) (*Lock, error) {
 	return &l, nil
 }
 
+// jsonProblem says what is wrong with a document encoding/json refused,
+// in a sentence of ours.
+func jsonProblem(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("not valid JSON (at byte %d)", syn.Offset)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "the document"
+		}
+		return fmt.Sprintf("%s is a JSON %s where a %s belongs", field, typ.Value, typ.Type)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "the JSON ends too early"
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if f, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		return "unknown field " + f + " (a lock has only the fields `kubepact lock` writes)"
+	}
+	return msg
+}
+
+// lockFileError says in a sentence why a lock file cannot be read, and
+// keeps the system's error for errors.Is.
+type lockFileError struct {
+	msg string
+	err error
+}
+
+func (e *lockFileError) Error() string { return e.msg }
+func (e *lockFileError) Unwrap() error { return e.err }
+
 // ReadLock reads and parses the lock file at path.
 func ReadLock(path string) (*Lock, error) {
 	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("tools lock: %w", err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &lockFileError{err: err, msg: fmt.Sprintf("tools lock %s does not exist: write it with `kubepact lock BUNDLE -o %s` (and review it), or give the path of an existing lock", path, path)}
+	case errors.Is(err, fs.ErrPermission):
+		return nil, &lockFileError{err: err, msg: fmt.Sprintf("tools lock %s cannot be read: permission denied", path)}
+	case err != nil:
+		return nil, fmt.Errorf("tools lock %s cannot be opened: %w", path, err)
 	}
 	defer func() { _ = f.Close() }()
 	data, err := io.ReadAll(io.LimitReader(f, MaxLockBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("tools lock %s: %w", path, err)
+		return nil, &lockFileError{err: err, msg: fmt.Sprintf("tools lock %s cannot be read: give the path of a lock file, not a directory or a device", path)}
 	}
 	return ParseLock(data, path)
 }
@@ -357,8 +521,10 @@ func WriteLockFile(path string, l *Lock) (err error) {
 
 // holdToLock withholds, with reason DRIFT, every exposed tool of c that
 // differs from its lock entry or has none, records the lock entries the
-// bundle no longer has, and sets c.Lock.
-func holdToLock(c *Capability, l *Lock, fromBundle bool) {
+// bundle no longer has, and sets c.Lock. With operatorBase the requests
+// go to a base URL the operator gave, so the bundle's own is not
+// compared.
+func holdToLock(c *Capability, l *Lock, fromBundle, operatorBase bool) {
 	src := cmp.Or(l.source, "given in Options.Lock")
 	st := &LockStatus{Source: src, FromBundle: fromBundle, SurfaceDigest: l.SurfaceDigest, Locked: len(l.Tools),
 		Drifted: []string{}, Missing: []LockedTool{}}
@@ -370,6 +536,10 @@ func holdToLock(c *Capability, l *Lock, fromBundle bool) {
 	for _, t := range c.Tools {
 		pin := t.Pin()
 		lt, ok := locked[t.Name]
+		if ok && operatorBase {
+			lt.Request.BaseURL, pin.Request.BaseURL = "", ""
+			lt.Digest, pin.Digest = lt.digest(), pin.digest()
+		}
 		var reason string
 		switch {
 		case !ok:
@@ -435,10 +605,134 @@ func lockDiff(locked, now LockedTool) []string {
 			out = append(out, fmt.Sprintf("%s (locked %s, now %s)", part.what, short(part.locked), short(part.now)))
 		}
 	}
+	out = append(out, requestDiff(locked.Request, now.Request)...)
 	if len(out) == 0 {
 		out = append(out, "the entry's digest")
 	}
 	return out
+}
+
+// requestDiff says how the request's shape differs from the locked one:
+// where it goes, which parameters moved or are serialised otherwise, the
+// body's media type, and the security.
+func requestDiff(locked, now LockedRequest) []string {
+	var out []string
+	if locked.BaseURL != now.BaseURL {
+		out = append(out, fmt.Sprintf("base URL (the bundle's servers: locked %s, now %s)", orNothing(locked.BaseURL), orNothing(now.BaseURL)))
+	}
+	out = append(out, paramsDiff(locked.Parameters, now.Parameters)...)
+	if locked.Body != now.Body {
+		out = append(out, fmt.Sprintf("request body media type (locked %s, now %s)", orNothing(locked.Body), orNothing(now.Body)))
+	}
+	if !slices.EqualFunc(locked.Security, now.Security, slices.Equal[[]LockedScheme]) {
+		d := fmt.Sprintf("security (locked %s, now %s)", describeSecurity(locked.Security), describeSecurity(now.Security))
+		if credentialInQuery(now.Security) && !credentialInQuery(locked.Security) {
+			d += "; it now puts a credential in the URL query"
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// paramsDiff describes parameters the lock has and the bundle has not,
+// the reverse, and those whose location or serialisation changed.
+func paramsDiff(locked, now []LockedParam) []string {
+	byName := func(ps []LockedParam) map[string][]LockedParam {
+		m := map[string][]LockedParam{}
+		for _, p := range ps {
+			m[p.Name] = append(m[p.Name], p)
+		}
+		return m
+	}
+	was, is := byName(locked), byName(now)
+	names := sortedKeys(was)
+	for n := range is {
+		if _, ok := was[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		a, b := was[n], is[n]
+		switch {
+		case slices.Equal(a, b):
+		case len(a) == 1 && len(b) == 1:
+			out = append(out, fmt.Sprintf("parameter %q (locked %s, now %s)", n, describeParam(a[0]), describeParam(b[0])))
+		default:
+			for _, p := range a {
+				if !slices.Contains(b, p) {
+					out = append(out, fmt.Sprintf("parameter %q %s is no longer there", n, describeParam(p)))
+				}
+			}
+			for _, p := range b {
+				if !slices.Contains(a, p) {
+					out = append(out, fmt.Sprintf("parameter %q %s is new", n, describeParam(p)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func describeParam(p LockedParam) string {
+	d := fmt.Sprintf("in %s, style %s, explode %t, allowReserved %t", p.In, p.Style, p.Explode, p.AllowReserved)
+	if p.ContentType != "" {
+		d += ", as " + p.ContentType
+	}
+	return d
+}
+
+// describeSecurity writes requirements as "a or b+c"; "none" without one.
+func describeSecurity(reqs [][]LockedScheme) string {
+	if len(reqs) == 0 {
+		return "none"
+	}
+	alts := make([]string, len(reqs))
+	for i, r := range reqs {
+		if len(r) == 0 {
+			alts[i] = "anonymous"
+			continue
+		}
+		parts := make([]string, len(r))
+		for j, s := range r {
+			parts[j] = describeScheme(s)
+		}
+		alts[i] = strings.Join(parts, " + ")
+	}
+	return strings.Join(alts, " or ")
+}
+
+func describeScheme(s LockedScheme) string {
+	switch s.Type {
+	case "":
+		return s.Name + " (not declared)"
+	case "http":
+		return fmt.Sprintf("%s (http %s)", s.Name, s.HTTPScheme)
+	case "apiKey":
+		return fmt.Sprintf("%s (apiKey in %s %q)", s.Name, s.In, s.ParameterName)
+	}
+	return fmt.Sprintf("%s (%s)", s.Name, s.Type)
+}
+
+// credentialInQuery reports whether a requirement names a scheme that
+// puts its credential in the URL query.
+func credentialInQuery(reqs [][]LockedScheme) bool {
+	for _, r := range reqs {
+		for _, s := range r {
+			if s.Type == "apiKey" && s.In == "query" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // short abbreviates a digest for messages.

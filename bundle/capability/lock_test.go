@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/test/demoservice"
@@ -239,8 +241,8 @@ func TestParseLockRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc, want string
 	}{
-		{"duplicate key", strings.Replace(string(good), `"version": 1,`, `"version": 1, "version": 1,`, 1), "given twice"},
-		{"unknown field", strings.Replace(string(good), `"version": 1,`, `"version": 1, "extra": true,`, 1), "unknown field"},
+		{"duplicate key", strings.Replace(string(good), `"version": 2,`, `"version": 2, "version": 2,`, 1), "given twice"},
+		{"unknown field", strings.Replace(string(good), `"version": 2,`, `"version": 2, "extra": true,`, 1), "unknown field"},
 		{"two documents", string(good) + "{}", "more than one JSON value"},
 		{"wrong kind", strings.Replace(string(good), LockKind, "Other", 1), "want kind"},
 		{"edited entry", string(tamperedRaw), "does not cover the entry"},
@@ -461,7 +463,7 @@ func TestLockDriftThroughReferencedResponseSchema(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	if diff := cmp.Diff(got, []string{"createProduct", "getProduct", "listProducts"}); diff != "" {
+	if diff := cmp.Diff(got, []string{"createProduct", "getProduct", "listProducts", "replaceProduct"}); diff != "" {
 		t.Errorf("drifted (-got +want):\n%s", diff)
 	}
 }
@@ -476,5 +478,116 @@ func TestResponsesDigestIsCanonical(t *testing.T) {
 	want := mustDigest(map[string]any{"file": "a.yaml", "references": map[string]string{"a.yaml#/x": mustDigest(map[string]any{"type": "integer", "maximum": 1.5})}, "responses": responses})
 	if got != want {
 		t.Errorf("responses digest %s; the canonical JSON of the same value digests to %s", got, want)
+	}
+}
+
+// TestLockPinsTheRequestShape: a bundle that keeps every name and schema
+// its lock pins but changes where a request goes or how it is shaped
+// drifts exactly the tools whose requests change, and the reason says
+// what changed.
+func TestLockPinsTheRequestShape(t *testing.T) {
+	l, _ := writeLock(t, catalogCopy(t))
+	all := []string{"adjustStock", "createProduct", "deleteProduct", "getHealth", "getProduct", "listProducts", "replaceProduct"}
+	for _, tc := range []struct {
+		name   string
+		edit   [2]string
+		opts   Options
+		drift  []string
+		reason string
+	}{
+		{name: "default server URL", edit: [2]string{"  - url: http://127.0.0.1:8080", "  - url: http://127.0.0.2:8080"},
+			drift: all, reason: "base URL (the bundle's servers: locked http://127.0.0.1:8080, now http://127.0.0.2:8080)"},
+		{name: "default server URL under an operator's base URL", edit: [2]string{"  - url: http://127.0.0.1:8080", "  - url: http://127.0.0.2:8080"},
+			opts: Options{BaseURL: "http://127.0.0.1:9"}},
+		{name: "parameter location", edit: [2]string{"          in: query\n          description: Opaque cursor", "          in: header\n          description: Opaque cursor"},
+			drift: []string{"listProducts"}, reason: `parameter "cursor" (locked in query, style form, explode true, allowReserved false, now in header, style simple, explode false`},
+		{name: "explode", edit: [2]string{"          style: form\n          explode: true", "          style: form\n          explode: false"},
+			drift: []string{"listProducts"}, reason: `parameter "tag" (locked in query, style form, explode true, allowReserved false, now in query, style form, explode false`},
+		{name: "allowReserved", edit: [2]string{"          description: Opaque cursor from a previous page.\n", "          description: Opaque cursor from a previous page.\n          allowReserved: true\n"},
+			drift: []string{"listProducts"}, reason: "allowReserved true"},
+		{name: "security requirements", edit: [2]string{"        - bearerAuth: []\n        - apiKey: []", "        - apiKey: []"},
+			drift: []string{"deleteProduct"}, reason: `security (locked bearerAuth (http bearer) or apiKey (apiKey in header "X-Catalog-Key"), now apiKey (apiKey in header "X-Catalog-Key"))`},
+		{name: "scheme placement", edit: [2]string{"      in: header\n      name: X-Catalog-Key", "      in: query\n      name: X-Catalog-Key"},
+			drift: []string{"deleteProduct"}, reason: `now bearerAuth (http bearer) or apiKey (apiKey in query "X-Catalog-Key")); it now puts a credential in the URL query`},
+		{name: "body media type", edit: [2]string{"          application/json:\n            schema: {$ref: \"#/components/schemas/NewProduct\"}\n      responses:\n        \"201\"",
+			"          application/x-www-form-urlencoded:\n            schema: {$ref: \"#/components/schemas/NewProduct\"}\n      responses:\n        \"201\""},
+			drift: []string{"createProduct"}, reason: "request body media type (locked application/json, now application/x-www-form-urlencoded)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.AllowWrites, opts.Lock = true, l
+			c := projectDir(t, catalogCopy(t, tc.edit), &opts)
+			drift := withheldBy(c, WithheldDrift)
+			got := slices.Sorted(maps.Keys(drift))
+			if diff := cmp.Diff(got, tc.drift, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("drifted (-got +want):\n%s", diff)
+			}
+			for name, reason := range drift {
+				if !strings.Contains(reason, tc.reason) {
+					t.Errorf("%s: %s\nwant it to say %q", name, reason, tc.reason)
+				}
+			}
+		})
+	}
+	// The lock shows where requests go, for its reviewer.
+	raw, err := l.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"baseUrl": "http://127.0.0.1:8080"`, `"in": "header"`, `"parameterName": "X-Catalog-Key"`, `"body": "application/json"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the lock does not show %s", want)
+		}
+	}
+}
+
+// TestOldLockIsRefused: a version 1 lock pinned no request shape; it is
+// refused with the command that writes a new one, never read as if it did.
+func TestOldLockIsRefused(t *testing.T) {
+	_, path := writeLock(t, catalogCopy(t))
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["version"] = 1
+	for _, tl := range doc["tools"].([]any) {
+		delete(tl.(map[string]any), "request")
+	}
+	old, _ := json.Marshal(doc)
+	_, err = ParseLock(old, "old.lock.json")
+	if err == nil || !strings.Contains(err.Error(), "old.lock.json: version 1") || !strings.Contains(err.Error(), "kubepact lock BUNDLE") {
+		t.Errorf("a version 1 lock: %v; want it refused naming its version and kubepact lock", err)
+	}
+	doc["version"] = 3
+	newer, _ := json.Marshal(doc)
+	if _, err := ParseLock(newer, "new.lock.json"); err == nil || !strings.Contains(err.Error(), "version 3 is not one this kubepact reads") {
+		t.Errorf("a version 3 lock: %v", err)
+	}
+	if _, err := ReadLock(filepath.Join(t.TempDir(), "none.json")); err == nil || !strings.Contains(err.Error(), "does not exist: write it with `kubepact lock BUNDLE -o") ||
+		!errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), "no such file") {
+		t.Errorf("a missing lock file: %v; want a sentence naming kubepact lock, no system text", err)
+	}
+}
+
+// BenchmarkRequestShape500 is the part of BenchmarkSurfaceDigest500 that
+// pinning the request's shape adds: the shape of each tool of a
+// 500-operation API, written out and digested with its entry.
+func BenchmarkRequestShape500(b *testing.B) {
+	fsys := fstest.MapFS{"big.yaml": {Data: largeSpec(250)}}
+	c, err := project(b.Context(), fsys, []spec{{name: "big", file: "big.yaml"}}, &Options{AllowWrites: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, tl := range c.Tools {
+			if d := mustDigest(tl.op.requestShape()); d == "" {
+				b.Fatal("no digest")
+			}
+		}
 	}
 }

@@ -53,6 +53,12 @@ type Options struct {
 	// IgnoreBundleLock leaves the bundle's own tools.lock.json unread
 	// (writing a new lock reads the bundle as it is).
 	IgnoreBundleLock bool
+	// AllowCredentialsInQuery lets a credential go where its security
+	// scheme puts it in the URL query (apiKey, in: query). Without it such
+	// a scheme is never used: a URL is logged by proxies and services and
+	// shown in messages, so an operation with no other way to send the
+	// credentials given is withheld (WithheldCredentialInQuery).
+	AllowCredentialsInQuery bool
 	// ConfirmWrites says which calls need a person's confirmation before
 	// they are sent: ConfirmDelete (the default, ""), ConfirmAlways or
 	// ConfirmNever. See Tool.NeedsConfirmation.
@@ -74,6 +80,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.AllowWrites, "allow-writes", o.AllowWrites, "expose every operation, not only GET and HEAD")
 	fs.StringSliceVar(&o.AllowOperations, "allow-operations", o.AllowOperations, "expose only these generated tools, by name (comma-separated, repeatable)")
 	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (comma-separated, repeatable)")
+	fs.BoolVar(&o.AllowCredentialsInQuery, "allow-credentials-in-query", o.AllowCredentialsInQuery, "send a credential in the URL query where its security scheme says so (apiKey in: query); without it such operations are withheld, since URLs end up in logs")
 	fs.DurationVar(&o.Timeout, "call-timeout", o.Timeout, "time limit of one call to the service, response included")
 	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "response body bytes kept per call; the rest is cut and the result says truncated")
 	if o.ConfirmWrites == "" {
@@ -89,7 +96,7 @@ var FlagNames = map[string]string{
 	"Auth": "--auth", "AuthFiles": "--auth-file", "AllowWrites": "--allow-writes",
 	"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations",
 	"Timeout": "--call-timeout", "MaxResponseBytes": "--max-response-bytes",
-	"ConfirmWrites": "--confirm-writes",
+	"ConfirmWrites": "--confirm-writes", "AllowCredentialsInQuery": "--allow-credentials-in-query",
 }
 
 func (o *Options) withDefaults() Options {

@@ -88,6 +88,26 @@ func newParam(m map[string]any, file string) *param {
 	return pr
 }
 
+// connectionHeaders are the header names a tool's arguments may not set:
+// hop-by-hop headers (RFC 9110 §7.6.1, and Proxy-* by convention) and
+// those that frame the message or name its target. The HTTP client writes
+// them from the request itself; set from an argument they could split,
+// smuggle or redirect it.
+var connectionHeaders = []string{"connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"}
+
+// checkHeaderParams refuses header parameters named as connection,
+// framing or proxy headers: an operation declaring one gets no tool.
+func checkHeaderParams(params []*param) error {
+	for _, pr := range params {
+		name := strings.ToLower(pr.name)
+		if pr.in == "header" && (slices.Contains(connectionHeaders, name) || strings.HasPrefix(name, "proxy-")) {
+			return fmt.Errorf("header parameter %q is a hop-by-hop or framing header (Connection, Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade, Host, Content-Length, Proxy-*), "+
+				"which the HTTP client sets from the request itself; a tool cannot send it as an argument — the operation must not declare it as a parameter", pr.name)
+		}
+	}
+	return nil
+}
+
 // schemaFor converts the parameter's schema (or its content's schema) and
 // adds the parameter's description.
 func (pr *param) schemaFor(c *converter) any {

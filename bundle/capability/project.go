@@ -69,7 +69,7 @@ type Withheld struct {
 	Method      string `json:"method"`
 	Path        string `json:"path"`
 	OperationID string `json:"operationId,omitempty"`
-	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED or DRIFT"`
+	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY or DRIFT"`
 	Reason      string `json:"reason"`
 }
 
@@ -79,7 +79,10 @@ const (
 	WithheldDenied           = "DENIED"             // named in DenyOperations
 	WithheldNotAllowed       = "NOT_ALLOWED"        // AllowOperations is set and does not name it
 	WithheldReservedName     = "RESERVED_NAME"      // its name starts with pacto_
-	WithheldUnsupported      = "UNSUPPORTED"        // its input schema could not be built
+	WithheldUnsupported      = "UNSUPPORTED"        // its input schema could not be built, or it declares what a tool cannot send
+	// WithheldCredentialInQuery: the credentials given would go in the URL
+	// query and AllowCredentialsInQuery is not set.
+	WithheldCredentialInQuery = "CREDENTIAL_IN_QUERY"
 )
 
 // Hints are the MCP tool annotations a tool derives from its HTTP method.
@@ -147,7 +150,7 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		fromBundle = lock != nil
 	}
 	if lock != nil {
-		holdToLock(c, lock, fromBundle)
+		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
 	}
 	c.SurfaceDigest = SurfaceDigestOf(c)
 	return c, nil
@@ -229,12 +232,13 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		return nil, sum, err
 	}
 	sum.Version = d.version
+	declared := d.serverURL()
 	base := p.opts.BaseURL
 	if p.shapesOnly {
 		base = "http://127.0.0.1"
 	}
 	if base == "" {
-		if base = d.serverURL(); base == "" {
+		if base = declared; base == "" {
 			return nil, sum, errors.New("no base URL (set BaseURL or add an absolute servers[0].url to the spec)")
 		}
 		if err := checkBaseURL(base); err != nil {
@@ -247,7 +251,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		return nil, sum, fmt.Errorf("base URL %q: %w", base, err)
 	}
 	ifc := &iface{name: s.name, doc: d, baseURL: strings.TrimSuffix(base, "/"), scheme: bu.Scheme, host: bu.Host,
-		loopback: IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
+		declaredBase: declared, loopback: IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
 	prefix := ""
 	if prefixed {
 		prefix = interfacePrefix(s.name)
@@ -298,6 +302,12 @@ func (p *projector) expose(c *Capability, all []*operation) {
 			code, reason = WithheldNotAllowed, "not named in AllowOperations"
 		case !readMethod(op.method) && !p.opts.AllowWrites:
 			code, reason = WithheldWritesNotAllowed, op.method+" is not a read-only method; AllowWrites exposes it"
+		case len(p.creds) > 0:
+			if _, q := op.credentialRequirement(func(name string) bool { return p.creds[name] != "" }); q != "" {
+				s := op.iface.schemes[q]
+				code, reason = WithheldCredentialInQuery, fmt.Sprintf("its security requirement sends the credential of scheme %s in the URL query parameter %q, "+
+					"where URLs and their logs show it, and no other requirement is met by the credentials given; AllowCredentialsInQuery sends it there", q, s.name)
+			}
 		}
 		if code != "" {
 			c.Withheld = append(c.Withheld, Withheld{Name: op.name, Interface: op.iface.name, Method: op.method, Path: op.path, OperationID: op.operationID, Code: code, Reason: reason})
@@ -327,6 +337,9 @@ func (p *projector) expose(c *Capability, all []*operation) {
 		if n := cc[WithheldDenied] + cc[WithheldNotAllowed]; n > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q by AllowOperations or DenyOperations", n, in.Name))
 		}
+		if n := cc[WithheldCredentialInQuery]; n > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q that would send a credential in the URL query (AllowCredentialsInQuery allows it)", n, in.Name))
+		}
 		if n := cc[WithheldUnsupported]; n > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q whose input schema could not be built (pacto_withheld lists why)", n, in.Name))
 		}
@@ -355,13 +368,16 @@ func hintsFor(method string, loopback bool) Hints {
 
 // iface is one projected interface: its document, base URL and schemes.
 type iface struct {
-	name     string
-	doc      *document
-	baseURL  string // without trailing slash
-	scheme   string // of baseURL: every request must keep it
-	host     string // of baseURL (with port): every request must keep it
-	loopback bool
-	schemes  map[string]securityScheme
+	name    string
+	doc     *document
+	baseURL string // without trailing slash
+	scheme  string // of baseURL: every request must keep it
+	host    string // of baseURL (with port): every request must keep it
+	// declaredBase is the bundle's own base URL (servers[0].url), which a
+	// lock pins; empty when the spec declares none.
+	declaredBase string
+	loopback     bool
+	schemes      map[string]securityScheme
 	// responses digests the operations' responses during projection.
 	responses *responseDigester
 }
@@ -432,6 +448,8 @@ func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation
 	op.title, op.description = describe(opNode, op.method, pth)
 	if err := op.build(item, opNode, itemFile); err != nil {
 		op.err = err
+	} else if !p.shapesOnly {
+		op.err = checkHeaderParams(op.params)
 	}
 	if p.shapesOnly {
 		op.responses = responseShapes(d, opNode, itemFile)

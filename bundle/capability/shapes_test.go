@@ -37,12 +37,12 @@ func TestShapes(t *testing.T) {
 	}
 	want := []row{
 		{"getHealth", "GET", false, false, []string{"200:"}},
-		{"listProducts", "GET", true, false, []string{"200:application/json"}},
-		{"createProduct", "POST", true, true, []string{"201:application/json", "409:"}},
-		{"getProduct", "GET", true, false, []string{"200:application/json", "404:"}},
-		{"replaceProduct", "PUT", true, true, []string{"200:"}},
-		{"deleteProduct", "DELETE", true, false, []string{"204:"}},
-		{"adjustStock", "PATCH", true, true, []string{"200:"}},
+		{"listProducts", "GET", true, false, []string{"200:application/json", "400:application/json"}},
+		{"createProduct", "POST", true, true, []string{"201:application/json", "409:application/json"}},
+		{"getProduct", "GET", true, false, []string{"200:application/json", "404:application/json"}},
+		{"replaceProduct", "PUT", true, true, []string{"200:application/json", "404:application/json"}},
+		{"deleteProduct", "DELETE", true, false, []string{"204:", "404:application/json"}},
+		{"adjustStock", "PATCH", true, true, []string{"200:application/json", "404:application/json", "409:application/json"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

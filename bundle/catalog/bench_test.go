@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kubepact/kubepact/bundle/catalog"
 	"github.com/kubepact/kubepact/test/testregistry"
@@ -74,5 +75,34 @@ func BenchmarkLocalLayers(b *testing.B) {
 		if cl := cat.Closure(); len(cl.Revisions) != 1+width*(layers-1) || len(cl.Edges) != width+width*width*(layers-2) {
 			b.Fatalf("revisions %d edges %d", len(cl.Revisions), len(cl.Edges))
 		}
+	}
+}
+
+// BenchmarkSlowRegistryCatalog resolves a root with 16 dependencies from
+// a registry that waits 5 ms before every answer, one reference at a
+// time (concurrency=1, as before depth-at-a-time resolution) and four at
+// a time (the default). Compare the two in one run:
+//
+//	go test ./bundle/catalog -run '^$' -bench SlowRegistryCatalog -benchmem
+func BenchmarkSlowRegistryCatalog(b *testing.B) {
+	reg := testregistry.New(b, &testregistry.Options{Wrap: testregistry.Delay(5 * time.Millisecond)})
+	c := client(b)
+	var deps []dep
+	for i := range 16 {
+		name := fmt.Sprintf("dep%02d", i)
+		push(b, c, reg.Host, name, "1.0.0", name, "1.0.0")
+		deps = append(deps, dep{name, "oci://" + reg.Host + "/acme/" + name + ":1.0.0", ""})
+	}
+	push(b, c, reg.Host, "root", "1.0.0", "root", "1.0.0", deps...)
+	for _, n := range []int{1, catalog.DefaultConcurrency} {
+		b.Run(fmt.Sprintf("concurrency=%d", n), func(b *testing.B) {
+			opts := &catalog.Options{Roots: []string{"oci://" + reg.Host + "/acme/root:1.0.0"}, Client: c, Concurrency: n}
+			for b.Loop() {
+				cat, err := catalog.Build(b.Context(), opts)
+				if err != nil || len(cat.Closure().Revisions) != 17 {
+					b.Fatalf("%v %+v", err, cat.Meta())
+				}
+			}
+		})
 	}
 }

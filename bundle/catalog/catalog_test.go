@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -81,7 +82,7 @@ func push(t testing.TB, c *oci.Client, host, repo, tag, name, version string, de
 // at once.
 func client(t testing.TB) *oci.Client {
 	t.Helper()
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, HTTPClient: &http.Client{}})
+	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,5 +438,150 @@ func TestRegistryGoingAwayAndBack(t *testing.T) {
 	back, changed := live.Refresh(t.Context())
 	if !changed || back.ID() != first.ID() {
 		t.Errorf("registry back: changed %v, id %s, want %s", changed, back.ID(), first.ID())
+	}
+}
+
+// TestStalledRegistryHoldsOnlyItsBranch resolves a catalog across three
+// real registries on loopback: one that accepts and never answers, one
+// that answers slowly and a healthy one. The stalled root is given
+// first and stalled dependencies sit beside healthy and slow ones, so a
+// resolver going one reference at a time would reach the others only
+// after the stall. Every healthy and slow revision resolves, its depth
+// included; each stalled reference is UNAVAILABLE with a limitation
+// naming it and the timeout; nothing comes back CANCELLED; the healthy
+// registry was asked while the stalled one still held a request; and the
+// stalled registry, once it let a reference time out, is not asked again.
+func TestStalledRegistryHoldsOnlyItsBranch(t *testing.T) {
+	stall := testregistry.NewStall()
+	var askedDuringStall atomic.Int64
+	stalled := testregistry.New(t, &testregistry.Options{Wrap: stall.Wrap})
+	slow := testregistry.New(t, &testregistry.Options{Wrap: testregistry.Delay(20 * time.Millisecond)})
+	healthy := testregistry.New(t, &testregistry.Options{Wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if stall.Held() > 0 {
+				askedDuringStall.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	c := client(t)
+	ref := func(host, repo string) string { return "oci://" + host + "/acme/" + repo + ":1.0.0" }
+	// The registry client bounds each operation (--registry-timeout).
+	const timeout = 3 * time.Second
+	timed, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, NoRetry: true, AllowedRegistries: []string{"127.0.0.1"}, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	push(t, c, healthy.Host, "d", "1.0.0", "d", "1.0.0")
+	push(t, c, slow.Host, "b", "1.0.0", "b", "1.0.0", dep{"d", ref(healthy.Host, "d"), ""})
+	push(t, c, healthy.Host, "c", "1.0.0", "c", "1.0.0")
+	push(t, c, healthy.Host, "a", "1.0.0", "a", "1.0.0",
+		dep{"z", ref(stalled.Host, "z"), ""}, dep{"b", ref(slow.Host, "b"), ""}, dep{"c", ref(healthy.Host, "c"), ""}, dep{"y", ref(stalled.Host, "y"), ""})
+	askedDuringStall.Store(0)
+
+	// The context only keeps a resolver that ignores its timeout from
+	// hanging the test; nothing here waits for it.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cat, err := catalog.Build(ctx, &catalog.Options{Roots: []string{ref(stalled.Host, "s"), ref(healthy.Host, "a")}, Client: timed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := cat.Closure()
+	var got []string
+	for _, r := range cl.Revisions {
+		got = append(got, fmt.Sprintf("%s depth=%d", r.Service.Name, r.MinDepth))
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"a depth=0", "b depth=1", "c depth=1", "d depth=2"}, got); diff != "" {
+		t.Errorf("revisions (-want +got):\n%s", diff)
+	}
+	root := cat.Summary().Roots[0]
+	if root.Resolved || root.Reason.Code != catalog.ReasonUnavailable || !strings.Contains(root.Reason.Message, "did not answer within 3s (--registry-timeout)") {
+		t.Errorf("stalled root: %+v", root)
+	}
+	if len(cl.Unresolved) != 2 || cl.Unresolved[0].Name != "z" || cl.Unresolved[1].Name != "y" ||
+		cl.Unresolved[0].Reason.Code != catalog.ReasonUnavailable || cl.Unresolved[1].Reason.Code != catalog.ReasonUnavailable {
+		t.Fatalf("unresolved %+v", cl.Unresolved)
+	}
+	var lims []string
+	for _, l := range cl.Meta.Limitations {
+		lims = append(lims, l.Code+" "+l.Ref+": "+l.Message)
+		if l.Code == catalog.LimitCancelled {
+			t.Errorf("a healthy branch was cancelled: %+v", l)
+		}
+	}
+	a := healthy.Host + "/acme/a@" + cat.Summary().Roots[1].Revision.Content.Scheme + ":" + cat.Summary().Roots[1].Revision.Content.Digest
+	again := "the registry let an earlier reference time out and is not asked again in this resolution; retry, or raise --registry-timeout"
+	want := []string{
+		catalog.LimitRootUnresolved + " " + ref(stalled.Host, "s") + ": root 0 did not resolve (UNAVAILABLE): " + root.Reason.Message,
+		fmt.Sprintf("%s %s: dependency \"z\" of %s did not resolve (UNAVAILABLE): %s", catalog.LimitUnresolvedDependency, ref(stalled.Host, "z"), a, again),
+		fmt.Sprintf("%s %s: dependency \"y\" of %s did not resolve (UNAVAILABLE): %s", catalog.LimitUnresolvedDependency, ref(stalled.Host, "y"), a, again),
+	}
+	if diff := cmp.Diff(want, lims); diff != "" {
+		t.Errorf("limitations (-want +got):\n%s", diff)
+	}
+	if cl.Meta.Completeness != catalog.CompletenessPartial {
+		t.Errorf("completeness %s", cl.Meta.Completeness)
+	}
+	if n := stall.Total(); n != 1 {
+		t.Errorf("the stalled registry was asked %d times, want once: after a timeout it is not asked again", n)
+	}
+	if askedDuringStall.Load() == 0 {
+		t.Error("the healthy registry was only asked once the stalled one had given up: resolution is one reference at a time")
+	}
+}
+
+// TestResolvingPlaceholder: a Live made to answer before resolving
+// serves every root as RESOLVING under a RESOLVING limitation until its
+// first refresh, which replaces it even when cut short.
+func TestResolvingPlaceholder(t *testing.T) {
+	dir := writeBundle(t, t.TempDir(), "a", "1.0.0")
+	live, err := catalog.NewResolvingLive(&catalog.Options{Roots: []string{dir, "oci://127.0.0.1:1/acme/gone:1.0.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := live.Current()
+	m := first.Meta()
+	if !first.Resolving() || m.Completeness != catalog.CompletenessPartial || !slices.Equal(codes(m.Limitations), []string{catalog.LimitResolving}) {
+		t.Fatalf("placeholder: resolving %v, meta %+v", first.Resolving(), m)
+	}
+	for _, r := range first.Summary().Roots {
+		if r.Resolved || r.Reason == nil || r.Reason.Code != catalog.ReasonResolving {
+			t.Errorf("placeholder root %+v", r)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	cut, changed := live.Refresh(ctx)
+	if !changed || cut.Resolving() || !slices.Contains(codes(cut.Meta().Limitations), catalog.LimitCancelled) {
+		t.Errorf("a first refresh cut short: changed %v, %+v", changed, cut.Meta())
+	}
+	done, changed := live.Refresh(t.Context())
+	if !changed || done.Resolving() || !done.Summary().Roots[0].Resolved {
+		t.Errorf("first full refresh: changed %v, roots %+v", changed, done.Summary().Roots)
+	}
+	if _, err := catalog.NewResolvingLive(&catalog.Options{Roots: []string{dir}, RequestTimeout: -time.Second}); err == nil || !strings.Contains(err.Error(), "RequestTimeout is -1s: want 0") {
+		t.Errorf("negative timeout: %v", err)
+	}
+	if _, err := catalog.NewResolvingLive(&catalog.Options{Roots: []string{dir}, Concurrency: 65}); err == nil || !strings.Contains(err.Error(), "Concurrency is 65: want 0 (the default, 4) up to 64") {
+		t.Errorf("concurrency above the ceiling: %v", err)
+	}
+}
+
+// TestRequestTimeoutBoundsAReference: with Options.RequestTimeout below
+// the registry client's timeout, a reference of a stalled registry ends
+// at the catalog's bound, named as such.
+func TestRequestTimeoutBoundsAReference(t *testing.T) {
+	stall := testregistry.NewStall()
+	stalled := testregistry.New(t, &testregistry.Options{Wrap: stall.Wrap})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // only against a hang
+	defer cancel()
+	cat, err := catalog.Build(ctx, &catalog.Options{Roots: []string{"oci://" + stalled.Host + "/acme/s:1.0.0"}, Client: client(t), RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cat.Summary().Roots[0]; r.Resolved || r.Reason.Code != catalog.ReasonUnavailable || r.Reason.Message != "the registry did not answer within 1s, the catalog's time for one reference" {
+		t.Errorf("root %+v", r.Reason)
 	}
 }

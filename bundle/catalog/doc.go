@@ -20,9 +20,20 @@
 // inside a registry bundle is refused: remote content must not make the
 // catalog read local files.
 //
+// Resolution goes breadth first, one depth at a time: the references of a
+// depth are resolved together, [Options].Concurrency at once, each on a
+// context of its own (the registry client bounds every operation), and
+// applied in declaration order, so the answer does not depend on which registry
+// answered first, and a registry that stalls ends its own branch
+// (UNAVAILABLE, with a limitation naming it and the timeout) and cancels
+// no other; it is not asked again in that build, so it costs one timeout
+// however many of its references the closure holds.
+//
 // A [Catalog] is immutable. [Live] keeps the current one behind an atomic
 // pointer and rebuilds it on Refresh (and every interval in Run): a tag
-// that moved resolves to a new digest, which yields a new catalogId.
+// that moved resolves to a new digest, which yields a new catalogId. A
+// Live from [NewResolvingLive] serves a RESOLVING placeholder until its
+// first resolution ends, so a server can answer before its registries.
 // Content already pulled is kept by digest, so a refresh of unchanged tags
 // costs one manifest resolution per tag.
 //

@@ -34,6 +34,12 @@ const (
 	ReasonInvalidContract  = "INVALID_CONTRACT"
 	ReasonInvalidIdentity  = "INVALID_IDENTITY"
 	ReasonBoundExceeded    = "BOUND_EXCEEDED"
+	// ReasonNotAllowed: the registry policy refused the registry (not in
+	// --allowed-registries, or at an address only a named one may be at).
+	ReasonNotAllowed = "REGISTRY_NOT_ALLOWED"
+	// ReasonResolving: not resolved yet; the first resolution is under
+	// way (kubepact's, not Pacto's: Pacto serves nothing before it).
+	ReasonResolving = "RESOLVING"
 )
 
 // Limitation codes: what the whole answer lacks.
@@ -50,6 +56,9 @@ const (
 	LimitConflicts            = "CONFLICT_LIMIT_EXCEEDED"
 	LimitLimitations          = "LIMITATION_LIMIT_EXCEEDED"
 	LimitCancelled            = "CANCELLED"
+	// LimitResolving: the catalog is the placeholder served while the
+	// first resolution is under way (see [NewResolvingLive]).
+	LimitResolving = "RESOLVING"
 )
 
 // Ranks of a revision in the closure.
@@ -251,7 +260,15 @@ type Catalog struct {
 	unresolved []Unresolved
 	conflicts  []Conflict
 	cycles     []Cycle
+	// resolving marks the placeholder served before the first
+	// resolution has finished.
+	resolving bool
 }
+
+// Resolving reports whether c is the placeholder a [Live] serves until
+// its first resolution has finished: every root unresolved with
+// RESOLVING, a RESOLVING limitation, completeness partial.
+func (c *Catalog) Resolving() bool { return c.resolving }
 
 // Meta returns the envelope.
 func (c *Catalog) Meta() Meta { return c.meta }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -35,7 +36,27 @@ type Options struct {
 	Bounds Bounds
 	// Now stamps generatedAt (default time.Now).
 	Now func() time.Time
+	// RequestTimeout, when set, bounds the whole resolution of one
+	// reference (its tag, then the bundle's manifest, config and layer).
+	// Zero: no bound of the catalog's own; each registry operation is
+	// bounded by the Client's timeout (--registry-timeout) anyway. Either
+	// way each reference is resolved on a context of its own, so a
+	// registry that stalls costs its branch the timeout and no other
+	// branch anything.
+	RequestTimeout time.Duration
+	// Concurrency bounds the references resolved at once; the references
+	// of one depth are resolved together, up to this many (each may hold
+	// one bundle in memory while it is read). Zero: DefaultConcurrency.
+	Concurrency int
 }
+
+// Defaults of [Options].
+const (
+	DefaultConcurrency = 4
+	// maxConcurrency is the most references Options.Concurrency may ask
+	// to resolve at once.
+	maxConcurrency = 64
+)
 
 // check returns the options with defaults filled, or an error naming the
 // option field at fault. It makes no resolver call.
@@ -57,6 +78,15 @@ func (o *Options) check() (Options, error) {
 		return Options{}, err
 	}
 	out.Bounds = b
+	if out.RequestTimeout < 0 {
+		return Options{}, &OptionError{Field: "RequestTimeout", Message: fmt.Sprintf("is %s: want 0 (the registry client's timeout alone) or a positive duration", out.RequestTimeout)}
+	}
+	switch {
+	case out.Concurrency < 0 || out.Concurrency > maxConcurrency:
+		return Options{}, &OptionError{Field: "Concurrency", Message: fmt.Sprintf("is %d: want 0 (the default, %d) up to %d", out.Concurrency, DefaultConcurrency, maxConcurrency)}
+	case out.Concurrency == 0:
+		out.Concurrency = DefaultConcurrency
+	}
 	if out.Now == nil {
 		out.Now = time.Now
 	}
@@ -94,6 +124,11 @@ type loaded struct {
 type outcome struct {
 	l      *loaded
 	reason *Reason
+	// pinned is the content key (registry/repository@digest) of a
+	// registry bundle read for it or found among content; empty otherwise.
+	pinned string
+	// timedOut says the registry ran out of time answering it.
+	timedOut bool
 }
 
 // node is one revision of the closure being built.
@@ -109,8 +144,8 @@ type builder struct {
 	o *Options
 	// content holds registry bundles already read, by pinned reference
 	// (registry/repository@digest): content never changes under a
-	// digest. It is the Live's cache, or nil; seen collects what this
-	// build used, for the Live to keep.
+	// digest. It is the Live's cache, or nil, and is only read during a
+	// build; seen collects what this build used, for the Live to keep.
 	content map[string]*loaded
 	seen    map[string]*loaded
 	// refs are the references resolved in this build, by base and ref.
@@ -125,18 +160,43 @@ type builder struct {
 	limSeen    map[string]bool
 	work       int // dependency declarations followed, for MaxEdges
 	dropped    int // unresolved dependencies beyond MaxUnresolved
+
+	// stalled are the registries (host[:port]) that let a reference
+	// time out in this build: they are not asked again in it, so one
+	// stalled registry costs a build one timeout, however many of its
+	// references the closure holds. The fetches of a depth share it.
+	mu      sync.Mutex
+	stalled map[string]bool
+}
+
+func newBuilder(o *Options, content, seen map[string]*loaded) *builder {
+	return &builder{o: o, content: content, seen: seen, refs: map[string]outcome{}, nodes: map[string]*node{}, limSeen: map[string]bool{},
+		stalled: map[string]bool{}}
 }
 
 // build resolves a catalog from checked options. content is a cache of
 // registry bundles by pinned reference (nil: none); seen, when not nil,
 // receives the entries this build used.
+//
+// It goes breadth first, one depth at a time, so a revision is first met
+// at its least depth: the references of a depth are collected in
+// declaration order (bounds checked before any is asked for), resolved
+// together (Options.Concurrency at once, each on its own context), then
+// applied in declaration order. So the
+// answer does not depend on which registry answered first, and a
+// registry that stalls delays its depth by at most the timeout and
+// cancels nothing else.
 func build(ctx context.Context, o *Options, content, seen map[string]*loaded) *Catalog {
-	b := &builder{o: o, content: content, seen: seen, refs: map[string]outcome{}, nodes: map[string]*node{}, limSeen: map[string]bool{}}
-	type item struct {
-		n     *node
-		depth int
+	b := newBuilder(o, content, seen)
+	lv := b.newLevel()
+	roots := make([]*target, len(o.Roots))
+	for i, ref := range o.Roots {
+		if i < o.Bounds.MaxRoots {
+			roots[i] = lv.want(ref, nil)
+		}
 	}
-	var queue []item
+	lv.run(ctx)
+	var frontier []*node
 	for i, ref := range o.Roots {
 		r := Root{ID: i, RequestedRef: ref}
 		if i >= o.Bounds.MaxRoots {
@@ -145,10 +205,10 @@ func build(ctx context.Context, o *Options, content, seen map[string]*loaded) *C
 			b.roots = append(b.roots, r)
 			continue
 		}
-		res := b.resolve(ctx, ref, nil)
+		res := b.settle(roots[i])
 		if res.reason != nil {
 			r.Reason = res.reason
-			b.limit(Limitation{Code: LimitRootUnresolved, Ref: ref, Message: fmt.Sprintf("root %d did not resolve: %s", i, res.reason.Code)})
+			b.limit(Limitation{Code: LimitRootUnresolved, Ref: ref, Message: fmt.Sprintf("root %d did not resolve (%s): %s", i, res.reason.Code, res.reason.Message)})
 			b.roots = append(b.roots, r)
 			continue
 		}
@@ -157,48 +217,82 @@ func build(ctx context.Context, o *Options, content, seen map[string]*loaded) *C
 		b.roots = append(b.roots, r)
 		n, isNew := b.add(res.l, 0, ref)
 		if isNew {
-			queue = append(queue, item{n, 0})
+			frontier = append(frontier, n)
 		}
 	}
-	// Breadth first, so a revision is first met at its least depth.
-	for len(queue) > 0 {
-		it := queue[0]
-		queue = queue[1:]
-		from := it.n.l
-		for j, dep := range from.deps {
-			decl := Declaration{From: from.id, Index: j}
-			fail := func(reason Reason) {
-				b.unresolve(Unresolved{Declaration: decl, Name: dep.Name, Ref: dep.Ref, Constraint: dep.Compatibility, Required: dep.Required, Reason: reason})
-			}
-			if b.work >= o.Bounds.MaxEdges {
-				b.limitOnce(LimitEdges, fmt.Sprintf("only %d dependency declarations are followed (maxEdges); the rest are unresolved with BOUND_EXCEEDED", o.Bounds.MaxEdges))
-				fail(Reason{Code: ReasonBoundExceeded, Message: "not followed: the catalog reached maxEdges"})
-				continue
-			}
-			b.work++
-			if it.depth+1 > o.Bounds.MaxDepth {
-				b.limitOnce(LimitDepth, fmt.Sprintf("dependencies more than %d hops from a root are not followed (maxDepth)", o.Bounds.MaxDepth))
-				fail(Reason{Code: ReasonBoundExceeded, Message: "not followed: it is more than maxDepth hops from a root"})
-				continue
-			}
-			res := b.resolve(ctx, dep.Ref, from)
-			if res.reason != nil {
-				fail(*res.reason)
-				continue
-			}
-			to, isNew := b.add(res.l, it.depth+1, dep.Ref)
-			b.edges = append(b.edges, Edge{Declaration: decl, Name: dep.Name, Ref: dep.Ref, Constraint: dep.Compatibility, Required: dep.Required, To: to.l.id})
-			b.edgeTo = append(b.edgeTo, to)
-			it.n.out = append(it.n.out, len(b.edges)-1)
-			if isNew {
-				queue = append(queue, item{to, it.depth + 1})
-			}
-		}
+	for depth := 0; len(frontier) > 0; depth++ {
+		frontier = b.followDepth(ctx, frontier, depth)
 	}
 	if ctx.Err() != nil {
 		b.limitOnce(LimitCancelled, "resolution was cancelled or timed out before it finished: what is missing is unknown, not absent")
 	}
 	return b.finish()
+}
+
+// declared is one dependency declaration of a depth: a bound that stops
+// it before any resolver call, or the target it resolves through.
+type declared struct {
+	from  *node
+	index int
+	dep   contract.Dependency
+	t     *target
+	// bound and boundLimit, when set, are why it is not followed and the
+	// limitation that says so once.
+	bound      *Reason
+	boundLimit *Limitation
+}
+
+// followDepth follows the dependencies of the revisions first met at
+// depth and returns those first met at depth+1, in declaration order.
+func (b *builder) followDepth(ctx context.Context, frontier []*node, depth int) []*node {
+	o := b.o
+	lv := b.newLevel()
+	var decls []declared
+	for _, n := range frontier {
+		for j, dep := range n.l.deps {
+			d := declared{from: n, index: j, dep: dep}
+			switch {
+			case b.work >= o.Bounds.MaxEdges:
+				d.bound = &Reason{Code: ReasonBoundExceeded, Message: "not followed: the catalog reached maxEdges"}
+				d.boundLimit = &Limitation{Code: LimitEdges, Message: fmt.Sprintf("only %d dependency declarations are followed (maxEdges); the rest are unresolved with BOUND_EXCEEDED", o.Bounds.MaxEdges)}
+			case depth+1 > o.Bounds.MaxDepth:
+				b.work++
+				d.bound = &Reason{Code: ReasonBoundExceeded, Message: "not followed: it is more than maxDepth hops from a root"}
+				d.boundLimit = &Limitation{Code: LimitDepth, Message: fmt.Sprintf("dependencies more than %d hops from a root are not followed (maxDepth)", o.Bounds.MaxDepth)}
+			default:
+				b.work++
+				d.t = lv.want(dep.Ref, n.l)
+			}
+			decls = append(decls, d)
+		}
+	}
+	lv.run(ctx)
+	var next []*node
+	for _, d := range decls {
+		decl := Declaration{From: d.from.l.id, Index: d.index}
+		dep := d.dep
+		fail := func(reason Reason) {
+			b.unresolve(Unresolved{Declaration: decl, Name: dep.Name, Ref: dep.Ref, Constraint: dep.Compatibility, Required: dep.Required, Reason: reason})
+		}
+		if d.bound != nil {
+			b.limitOnce(d.boundLimit.Code, d.boundLimit.Message)
+			fail(*d.bound)
+			continue
+		}
+		res := b.settle(d.t)
+		if res.reason != nil {
+			fail(*res.reason)
+			continue
+		}
+		to, isNew := b.add(res.l, depth+1, dep.Ref)
+		b.edges = append(b.edges, Edge{Declaration: decl, Name: dep.Name, Ref: dep.Ref, Constraint: dep.Compatibility, Required: dep.Required, To: to.l.id})
+		b.edgeTo = append(b.edgeTo, to)
+		d.from.out = append(d.from.out, len(b.edges)-1)
+		if isNew {
+			next = append(next, to)
+		}
+	}
+	return next
 }
 
 // add records a resolved bundle as a revision, or the new way to an
@@ -218,7 +312,7 @@ func (b *builder) add(l *loaded, depth int, requested string) (*node, bool) {
 }
 
 func (b *builder) unresolve(u Unresolved) {
-	b.limit(Limitation{Code: LimitUnresolvedDependency, Ref: u.Ref, Message: fmt.Sprintf("dependency %q of %s did not resolve: %s", u.Name, u.Declaration.From, u.Reason.Code)})
+	b.limit(Limitation{Code: LimitUnresolvedDependency, Ref: u.Ref, Message: fmt.Sprintf("dependency %q of %s did not resolve (%s): %s", u.Name, u.Declaration.From, u.Reason.Code, u.Reason.Message)})
 	if len(b.unresolved) >= b.o.Bounds.MaxUnresolved {
 		b.dropped++
 		return
@@ -236,18 +330,43 @@ func (b *builder) limitOnce(code, msg string) {
 	b.limit(Limitation{Code: code, Message: msg})
 }
 
-// resolve loads the bundle ref names, as declared by from (nil for a
-// root), once per build. Bounds are checked before the resolver is called.
-func (b *builder) resolve(ctx context.Context, ref string, from *loaded) outcome {
+// target is one reference wanted at a depth: settled when it is wanted
+// (a reference refused as written, one already resolved in this build, a
+// bound), or pending until the depth's references are resolved together.
+type target struct {
+	ref     oci.BundleRef
+	key     string // the builder's refs key; "" when the outcome is not kept
+	res     outcome
+	pending bool
+	// boundLimit is the limitation a BOUND_EXCEEDED outcome adds once,
+	// when it is applied.
+	boundLimit *Limitation
+}
+
+// level collects the targets of one depth, each reference once.
+type level struct {
+	b       *builder
+	byKey   map[string]*target
+	pending []*target
+}
+
+func (b *builder) newLevel() *level { return &level{b: b, byKey: map[string]*target{}} }
+
+// want returns the target of ref, as declared by from (nil for a root).
+// Bounds are checked here, before any resolver call: a depth asks for at
+// most as many new references as maxRevisions leaves room for, counting
+// each pending one as a new revision.
+func (lv *level) want(ref string, from *loaded) *target {
+	b := lv.b
 	br, err := oci.ParseBundleRef(ref)
 	if err != nil {
-		return outcome{reason: referenceReason(err)}
+		return &target{res: outcome{reason: referenceReason(err)}}
 	}
 	var key string
 	if br.IsLocal() {
 		if from != nil && from.dir == "" {
-			return outcome{reason: &Reason{Code: ReasonInvalidReference,
-				Message: "a local reference declared inside a registry bundle is not followed: remote content may not make the catalog read local files"}}
+			return &target{res: outcome{reason: &Reason{Code: ReasonInvalidReference,
+				Message: "a local reference declared inside a registry bundle is not followed: remote content may not make the catalog read local files"}}}
 		}
 		p := filepath.FromSlash(br.Local)
 		if from != nil && !filepath.IsAbs(p) {
@@ -255,7 +374,7 @@ func (b *builder) resolve(ctx context.Context, ref string, from *loaded) outcome
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return outcome{reason: &Reason{Code: ReasonInvalidReference, Message: "the local path cannot be made absolute"}}
+			return &target{res: outcome{reason: &Reason{Code: ReasonInvalidReference, Message: "the local path cannot be made absolute"}}}
 		}
 		key = "local\x00" + abs
 		br.Local = abs
@@ -263,22 +382,109 @@ func (b *builder) resolve(ctx context.Context, ref string, from *loaded) outcome
 		key = "oci\x00" + br.OCI.String()
 	}
 	if res, ok := b.refs[key]; ok {
-		return res
+		return &target{res: res}
 	}
-	if len(b.nodes) >= b.o.Bounds.MaxRevisions {
-		b.limitOnce(LimitRevisions, fmt.Sprintf("the catalog holds %d revisions, its maxRevisions: references not yet resolved are unresolved with BOUND_EXCEEDED", b.o.Bounds.MaxRevisions))
-		return outcome{reason: &Reason{Code: ReasonBoundExceeded, Message: "not resolved: the catalog reached maxRevisions"}}
+	if t, ok := lv.byKey[key]; ok {
+		return t
 	}
-	var res outcome
+	if len(b.nodes)+len(lv.pending) >= b.o.Bounds.MaxRevisions {
+		return &target{res: outcome{reason: &Reason{Code: ReasonBoundExceeded, Message: "not resolved: the catalog reached maxRevisions"}},
+			boundLimit: &Limitation{Code: LimitRevisions, Message: fmt.Sprintf("the catalog holds %d revisions, its maxRevisions: references not yet resolved are unresolved with BOUND_EXCEEDED", b.o.Bounds.MaxRevisions)}}
+	}
+	t := &target{ref: br, key: key, pending: true}
+	lv.byKey[key] = t
+	lv.pending = append(lv.pending, t)
+	return t
+}
+
+// run resolves the pending targets, Concurrency at once, then records
+// their outcomes for the rest of the build.
+func (lv *level) run(ctx context.Context) {
+	b := lv.b
+	sem := make(chan struct{}, b.o.Concurrency)
+	var wg sync.WaitGroup
+	for _, t := range lv.pending {
+		if !acquire(ctx, sem) {
+			t.res = outcome{reason: cancelledReason()}
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			t.res = b.fetch(ctx, t.ref)
+		})
+	}
+	wg.Wait()
+	for _, t := range lv.pending {
+		b.refs[t.key] = t.res
+		if t.res.pinned != "" {
+			b.keep(t.res.pinned, t.res.l)
+		}
+	}
+}
+
+// acquire takes a slot of sem, or reports false once ctx is done.
+func acquire(ctx context.Context, sem chan struct{}) bool {
 	if ctx.Err() != nil {
-		res = outcome{reason: &Reason{Code: ReasonCancelled, Message: "resolution was cancelled or timed out"}}
-	} else if br.IsLocal() {
-		res = b.loadLocal(br.Local)
-	} else {
-		res = b.loadOCI(ctx, br.OCI)
+		return false
 	}
-	b.refs[key] = res
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// settle returns t's outcome, adding the limitation of a bound it hit.
+func (b *builder) settle(t *target) outcome {
+	if t.boundLimit != nil {
+		b.limitOnce(t.boundLimit.Code, t.boundLimit.Message)
+	}
+	return t.res
+}
+
+// fetch loads one reference. It runs beside the other fetches of its
+// depth: it reads the builder's options and content, and writes nothing
+// of the builder but the stalled registries. A registry reference gets a
+// context of its own (bounded by RequestTimeout when set), so that a
+// stalled registry ends its own branch only; once it has let one
+// reference time out, its other references in this build fail at once.
+func (b *builder) fetch(ctx context.Context, ref oci.BundleRef) outcome {
+	if ref.IsLocal() {
+		return b.loadLocal(ref.Local)
+	}
+	host := ref.OCI.Registry
+	b.mu.Lock()
+	stalled := b.stalled[host]
+	b.mu.Unlock()
+	if stalled {
+		return outcome{reason: &Reason{Code: ReasonUnavailable,
+			Message: "the registry let an earlier reference time out and is not asked again in this resolution; retry, or raise --registry-timeout"}}
+	}
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if b.o.RequestTimeout > 0 {
+		rctx, cancel = context.WithTimeout(ctx, b.o.RequestTimeout)
+	}
+	defer cancel()
+	res := b.loadOCI(rctx, ref.OCI)
+	switch {
+	case res.reason == nil:
+	case ctx.Err() != nil:
+		return outcome{reason: cancelledReason()}
+	case rctx.Err() != nil:
+		res = outcome{reason: &Reason{Code: ReasonUnavailable,
+			Message: fmt.Sprintf("the registry did not answer within %s, the catalog's time for one reference", b.o.RequestTimeout)}, timedOut: true}
+	}
+	if res.timedOut {
+		b.mu.Lock()
+		b.stalled[host] = true
+		b.mu.Unlock()
+	}
 	return res
+}
+
+func cancelledReason() *Reason {
+	return &Reason{Code: ReasonCancelled, Message: "resolution was cancelled or timed out"}
 }
 
 func (b *builder) loadLocal(dir string) outcome {
@@ -311,18 +517,17 @@ func (b *builder) loadOCI(ctx context.Context, ref oci.Reference) outcome {
 	// A tag is resolved once, here; everything after is by digest.
 	d, err := b.o.Client.Resolve(ctx, ref)
 	if err != nil {
-		return outcome{reason: registryReason(err)}
+		return outcome{reason: registryReason(err), timedOut: timedOut(err)}
 	}
 	pinned := ref.WithDigest(d)
 	pinned.Tag = ""
 	key := pinned.String()
 	if l, ok := b.content[key]; ok {
-		b.keep(key, l)
-		return outcome{l: l}
+		return outcome{l: l, pinned: key}
 	}
 	bd, err := bundle.Load(ctx, oci.Scheme+key, &bundle.LoadOptions{Client: b.o.Client, Limits: b.o.Limits})
 	if err != nil {
-		return outcome{reason: registryReason(err)}
+		return outcome{reason: registryReason(err), timedOut: timedOut(err)}
 	}
 	l, reason := summarise(bd)
 	if reason != nil {
@@ -335,8 +540,7 @@ func (b *builder) loadOCI(ctx context.Context, ref oci.Reference) outcome {
 	l.id.Service.Domain = domain
 	l.id.Content = ContentID{Scheme: SchemeOCI, Digest: bd.Identity.String()}
 	l.resolvedRef = oci.Scheme + key
-	b.keep(key, l)
-	return outcome{l: l}
+	return outcome{l: l, pinned: key}
 }
 
 func (b *builder) keep(key string, l *loaded) {
@@ -372,11 +576,26 @@ func referenceReason(err error) *Reason {
 	return &Reason{Code: ReasonInvalidReference, Message: err.Error()}
 }
 
+// timedOut reports whether a registry operation failed by running out of
+// the client's time.
+func timedOut(err error) bool {
+	re, ok := errors.AsType[*oci.RegistryError](err)
+	return ok && re.Problem == oci.ProblemTimeout
+}
+
 // registryReason gives a registry failure its sanitised code and a message
 // of our own: a registry's or a transport's text never reaches the
 // catalog, since it may carry hosts, tokens or anything a hostile
 // registry chose to send.
 func registryReason(err error) *Reason {
+	if re, ok := errors.AsType[*oci.RegistryError](err); ok {
+		// bundle/oci's sentence, ours and naming the flag that would help;
+		// without hosts, as the root or dependency is shown beside it.
+		code := map[oci.Problem]string{oci.ProblemNotAllowed: ReasonNotAllowed, oci.ProblemAddress: ReasonNotAllowed,
+			oci.ProblemRedirect: ReasonNotAllowed, oci.ProblemAuth: ReasonAuthFailed, oci.ProblemNotFound: ReasonNotFound,
+			oci.ProblemCancelled: ReasonCancelled}[re.Problem]
+		return &Reason{Code: cmp.Or(code, ReasonUnavailable), Message: re.Summary()}
+	}
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Reason{Code: ReasonCancelled, Message: "resolution was cancelled or timed out"}

@@ -13,22 +13,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/test/pactocompat"
 )
-
-// compatDir is the copy of Pacto's demo bundles next to the repository.
-func compatDir(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "compat", "pacto-demo")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Pacto compatibility bundles not found at %s (expected ../shared/compat/pacto-demo next to the repository): %v", dir, err)
-	}
-	return dir
-}
 
 func compatContracts(t testing.TB) []string {
 	t.Helper()
 	var files []string
-	err := filepath.WalkDir(compatDir(t), func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(pactocompat.Demo(t), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && d.Name() == contract.FileName {
 			files = append(files, p)
 		}

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
 )
@@ -34,7 +32,7 @@ func classRank(c string) int {
 // Change is one semantic difference between two contract revisions.
 type Change struct {
 	Path           string `json:"path"`
-	Kind           string `json:"kind"` // added, removed or changed
+	Kind           string `json:"kind"` // added, removed or changed; service.version may be "unchanged" (see JudgeBump)
 	Classification string `json:"classification"`
 	Message        string `json:"message"`
 	Old            string `json:"old,omitempty"`
@@ -50,7 +48,9 @@ func Diff(older, newer *bundle.Bundle) ([]Change, error) {
 	d := differ{}
 	o, n := older.Contract, newer.Contract
 	d.scalar("service.name", o.Service.Name, n.Service.Name, Breaking, "the service is renamed: consumers look it up by name")
-	d.version(o.Service.Version, n.Service.Version)
+	// The version is judged last, against every other change, and listed
+	// where it reads first.
+	at := len(d.out)
 	d.scalar("service.owner.team", ownerTeam(o), ownerTeam(n), NonBreaking, "ownership moves")
 	d.scalar("workload", o.Workload, n.Workload, Breaking, "the workload kind changes how the service runs")
 	d.state(o.State, n.State)
@@ -64,6 +64,9 @@ func Diff(older, newer *bundle.Bundle) ([]Change, error) {
 	}
 	if !reflect.DeepEqual(o.Metadata, n.Metadata) {
 		d.add("metadata", "changed", NonBreaking, "metadata changed", "", "")
+	}
+	if c, ok := versionChange(o.Service.Version, n.Service.Version, d.out); ok {
+		d.out = slices.Insert(d.out, at, c)
 	}
 	return d.out, nil
 }
@@ -97,24 +100,6 @@ func (d *differ) scalar(path, o, n, class, why string) {
 		kind = "removed"
 	}
 	d.add(path, kind, class, path+": "+why, o, n)
-}
-
-func (d *differ) version(o, n string) {
-	if o == n {
-		return
-	}
-	ov, err1 := semver.NewVersion(o)
-	nv, err2 := semver.NewVersion(n)
-	switch {
-	case err1 != nil || err2 != nil:
-		d.add("service.version", "changed", PotentiallyBreaking, "the version changed and is not semver, so compatibility cannot be judged", o, n)
-	case nv.Major() > ov.Major():
-		d.add("service.version", "changed", PotentiallyBreaking, "a major version bump announces incompatible changes", o, n)
-	case nv.LessThan(ov):
-		d.add("service.version", "changed", PotentiallyBreaking, "the version goes backwards", o, n)
-	default:
-		d.add("service.version", "changed", NonBreaking, "a compatible version bump", o, n)
-	}
 }
 
 func ownerTeam(c *contract.Contract) string {

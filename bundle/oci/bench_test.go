@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/retry"
+
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
@@ -70,4 +74,40 @@ func BenchmarkPullLoopback(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(img.Layer)), "layer-bytes")
+}
+
+// BenchmarkResolveLoopback resolves a tag (one HEAD request on a kept-alive
+// connection) through the Client — allow-list, guarded transport, timeout,
+// error classification — and, side by side, through a bare oras repository
+// on oras' default retrying client, which is what the Client used before
+// the registry policy.
+func BenchmarkResolveLoopback(b *testing.B) {
+	reg := testregistry.New(b, nil)
+	c := newClient(b, nil)
+	ref := mustRef(b, reg.Host+"/acme/orders:1.0.0")
+	if _, err := c.Push(b.Context(), ref, newImage(b, ordersFiles, ordersLabels)); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("client", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.Resolve(b.Context(), ref); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("oras-default", func(b *testing.B) {
+		repo, err := remote.NewRepository(reg.Host + "/acme/orders")
+		if err != nil {
+			b.Fatal(err)
+		}
+		repo.PlainHTTP = true
+		repo.Client = &auth.Client{Client: retry.DefaultClient, Cache: auth.NewCache(), Credential: auth.StaticCredential(reg.Host, auth.EmptyCredential)}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := repo.Resolve(b.Context(), "1.0.0"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

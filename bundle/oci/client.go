@@ -2,6 +2,7 @@ package oci
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -11,16 +12,15 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/go-logr/logr"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
-	"oras.land/oras-go/v2/registry/remote/errcode"
-	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/kubepact/kubepact/bundle/archive"
 )
@@ -31,18 +31,8 @@ const (
 	maxConfigBytes   = 1 << 20
 )
 
-// Errors wrapped by Client methods, for errors.Is.
-var (
-	// ErrAuthFailed: the registry refused the credentials (or their absence).
-	ErrAuthFailed = errors.New("authentication failed")
-	// ErrNotFound: the registry has no such tag, digest or repository.
-	ErrNotFound = errors.New("not found")
-	// ErrInvalidArtifact: what the registry holds is not a Pacto bundle in
-	// the expected format, or does not match its digest.
-	ErrInvalidArtifact = errors.New("not a valid Pacto bundle artifact")
-)
-
 // ClientOptions configure a Client. The zero value (or nil) means: HTTPS,
+// any registry at a public address, DefaultTimeout per operation,
 // credentials from the standard Docker config file, no cache, default
 // archive limits.
 type ClientOptions struct {
@@ -62,8 +52,23 @@ type ClientOptions struct {
 	CacheDir string
 	// Limits bound extraction of pulled layers (zero fields: defaults).
 	Limits archive.Limits
-	// HTTPClient carries the requests; nil means oras' retrying client.
-	HTTPClient *http.Client
+	// AllowedRegistries is the allow-list of the registry policy (see
+	// policy): host[:port] entries (without a port: any port of the
+	// host) and AnyRegistry. Nil means AnyRegistry; an empty, non-nil
+	// list allows no registry. Whatever the list, a connection goes to a
+	// loopback, link-local, private, metadata or other non-public address
+	// only when its host is named in the list itself.
+	AllowedRegistries []string
+	// Timeout bounds each operation: a Resolve, a Pull (manifest,
+	// configuration and layer), a Push. Zero means DefaultTimeout.
+	Timeout time.Duration
+	// NoRetry sends each request once: a failed one is not retried with
+	// backoff (tests, where an unreachable registry must fail at once).
+	NoRetry bool
+	// Logger receives, for each failed operation, the failure as the
+	// libraries reported it: errors returned say what went wrong in
+	// kubepact's words only. The zero Logger discards.
+	Logger logr.Logger
 }
 
 // Client pushes and pulls bundles. It is safe for concurrent use.
@@ -72,6 +77,9 @@ type Client struct {
 	client    *auth.Client
 	cache     *cache // nil: no cache
 	limits    archive.Limits
+	policy    *policy
+	timeout   time.Duration
+	log       logr.Logger
 }
 
 // NewClient returns a Client configured by opts (nil means defaults).
@@ -83,19 +91,27 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	httpClient := opts.HTTPClient
-	if httpClient == nil {
-		httpClient = retry.DefaultClient
+	proxy, proxies := environmentProxies()
+	p, err := newPolicy(opts.AllowedRegistries, proxies)
+	if err != nil {
+		return nil, err
 	}
+	if opts.Timeout < 0 {
+		return nil, fmt.Errorf("the registry timeout %s must not be negative (0 means the default, %s)", opts.Timeout, DefaultTimeout)
+	}
+	transport := sharedTransport(p, proxy, proxies, !opts.NoRetry)
 	c := &Client{
 		plainHTTP: opts.PlainHTTP,
 		client: &auth.Client{
-			Client:     httpClient,
+			Client:     &http.Client{Transport: transport, CheckRedirect: checkRedirect},
 			Cache:      auth.NewCache(),
 			Credential: credentialFunc(store, credentialSource(opts)),
 			Header:     http.Header{"User-Agent": {"kubepact"}},
 		},
-		limits: opts.Limits.WithDefaults(),
+		limits:  opts.Limits.WithDefaults(),
+		policy:  p,
+		timeout: cmp.Or(opts.Timeout, DefaultTimeout),
+		log:     opts.Logger,
 	}
 	if opts.CacheDir != "" {
 		if c.cache, err = newCache(opts.CacheDir); err != nil {
@@ -167,9 +183,9 @@ func credentialFunc(store credentials.Store, source string) auth.CredentialFunc 
 	return func(ctx context.Context, hostport string) (auth.Credential, error) {
 		cred, err := get(ctx, hostport)
 		if err != nil {
-			return auth.EmptyCredential, fmt.Errorf("%w: the credentials for %s in %s cannot be used "+
+			return auth.EmptyCredential, &credentialError{msg: fmt.Sprintf("%v: the credentials for %s in %s cannot be used "+
 				"(a malformed auth entry or a failing credential helper; details withheld, as they may contain the secret)",
-				ErrAuthFailed, hostport, source)
+				ErrAuthFailed, hostport, source)}
 		}
 		return cred, nil
 	}
@@ -186,10 +202,8 @@ func credentialSource(opts *ClientOptions) string {
 	return "the Docker config file"
 }
 
+// repository is ref's repository; ref has passed admit.
 func (c *Client) repository(ref Reference) (*remote.Repository, error) {
-	if err := ref.validate(); err != nil {
-		return nil, err
-	}
 	repo, err := remote.NewRepository(ref.Registry + "/" + ref.Repository)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %w", ErrInvalidReference, ref.String(), err)
@@ -200,22 +214,70 @@ func (c *Client) repository(ref Reference) (*remote.Repository, error) {
 	return repo, nil
 }
 
+// admit applies the allow-list to ref's registry, before anything is
+// resolved or dialled: a refused registry answers the same whether it
+// exists or not.
+func (c *Client) admit(ref Reference) error {
+	if err := ref.validate(); err != nil {
+		return err
+	}
+	port := "443"
+	if c.plainHTTP {
+		port = "80"
+	}
+	if c.policy.admits(ref.Registry, port) {
+		return nil
+	}
+	err := &RegistryError{Problem: ProblemNotAllowed, Ref: ref.String(), Registry: ref.Registry, allowed: c.policy.entries}
+	c.log.V(1).Info("Registry not in the allow-list; nothing was sent", "registry", ref.Registry, "ref", ref.String())
+	return err
+}
+
+// bound gives one operation the client's timeout.
+func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.timeout)
+}
+
+// finish completes a failed operation's error: a registry failure gets the
+// client's settings for its sentence, and the timeout it ran out of when
+// the caller's own context is still live; the failure as reported goes to
+// the log, which is the only place it is kept.
+func (c *Client) finish(ctx, opCtx context.Context, err error) error {
+	re, ok := errors.AsType[*RegistryError](err)
+	if !ok {
+		return err
+	}
+	re.timeout, re.plainHTTP, re.anyAllowed = c.timeout, c.plainHTTP, c.policy.any
+	switch {
+	case ctx.Err() != nil:
+		re.Problem = ProblemCancelled
+	case opCtx.Err() != nil && (re.Problem == ProblemCancelled || re.Problem == ProblemUnreachable || re.Problem == ProblemTimeout):
+		re.Problem = ProblemTimeout
+	}
+	if re.Err != nil {
+		c.log.Info("Registry operation failed", "registry", re.Registry, "ref", re.Ref, "problem", re.Problem, "error", re.Err.Error())
+	}
+	return err
+}
+
 // Resolve returns the manifest digest ref names: its digest if it has one
 // (nothing is fetched), else what the registry resolves its tag to.
 func (c *Client) Resolve(ctx context.Context, ref Reference) (digest.Digest, error) {
+	if err := c.admit(ref); err != nil {
+		return "", err
+	}
 	if ref.Digest != "" {
-		if err := ref.validate(); err != nil {
-			return "", err
-		}
 		return digest.Digest(ref.Digest), nil
 	}
 	repo, err := c.repository(ref)
 	if err != nil {
 		return "", err
 	}
-	desc, err := c.resolveTag(ctx, repo, ref)
+	octx, cancel := c.bound(ctx)
+	defer cancel()
+	desc, err := c.resolveTag(octx, repo, ref)
 	if err != nil {
-		return "", err
+		return "", c.finish(ctx, octx, err)
 	}
 	return desc.Digest, nil
 }
@@ -230,7 +292,7 @@ func (c *Client) resolveTag(ctx context.Context, repo *remote.Repository, ref Re
 	}
 	desc, err := repo.Resolve(ctx, ref.Tag)
 	if err != nil {
-		return ocispec.Descriptor{}, registryError(ref, err)
+		return ocispec.Descriptor{}, classify(ref, err)
 	}
 	if desc.MediaType != ManifestMediaType {
 		return ocispec.Descriptor{}, fmt.Errorf("oci: %s: %w: manifest media type %q, want %q",
@@ -254,6 +316,9 @@ func (c *Client) Push(ctx context.Context, ref Reference, img *Image) (digest.Di
 	if err := checkManifestDigest(img.Manifest, img.Digest); err != nil {
 		return "", fmt.Errorf("oci: push %s: %w", ref, err)
 	}
+	if err := c.admit(ref); err != nil {
+		return "", err
+	}
 	repo, err := c.repository(ref)
 	if err != nil {
 		return "", err
@@ -262,6 +327,17 @@ func (c *Client) Push(ctx context.Context, ref Reference, img *Image) (digest.Di
 	if err != nil {
 		return "", fmt.Errorf("oci: push %s: %w", ref, err)
 	}
+	octx, cancel := c.bound(ctx)
+	defer cancel()
+	d, err := c.push(octx, repo, ref, img, m)
+	if err != nil {
+		return "", c.finish(ctx, octx, err)
+	}
+	return d, nil
+}
+
+// push uploads the blobs the registry does not have, then the manifest.
+func (c *Client) push(ctx context.Context, repo *remote.Repository, ref Reference, img *Image, m *ocispec.Manifest) (digest.Digest, error) {
 	for _, blob := range []struct {
 		desc ocispec.Descriptor
 		data []byte
@@ -271,23 +347,24 @@ func (c *Client) Push(ctx context.Context, ref Reference, img *Image) (digest.Di
 		}
 		exists, err := repo.Exists(ctx, blob.desc)
 		if err != nil {
-			return "", registryError(ref, err)
+			return "", classify(ref, err)
 		}
 		if exists {
 			continue
 		}
 		if err := repo.Push(ctx, blob.desc, bytes.NewReader(blob.data)); err != nil {
-			return "", registryError(ref, err)
+			return "", classify(ref, err)
 		}
 	}
 	mdesc := ocispec.Descriptor{MediaType: ManifestMediaType, Digest: img.Digest, Size: int64(len(img.Manifest))}
+	var err error
 	if ref.Tag != "" {
 		err = repo.PushReference(ctx, mdesc, bytes.NewReader(img.Manifest), ref.Tag)
 	} else {
 		err = repo.Push(ctx, mdesc, bytes.NewReader(img.Manifest))
 	}
 	if err != nil {
-		return "", registryError(ref, err)
+		return "", classify(ref, err)
 	}
 	return img.Digest, nil
 }
@@ -308,10 +385,24 @@ type Pulled struct {
 // digest first (one request); everything else is fetched by digest,
 // verified, and served from the cache when the client has one.
 func (c *Client) Pull(ctx context.Context, ref Reference) (*Pulled, error) {
+	if err := c.admit(ref); err != nil {
+		return nil, err
+	}
 	repo, err := c.repository(ref)
 	if err != nil {
 		return nil, err
 	}
+	octx, cancel := c.bound(ctx)
+	defer cancel()
+	p, err := c.pull(octx, repo, ref)
+	if err != nil {
+		return nil, c.finish(ctx, octx, err)
+	}
+	return p, nil
+}
+
+func (c *Client) pull(ctx context.Context, repo *remote.Repository, ref Reference) (*Pulled, error) {
+	var err error
 	var mdesc ocispec.Descriptor
 	if ref.Digest != "" {
 		mdesc = ocispec.Descriptor{MediaType: ManifestMediaType, Digest: digest.Digest(ref.Digest), Size: -1}
@@ -375,12 +466,12 @@ func (c *Client) fetch(ctx context.Context, repo *remote.Repository, ref Referen
 		rc, err = repo.Blobs().Fetch(ctx, desc)
 	}
 	if err != nil {
-		return nil, registryError(ref, err)
+		return nil, classify(ref, err)
 	}
 	defer func() { _ = rc.Close() }()
 	data, err := readCapped(rc, desc.Size, max)
 	if err != nil {
-		return nil, registryError(ref, err)
+		return nil, classify(ref, err)
 	}
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("oci: %s: %w: %s is over the %d-byte limit", ref, ErrInvalidArtifact, desc.Digest, max)
@@ -473,29 +564,6 @@ func parseLabels(config []byte) (Labels, error) {
 	return Labels{Name: l[LabelName], Version: l[LabelVersion], PactoVersion: l[LabelPactoVersion]}, nil
 }
 
-// registryError gives a registry failure its meaning: authentication, not
-// found, or anything else, always naming the registry or reference.
-func registryError(ref Reference, err error) error {
-	var resp *errcode.ErrorResponse
-	if errors.As(err, &resp) {
-		switch resp.StatusCode {
-		case http.StatusUnauthorized:
-			return fmt.Errorf("oci: %w for registry %s: %w", ErrAuthFailed, ref.Registry, err)
-		case http.StatusForbidden:
-			return fmt.Errorf("oci: %w for registry %s (access to %s denied): %w", ErrAuthFailed, ref.Registry, ref.Repository, err)
-		case http.StatusNotFound:
-			return fmt.Errorf("oci: %s %w: %w", ref, ErrNotFound, err)
-		}
-	}
-	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
-		return fmt.Errorf("oci: %w for registry %s (no credentials for it): %w", ErrAuthFailed, ref.Registry, err)
-	}
-	if errors.Is(err, errdef.ErrNotFound) {
-		return fmt.Errorf("oci: %s %w: %w", ref, ErrNotFound, err)
-	}
-	return fmt.Errorf("oci: %s: %w", ref, err)
-}
-
 // maxTags bounds how many tags a tagless reference makes us read.
 const maxTags = 10000
 
@@ -507,10 +575,11 @@ func (c *Client) highestVersionTag(ctx context.Context, repo *remote.Repository,
 	var best *semver.Version
 	var bestTag string
 	n := 0
+	tooMany := fmt.Errorf("oci: %s: more than %d tags; give a tag or a digest", ref, maxTags)
 	err := repo.Tags(ctx, "", func(tags []string) error {
 		for _, t := range tags {
 			if n++; n > maxTags {
-				return fmt.Errorf("oci: %s: more than %d tags; give a tag or a digest", ref, maxTags)
+				return tooMany
 			}
 			v, err := semver.NewVersion(t)
 			if err != nil {
@@ -522,8 +591,11 @@ func (c *Client) highestVersionTag(ctx context.Context, repo *remote.Repository,
 		}
 		return nil
 	})
+	if errors.Is(err, tooMany) {
+		return "", tooMany
+	}
 	if err != nil {
-		return "", registryError(ref, err)
+		return "", classify(ref, err)
 	}
 	if best == nil {
 		return "", fmt.Errorf("oci: %s names no tag and the repository has no version tag to choose: give a tag or a digest: %w", ref, ErrNotFound)

@@ -22,6 +22,21 @@
 // manifest, configuration and layer reads are capped, and layers are
 // extracted by archive.Extract under the client's limits.
 //
-// This package may import package archive, oras-go and the OCI spec types;
-// it must not import the rest of kubepact, MCP or Kubernetes.
+// Every Client holds the one registry policy (policy.go): an allow-list
+// of registries, checked before anything is resolved or dialled, and an
+// address rule checked on the resolved IP when each connection is dialled
+// — redirects and token services included — so that only a host named in
+// the allow-list itself reaches a loopback, link-local, private or cloud
+// metadata address. Each operation is bounded by one timeout. Options
+// binds the policy's flags with the other registry flags and admits the
+// registries a command was given.
+//
+// A failure is a *RegistryError: one classifier (errors.go) reads the
+// libraries' errors by type and gives each Problem a sentence of our own
+// with its remedy (the flag, and the chart value, that would change the
+// outcome). The transport's, the TLS library's and the registry's own text
+// stays in RegistryError.Err and goes to the client's Logger only.
+//
+// This package may import package archive, oras-go, the OCI spec types and
+// logr; it must not import the rest of kubepact, MCP or Kubernetes.
 package oci

@@ -69,6 +69,11 @@ func newClient(tb testing.TB, opts *oci.ClientOptions) *oci.Client {
 		opts = &oci.ClientOptions{}
 	}
 	opts.PlainHTTP = true
+	if opts.AllowedRegistries == nil {
+		// The test registries listen on loopback, which only a registry
+		// named in the allow-list may be at.
+		opts.AllowedRegistries = []string{"127.0.0.1"}
+	}
 	if opts.DockerConfigJSON == nil && opts.DockerConfigPath == "" {
 		opts.DockerConfigJSON = []byte(`{"auths":{}}`)
 	}

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubepact/kubepact/test/pactocompat"
 )
 
 // TestCycles: a schema that applies itself to the same value forever is
@@ -110,31 +113,49 @@ func TestConcurrentQuestions(t *testing.T) {
 	wg.Wait()
 }
 
-// TestIncompleteCompatBundle: Pacto's demo payments-service names an
-// OpenAPI document, an AsyncAPI document and a configuration schema that
-// the copy does not hold, and a configuration in another bundle: each
-// question says so instead of answering valid or invalid.
+// TestIncompleteBundle: a contract names an OpenAPI document, an AsyncAPI
+// document and a configuration schema that the bundle does not hold, and a
+// configuration in another bundle: each question says so instead of
+// answering valid or invalid.
+func TestIncompleteBundle(t *testing.T) {
+	checkIncomplete(t, read(t, "testdata/incomplete"), []incompleteCase{
+		{Subject{Operation: "submitRemittance"}, CodeNotFound, "could not be read"},
+		{Subject{Configuration: "shared"}, CodeSchemaUnavailable, "another bundle"},
+		{Subject{Configuration: "local"}, CodeSchemaUnavailable, "could not be read"},
+		{Subject{Message: "RemittanceSettled"}, CodeNotFound, "could not be read"},
+	}, "REGION", "configuration shared: its schema lives in another bundle")
+}
+
+// TestIncompleteCompatBundle: the same of Pacto's demo payments-service,
+// whose copy lacks those files too (the optional compatibility data;
+// skipped without it).
 func TestIncompleteCompatBundle(t *testing.T) {
-	c := read(t, compat+"bundles/payments-service/v2.1.0")
-	var e *Error
-	for _, tc := range []struct {
-		sub  Subject
-		code string
-		says string
-	}{
+	checkIncomplete(t, read(t, filepath.Join(pactocompat.Demo(t), "bundles", "payments-service", "v2.1.0")), []incompleteCase{
 		{Subject{Operation: "createPayment"}, CodeNotFound, "could not be read"},
 		{Subject{Configuration: "platform"}, CodeSchemaUnavailable, "another bundle"},
 		{Subject{Configuration: "app"}, CodeSchemaUnavailable, "could not be read"},
 		{Subject{Message: "PaymentCompleted"}, CodeNotFound, "could not be read"},
-	} {
+	}, "LOG_LEVEL", "configuration platform: its schema lives in another bundle")
+}
+
+type incompleteCase struct {
+	sub  Subject
+	code string
+	says string
+}
+
+func checkIncomplete(t *testing.T, c *Contract, cases []incompleteCase, field, reason string) {
+	t.Helper()
+	var e *Error
+	for _, tc := range cases {
 		_, err := c.Validate(tc.sub, json.RawMessage(`{}`))
 		if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.says) {
 			t.Errorf("%+v: got %v; want %s saying %q", tc.sub, err, tc.code, tc.says)
 		}
 	}
-	ex, err := c.Explain(FieldQuery{Path: "LOG_LEVEL"})
-	if err != nil || ex.Found || !strings.Contains(ex.Reason, "configuration platform: its schema lives in another bundle") {
-		t.Errorf("explain: %v %+v", err, ex)
+	ex, err := c.Explain(FieldQuery{Path: field})
+	if err != nil || ex.Found || !strings.Contains(ex.Reason, reason) {
+		t.Errorf("explain %s: %v %+v; want not found because %q", field, err, ex, reason)
 	}
 }
 

@@ -12,7 +12,15 @@
 // A value that does not fit is a normal answer: Result{Valid: false} with
 // one Diagnostic per fault — the field (a dotted path, lines[0].quantity),
 // a stable code, what was expected, the offending value and a sentence
-// written for an agent, never a library's text. Only a question the
+// written for an agent, never a library's text. A field refused by an
+// allOf branch closed with additionalProperties: false while another
+// branch declares it is still UNKNOWN_FIELD, but its sentence names the
+// closed branch (allof.go) rather than calling the field undeclared.
+//
+// A subject without Kind is inferred from the other fields; for an
+// operation without a request body, from the value too (kind.go): it is
+// the parameters only when every key is a parameter name, and anything
+// else is an ambiguity *Error naming both kinds, never a guess. Only a question the
 // contract cannot answer (an operation, status, message or configuration
 // it does not have, a subject named ambiguously) is an *Error, with the
 // accepted names and the nearest one.

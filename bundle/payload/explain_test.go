@@ -26,7 +26,7 @@ func TestExplain(t *testing.T) {
 				t.Errorf("%+v: want a required string with its pattern", d)
 			}
 		}
-		want := []place{{KindRequestBody, "createProduct", ""}, {KindResponse, "createProduct", "201"}, {KindResponse, "getProduct", "200"}, {KindRequestBody, "replaceProduct", ""}}
+		want := []place{{KindRequestBody, "createProduct", ""}, {KindResponse, "createProduct", "201"}, {KindResponse, "getProduct", "200"}, {KindRequestBody, "replaceProduct", ""}, {KindResponse, "replaceProduct", "200"}}
 		if diff := cmp.Diff(want, got); diff != "" || !ex.Found {
 			t.Errorf("found=%v (-want +got):\n%s", ex.Found, diff)
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // writeBundle writes files into a temporary bundle directory and reads it.
-func writeBundle(t *testing.T, files map[string]string) *Contract {
+func writeBundle(t testing.TB, files map[string]string) *Contract {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {

@@ -55,9 +55,12 @@ const (
 )
 
 // Subject names what a value is checked against. Kind may be left empty
-// when the other fields say it: Operation alone means the request body
-// (the parameters when the operation takes no body), Operation with
-// Status a response, Message a message, Configuration a configuration.
+// when the other fields say it: Operation alone means the request body,
+// Operation with Status a response, Message a message, Configuration a
+// configuration. For an operation that takes no request body, Operation
+// alone means its parameters only when the value is an object of
+// parameter names; any other value is refused as ambiguous, naming the
+// two kinds, rather than checked against a guess.
 type Subject struct {
 	Kind string
 	// Operation is an operationId, or the tool name capability gives it.
@@ -119,6 +122,9 @@ func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if sub, err = c.inferKind(sub, v); err != nil {
+		return nil, err
+	}
 	res, cs, err := c.resolve(sub)
 	if err != nil {
 		return nil, err
@@ -133,6 +139,7 @@ func (c *Contract) Validate(sub Subject, value json.RawMessage) (*Result, error)
 			return nil, &Error{Code: CodeSchemaUnavailable, Message: "the schema cannot be evaluated: it refers back to itself without descending into a field or an item (at " + cyc.KeywordLocation1 + "), so no validator can finish"}
 		}
 		out.Diagnostics = leafDiagnostics(ve, v)
+		out.Diagnostics = closedBranches(ve, v, cs, out.Diagnostics)
 	}
 	var warnings []Diagnostic
 	if cs.marks {
@@ -245,10 +252,6 @@ func (c *Contract) resolve(sub Subject) (Resolved, *compiledAt, error) {
 	switch k {
 	case KindRequestBody:
 		if op.Body == nil {
-			if sub.Kind == "" && op.Parameters != nil {
-				res.Kind, tree = KindParameters, trees.params
-				break
-			}
 			return res, nil, &Error{Code: CodeNotFound, Field: "Operation", Message: fmt.Sprintf("operation %s (%s %s) takes no request body; check its parameters (kind %s) or a response instead", res.Operation, op.Method, op.Path, KindParameters)}
 		}
 		tree, res.MediaType = trees.body, op.BodyType

@@ -2,7 +2,8 @@ package validate
 
 // Finding codes. The names and meanings are Pacto's (its validation
 // reference), except CodeConfigRefNotResolved, CodeRefUnreachable,
-// CodeSchemaRefCycle and CodeSchemaTooDeep, which are kubepact's.
+// CodeSchemaRefCycle, CodeSchemaTooDeep and CodeAllOfClosedSchema, which
+// are kubepact's.
 const (
 	// Structural layer.
 	CodeYAMLParseError          = "YAML_PARSE_ERROR"
@@ -48,6 +49,12 @@ const (
 	CodeInvalidReadinessExpires      = "INVALID_READINESS_EXPIRES"
 	CodeInvalidReadinessRevision     = "INVALID_READINESS_REVISION"
 	CodeStatelessPersistentConflict  = "STATELESS_PERSISTENT_CONFLICT"
+
+	// CodeAllOfClosedSchema is a warning, kubepact's own: an allOf in an
+	// interface spec has a branch closed by additionalProperties: false
+	// that refuses fields the rest of the allOf declares, so no value
+	// carrying them fits.
+	CodeAllOfClosedSchema = "ALLOF_CLOSED_SCHEMA"
 
 	// Policy layer.
 	CodePolicyRefUnresolved    = "POLICY_REF_UNRESOLVED"

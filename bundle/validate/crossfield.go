@@ -77,6 +77,8 @@ func (v *validator) checkInterfaces() {
 			v.res.addError(p+".ref", CodeSchemaRefCycle, fmt.Sprintf("%s: %v; operations using it get no tool", in.Ref, err))
 		case err != nil:
 			v.res.addError(p+".ref", CodeInvalidInterfaceSpec, fmt.Sprintf("%s is not a valid %s spec: %v", in.Ref, in.Type, err))
+		case in.Type != "grpc":
+			v.warnClosedAllOf(p+".ref", in.Ref, data)
 		}
 	}
 	v.uniqueNames("interfaces", "interface", CodeDuplicateInterfaceName, names)

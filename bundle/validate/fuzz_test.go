@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/kubepact/kubepact/bundle/validate"
+	"github.com/kubepact/kubepact/test/pactocompat"
 )
 
 // FuzzValidateBytes checks that no contract makes the validator panic or
@@ -15,9 +16,13 @@ import (
 func FuzzValidateBytes(f *testing.F) {
 	f.Add([]byte(head))
 	f.Add([]byte(aliasBomb()))
-	for _, name := range []string{"bundles/api-gateway/v1.2.0", "bundles/audit-log", "bundles/auth-service", "partners/settlement-service"} {
-		if data, err := os.ReadFile(filepath.Join(repoRoot, "..", "shared", "compat", "pacto-demo", name, "pacto.yaml")); err == nil {
-			f.Add(data)
+	// Pacto's demo contracts seed it too when the optional compatibility
+	// data is there.
+	if demo, _, _ := pactocompat.Lookup(); demo != "" {
+		for _, name := range []string{"bundles/api-gateway/v1.2.0", "bundles/audit-log", "bundles/auth-service", "partners/settlement-service"} {
+			if data, err := os.ReadFile(filepath.Join(demo, name, "pacto.yaml")); err == nil {
+				f.Add(data)
+			}
 		}
 	}
 	files := fstest.MapFS{

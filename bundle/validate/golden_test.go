@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubepact/kubepact/bundle/validate"
+	"github.com/kubepact/kubepact/test/pactocompat"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -75,7 +76,7 @@ func checkGolden[T any](t *testing.T, name string, got T) {
 // are not reachable offline, so without a resolver every policy ref is
 // POLICY_REF_UNRESOLVED.
 func TestCompatGolden(t *testing.T) {
-	root := compatDir(t)
+	root := pactocompat.Demo(t)
 	dirs := bundleDirs(t, root)
 	if len(dirs) < 29 {
 		t.Fatalf("found %d bundles in %s, want the 29 of the manifest", len(dirs), root)

@@ -13,16 +13,6 @@ import (
 // repoRoot is the repository root as seen from this package's directory.
 const repoRoot = "../.."
 
-// compatDir locates Pacto's demo bundles, copied next to the repository.
-func compatDir(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(repoRoot, "..", "shared", "compat", "pacto-demo")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Pacto compatibility bundles not found at %s (expected ../shared/compat/pacto-demo next to the repository): %v", dir, err)
-	}
-	return dir
-}
-
 // bundleDirs lists every directory under root holding a pacto.yaml,
 // relative to root with slashes.
 func bundleDirs(t testing.TB, root string) []string {

@@ -8,6 +8,7 @@ import (
 	"net"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/oci"
 )
 
 // policySchema is one compiled policy to enforce against the contract.
@@ -161,6 +162,9 @@ type unreachableError struct {
 }
 
 func (e *unreachableError) Error() string {
+	if re, ok := errors.AsType[*oci.RegistryError](e.err); ok {
+		return re.Error() // says what went wrong and what would fix it
+	}
 	return fmt.Sprintf("its registry could not be reached (%v); check the network and the registry, then check again", e.err)
 }
 
@@ -173,8 +177,9 @@ func (e *unreachableError) Unwrap() error { return e.err }
 var ErrUnreachable = errors.New("unreachable")
 
 // IsUnreachable reports whether err, from fetching a bundle, is a network
-// failure (or wraps ErrUnreachable) rather than an answer about the ref:
-// the bundle could not be checked, which says nothing about it.
+// failure (or wraps ErrUnreachable, or is a registry the registry policy
+// refused) rather than an answer about the ref: the bundle could not be
+// checked, which says nothing about it.
 func IsUnreachable(err error) bool { return unreachable(err) }
 
 // unreachable reports whether a resolver error is a network failure
@@ -185,7 +190,8 @@ func unreachable(err error) bool {
 		dnsErr *net.DNSError
 		netErr net.Error
 	)
-	return errors.Is(err, ErrUnreachable) || errors.As(err, &opErr) || errors.As(err, &dnsErr) ||
+	return errors.Is(err, ErrUnreachable) || errors.Is(err, oci.ErrUnreachable) || errors.Is(err, oci.ErrNotAllowed) ||
+		errors.As(err, &opErr) || errors.As(err, &dnsErr) ||
 		errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 }
 

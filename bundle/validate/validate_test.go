@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubepact/kubepact/bundle/validate"
+	"github.com/kubepact/kubepact/test/pactocompat"
 )
 
 const head = "pactoVersion: '2.0'\nservice: {name: svc, version: 1.0.0}\n"
@@ -308,9 +309,11 @@ func TestValidateMissingContract(t *testing.T) {
 // TestRealPolicyEnforced runs the demo's own policies over real contracts:
 // api-gateway's local gateway-routing policy (with the files the copy lacks
 // stubbed in, so the policy layer is reached) and the platform-http-policy
-// bundle through a resolver.
+// bundle through a resolver (the optional compatibility data; skipped
+// without it: TestValidateTable holds the policy layer on kubepact's own
+// policies).
 func TestRealPolicyEnforced(t *testing.T) {
-	root := compatDir(t)
+	root := pactocompat.Demo(t)
 	gateway := filepath.Join(root, "bundles", "api-gateway", "v1.2.0")
 	raw, err := os.ReadFile(filepath.Join(gateway, "pacto.yaml"))
 	if err != nil {

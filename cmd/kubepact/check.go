@@ -49,11 +49,11 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 				}
 				return &exitError{code: 2, msg: inWords(err)}
 			}
-			client, err := reg.client()
+			ctx := cmd.Context()
+			client, err := reg.client(ctx, ref)
 			if err != nil {
 				return couldNotCheck(CodeRegistryConfigInvalid, err)
 			}
-			ctx := cmd.Context()
 			lim := reg.limits.lim
 			b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client, Limits: lim})
 			if err != nil {
@@ -107,6 +107,7 @@ const (
 	CodeInvalidReference      = "INVALID_REFERENCE"       // the oci:// reference is malformed
 	CodeBundleNotFound        = "BUNDLE_NOT_FOUND"        // the registry has no such repository, tag or digest
 	CodeRegistryAuthFailed    = "REGISTRY_AUTH_FAILED"    // the registry refused the credentials
+	CodeRegistryNotAllowed    = "REGISTRY_NOT_ALLOWED"    // the registry policy refused the registry (--allowed-registries)
 	CodeRegistryConfigInvalid = "REGISTRY_CONFIG_INVALID" // the registry flags or credential files cannot be used
 	CodeCancelled             = "CANCELLED"               // interrupted before the check finished
 )
@@ -124,6 +125,8 @@ func loadFailureCode(err error) string {
 		return CodeBundleNotFound
 	case errors.Is(err, oci.ErrAuthFailed):
 		return CodeRegistryAuthFailed
+	case errors.Is(err, oci.ErrNotAllowed):
+		return CodeRegistryNotAllowed
 	case errors.Is(err, context.Canceled):
 		return CodeCancelled
 	case validate.IsUnreachable(err):

@@ -54,11 +54,16 @@ func flagsOf(bind func(*pflag.FlagSet)) []string {
 	return names
 }
 
-// httpFlags are the flags of the HTTP transport (mcp.Options'
-// BindHTTPFlags group, the deprecated --shutdown-timeout and
+// stdioToo are the flags of mcp.Options' HTTP group that stdio reads as
+// well: --max-request-bytes bounds a stdio line as it bounds an HTTP body.
+var stdioToo = []string{"max-request-bytes"}
+
+// httpFlags are the flags only the HTTP transport reads (mcp.Options'
+// BindHTTPFlags group but stdioToo, the deprecated --shutdown-timeout and
 // --allow-unauthenticated-remote).
 func httpFlags() []string {
-	return append(flagsOf(mcp.DefaultOptions().BindHTTPFlags), "shutdown-timeout", "allow-unauthenticated-remote")
+	names := slices.DeleteFunc(flagsOf(mcp.DefaultOptions().BindHTTPFlags), func(n string) bool { return slices.Contains(stdioToo, n) })
+	return append(names, "shutdown-timeout", "allow-unauthenticated-remote")
 }
 
 // capabilityFlags are the flags that configure a bundle's generated

@@ -83,6 +83,7 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 		{"mcp", catalog, "--allow-writes", "--confirm-writes", "never"},
 		append([]string{"mcp", "--freshness", "1h", "--snapshot-retention", "1m"}, fleet...),
 		{"mcp", "--no-cache"},
+		{"mcp", "--max-request-bytes", "65536"}, // bounds a stdio line too
 	} {
 		if _, stderr, code := runKubepact(t, append(args, "--workspace", t.TempDir())...); code != 0 {
 			t.Errorf("%v: exit %d, %s; want it served", args, code, stderr)

@@ -17,13 +17,16 @@ func newLockCommand() *cobra.Command {
 	reg := &registryOptions{}
 	cmd := &cobra.Command{
 		Use:   "lock BUNDLE [-o FILE]",
-		Short: "Pin the bundle's generated tools: names, operations, annotations, schema digests",
+		Short: "Pin the bundle's generated tools: names, operations, annotations, schema digests, request shape",
 		Long: `lock writes a tools lock: for every operation of the bundle's OpenAPI
 interfaces that can become a tool (whatever the method: exposure is still
 decided by --allow-writes when serving), its tool name, the operation it
-calls, its annotations and SHA-256 digests of its title and description,
-its input schema and the operation's response schemas, plus one digest of
-the whole surface.
+calls, its annotations, SHA-256 digests of its title and description, its
+input schema and the operation's response schemas, and where its requests
+go and how they are shaped (the bundle's servers URL, each parameter's
+location and serialisation, the body's media type, the security
+requirements and where each scheme puts its credential), plus one digest
+of the whole surface.
 
 A server started with --tools-lock FILE (or serving a bundle that carries
 ` + capability.LockFile + ` at its root, when --tools-lock is not given) offers
@@ -34,8 +37,9 @@ BUNDLE is a directory or an oci:// reference. Without -o, the lock is
 written into a directory bundle as ` + capability.LockFile + `, so it travels
 with the contract; -o - prints it. The file is written atomically.
 --allow-operations and --deny-operations pin a subset.`,
-		Example: `  kubepact lock examples/bundles/catalog
-  kubepact lock oci://registry.example.com/bundles/catalog@sha256:… -o catalog.lock.json`,
+		Example: `  kubepact lock examples/bundles/catalog -o catalog.lock.json
+  kubepact lock examples/bundles/catalog
+  kubepact lock oci://REGISTRY/REPO@sha256:DIGEST -o catalog.lock.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -47,7 +51,7 @@ with the contract; -o - prints it. The file is written atomically.
 				}
 				out = filepath.Join(ref, capability.LockFile)
 			}
-			client, err := reg.client()
+			client, err := reg.client(ctx, ref)
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
@@ -88,7 +92,7 @@ with the contract; -o - prints it. The file is written atomically.
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the lock to; - for standard output (default: "+capability.LockFile+" in a directory BUNDLE)")
-	cmd.Flags().StringVar(&baseURL, "base-url", "", "base URL, needed only when the spec declares no absolute servers[0].url (not part of the lock)")
+	cmd.Flags().StringVar(&baseURL, "base-url", "", "base URL, needed only when the spec declares no absolute servers[0].url (the lock pins the bundle's own servers URL, never this one)")
 	cmd.Flags().StringSliceVar(&capOpts.AllowOperations, "allow-operations", nil, "pin only these tools, by name (comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (comma-separated, repeatable)")
 	reg.BindFlags(cmd.Flags())

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,5 +165,62 @@ func TestLockAndConfirmFlagErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCredentialsStayOutOfURLs: a bundle that moves its apiKey from a
+// header into the query gets no credential into a URL. Held to its lock,
+// the tool drifts, even where the operator allows credentials in the
+// query, and the reason says a credential would now go there; without a
+// lock, the tool is withheld unless the operator passes
+// --allow-credentials-in-query, and then the service sees the key there.
+func TestCredentialsStayOutOfURLs(t *testing.T) {
+	var queries []string
+	var mu sync.Mutex
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		queries = append(queries, r.URL.RawQuery)
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(svc.Close)
+	dir := catalogBundle(t)
+	lock := filepath.Join(t.TempDir(), "catalog.lock.json")
+	if _, stderr, code := runKubepact(t, "lock", dir, "-o", lock); code != 0 {
+		t.Fatal(stderr)
+	}
+	moved := catalogBundle(t, [2]string{"      in: header\n      name: X-Catalog-Key", "      in: query\n      name: X-Catalog-Key"})
+	serve := []string{moved, "--base-url", svc.URL, "--allow-writes", "--confirm-writes=never", "--auth", "apiKey=k-123"}
+
+	cs, _ := startMCPStdio(t, append(serve, "--tools-lock", lock, "--allow-credentials-in-query")...)
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "deleteProduct", Arguments: map[string]any{"productId": "p-0001"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "it now puts a credential in the URL query") {
+		t.Errorf("held to the lock: %v %v; want TOOL_WITHHELD DRIFT saying the credential now goes in the query", err, res)
+	}
+
+	cs, stderr := startMCPStdio(t, serve...)
+	res, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "deleteProduct", Arguments: map[string]any{"productId": "p-0001"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "(CREDENTIAL_IN_QUERY)") ||
+		!strings.Contains(res.Content[0].(*sdk.TextContent).Text, "--allow-credentials-in-query") {
+		t.Errorf("without a lock: %v %v; want TOOL_WITHHELD CREDENTIAL_IN_QUERY naming --allow-credentials-in-query", err, res)
+	}
+	if !strings.Contains(stderr.String(), "would send a credential in the URL query (--allow-credentials-in-query allows it)") {
+		t.Errorf("stderr does not warn:\n%s", stderr)
+	}
+	mu.Lock()
+	if len(queries) != 0 {
+		t.Errorf("the service received %d request(s) while the tool was withheld", len(queries))
+	}
+	mu.Unlock()
+
+	cs, _ = startMCPStdio(t, append(serve, "--allow-credentials-in-query")...)
+	res, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "deleteProduct", Arguments: map[string]any{"productId": "p-0001"}})
+	if err != nil || res.IsError {
+		t.Fatalf("with --allow-credentials-in-query: %v %v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(queries) != 1 || queries[0] != "X-Catalog-Key=k-123" {
+		t.Errorf("the service saw queries %q; want the key in the query once", queries)
 	}
 }

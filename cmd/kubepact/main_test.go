@@ -183,7 +183,9 @@ func TestCheckUnreachableRegistryExits2(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte(contract), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := runKubepact(t, "check", dir, "--plain-http", "-o", "json")
+	// The registry is named: it is its silence, not the registry policy,
+	// that is checked here.
+	out, stderr, code := runKubepact(t, "check", dir, "--plain-http", "--allowed-registries", addr, "-o", "json")
 	if code != 2 {
 		t.Fatalf("exit %d, want 2\nstdout: %s\nstderr: %s", code, out, stderr)
 	}
@@ -195,11 +197,11 @@ func TestCheckUnreachableRegistryExits2(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, f := range rep.Errors {
-		if f.Code != "REF_UNREACHABLE" {
-			t.Errorf("finding %+v, want REF_UNREACHABLE", f)
+		if f.Code != "REF_UNREACHABLE" || !strings.Contains(f.Message, "nothing accepts connections at registry "+addr) || strings.Contains(f.Message, "dial tcp") {
+			t.Errorf("finding %+v, want REF_UNREACHABLE saying nothing accepts connections, in our words", f)
 		}
 	}
-	out, _, code = runKubepact(t, "check", dir, "--plain-http")
+	out, _, code = runKubepact(t, "check", dir, "--plain-http", "--allowed-registries", addr)
 	if code != 2 || !strings.Contains(out, "COULD NOT CHECK") || strings.Contains(out, "INVALID") {
 		t.Errorf("text report (exit %d):\n%s", code, out)
 	}

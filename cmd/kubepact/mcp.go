@@ -65,7 +65,13 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			ctx := cmd.Context()
 			opts.Version = version
 			opts.Logger = logr.FromContextOrDiscard(ctx).WithName("mcp")
-			client, err := reg.client()
+			if k8s.enabled && !cmd.Flags().Changed("allowed-registries") {
+				// The cluster's ServiceContracts name the registries: any,
+				// at a public address, as in the operator.
+				reg.AllowedRegistries = []string{oci.AnyRegistry}
+			}
+			named := append(slices.Clone(args), opts.Fleet.OCI...)
+			client, err := reg.client(ctx, append(named, opts.Catalog.Roots...)...)
 			if err != nil {
 				return &exitError{code: 2, msg: inWords(err)}
 			}

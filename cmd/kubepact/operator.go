@@ -72,6 +72,10 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader (a Lease) before reconciling, for more than one replica")
 	fs.StringVar(&o.leaderElectionID, "leader-election-id", "kubepact-operator", "name of the leader-election Lease")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the Lease (default: the pod's own namespace)")
+	// ServiceContracts name the registries: by default any, as long as it
+	// is at a public address (a registry on loopback, a private network or
+	// a metadata address must be listed itself).
+	o.reg.AllowedRegistries = []string{oci.AnyRegistry}
 	o.reg.BindFlags(fs)
 	// Credentials come from each ServiceContract's pull Secret only; the
 	// flags stay bound so that giving one is refused with the reason.
@@ -206,6 +210,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	log := logr.FromContextOrDiscard(ctx)
 	ctrl.SetLogger(log)
 	klog.SetLogger(log)
+	o.reg.Logger = log.WithName("registry")
 	ro, err := o.reconcilerOptions()
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
@@ -258,7 +263,7 @@ func runOperator(ctx context.Context, o *operatorOptions) error {
 	if err := addFleet(ctx, mgr, cfg, o); err != nil {
 		return err
 	}
-	if err := o.webhook.setup(mgr, rot, o.reg.PlainHTTP); err != nil {
+	if err := o.webhook.setup(mgr, rot, o.reg.PlainHTTP, o.namespaces); err != nil {
 		return fmt.Errorf("setting up the injection webhook: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
@@ -351,12 +356,15 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 }
 
 // mcpOptions are /mcp's server options: the HTTP flags, the fleet family
-// alone, on b.
+// alone, on b. A tool argument naming a bundle names a revision the
+// reconciler resolved and the caller may see, never a registry or a path
+// (FleetRefsOnly): nothing a caller writes makes the operator dial out.
 func (o *operatorOptions) mcpOptions(b *fleetgraph.Builder, reg *oci.Client) *mcp.Options {
 	opts := *o.mcp
 	opts.Transport = mcp.TransportHTTP
 	opts.Families = []mcp.Family{mcp.FamilyFleet}
 	opts.Fleet = mcp.FleetOptions{Enabled: true, Builder: b}
+	opts.FleetRefsOnly = true
 	opts.Registry = reg
 	opts.ReadOnly = true
 	opts.Version = version

@@ -155,6 +155,8 @@ func TestOperatorProcess(t *testing.T) {
 		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", probeAddr,
 		"--plain-http",
+		// The registry is on loopback: only a registry named here may be.
+		"--allowed-registries", reg.Host,
 		"--cache-dir", cacheDir,
 		"--graceful-shutdown-timeout", "20s",
 		"--log-format", "json")
@@ -319,7 +321,7 @@ func TestOperatorProcess(t *testing.T) {
 		"--metrics-bind-address", "0",
 		"--health-probe-bind-address", probe2,
 		"--port", "0",
-		"--plain-http",
+		"--plain-http", "--allowed-registries", reg.Host,
 		"--cache-dir", t.TempDir(),
 		"--graceful-shutdown-timeout", "1s",
 		"--log-format", "json")

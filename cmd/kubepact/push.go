@@ -31,11 +31,11 @@ It prints the manifest digest: the bundle's identity, the same digest
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
-			client, err := reg.client()
+			ctx := cmd.Context()
+			client, err := reg.client(ctx, args[1])
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
-			ctx := cmd.Context()
 			b, err := bundle.LoadDir(args[0], &bundle.LoadOptions{Limits: reg.limits.lim})
 			if err != nil {
 				return &exitError{code: 2, msg: explainLimit(err).Error()}

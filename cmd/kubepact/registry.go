@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+
+	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 
 	"github.com/kubepact/kubepact/bundle/oci"
@@ -26,12 +29,18 @@ func (o *registryOptions) BindFlags(fs *pflag.FlagSet) {
 }
 
 // client builds the shared registry client; an error names the flag.
-func (o *registryOptions) client() (*oci.Client, error) {
+// named are the references the command was given (its arguments, catalog
+// roots, fleet sources): their registries are allowed besides
+// --allowed-registries. Registry failures are logged, as reported, through
+// ctx's logger.
+func (o *registryOptions) client(ctx context.Context, named ...string) (*oci.Client, error) {
 	lim, err := o.limits.limits()
 	if err != nil {
 		return nil, err
 	}
 	o.Limits = lim
+	o.Allow(named...)
+	o.Logger = logr.FromContextOrDiscard(ctx).WithName("registry")
 	c, err := o.Client()
 	if err != nil {
 		return nil, fieldsToFlags(err, oci.FlagNames)

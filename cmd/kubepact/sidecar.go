@@ -148,7 +148,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 
 	var client *oci.Client // only an oci:// bundle needs one (and its cache directory)
 	if bundle.IsOCIRef(o.bundle) {
-		if client, err = reg.client(); err != nil {
+		if client, err = reg.client(ctx, o.bundle); err != nil {
 			return &exitError{code: 2, msg: inWords(err)}
 		}
 	}

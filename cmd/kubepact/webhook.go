@@ -119,8 +119,9 @@ func (o *webhookOptions) server(rot *controllers.CertRotator) webhook.Server {
 	return webhook.NewServer(opts)
 }
 
-// setup registers the injector (and the rotator) with the manager.
-func (o *webhookOptions) setup(mgr ctrl.Manager, rot *controllers.CertRotator, plainHTTP bool) error {
+// setup registers the injector (and the rotator) with the manager; the
+// injector is told the namespaces the operator watches (--namespace).
+func (o *webhookOptions) setup(mgr ctrl.Manager, rot *controllers.CertRotator, plainHTTP bool, namespaces []string) error {
 	if !o.enabled() {
 		return nil
 	}
@@ -133,5 +134,5 @@ func (o *webhookOptions) setup(mgr ctrl.Manager, rot *controllers.CertRotator, p
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: q(o.memoryLimit)},
 	}
 	s.MaxResources = corev1.ResourceList{corev1.ResourceCPU: q(o.maxCPU), corev1.ResourceMemory: q(o.maxMemory)}
-	return controllers.SetupInjector(mgr, &controllers.Injector{Options: s}, rot)
+	return controllers.SetupInjector(mgr, &controllers.Injector{Options: s, Namespaces: namespaces}, rot)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -100,7 +103,7 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	// The tool surface the operator records for the webhook to write on
 	// the Pod (controllers.ToolSurface over the same arguments) is the one
 	// the sidecar reports.
-	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true})
+	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +263,8 @@ func readyDetailsOf(t *testing.T, health string) readyDetails {
 // in the webhook configuration (the generated one, pointed at the process),
 // turns ready only then, and the API server's admission of a Pod naming a
 // Ready contract comes back with the sidecar on the contract's digest and
-// the image given by --sidecar-image.
+// the image given by --sidecar-image. A Pod in an enabled namespace outside
+// its --namespace is admitted without one, with a warning saying why.
 func TestOperatorWebhookProcess(t *testing.T) {
 	env, cfg := startControlPlane(t, "config", "crd", "bases")
 	scheme := runtime.NewScheme()
@@ -328,9 +332,10 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		"--kubeconfig", kubeconfigFile,
 		"--metrics-bind-address", "0",
 		"--health-probe-bind-address", probeAddr,
-		"--plain-http", "--cache-dir", t.TempDir(),
+		"--plain-http", "--allowed-registries", reg.Host, "--cache-dir", t.TempDir(),
 		"--webhook-port", strconv.Itoa(webhookPort), "--webhook-host", "127.0.0.1",
 		"--webhook-ip-address", "127.0.0.1", "--sidecar-image", image,
+		"--namespace", ns.Name,
 		"--log-format", "json")
 	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
 	op.Stdout, op.Stderr = &logs, &logs
@@ -428,6 +433,26 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		t.Errorf("a Pod requiring its sidecar was not injected while the operator runs: %+v", p.Spec.InitContainers)
 	}
 
+	// Outside --namespace: admitted as it is, saying why.
+	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "elsewhere-", Labels: map[string]string{controllers.LabelInjection: "enabled"}}}
+	if err := admin.Create(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	var warned warningsSeen
+	wcfg := rest.CopyConfig(cfg)
+	wcfg.WarningHandlerWithContext = &warned
+	wc, err := client.New(wcfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: other.Name, Name: "e", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+	if err := wc.Create(t.Context(), elsewhere, client.DryRunAll); err != nil || len(elsewhere.Spec.InitContainers) != 0 {
+		t.Errorf("a Pod outside --namespace: %v %+v; want admitted without the sidecar", err, elsewhere.Spec.InitContainers)
+	}
+	if !strings.Contains(strings.Join(warned.list, "\n"), "does not watch this namespace") {
+		t.Errorf("warnings %q do not say the namespace is not watched", warned.list)
+	}
+
 	// With the operator gone, an ordinary Pod is admitted without its
 	// sidecar (failurePolicy Ignore), but one that requires it is refused
 	// (failurePolicy Fail on its own webhook entry).
@@ -439,6 +464,18 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	if err := admin.Create(t.Context(), required(), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "inject-required.kubepact.dev") {
 		t.Errorf("webhook down, a Pod requiring its sidecar: %v; want refused by inject-required.kubepact.dev", err)
 	}
+}
+
+// warningsSeen records the API server's Warning headers.
+type warningsSeen struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warningsSeen) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text)
 }
 
 // TestOperatorWebhookOffByDefault: `kubepact operator --help` documents

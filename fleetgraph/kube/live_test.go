@@ -191,7 +191,7 @@ func (l *live) target(t *testing.T, key string) map[string]any {
 func TestLiveFleetOverMCP(t *testing.T) {
 	needControlPlane(t)
 	reg := testregistry.New(t, nil).Host
-	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`), CacheDir: t.TempDir()})
+	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: []byte(`{"auths":{}}`), CacheDir: t.TempDir(), AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

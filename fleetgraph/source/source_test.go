@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,11 +18,8 @@ import (
 
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/test/pactocompat"
 )
-
-func readDemo() ([]byte, error) {
-	return os.ReadFile("../../../shared/compat/pacto-demo/fleet-targets.yaml")
-}
 
 func TestTargetStateFixture(t *testing.T) {
 	head := "schemaVersion: pacto.dev/fleet-targets/v1\n"
@@ -29,7 +27,7 @@ func TestTargetStateFixture(t *testing.T) {
 		name, in, wantErr string
 		wantTargets       int
 	}{
-		{"pacto demo", "", "", 4},
+		{"fixture", "", "", 6},
 		{"unknown field", head + "targets:\n  - {service: a, name: b, colour: red}\n", "field colour not found", 0},
 		{"schema", "schemaVersion: v0\ntargets: []\n", "want pacto.dev/fleet-targets/v1", 0},
 		{"missing name", head + "targets:\n  - {service: a}\n", "targets[0]: service and name are required", 0},
@@ -43,8 +41,8 @@ func TestTargetStateFixture(t *testing.T) {
 			in := []byte(tt.in)
 			if tt.in == "" {
 				var err error
-				if in, err = readDemo(); err != nil {
-					t.Skip(err)
+				if in, err = os.ReadFile("../testdata/targets.yaml"); err != nil {
+					t.Fatal(err)
 				}
 			}
 			got, _, err := source.DecodeTargetState(in)
@@ -58,6 +56,19 @@ func TestTargetStateFixture(t *testing.T) {
 				t.Errorf("got %d targets, %v; want %d", len(got), err, tt.wantTargets)
 			}
 		})
+	}
+}
+
+// TestTargetStatePactoDemo decodes Pacto's own demo target-state file
+// (the optional compatibility data; skipped without it).
+func TestTargetStatePactoDemo(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join(pactocompat.Demo(t), "fleet-targets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := source.DecodeTargetState(in)
+	if err != nil || len(got) != 4 {
+		t.Errorf("got %d targets, %v; want Pacto's 4", len(got), err)
 	}
 }
 

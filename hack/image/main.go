@@ -10,17 +10,25 @@
 // with -ca-certs, the build machine's CA bundle.
 //
 //	go run ./hack/image -binary bin/kubepact-linux-amd64 -version v1.2.3 -out bin/image
+//	go run ./hack/image ... -out bin/image -push registry.example.com/kubepact:v1.2.3
 //
-// `make image` builds the binary and runs this. Its test (go test
+// With -push it then copies the image from the layout to that registry
+// (oras-go; credentials from the Docker config, -plain-http for a registry
+// without TLS) and prints the digest to install it by (`--set
+// image.digest=sha256:…`). `make image` builds the binary and runs this;
+// `make image-push IMAGE_REPO=…` pushes too. Its test (go test
 // ./hack/image) builds the image in process, pushes it to a registry on
 // loopback and checks what is inside.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 )
 
@@ -43,6 +51,10 @@ func run(args []string, stdout io.Writer) error {
 	epoch := fs.Int64("source-date-epoch", 0, "creation time in Unix seconds (the last commit's time for reproducible builds)")
 	out := fs.String("out", "", "directory to write the OCI image layout to (replaced if it is one)")
 	tag := fs.String("tag", "", "reference name annotated on the image in the layout (default: the version)")
+	var push PushOptions
+	fs.StringVar(&push.To, "push", "", "after writing the layout, push the image to host[:port]/repository[:tag] (tag default: -tag)")
+	fs.BoolVar(&push.PlainHTTP, "plain-http", false, "with -push: talk plain HTTP to the registry (a trusted network only)")
+	fs.StringVar(&push.DockerConfig, "docker-config", "", "with -push: Docker config file holding the registry's credentials (default ~/.docker/config.json)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,6 +63,9 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *out == "" {
 		return fmt.Errorf("-out is required: the directory of the OCI image layout")
+	}
+	if push.To == "" && (push.PlainHTTP || push.DockerConfig != "") {
+		return fmt.Errorf("-plain-http and -docker-config apply to a push: give -push host[:port]/repository too")
 	}
 	if *epoch < 0 {
 		return fmt.Errorf("-source-date-epoch %d must be Unix seconds, 0 or more", *epoch)
@@ -70,6 +85,15 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "%s %s\n", *out, digest)
+	if _, err := fmt.Fprintf(stdout, "%s %s\n", *out, digest); err != nil || push.To == "" {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	pushed, err := Push(ctx, *out, *tag, &push)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "pushed %s:%s@%s\ninstall it with: --set image.repository=%s --set image.digest=%s\n", pushed.Repository, pushed.Tag, pushed.Digest, pushed.Repository, pushed.Digest)
 	return err
 }

@@ -143,6 +143,7 @@ func TestNamingContract(t *testing.T) {
 		"Service/kubepact-webhook",
 		"ClusterRole/kubepact-operator",
 		"ClusterRoleBinding/kubepact-operator",
+		"ClusterRole/kubepact-fleet-reader",
 		"Role/kubepact-operator",
 		"RoleBinding/kubepact-operator",
 		"Role/kubepact-leader-election",

@@ -97,6 +97,36 @@ func grantProblem(r roleRules, group, res, verb string, names []string, ns, secr
 	return "a write outside status, events, leases and the webhook's own Secret and configuration"
 }
 
+// fleetReader is the ClusterRole the chart ships for callers of /mcp.
+const fleetReader = "kubepact-fleet-reader"
+
+// checkReaderRules returns every grant of the fleet-reader role beyond
+// reading ServiceContracts: it is bound to people and agents, so it may
+// get, list and watch servicecontracts.kubepact.dev (what the operator's
+// SubjectAccessReview asks about) and nothing else — no other resource, no
+// write, no wildcard.
+func checkReaderRules(r roleRules) []string {
+	var bad []string
+	if len(r.rules) == 0 {
+		bad = append(bad, r.kind+"/"+r.name+": no rule: it lets nobody see the fleet")
+	}
+	for _, rule := range r.rules {
+		if len(rule.NonResourceURLs) > 0 || len(rule.ResourceNames) > 0 {
+			bad = append(bad, fmt.Sprintf("%s/%s: %v: non-resource URLs or names", r.kind, r.name, rule))
+		}
+		for _, group := range rule.APIGroups {
+			for _, res := range rule.Resources {
+				for _, verb := range rule.Verbs {
+					if group != "kubepact.dev" || res != "servicecontracts" || !slices.Contains([]string{"get", "list", "watch"}, verb) {
+						bad = append(bad, fmt.Sprintf("%s/%s: %s %s (group %q): a reader reads ServiceContracts only", r.kind, r.name, verb, res, group))
+					}
+				}
+			}
+		}
+	}
+	return bad
+}
+
 // renderedRoles reads the ClusterRoles and Roles among objs.
 func renderedRoles(t *testing.T, objs []*unstructured.Unstructured) []roleRules {
 	t.Helper()
@@ -125,7 +155,26 @@ func TestRBACReadOnly(t *testing.T) {
 			objs := render(t, args...)
 			roles := renderedRoles(t, objs)
 			if len(roles) < 3 {
-				t.Fatalf("rendered %d roles, want the ClusterRole, the webhook Role and the leader-election Role", len(roles))
+				t.Fatalf("rendered %d roles, want the operator's ClusterRole, the webhook Role and the leader-election Role", len(roles))
+			}
+			// The fleet reader, for callers of /mcp, exists where answers
+			// are scoped by Kubernetes identity (the defaults; all-options
+			// authenticates with one shared token).
+			var reader *roleRules
+			for i := range roles {
+				if roles[i].kind == "ClusterRole" && roles[i].name == fleetReader {
+					reader = &roles[i]
+				}
+			}
+			switch {
+			case reader == nil && name == "defaults":
+				t.Errorf("the chart renders no ClusterRole %s for callers of /mcp", fleetReader)
+			case reader != nil && name != "defaults":
+				t.Errorf("ClusterRole %s is rendered with mcp.auth token, where nothing reads it", fleetReader)
+			case reader != nil:
+				if bad := checkReaderRules(*reader); len(bad) > 0 {
+					t.Errorf("the fleet reader grants more than reading ServiceContracts:\n%s", strings.Join(bad, "\n"))
+				}
 			}
 			if bad := checkRules(roles, releaseNS, "kubepact-webhook-cert", "kubepact-injector"); len(bad) > 0 {
 				t.Errorf("the rendered RBAC grants more than the operator's promise:\n%s", strings.Join(bad, "\n"))
@@ -172,6 +221,36 @@ func TestRBACExactlyAsGenerated(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s rules differ from config/rbac/role.yaml (-generated +rendered):\n%s", g.GetKind(), diff)
 		}
+	}
+}
+
+// TestCheckReaderRulesRefuses: the reader's checker refuses what a role
+// bound to people must not grant, and admits the chart's.
+func TestCheckReaderRulesRefuses(t *testing.T) {
+	sc := func(verbs ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{"kubepact.dev"}, Resources: []string{"servicecontracts"}, Verbs: verbs}
+	}
+	for _, tc := range []struct {
+		name  string
+		rules []rbacv1.PolicyRule
+		bad   bool
+	}{
+		{"the chart's", []rbacv1.PolicyRule{sc("get", "list", "watch")}, false},
+		{"list alone", []rbacv1.PolicyRule{sc("list")}, false},
+		{"no rule", nil, true},
+		{"patch", []rbacv1.PolicyRule{sc("list", "patch")}, true},
+		{"status", []rbacv1.PolicyRule{{APIGroups: []string{"kubepact.dev"}, Resources: []string{"servicecontracts/status"}, Verbs: []string{"get"}}}, true},
+		{"secrets", []rbacv1.PolicyRule{sc("list"), {APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}}, true},
+		{"wildcard verb", []rbacv1.PolicyRule{sc("*")}, true},
+		{"wildcard resource", []rbacv1.PolicyRule{{APIGroups: []string{"kubepact.dev"}, Resources: []string{"*"}, Verbs: []string{"list"}}}, true},
+		{"by name", []rbacv1.PolicyRule{{APIGroups: []string{"kubepact.dev"}, Resources: []string{"servicecontracts"}, ResourceNames: []string{"x"}, Verbs: []string{"get"}}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := checkReaderRules(roleRules{kind: "ClusterRole", name: fleetReader, rules: tc.rules})
+			if got := len(bad) > 0; got != tc.bad {
+				t.Fatalf("refused = %v (%q), want %v", got, bad, tc.bad)
+			}
+		})
 	}
 }
 

@@ -40,21 +40,42 @@ const (
 	crdName          = "servicecontracts.kubepact.dev"
 )
 
-// backend is where the story runs: it owns the cluster, the install and
-// the way processes and ports are reached. The scenarios hold the rest.
+// backend is where the story runs: it owns the cluster and the way
+// processes and ports are reached. The story runs the README's commands
+// against it and holds the rest.
 type backend interface {
 	// admin is a client with the installer's authority, for the test's
 	// own objects and kubectl-level reads.
 	admin() client.Client
-	// registry is the OCI registry holding the bundles: push is the host
-	// the test pushes to, pull the same registry as the cluster reaches it.
+	// registry is the OCI registry holding the bundles and images: push
+	// is the host the test pushes to, pull the same registry as the
+	// cluster reaches it.
 	registry() (push, pull string)
-	// install installs kubepact and returns the objects it installed.
-	install(t *testing.T) []*unstructured.Unstructured
+	// shell is how the README's commands reach the cluster, and which
+	// of them it cannot run.
+	shell(t *testing.T) shellHost
+	// cannotInstall says why the README's image, install and upgrade
+	// commands do not run here ("": they run).
+	cannotInstall() string
+	// installed makes what the install installed run as the cluster
+	// would, and returns the objects it installed.
+	installed(t *testing.T) []*unstructured.Unstructured
 	// waitOperatorReady returns once the operator's /readyz answers 200.
 	waitOperatorReady(t *testing.T)
 	// operatorMCP is the URL of the operator's /mcp.
 	operatorMCP(t *testing.T) string
+	// mcpURL is where the URL the README's commands reach /mcp at is
+	// served here.
+	mcpURL(t *testing.T, readmeURL string) string
+	// beforeUpgrade puts back what the back end changed in the install
+	// for its own sake; upgraded makes the upgraded install run, as a
+	// rollout would.
+	beforeUpgrade(t *testing.T)
+	upgraded(t *testing.T)
+	// operatorGone: `helm uninstall` deleted the operator's Deployment.
+	operatorGone(t *testing.T)
+	// cli is the kubepact binary the story runs commands with.
+	cli(t *testing.T) string
 	// demoContainer is the container of the catalog Deployment: the demo
 	// service; served counts the requests it has served (-1: unknown).
 	demoContainer(t *testing.T) corev1.Container
@@ -62,8 +83,6 @@ type backend interface {
 	// sidecar makes the sidecar injected into pod serve and returns its
 	// /mcp URL.
 	sidecar(t *testing.T, pod *corev1.Pod) string
-	// uninstall removes what install installed, as a user would.
-	uninstall(t *testing.T, installed []*unstructured.Unstructured)
 }
 
 var scheme = kruntime.NewScheme()

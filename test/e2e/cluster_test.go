@@ -44,9 +44,9 @@ type clusterBackend struct {
 	pull      string
 	demoImage string
 
-	mu      sync.Mutex
-	mcpURL  string
-	forward []*exec.Cmd
+	mu          sync.Mutex
+	mcpURLCache string
+	forward     []*exec.Cmd
 }
 
 func newClusterBackend(t *testing.T) *clusterBackend {
@@ -94,21 +94,46 @@ func (b *clusterBackend) demoContainer(*testing.T) corev1.Container {
 	}
 }
 
-// install reads what `helm install` (run by hack/e2e-kind.sh) installed:
-// the release's manifest, and the CRDs of the chart's crds/.
-func (b *clusterBackend) install(t *testing.T) []*unstructured.Unstructured {
+// shell: the README's commands run against $KUBECONFIG with kubectl and
+// helm as this back end has them; a kind node has a kubelet, so every
+// command runs.
+func (b *clusterBackend) shell(t *testing.T) shellHost {
 	t.Helper()
-	out := run(t, nil, helmBinCluster(), "get", "manifest", releaseName, "--namespace", installNamespace)
-	objs, err := decodeManifests([]byte(out))
-	if err != nil {
-		t.Fatalf("helm get manifest: %v", err)
+	kc := os.Getenv("KUBECONFIG")
+	if kc == "" {
+		t.Fatalf("%s=cluster runs the README's commands against $KUBECONFIG, which is not set (hack/e2e-kind.sh sets it)", ModeEnv)
 	}
-	crd := &unstructured.Unstructured{}
-	crd.SetAPIVersion("apiextensions.k8s.io/v1")
-	crd.SetKind("CustomResourceDefinition")
-	crd.SetName(crdName)
-	return append(objs, crd)
+	return shellHost{kubeconfig: kc, kubectl: b.kubectl, helm: helmBinCluster(), skip: func(string) string { return "" }}
 }
+
+// cannotInstall: hack/e2e-kind.sh installs the chart itself.
+func (b *clusterBackend) cannotInstall() string {
+	return "hack/e2e-kind.sh installed the chart: kind loads the image into its node instead of pulling it from a registry the node reaches, so the README's image, install and upgrade commands are the script's there"
+}
+
+// installed reads what `helm install` (run by hack/e2e-kind.sh) installed.
+func (b *clusterBackend) installed(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	return releaseObjects(t, helmBinCluster(), nil)
+}
+
+func (b *clusterBackend) beforeUpgrade(t *testing.T) {
+	t.Helper()
+	t.Fatal("the cluster back end does not run the README's upgrade (cannotInstall)")
+}
+
+func (b *clusterBackend) upgraded(t *testing.T) {
+	t.Helper()
+	t.Fatal("the cluster back end does not run the README's upgrade (cannotInstall)")
+}
+
+// operatorGone: the cluster stops the operator's Pods itself.
+func (b *clusterBackend) operatorGone(*testing.T) {}
+
+// mcpURL: the README's own port-forward ran here.
+func (b *clusterBackend) mcpURL(_ *testing.T, readmeURL string) string { return readmeURL }
+
+func (b *clusterBackend) cli(t *testing.T) string { return kubepact(t) }
 
 // helmBinCluster is helm from $KUBEPACT_HELM, else the one on PATH.
 func helmBinCluster() string {
@@ -157,7 +182,7 @@ func ptrOr(p *int32, def int32) int32 {
 func (b *clusterBackend) operatorMCP(t *testing.T) string {
 	t.Helper()
 	b.mu.Lock()
-	url := b.mcpURL
+	url := b.mcpURLCache
 	b.mu.Unlock()
 	if url != "" {
 		return url
@@ -177,7 +202,7 @@ func (b *clusterBackend) operatorMCP(t *testing.T) string {
 	}
 	url = "http://" + b.portForward(t, "svc/"+operatorName, installNamespace, port) + "/mcp"
 	b.mu.Lock()
-	b.mcpURL = url
+	b.mcpURLCache = url
 	b.mu.Unlock()
 	return url
 }
@@ -207,15 +232,6 @@ func (b *clusterBackend) sidecar(t *testing.T, pod *corev1.Pod) string {
 		}
 	}
 	return "http://" + b.portForward(t, "pod/"+pod.Name, pod.Namespace, port) + "/mcp"
-}
-
-// uninstall is the README's: `helm uninstall`, the operator's certificate
-// Secret, the CRD.
-func (b *clusterBackend) uninstall(t *testing.T, _ []*unstructured.Unstructured) {
-	t.Helper()
-	run(t, nil, helmBinCluster(), "uninstall", releaseName, "--namespace", installNamespace, "--wait", "--timeout", "3m")
-	deleteWebhookSecret(t, b.c)
-	run(t, nil, b.kubectl, "delete", "crd", crdName, "--wait", "--timeout=3m")
 }
 
 var forwarding = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) ->`)

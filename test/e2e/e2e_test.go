@@ -37,9 +37,15 @@ const (
 	annotationUpstreamPort   = "kubepact.dev/upstream-port"
 )
 
+// The versions of kubepact's image the story installs and upgrades to
+// (`make image-push` with VERSION set, as a release would set it).
+var imageVersions = [2]string{"v0.0.1-e2e", "v0.0.2-e2e"}
+
 // story is the state the steps hand on.
 type story struct {
+	root      *testing.T
 	b         backend
+	sh        *readme
 	installed []*unstructured.Unstructured
 	// shop (injection enabled) holds catalog and orders; billing holds
 	// payments.
@@ -53,8 +59,7 @@ type story struct {
 
 // TestE2E is the whole story, step by step; a step that fails stops it.
 func TestE2E(t *testing.T) {
-	s := &story{b: newBackend(t), digests: map[string]string{}}
-	kubepact(t) // built once, before the steps, so that no step's time is the build's
+	s := &story{root: t, b: newBackend(t), digests: map[string]string{}}
 	for _, step := range []struct {
 		name string
 		fn   func(*testing.T)
@@ -63,6 +68,7 @@ func TestE2E(t *testing.T) {
 		{"OperatorReady", s.operatorReady},
 		{"ServiceContractsReady", s.contractsReady},
 		{"FleetAnswersByIdentity", s.fleetByIdentity},
+		{"UpgradeChangesTheCRD", s.upgrade},
 		{"DeploymentGetsSidecar", s.deploymentGetsSidecar},
 		{"SidecarCallsService", s.sidecarCallsService},
 		{"TagMovedIsFollowed", s.tagMoved},
@@ -74,8 +80,30 @@ func TestE2E(t *testing.T) {
 	}
 }
 
+// install runs the README's image and install commands: the image
+// pushed to the suite's registry with `make image-push`, and the chart
+// installed with the digest it printed — from a checkout of an earlier
+// chart, whose CRD the upgrade step changes.
 func (s *story) install(t *testing.T) {
-	s.installed = s.b.install(t)
+	push, _ := s.b.registry()
+	s.sh = newReadme(s.root, s.b.shell(t), push)
+	if why := s.b.cannotInstall(); why != "" {
+		t.Logf("README image and install: not run on this back end: %s", why)
+	} else {
+		s.sh.run(t, "image", repoRoot(), []string{"VERSION=" + imageVersions[0], "LOCALBIN=" + t.TempDir()}, nil)
+		s.sh.run(t, "install", earlierCheckout(t), nil, nil)
+		if fields := crdStatusFields(t, s.b.admin()); slices.Contains(fields, "pods") {
+			t.Fatalf("the install's CRD has status.pods (%v); want the earlier CRD of testdata", fields)
+		}
+		// What helm install printed (NOTES.txt) upgrades the CRDs as the
+		// README does.
+		for _, cmd := range commands(readmeBlock(t, "upgrade")) {
+			if line := oneLine(cmd); strings.HasPrefix(line, "kubectl apply ") && !strings.Contains(s.sh.helmOut, line) {
+				t.Errorf("helm install's notes lack the README's CRD upgrade `%s`:\n%s", line, s.sh.helmOut)
+			}
+		}
+	}
+	s.installed = s.b.installed(t)
 	if len(s.installed) == 0 {
 		t.Fatal("the install has no objects")
 	}
@@ -119,7 +147,7 @@ func (s *story) operatorReady(t *testing.T) {
 func (s *story) push(t *testing.T, dir, repoTag string) string {
 	t.Helper()
 	pushHost, _ := s.b.registry()
-	out := run(t, []string{"HOME=" + t.TempDir(), "KUBEPACT_CACHE_DIR=" + t.TempDir()}, kubepact(t), "push", dir, "oci://"+pushHost+"/"+repoTag, "--plain-http")
+	out := run(t, []string{"HOME=" + t.TempDir(), "KUBEPACT_CACHE_DIR=" + t.TempDir()}, s.b.cli(t), "push", dir, "oci://"+pushHost+"/"+repoTag, "--plain-http")
 	d := strings.TrimSpace(out)
 	if !strings.HasPrefix(d, "sha256:") {
 		t.Fatalf("push %s: printed %q, want a digest", repoTag, d)
@@ -130,7 +158,9 @@ func (s *story) push(t *testing.T, dir, repoTag string) string {
 func (s *story) contractsReady(t *testing.T) {
 	c := s.b.admin()
 	_, pull := s.b.registry()
-	shop := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-shop-", Labels: map[string]string{labelInjection: "enabled"}}}
+	// shop is the README's namespace: its reach and inject commands name
+	// it (and label it for injection).
+	shop := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}
 	billing := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-billing-"}}
 	for _, ns := range []*corev1.Namespace{shop, billing} {
 		if err := c.Create(t.Context(), ns); err != nil {
@@ -146,9 +176,10 @@ func (s *story) contractsReady(t *testing.T) {
 			// The demo service, with no replica until the contract is
 			// Ready (DeploymentGetsSidecar scales it up).
 			// The demo service does not listen on the contract's server
-			// port, so the Pod names its own, as a user's would.
+			// port, so the Pod names its own, as a user's would. The
+			// contract annotation comes from the README's inject command.
 			app = s.b.demoContainer(t)
-			annotations = map[string]string{annotationContract: "catalog", annotationUpstreamPort: fmt.Sprint(app.Ports[0].ContainerPort)}
+			annotations = map[string]string{annotationUpstreamPort: fmt.Sprint(app.Ports[0].ContainerPort)}
 		}
 		labels := map[string]string{"app": sv.name}
 		if err := c.Create(t.Context(), &appsv1.Deployment{
@@ -209,8 +240,10 @@ func (s *story) waitReady(t *testing.T, ns, name, digest, version string) *v1alp
 }
 
 // serviceAccountToken creates a ServiceAccount allowed to list
-// ServiceContracts in its own namespace and returns a token for it.
-func (s *story) serviceAccountToken(t *testing.T, ns, name string) string {
+// ServiceContracts in its own namespace (with a Role of its own: not the
+// chart's fleet reader) and returns a token for it; with grant false it
+// may do nothing at all.
+func (s *story) serviceAccountToken(t *testing.T, ns, name string, grant bool) string {
 	t.Helper()
 	c := s.b.admin()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
@@ -219,7 +252,11 @@ func (s *story) serviceAccountToken(t *testing.T, ns, name string) string {
 	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-contracts"},
 		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: name}},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name}}
-	for _, o := range []client.Object{sa, role, binding} {
+	objs := []client.Object{sa}
+	if grant {
+		objs = append(objs, role, binding)
+	}
+	for _, o := range objs {
 		if err := c.Create(t.Context(), o); err != nil {
 			t.Fatal(err)
 		}
@@ -242,10 +279,31 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// headers sends fixed headers on every request.
+type headers map[string]string
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // connect opens an MCP session over Streamable HTTP.
 func connect(t *testing.T, url, token string) *sdk.ClientSession {
 	t.Helper()
-	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}, DisableStandaloneSSE: true, MaxRetries: -1}
+	h := headers{}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	return connectWith(t, url, h)
+}
+
+// connectWith opens an MCP session over Streamable HTTP sending h.
+func connectWith(t *testing.T, url string, h headers) *sdk.ClientSession {
+	t.Helper()
+	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: h}, DisableStandaloneSSE: true, MaxRetries: -1}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "kubepact-e2e", Version: "v0"}, nil).Connect(t.Context(), tr, nil)
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", url, err)
@@ -289,8 +347,8 @@ func serviceNames(m map[string]any) []string {
 
 func (s *story) fleetByIdentity(t *testing.T) {
 	url := s.b.operatorMCP(t)
-	s.aliceTok = s.serviceAccountToken(t, s.shop, "alice")
-	s.bobTok = s.serviceAccountToken(t, s.billing, "bob")
+	s.aliceTok = s.serviceAccountToken(t, s.shop, "alice", true)
+	s.bobTok = s.serviceAccountToken(t, s.billing, "bob", true)
 	alice, bob := connect(t, url, s.aliceTok), connect(t, url, s.bobTok)
 
 	for _, tc := range []struct {
@@ -363,15 +421,116 @@ func (s *story) fleetByIdentity(t *testing.T) {
 			t.Errorf("token %q: %d %q %s; want 401 with a challenge and no tools", tok, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
 	}
-	// The client inside most editors, with alice's token, accepts the
-	// operator's fleet tools and their answers.
-	if !tsClient(t, "operator /mcp as alice", url, s.aliceTok, []tsCall{
+	s.readmeReader(t)
+	s.noRBAC(t)
+}
+
+// readmeReader runs the README's reach commands: the fleet-reader
+// ServiceAccount bound to the chart's ClusterRole in shop, its token, and
+// the MCP client configured with them — which then sees shop's fleet.
+func (s *story) readmeReader(t *testing.T) {
+	s.sh.run(t, "reach", repoRoot(), nil, nil)
+	if s.sh.exported(t, "KUBEPACT_TOKEN") == "" {
+		t.Fatal("the README's token command exported an empty KUBEPACT_TOKEN")
+	}
+	cfg := parseClaudeAdd(t, s.sh.claudeArgs(t))
+	if !strings.HasPrefix(cfg.headers["Authorization"], "Bearer ") || len(cfg.headers["Authorization"]) < len("Bearer ")+20 {
+		t.Fatalf("the README configures the MCP client with headers %v; want Authorization: Bearer <the token>", cfg.headers)
+	}
+	url := s.b.mcpURL(t, cfg.url)
+	reader := connectWith(t, url, cfg.headers)
+	eventually(t, "the README's fleet-reader sees shop's services", 60*time.Second, func() error {
+		got, raw := call(t, reader, "pacto_fleet_search", map[string]any{})
+		if got["total"] != float64(2) || !slices.Equal(serviceNames(got), []string{"catalog", "orders"}) || strings.Contains(raw, "NO_VISIBLE_SCOPE") {
+			return fmt.Errorf("total %v, services %v; want catalog and orders\n%s", got["total"], serviceNames(got), raw)
+		}
+		return nil
+	})
+	// The client inside most editors, configured as the README says,
+	// accepts the operator's fleet tools and their answers.
+	if !tsClient(t, "operator /mcp as the README's fleet-reader", url, cfg.headers, []tsCall{
 		{Tool: "pacto_fleet_search", Args: map[string]any{}, Expect: "ok"},
 		{Tool: "pacto_fleet_get", Args: map[string]any{"service": "catalog"}, Expect: "ok"},
 		{Tool: "pacto_fleet_status", Args: map[string]any{}, Expect: "ok"},
 	}) {
 		t.Logf("%s is not set: the TypeScript SDK client was not run (make test-e2e runs it)", clientsDirEnv)
 	}
+}
+
+// noRBAC: a real token of an identity that may do nothing gets empty
+// answers that say why — never an empty fleet that reads like an empty
+// cluster — and nothing of the fleet.
+func (s *story) noRBAC(t *testing.T) {
+	nobody := connect(t, s.b.operatorMCP(t), s.serviceAccountToken(t, s.shop, "nobody", false))
+	for _, tool := range []string{"pacto_fleet_search", "pacto_fleet_status"} {
+		got, raw := call(t, nobody, tool, map[string]any{})
+		meta, _ := got["meta"].(map[string]any)
+		lims := arr(meta, "limitations")
+		var last map[string]any
+		if len(lims) > 0 {
+			last, _ = lims[len(lims)-1].(map[string]any)
+		}
+		msg := fmt.Sprint(last["message"])
+		if got["total"] != float64(0) || meta["completeness"] != "partial" || last["code"] != "NO_VISIBLE_SCOPE" ||
+			!strings.Contains(msg, "none of the namespaces") || !strings.Contains(msg, "--clusterrole=kubepact-fleet-reader") {
+			t.Errorf("a token with no RBAC: %s answered %s; want nothing, partial, ending with NO_VISIBLE_SCOPE naming the ClusterRole to bind", tool, raw)
+		}
+		for _, hidden := range []string{"catalog", "orders", "payments", s.billing} {
+			if strings.Contains(strings.ReplaceAll(raw, msg, ""), hidden) {
+				t.Errorf("a token with no RBAC: %s shows %s: %s", tool, hidden, raw)
+			}
+		}
+	}
+}
+
+// upgrade runs the README's upgrade over the earlier install: the new
+// version's image pushed, the CRDs applied server-side over the ones helm
+// created (a real change: status.pods and more are new), and helm upgrade
+// to the digest it printed. The operator then runs the new image, the CRD
+// has the new fields, and the contracts are Ready again.
+func (s *story) upgrade(t *testing.T) {
+	if why := s.b.cannotInstall(); why != "" {
+		t.Skipf("README upgrade: not run on this back end: %s", why)
+	}
+	// The earlier CRD has no status.toolSurfaceDigest: the API server
+	// pruned what the operator wrote there.
+	sc := &v1alpha1.ServiceContract{}
+	if err := s.b.admin().Get(t.Context(), client.ObjectKey{Namespace: s.shop, Name: "catalog"}, sc); err != nil {
+		t.Fatal(err)
+	}
+	if sc.Status.ToolSurfaceDigest != "" {
+		t.Fatalf("before the upgrade catalog's status holds toolSurfaceDigest %s, which the earlier CRD does not declare", sc.Status.ToolSurfaceDigest)
+	}
+	s.b.beforeUpgrade(t)
+	s.sh.run(t, "upgrade", repoRoot(), []string{"VERSION=" + imageVersions[1], "LOCALBIN=" + t.TempDir()}, nil)
+	if fields := crdStatusFields(t, s.b.admin()); !slices.Contains(fields, "pods") || !slices.Contains(fields, "toolSurfaceDigest") {
+		t.Fatalf("after the README's upgrade the CRD's status has %v; want the chart's (pods, toolSurfaceDigest, …)", fields)
+	}
+	d := &appsv1.Deployment{}
+	if err := s.b.admin().Get(t.Context(), client.ObjectKey{Namespace: installNamespace, Name: operatorName}, d); err != nil {
+		t.Fatal(err)
+	}
+	if img := d.Spec.Template.Spec.Containers[0].Image; !strings.Contains(img, ":"+imageVersions[1]+"@") {
+		t.Fatalf("after helm upgrade the operator's image is %s; want the new version %s by digest", img, imageVersions[1])
+	}
+	s.b.upgraded(t)
+	s.b.waitOperatorReady(t)
+	if out := run(t, nil, s.b.cli(t), "version"); !strings.Contains(out, imageVersions[1]) {
+		t.Errorf("the upgraded image's kubepact version says %q; want %s", out, imageVersions[1])
+	}
+	for name, ns := range map[string]string{"catalog": s.shop, "orders": s.shop, "payments": s.billing} {
+		s.waitReady(t, ns, name, s.digests[name], "")
+	}
+	// The new field is kept now.
+	eventually(t, "catalog's status.toolSurfaceDigest under the upgraded CRD", 60*time.Second, func() error {
+		if err := s.b.admin().Get(t.Context(), client.ObjectKey{Namespace: s.shop, Name: "catalog"}, sc); err != nil {
+			return err
+		}
+		if sc.Status.ToolSurfaceDigest == "" {
+			return errNotYet
+		}
+		return nil
+	})
 }
 
 // injectedSidecar is the native sidecar the webhook added to pod; its
@@ -429,11 +588,22 @@ func (s *story) podWithBundle(t *testing.T, digest string) *corev1.Pod {
 	return pod
 }
 
+// deploymentGetsSidecar runs the README's inject commands (the namespace
+// labelled, the contract named on catalog's Pod template) and scales
+// catalog up: its Pod gets the sidecar.
 func (s *story) deploymentGetsSidecar(t *testing.T) {
+	s.sh.run(t, "inject", repoRoot(), nil, nil)
 	c := s.b.admin()
+	ns := &corev1.Namespace{}
+	if err := c.Get(t.Context(), client.ObjectKey{Name: s.shop}, ns); err != nil || ns.Labels[labelInjection] != "enabled" {
+		t.Fatalf("after the README's inject commands namespace %s has labels %v (%v); want %s=enabled", s.shop, ns.Labels, err, labelInjection)
+	}
 	d := &appsv1.Deployment{}
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: s.shop, Name: "catalog"}, d); err != nil {
 		t.Fatal(err)
+	}
+	if got := d.Spec.Template.Annotations[annotationContract]; got != "catalog" {
+		t.Fatalf("after the README's inject commands catalog's Pod template names contract %q; want catalog", got)
 	}
 	patch := client.MergeFrom(d.DeepCopy())
 	d.Spec.Replicas = ptr.To[int32](1)
@@ -474,7 +644,7 @@ func (s *story) sidecarCallsService(t *testing.T) {
 	}
 	// The client inside most editors accepts the sidecar's tools and
 	// answers too.
-	if !tsClient(t, "sidecar "+s.catalogPod.Name, url, "", []tsCall{{Tool: "listProducts", Args: map[string]any{"limit": 2}, Expect: "ok"}}) {
+	if !tsClient(t, "sidecar "+s.catalogPod.Name, url, nil, []tsCall{{Tool: "listProducts", Args: map[string]any{"limit": 2}, Expect: "ok"}}) {
 		t.Logf("%s is not set: the TypeScript SDK client was not run (make test-e2e runs it)", clientsDirEnv)
 	}
 }
@@ -583,8 +753,14 @@ func (s *story) waitPods(t *testing.T, ok func(*v1alpha1.PodsStatus) error) {
 	})
 }
 
+// uninstall runs the README's uninstall commands; nothing of kubepact is
+// left.
 func (s *story) uninstall(t *testing.T) {
-	s.b.uninstall(t, s.installed)
+	s.sh.run(t, "uninstall", repoRoot(), nil, func(cmd, _ string) {
+		if strings.HasPrefix(cmd, "helm uninstall ") {
+			s.b.operatorGone(t)
+		}
+	})
 	assertNothingLeft(t, s.b.admin(), s.installed)
 	// The apps stay, now without injection: a new Pod is admitted as is.
 	pod := &corev1.Pod{

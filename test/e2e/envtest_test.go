@@ -23,7 +23,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,13 +39,21 @@ import (
 type envtestBackend struct {
 	// root is the suite's test: what lives as long as the cluster is
 	// registered with it, not with the step that started it.
-	root       *testing.T
-	env        *envtest.Environment
-	c          client.Client
-	adminKC    []byte // kubeconfig of the envtest admin (system:masters)
-	reg        *testregistry.Registry
-	demo       *httptest.Server
-	demoServed atomic.Int64
+	root        *testing.T
+	env         *envtest.Environment
+	c           client.Client
+	adminKC     []byte // kubeconfig of the envtest admin (system:masters)
+	adminKCFile string // the same, as a file for kubectl and helm
+	reg         *testregistry.Registry
+	demo        *httptest.Server
+	demoServed  atomic.Int64
+	// images are the binaries of the images the install names.
+	images *images
+	// operatorImage is the image the operator process runs.
+	operatorImage string
+	// webhookServices are the Services the installed webhooks call, by
+	// webhook name, while the configuration points at the process.
+	webhookServices map[string]admissionregistrationv1.ServiceReference
 
 	operator *process
 	// Where the operator process serves, on loopback.
@@ -90,6 +97,11 @@ func newEnvtestBackend(t *testing.T) *envtestBackend {
 	if b.adminKC, err = user.KubeConfig(); err != nil {
 		t.Fatal(err)
 	}
+	b.adminKCFile = filepath.Join(t.TempDir(), "admin.kubeconfig")
+	if err := os.WriteFile(b.adminKCFile, b.adminKC, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.images = &images{dir: t.TempDir()}
 	b.reg = testregistry.New(t, nil)
 	// The demo service: the catalog API the contract describes, on a
 	// loopback port that the Deployment declares as its containerPort.
@@ -121,44 +133,127 @@ func (b *envtestBackend) demoContainer(t *testing.T) corev1.Container {
 	}
 }
 
-// install renders the chart, points its webhook configuration at the
-// operator process on loopback, applies everything server-side and starts
-// the operator as the chart's Deployment would.
-func (b *envtestBackend) install(t *testing.T) []*unstructured.Unstructured {
+// shell: the README's commands reach the API server as its
+// administrator, and the registry on loopback speaks plain HTTP (what the
+// README says to set for such a registry). No kubelet runs here: a
+// command that waits for a running Pod is skipped.
+func (b *envtestBackend) shell(t *testing.T) shellHost {
 	t.Helper()
-	// The test registry speaks plain HTTP on loopback.
-	objs := renderInstall(t, "--set", "registry.plainHTTP=true")
-	b.webhookPort = freePort(t)
-	mwc := find(objs, "MutatingWebhookConfiguration", webhookConfig)
-	if mwc == nil {
+	return shellHost{
+		kubeconfig: b.adminKCFile,
+		kubectl:    toolBin(t, kubectlEnv, "kubectl"),
+		helm:       toolBin(t, helmEnv, "helm-bins"),
+		env:        []string{"IMAGE_PLAIN_HTTP=true"},
+		skip:       skipWithoutKubelet,
+	}
+}
+
+// skipWithoutKubelet says why envtest cannot run cmd, if it cannot.
+func skipWithoutKubelet(cmd string) string {
+	line := oneLine(cmd)
+	switch {
+	case strings.HasPrefix(line, "kubectl ") && strings.Contains(line, " rollout status "):
+		return "needs a kubelet (no Pod runs on envtest, so no rollout completes); the operator process's /readyz is waited for instead"
+	case strings.HasPrefix(line, "kubectl ") && strings.Contains(line, " port-forward "):
+		return "needs a kubelet (port-forward reaches a running Pod); the operator process serves /mcp on loopback, and 127.0.0.1:8585 in the commands after it means that address"
+	}
+	return ""
+}
+
+func (b *envtestBackend) cannotInstall() string { return "" }
+
+// installed starts what the README's install installed: the webhook
+// configuration pointed at the operator process on loopback, and the
+// operator as the chart's Deployment runs it.
+func (b *envtestBackend) installed(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	objs := releaseObjects(t, toolBin(t, helmEnv, "helm-bins"), []string{"KUBECONFIG=" + b.adminKCFile, "HELM_CACHE_HOME=" + t.TempDir(), "HELM_CONFIG_HOME=" + t.TempDir(), "HELM_DATA_HOME=" + t.TempDir()})
+	if find(objs, "MutatingWebhookConfiguration", webhookConfig) == nil {
 		t.Fatalf("the install has no MutatingWebhookConfiguration %s", webhookConfig)
 	}
-	applied := make([]*unstructured.Unstructured, 0, len(objs))
-	for _, o := range objs {
-		if o == mwc {
-			o = b.loopbackWebhook(t, o)
-		}
-		applied = append(applied, o)
-	}
-	apply(t, b.c, applied)
-	b.startOperator(t, objs)
+	b.webhookPort = freePort(t)
+	b.loopbackWebhook(t)
+	b.startOperator(t)
 	return objs
 }
 
-// loopbackWebhook is the webhook configuration with every webhook sent to
-// https://127.0.0.1:<port><the Service path>: the API server reaches the
-// process, not a Service.
-func (b *envtestBackend) loopbackWebhook(t *testing.T, u *unstructured.Unstructured) *unstructured.Unstructured {
+// beforeUpgrade gives the webhook configuration back the Services the
+// install gave it, so that helm upgrades what it installed (a
+// configuration holding both a URL and a Service is invalid).
+func (b *envtestBackend) beforeUpgrade(t *testing.T) {
 	t.Helper()
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
-	if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, mwc); err != nil {
+	if err := b.c.Get(t.Context(), client.ObjectKey{Name: webhookConfig}, mwc); err != nil {
 		t.Fatal(err)
+	}
+	patch := client.MergeFrom(mwc.DeepCopy())
+	for i := range mwc.Webhooks {
+		svc, ok := b.webhookServices[mwc.Webhooks[i].Name]
+		if !ok {
+			t.Fatalf("webhook %s was not installed", mwc.Webhooks[i].Name)
+		}
+		cc := &mwc.Webhooks[i].ClientConfig
+		*cc = admissionregistrationv1.WebhookClientConfig{Service: &svc, CABundle: cc.CABundle}
+	}
+	if err := b.c.Patch(t.Context(), mwc, patch); err != nil {
+		t.Fatalf("giving %s its Services back: %v", webhookConfig, err)
+	}
+}
+
+// upgraded replaces the operator process by one of the upgraded
+// Deployment, as its rollout replaces the Pods.
+func (b *envtestBackend) upgraded(t *testing.T) {
+	t.Helper()
+	b.operator.stop(t)
+	b.loopbackWebhook(t)
+	b.startOperator(t)
+}
+
+// operatorGone stops the operator process once `helm uninstall` deleted
+// its Deployment, as its Pods stop.
+func (b *envtestBackend) operatorGone(t *testing.T) { b.operator.stop(t) }
+
+// mcpURL: the README reaches /mcp at 127.0.0.1:8585 through its
+// port-forward, which cannot run here; the operator process serves it.
+func (b *envtestBackend) mcpURL(t *testing.T, readmeURL string) string {
+	t.Helper()
+	const forwarded = "http://127.0.0.1:8585/"
+	rest, ok := strings.CutPrefix(readmeURL, forwarded)
+	if !ok {
+		t.Fatalf("the README reaches /mcp at %s; the suite knows %s… (where its port-forward listens)", readmeURL, forwarded)
+	}
+	return "http://" + b.mcpAddr + "/" + rest
+}
+
+// cli is kubepact from the image the install runs.
+func (b *envtestBackend) cli(t *testing.T) string {
+	t.Helper()
+	if b.operatorImage == "" {
+		return kubepact(t)
+	}
+	return b.images.binary(t, b.operatorImage)
+}
+
+// loopbackWebhook points every webhook of the installed configuration at
+// https://127.0.0.1:<port><the Service path>: the API server reaches the
+// operator process, not a Service. It keeps the caBundle the operator
+// wrote, and remembers the Services for beforeUpgrade.
+func (b *envtestBackend) loopbackWebhook(t *testing.T) {
+	t.Helper()
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := b.c.Get(t.Context(), client.ObjectKey{Name: webhookConfig}, mwc); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(mwc.DeepCopy())
+	if b.webhookServices == nil {
+		b.webhookServices = map[string]admissionregistrationv1.ServiceReference{}
 	}
 	for i := range mwc.Webhooks {
 		cc := &mwc.Webhooks[i].ClientConfig
 		if cc.Service == nil || cc.Service.Name != "kubepact-webhook" || cc.Service.Namespace != installNamespace {
 			t.Fatalf("webhook %s is not sent to Service %s/kubepact-webhook: %+v", mwc.Webhooks[i].Name, installNamespace, cc)
 		}
+		b.webhookServices[mwc.Webhooks[i].Name] = *cc.Service
 		path := "/"
 		if cc.Service.Path != nil {
 			path = *cc.Service.Path
@@ -166,38 +261,33 @@ func (b *envtestBackend) loopbackWebhook(t *testing.T, u *unstructured.Unstructu
 		url := fmt.Sprintf("https://127.0.0.1:%d%s", b.webhookPort, path)
 		*cc = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: cc.CABundle}
 	}
-	m, err := kruntime.DefaultUnstructuredConverter.ToUnstructured(mwc)
-	if err != nil {
-		t.Fatal(err)
+	if err := b.c.Patch(t.Context(), mwc, patch); err != nil {
+		t.Fatalf("pointing %s at the operator process: %v", webhookConfig, err)
 	}
-	out := &unstructured.Unstructured{Object: m}
-	out.SetGroupVersionKind(u.GroupVersionKind())
-	return out
 }
 
-// startOperator runs `kubepact operator` with the command line and
-// environment of the chart's Deployment, as its ServiceAccount (the admin
+// startOperator runs the installed Deployment's container as a kubelet
+// would: its image's entrypoint (pulled from the registry by digest) with
+// its arguments and environment, as its ServiceAccount (the admin
 // impersonating it); only addresses, ports and the cache directory move to
 // loopback and a temporary directory.
-func (b *envtestBackend) startOperator(t *testing.T, objs []*unstructured.Unstructured) {
+func (b *envtestBackend) startOperator(t *testing.T) {
 	t.Helper()
-	u := find(objs, "Deployment", operatorName)
-	if u == nil {
-		t.Fatalf("the install has no Deployment %s", operatorName)
-	}
 	dep := &appsv1.Deployment{}
-	if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, dep); err != nil {
-		t.Fatal(err)
+	if err := b.c.Get(t.Context(), client.ObjectKey{Namespace: installNamespace, Name: operatorName}, dep); err != nil {
+		t.Fatalf("the install's Deployment %s: %v", operatorName, err)
 	}
 	pod := dep.Spec.Template.Spec
 	if len(pod.Containers) == 0 {
 		t.Fatalf("Deployment %s has no container", operatorName)
 	}
 	c := pod.Containers[0]
-	args := slices.Concat(c.Command, c.Args)
 	if len(c.Command) > 0 {
-		args = args[1:] // the binary
+		t.Fatalf("Deployment %s overrides the image's entrypoint with %q; the suite runs the image's own", operatorName, c.Command)
 	}
+	b.operatorImage = c.Image
+	bin := b.images.binary(t, c.Image)
+	args := slices.Clone(c.Args)
 	if len(args) == 0 || args[0] != "operator" {
 		t.Fatalf("Deployment %s runs %q; want the operator command", operatorName, args)
 	}
@@ -228,6 +318,9 @@ func (b *envtestBackend) startOperator(t *testing.T, objs []*unstructured.Unstru
 		t.Logf("the install's operator has no --plain-http; added for the loopback test registry")
 		cmdline.args = append(cmdline.args, "--plain-http")
 	}
+	// The test registry is on loopback, where only a registry named in
+	// --allowed-registries may be.
+	cmdline.args = append(cmdline.args, "--allowed-registries="+b.reg.Host)
 
 	sa := pod.ServiceAccountName
 	if sa == "" {
@@ -241,8 +334,8 @@ func (b *envtestBackend) startOperator(t *testing.T, objs []*unstructured.Unstru
 		env = append(env, e.Name+"="+envValue(t, e, c))
 	}
 	full := append([]string{"operator"}, cmdline.args...)
-	t.Logf("kubepact %s", strings.Join(full, " "))
-	b.operator = startProcess(b.root, kubepact(t), full, env)
+	t.Logf("%s (from %s): kubepact %s", imageEntrypoint, c.Image, strings.Join(full, " "))
+	b.operator = startProcess(b.root, bin, full, env)
 }
 
 // impersonatingKubeconfig is the admin's kubeconfig acting as user.
@@ -352,21 +445,10 @@ func (b *envtestBackend) sidecar(t *testing.T, pod *corev1.Pod) string {
 		}
 		env = append(env, e.Name+"="+e.Value)
 	}
-	t.Logf("sidecar: %s kubepact %s", strings.Join(env[1:], " "), strings.Join(full, " "))
-	p := startProcess(b.root, kubepact(t), full, env)
+	t.Logf("sidecar (from %s): %s kubepact %s", c.Image, strings.Join(env[1:], " "), strings.Join(full, " "))
+	p := startProcess(b.root, b.images.binary(t, c.Image), full, env)
 	waitHTTP200(t, fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort), p)
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort)
-}
-
-func (b *envtestBackend) uninstall(t *testing.T, installed []*unstructured.Unstructured) {
-	t.Helper()
-	// The Deployment goes first, and with it the operator's Pods: here,
-	// the process.
-	if d := find(installed, "Deployment", operatorName); d != nil {
-		deleteInstalled(t, b.c, []*unstructured.Unstructured{d})
-	}
-	b.operator.stop(t)
-	deleteInstalled(t, b.c, installed)
 }
 
 // process is a kubepact process of the suite.

@@ -14,10 +14,8 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -26,56 +24,25 @@ import (
 	"github.com/kubepact/kubepact/api/v1alpha1"
 )
 
-// chartEnv names another chart directory to install (default
-// charts/kubepact).
-const chartEnv = "KUBEPACT_E2E_CHART"
-
-// chartDir is the chart the suite installs.
-func chartDir() string {
-	if d := os.Getenv(chartEnv); d != "" {
-		return d
-	}
-	return filepath.Join(repoRoot(), "charts", "kubepact")
-}
-
 // helmEnv names the helm binary (the Makefile's $(HELM), built by `make
-// helm-bins`).
-const helmEnv = "KUBEPACT_HELM"
+// helm-bins`); kubectlEnv names kubectl (the Makefile's $(KUBECTL), built
+// by `make kubectl`).
+const (
+	helmEnv    = "KUBEPACT_HELM"
+	kubectlEnv = "KUBEPACT_KUBECTL"
+)
 
-// helmBin is the helm binary $KUBEPACT_HELM names.
-func helmBin(t *testing.T) string {
+// toolBin is the executable env names.
+func toolBin(t *testing.T, env, make string) string {
 	t.Helper()
-	p := os.Getenv(helmEnv)
+	p := os.Getenv(env)
 	if p == "" {
-		t.Fatalf("%s is not set: run `make test-e2e` (it builds helm into bin/) or set it to a helm v3 binary", helmEnv)
+		t.Fatalf("%s is not set: run `make test-e2e` (it builds it into bin/) or set it (`make %s`)", env, make)
 	}
 	if st, err := os.Stat(p); err != nil || st.Mode()&0o111 == 0 {
-		t.Fatalf("%s=%s is not an executable file", helmEnv, p)
+		t.Fatalf("%s=%s is not an executable file", env, p)
 	}
 	return p
-}
-
-// renderChart renders the chart as `helm install` would install it with
-// the default values and extra, CRDs included.
-func renderChart(t *testing.T, extra ...string) []*unstructured.Unstructured {
-	t.Helper()
-	args := append([]string{"template", releaseName, chartDir(), "--namespace", installNamespace, "--include-crds"}, extra...)
-	out := run(t, []string{"HELM_CACHE_HOME=" + t.TempDir(), "HELM_CONFIG_HOME=" + t.TempDir(), "HELM_DATA_HOME=" + t.TempDir()}, helmBin(t), args...)
-	objs, err := decodeManifests([]byte(out))
-	if err != nil {
-		t.Fatalf("helm template: %v", err)
-	}
-	return objs
-}
-
-// renderInstall is what the suite installs: the chart, rendered with the
-// extra helm flags.
-func renderInstall(t *testing.T, values ...string) []*unstructured.Unstructured {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(chartDir(), "Chart.yaml")); err != nil {
-		t.Fatalf("no chart at %s (%v): the suite installs charts/kubepact; set %s to try another", chartDir(), err, chartEnv)
-	}
-	return renderChart(t, values...)
 }
 
 func decodeManifests(raw []byte) ([]*unstructured.Unstructured, error) {
@@ -110,120 +77,62 @@ func isCRD(u *unstructured.Unstructured) bool {
 	return u.GetKind() == "CustomResourceDefinition" && u.GroupVersionKind().Group == "apiextensions.k8s.io"
 }
 
-// apply server-side applies objs as kubectl apply --server-side does:
-// CRDs first, then, once they are Established, the rest. Namespaced
-// objects without a namespace go in the install namespace, which is
-// created when no object is it.
-func apply(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
+// releaseObjects is what the release installed: its manifest (`helm get
+// manifest`) and the CRD of the chart's crds/, which helm keeps apart.
+func releaseObjects(t *testing.T, helm string, env []string) []*unstructured.Unstructured {
 	t.Helper()
-	ctx := t.Context()
-	if find(objs, "Namespace", installNamespace) == nil {
-		ns := &unstructured.Unstructured{}
-		ns.SetAPIVersion("v1")
-		ns.SetKind("Namespace")
-		ns.SetName(installNamespace)
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(ns), client.FieldOwner("kubepact-e2e"), client.ForceOwnership); err != nil {
-			t.Fatalf("namespace %s: %v", installNamespace, err)
-		}
+	out := run(t, env, helm, "get", "manifest", releaseName, "--namespace", installNamespace)
+	objs, err := decodeManifests([]byte(out))
+	if err != nil {
+		t.Fatalf("helm get manifest: %v", err)
 	}
-	ordered := slices.Clone(objs)
-	slices.SortStableFunc(ordered, func(a, b *unstructured.Unstructured) int {
-		rank := func(u *unstructured.Unstructured) int {
-			switch {
-			case isCRD(u):
-				return 0
-			case u.GetKind() == "Namespace":
-				return 1
-			}
-			return 2
-		}
-		return rank(a) - rank(b)
-	})
-	crdsDone := false
-	for _, o := range ordered {
-		if !isCRD(o) && !crdsDone {
-			crdsDone = true
-			waitEstablished(t, c, objs)
-		}
-		o = o.DeepCopy()
-		namespaced, err := c.IsObjectNamespaced(o)
-		if err != nil {
-			t.Fatalf("%s %s: %v", o.GetKind(), o.GetName(), err)
-		}
-		if namespaced && o.GetNamespace() == "" {
-			o.SetNamespace(installNamespace)
-		}
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner("kubepact-e2e"), client.ForceOwnership); err != nil {
-			t.Fatalf("server-side apply %s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
-		}
-	}
-	if !crdsDone {
-		waitEstablished(t, c, objs)
-	}
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	crd.SetName(crdName)
+	return append(objs, crd)
 }
 
-func waitEstablished(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
+// earlierCheckout is a checkout of an earlier chart, as a user who
+// installed before the CRD changed has: this repository's chart with the
+// CRD of testdata/servicecontracts-before-status-pods.yaml in its crds/.
+func earlierCheckout(t *testing.T) string {
 	t.Helper()
-	for _, o := range objs {
-		if !isCRD(o) {
-			continue
-		}
-		eventually(t, "CRD "+o.GetName()+" Established", 60*time.Second, func() error {
-			crd := &unstructured.Unstructured{}
-			crd.SetGroupVersionKind(o.GroupVersionKind())
-			if err := c.Get(t.Context(), client.ObjectKey{Name: o.GetName()}, crd); err != nil {
-				return err
-			}
-			conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
-			for _, c := range conds {
-				if m, ok := c.(map[string]any); ok && m["type"] == "Established" && m["status"] == "True" {
-					return nil
-				}
-			}
-			return errNotYet
-		})
+	dir := t.TempDir()
+	chart := filepath.Join(dir, "charts", "kubepact")
+	if err := os.CopyFS(chart, os.DirFS(filepath.Join(repoRoot(), "charts", "kubepact"))); err != nil {
+		t.Fatal(err)
 	}
+	old, err := os.ReadFile(filepath.Join(repoRoot(), "test", "e2e", "testdata", "servicecontracts-before-status-pods.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(chart, "crds", "kubepact.dev_servicecontracts.yaml"), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
-// deleteInstalled deletes objs (the CRDs last), as `helm uninstall`
-// followed by deleting the CRDs does; the README's uninstall also deletes
-// the Secret the operator keeps its webhook certificate in, which no chart
-// template owns.
-func deleteInstalled(t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
+// crdStatusFields are the fields of the served ServiceContract CRD's
+// status schema.
+func crdStatusFields(t *testing.T, c client.Client) []string {
 	t.Helper()
-	ordered := slices.Clone(objs)
-	slices.SortStableFunc(ordered, func(a, b *unstructured.Unstructured) int {
-		rank := func(u *unstructured.Unstructured) int {
-			if isCRD(u) {
-				return 1
-			}
-			return 0
-		}
-		return rank(a) - rank(b)
-	})
-	for _, o := range ordered {
-		o = o.DeepCopy()
-		if ns, _ := c.IsObjectNamespaced(o); ns && o.GetNamespace() == "" {
-			o.SetNamespace(installNamespace)
-		}
-		if isCRD(o) {
-			deleteWebhookSecret(t, c)
-		}
-		err := c.Delete(t.Context(), o, client.PropagationPolicy(metav1.DeletePropagationBackground))
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting %s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	if err := c.Get(t.Context(), client.ObjectKey{Name: crdName}, crd); err != nil {
+		t.Fatal(err)
+	}
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	var fields []string
+	for _, v := range versions {
+		props, _, _ := unstructured.NestedMap(v.(map[string]any), "schema", "openAPIV3Schema", "properties", "status", "properties")
+		for k := range props {
+			fields = append(fields, k)
 		}
 	}
-}
-
-// deleteWebhookSecret is the README's `kubectl delete secret -n
-// kubepact-system kubepact-webhook-cert --ignore-not-found`.
-func deleteWebhookSecret(t *testing.T, c client.Client) {
-	t.Helper()
-	err := c.Delete(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: installNamespace, Name: webhookSecret}})
-	if err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("deleting Secret %s/%s: %v", installNamespace, webhookSecret, err)
-	}
+	slices.Sort(fields)
+	return fields
 }
 
 // assertNothingLeft checks that nothing of kubepact's is left: no object

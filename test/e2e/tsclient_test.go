@@ -28,9 +28,9 @@ type tsCall struct {
 // tsClient drives url with the official MCP TypeScript SDK client
 // (test/clients/harness.mjs): it lists every tool and compiles its
 // schemas, then makes the calls with the SDK's output validation on. It
-// reports false when the harness's packages are not installed. A
-// non-empty token is sent as a bearer token on every request.
-func tsClient(t *testing.T, name, url, token string, calls []tsCall) bool {
+// reports false when the harness's packages are not installed. Headers
+// are sent on every request.
+func tsClient(t *testing.T, name, url string, headers map[string]string, calls []tsCall) bool {
 	t.Helper()
 	dir := os.Getenv(clientsDirEnv)
 	if dir == "" {
@@ -42,8 +42,8 @@ func tsClient(t *testing.T, name, url, token string, calls []tsCall) bool {
 	}
 	work := t.TempDir()
 	cfg := map[string]any{"name": name, "transport": "http", "url": url, "calls": calls}
-	if token != "" {
-		cfg["headers"] = map[string]string{"Authorization": "Bearer " + token}
+	if len(headers) > 0 {
+		cfg["headers"] = headers
 	}
 	plan, err := json.Marshal(map[string]any{"configs": []map[string]any{cfg}})
 	if err != nil {

@@ -8,6 +8,7 @@ configuration and the certificate Secret.
 {{- define "kubepact.webhookConfigName" -}}kubepact-injector{{- end -}}
 {{- define "kubepact.webhookSecretName" -}}kubepact-webhook-cert{{- end -}}
 {{- define "kubepact.leaderElectionName" -}}kubepact-leader-election{{- end -}}
+{{- define "kubepact.fleetReaderName" -}}kubepact-fleet-reader{{- end -}}
 
 {{- define "kubepact.selectorLabels" -}}
 app.kubernetes.io/name: kubepact
