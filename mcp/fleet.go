@@ -131,7 +131,7 @@ type pin struct {
 	used time.Time
 }
 
-// SnapshotLatest, as the snapshot argument of a fleet tool, reads the
+// SnapshotLatest is the snapshot argument of a fleet tool that reads the
 // newest snapshot and moves the calling session's pin to it: the one way a
 // session sees what changed since it started (a contract the agent has
 // just created in a watched --local directory, say).
