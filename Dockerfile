@@ -20,10 +20,10 @@ COPY . .
 ARG TARGETOS=linux
 ARG TARGETARCH
 ARG VERSION=dev
-# Static (no libc in the image), no build paths in the binary, the version
+# Static (no libc in the image), stripped, no build paths in the binary, the version
 # stamped as `make build` does.
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -ldflags "-X main.version=${VERSION}" -o /out/kubepact ./cmd/kubepact
+    go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/kubepact ./cmd/kubepact
 
 # gcr.io/distroless/static-debian12:nonroot: no shell, no package manager,
 # no libc; CA certificates, tzdata and the nonroot user (65532).

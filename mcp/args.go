@@ -366,6 +366,9 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []capability
 				Message: fmt.Sprintf("argument %q does not match what it takes; got %s", name, describeValue(v))}
 			if faults := d.explain(name, s, v); len(faults) > 0 {
 				dg.Field, dg.Message, dg.DidYouMean = faults[0].path, faults[0].msg, faults[0].didYouMean
+				if faults[0].expected != "" { // what the failing part accepts, its bounds included
+					dg.Expected = faults[0].expected
+				}
 			}
 			diags = append(diags, dg)
 		}

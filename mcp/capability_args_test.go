@@ -114,7 +114,7 @@ func TestGeneratedToolDiagnostics(t *testing.T) {
 			want: []capability.Diagnostic{{Field: "ids", Code: capability.DiagInvalidValue, Expected: "a JSON array of integers",
 				Message: `"ids" must be a JSON array of integers; got the string "1,2". Example: [1]`}}},
 		{name: "schema violation in body", tool: "echoJSON", args: map[string]any{"body": map[string]any{"n": 0}},
-			want: []capability.Diagnostic{{Field: "body.n", Code: capability.DiagInvalidValue, Expected: "a JSON object {n, big?, note?}",
+			want: []capability.Diagnostic{{Field: "body.n", Code: capability.DiagInvalidValue, Expected: "an integer of at least 1",
 				Message: `"body.n" must be at least 1; got 0`}}},
 		{name: "duplicated argument", tool: "simplePath", args: json.RawMessage(`{"id":"a","id":"b"}`),
 			want: []capability.Diagnostic{{Field: "id", Code: capability.DiagDuplicate, Expected: "each argument once",
@@ -158,15 +158,15 @@ func TestSwaggerAndOpenAPI31Arguments(t *testing.T) {
 		want []capability.Diagnostic
 	}{
 		{tool: "legacy_listPets", args: map[string]any{"limit": 51},
-			want: []capability.Diagnostic{{Field: "limit", Code: capability.DiagInvalidValue, Expected: "an integer",
+			want: []capability.Diagnostic{{Field: "limit", Code: capability.DiagInvalidValue, Expected: "an integer of at most 50",
 				Message: `"limit" must be at most 50; got 51`}}},
 		{tool: "tree_getThing", args: map[string]any{"id": "abd", "n": 0},
 			want: []capability.Diagnostic{
-				{Field: "id", Code: capability.DiagInvalidValue, Expected: "a string or null", Message: `"id" must be "abc"; got the string "abd"`},
-				{Field: "n", Code: capability.DiagInvalidValue, Expected: "an integer", Message: `"n" must be greater than 0; got 0`},
+				{Field: "id", Code: capability.DiagInvalidValue, Expected: `exactly "abc"`, Message: `"id" must be "abc"; got the string "abd"`},
+				{Field: "n", Code: capability.DiagInvalidValue, Expected: "an integer greater than 0", Message: `"n" must be greater than 0; got 0`},
 			}},
 		{tool: "tree_createNode", args: map[string]any{"body": map[string]any{"name": "root", "children": []any{map[string]any{"name": "leaf", "children": []any{map[string]any{}}}}}},
-			want: []capability.Diagnostic{{Field: "body.children[0].children[0].name", Code: capability.DiagInvalidValue, Expected: "a JSON object {name, children?, parent?}",
+			want: []capability.Diagnostic{{Field: "body.children[0].children[0].name", Code: capability.DiagInvalidValue, Expected: "a string",
 				Message: `"body.children[0].children[0]" needs the field "name". Example: {"name":"..."}`}}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {

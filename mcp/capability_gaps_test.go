@@ -289,7 +289,7 @@ func TestGeneratedToolArgumentMessages(t *testing.T) {
 	got := diagsOf(res)
 	want := []capability.Diagnostic{
 		{Field: "tagg", Code: capability.DiagUnknown, Expected: "one of: X-Request-ID, cursor, limit, tag", Message: `unknown argument "tagg" (did you mean "tag"?)`, DidYouMean: "tag"},
-		{Field: "limit", Code: capability.DiagInvalidValue, Expected: "an integer", Message: `"limit" must be at most 100; got 500`},
+		{Field: "limit", Code: capability.DiagInvalidValue, Expected: "an integer from 1 to 100", Message: `"limit" must be at most 100; got 500`},
 	}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("diagnostics (-got +want):\n%s", diff)

@@ -155,6 +155,9 @@ type ToolError struct {
 	// text then says so); other lists (values, fields, paths) are named in
 	// Message by whoever wrote it.
 	argNames bool
+	// cause is the error behind a message written in words, for the
+	// server's log (the audit line); it never reaches the caller.
+	cause error
 }
 
 func (e *ToolError) Error() string {
@@ -205,22 +208,37 @@ func asToolError(err error) *ToolError {
 		return te
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &ToolError{Code: CodeCancelled, Message: "the call ran out of time before it finished; its work was stopped"}
+		return &ToolError{Code: CodeCancelled, Message: "the call ran out of time before it finished; its work was stopped", cause: err}
 	}
 	if errors.Is(err, context.Canceled) {
-		return &ToolError{Code: CodeCancelled, Message: "the call was cancelled before it finished (the client cancelled it or went away); its work was stopped"}
+		return &ToolError{Code: CodeCancelled, Message: "the call was cancelled before it finished (the client cancelled it or went away); its work was stopped", cause: err}
 	}
-	return &ToolError{Code: CodeInternal, Message: err.Error()}
+	if te := fileToolError(err); te != nil {
+		return te
+	}
+	// Anything else is ours to explain, in the log: its text is Go's.
+	return &ToolError{Code: CodeInternal, Message: "the tool failed on the server's side; the server's log has the details", cause: err}
 }
 
 // authoringError maps an *authoring.Error onto the envelope, field for
 // field; nil when err is none.
 func authoringError(err error) *ToolError {
 	var ae *authoring.Error
-	if errors.As(err, &ae) {
-		return &ToolError{Code: ae.Code, Message: ae.Message, Field: ae.Field, Accepted: ae.Accepted, DidYouMean: ae.DidYouMean, Findings: ae.Findings}
+	if !errors.As(err, &ae) {
+		return nil
 	}
-	return nil
+	// An I/O failure's message ends with Go's own text: say it in words.
+	if cause := ae.Unwrap(); ae.Code == authoring.CodeInternal && cause != nil && strings.HasSuffix(ae.Message, ": "+cause.Error()) {
+		if te := fileToolError(err); te != nil {
+			if te.Code != CodeInternal {
+				te.Field = "path" // the workspace path the tool was given
+			}
+			return te
+		}
+		return &ToolError{Code: CodeInternal, cause: err,
+			Message: strings.TrimSuffix(ae.Message, ": "+cause.Error()) + ": failed on the server's side; the server's log has the details"}
+	}
+	return &ToolError{Code: ae.Code, Message: ae.Message, Field: ae.Field, Accepted: ae.Accepted, DidYouMean: ae.DidYouMean, Findings: ae.Findings}
 }
 
 // argumentFault is a generated tool's answer to refused arguments: the

@@ -27,6 +27,9 @@ type fault struct {
 	msg  string
 	// didYouMean is the nearest accepted field name, for unknown fields.
 	didYouMean string
+	// expected says what the schema at path accepts, bounds included ("an
+	// integer from 1 to 100"), for a diagnostic's expected.
+	expected string
 }
 
 // schemaReader reads schemas for messages, following local $refs into
@@ -53,8 +56,19 @@ func (r schemaReader) deref(s *jsonschema.Schema) *jsonschema.Schema {
 
 // explain returns the faults of v against s, or none when this package's
 // reading of s finds nothing (the validator may still refuse v; the
-// caller then says what s accepts).
+// caller then says what s accepts). Each fault says what the schema at its
+// path accepts.
 func (r schemaReader) explain(path string, s *jsonschema.Schema, v any) []fault {
+	fs := r.explainAt(path, s, v)
+	for i := range fs {
+		if fs[i].expected == "" && fs[i].path == path {
+			fs[i].expected = r.describeSchema(s)
+		}
+	}
+	return fs
+}
+
+func (r schemaReader) explainAt(path string, s *jsonschema.Schema, v any) []fault {
 	if s != nil && s.Ref != "" {
 		// A $ref and its siblings both apply (2020-12): the target first,
 		// then the siblings on their own.
@@ -194,7 +208,7 @@ func (r schemaReader) explainObject(path string, s *jsonschema.Schema, x map[str
 			continue
 		}
 		p := path + "." + k
-		f := fault{path: p, msg: fmt.Sprintf("%q has no field %q; its fields are %s", path, k, orNothing(accepted))}
+		f := fault{path: p, msg: fmt.Sprintf("%q has no field %q; its fields are %s", path, k, orNothing(accepted)), expected: "no field " + strconv.Quote(k) + ": one of " + orNothing(accepted)}
 		if dym := suggest(k, accepted); dym != "" {
 			f.didYouMean = dym
 			f.msg += fmt.Sprintf(" (did you mean %q?)", dym)
@@ -203,7 +217,7 @@ func (r schemaReader) explainObject(path string, s *jsonschema.Schema, x map[str
 	}
 	for _, req := range s.Required {
 		if _, ok := x[req]; !ok {
-			return []fault{{path: path + "." + req, msg: fmt.Sprintf("%q needs the field %q", path, req) + r.exampleSuffix(s)}}
+			return []fault{{path: path + "." + req, msg: fmt.Sprintf("%q needs the field %q", path, req) + r.exampleSuffix(s), expected: r.describeSchema(s.Properties[req])}}
 		}
 	}
 	for _, k := range keys {
@@ -284,6 +298,11 @@ func (r schemaReader) describeSchema(s *jsonschema.Schema) string {
 	if len(s.Enum) > 0 {
 		return "one of " + enumList(s.Enum)
 	}
+	if s.Const != nil {
+		if raw, err := json.Marshal(*s.Const); err == nil {
+			return "exactly " + string(raw)
+		}
+	}
 	types := typesOf(s)
 	encoded := len(types) == 2 && slices.Contains(types, "string") && (slices.Contains(types, "array") || slices.Contains(types, "object"))
 	var parts []string
@@ -310,21 +329,104 @@ func (r schemaReader) describeSchema(s *jsonschema.Schema) string {
 func (r schemaReader) describeType(t string, s *jsonschema.Schema) string {
 	switch t {
 	case "array":
-		if s.Items == nil {
-			return "a JSON array"
+		out := "a JSON array"
+		if s.Items != nil {
+			out += " of " + r.plural(s.Items)
 		}
-		return "a JSON array of " + r.plural(s.Items)
+		return out + span(" with ", s.MinItems, s.MaxItems, "item(s)")
 	case "object":
 		if len(s.Properties) == 0 {
 			return "a JSON object"
 		}
 		return "a JSON object " + fieldList(s)
 	case "integer":
-		return "an integer"
+		return "an integer" + numberBounds(s)
+	case "number":
+		return "a number" + numberBounds(s)
+	case "string":
+		out := "a string" + span(" of ", s.MinLength, s.MaxLength, "character(s)")
+		if s.Pattern != "" {
+			out += " matching the pattern " + s.Pattern
+		}
+		return out
 	case "null":
 		return "null"
 	}
 	return article(t) + " " + t
+}
+
+// span says a count's bounds: " of 1 to 64 character(s)", " with at most 5
+// item(s)"; "" when there are none.
+func span(prep string, lo, hi *int, unit string) string {
+	if lo != nil && *lo == 0 {
+		lo = nil
+	}
+	switch {
+	case lo != nil && hi != nil && *lo == *hi:
+		return fmt.Sprintf("%sexactly %d %s", prep, *lo, unit)
+	case lo != nil && hi != nil:
+		return fmt.Sprintf("%s%d to %d %s", prep, *lo, *hi, unit)
+	case lo != nil:
+		return fmt.Sprintf("%sat least %d %s", prep, *lo, unit)
+	case hi != nil:
+		return fmt.Sprintf("%sat most %d %s", prep, *hi, unit)
+	}
+	return ""
+}
+
+// numberBounds says a number's bounds: " from 1 to 100", " greater than 0",
+// " at most 10, a multiple of 5"; "" when there are none.
+func numberBounds(s *jsonschema.Schema) string {
+	var lo, hi string
+	switch {
+	case s.ExclusiveMinimum != nil:
+		lo = "greater than " + formatNumber(*s.ExclusiveMinimum)
+	case s.Minimum != nil:
+		lo = formatNumber(*s.Minimum)
+	}
+	switch {
+	case s.ExclusiveMaximum != nil:
+		hi = "less than " + formatNumber(*s.ExclusiveMaximum)
+	case s.Maximum != nil:
+		hi = formatNumber(*s.Maximum)
+	}
+	var out string
+	switch {
+	case s.Minimum != nil && s.Maximum != nil && s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil:
+		out = " from " + lo + " to " + hi
+	case lo != "" && hi != "":
+		out = " " + atLeast(lo) + " and " + atMost(hi)
+	case lo != "":
+		out = " " + atLeast(lo)
+	case hi != "":
+		out = " " + atMost(hi)
+	}
+	if s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil && (lo == "") != (hi == "") {
+		out = " of" + out // "an integer of at least 1"
+	}
+	if s.MultipleOf != nil && *s.MultipleOf > 0 {
+		if out != "" {
+			out += ","
+		}
+		out += " a multiple of " + formatNumber(*s.MultipleOf)
+	}
+	return out
+}
+
+// atLeast and atMost word an inclusive bound; an exclusive one comes
+// worded ("greater than 0").
+func atLeast(b string) string {
+	if strings.HasPrefix(b, "greater") {
+		return b
+	}
+	return "at least " + b
+}
+
+func atMost(b string) string {
+	if strings.HasPrefix(b, "less") {
+		return b
+	}
+	return "at most " + b
 }
 
 // plural names the items of an array.

@@ -28,24 +28,25 @@ func TestExplain(t *testing.T) {
 	}
 	r := schemaReader{defs: s.Defs}
 	for _, tc := range []struct {
-		arg   string
-		value string
-		want  string
+		arg      string
+		value    string
+		want     string
+		expected string // what the fault says is accepted, when the case pins it
 	}{
-		{"limit", `500`, `"limit" must be at most 100; got 500`},
-		{"limit", `0`, `"limit" must be at least 1; got 0`},
-		{"limit", `2.5`, `"limit" must be an integer; got the number 2.5`},
-		{"limit", `{"a":1}`, `"limit" must be an integer; got an object`},
-		{"mode", `"quick"`, `"mode" must be one of fast, slow; got the string "quick"`},
-		{"tags", `["a","b","c"]`, `"tags" must have at most 2 item(s); got 3`},
-		{"tags", `["a",""]`, `"tags[1]" must be at least 1 character(s) long; got the string "", 0 character(s)`},
-		{"tags", `[1]`, `"tags[0]" must be a string; got the number 1`},
-		{"price", `{"currency":"eur"}`, `"price.currency" must match the pattern ^[A-Z]{3}$; got the string "eur"`},
-		{"price", `{"minor":1}`, `"price" needs the field "currency". Example: {"currency":"..."}`},
-		{"price", `{"currency":"EUR","minr":1}`, `"price" has no field "minr"; its fields are currency, minor (did you mean "minor"?)`},
-		{"price", `"EUR"`, `"price" must be a JSON object {currency, minor?}; got the string "EUR". Example: {"currency":"..."}`},
-		{"names", `{"http":true}`, `"names" must be a JSON array of strings (or that array JSON-encoded in a string); got an object. Example: ["..."]`},
-		{"mode", `"` + strings.Repeat("x", 100) + `"`, `"mode" must be one of fast, slow; got the string "` + strings.Repeat("x", 37) + `..."`},
+		{"limit", `500`, `"limit" must be at most 100; got 500`, "an integer from 1 to 100"},
+		{"limit", `0`, `"limit" must be at least 1; got 0`, "an integer from 1 to 100"},
+		{"limit", `2.5`, `"limit" must be an integer from 1 to 100; got the number 2.5`, "an integer from 1 to 100"},
+		{"limit", `{"a":1}`, `"limit" must be an integer from 1 to 100; got an object`, ""},
+		{"mode", `"quick"`, `"mode" must be one of fast, slow; got the string "quick"`, "one of fast, slow"},
+		{"tags", `["a","b","c"]`, `"tags" must have at most 2 item(s); got 3`, "a JSON array of strings with at most 2 item(s)"},
+		{"tags", `["a",""]`, `"tags[1]" must be at least 1 character(s) long; got the string "", 0 character(s)`, "a string of at least 1 character(s)"},
+		{"tags", `[1]`, `"tags[0]" must be a string of at least 1 character(s); got the number 1`, "a string of at least 1 character(s)"},
+		{"price", `{"currency":"eur"}`, `"price.currency" must match the pattern ^[A-Z]{3}$; got the string "eur"`, "a string matching the pattern ^[A-Z]{3}$"},
+		{"price", `{"minor":1}`, `"price" needs the field "currency". Example: {"currency":"..."}`, "a string matching the pattern ^[A-Z]{3}$"},
+		{"price", `{"currency":"EUR","minr":1}`, `"price" has no field "minr"; its fields are currency, minor (did you mean "minor"?)`, `no field "minr": one of currency, minor`},
+		{"price", `"EUR"`, `"price" must be a JSON object {currency, minor?}; got the string "EUR". Example: {"currency":"..."}`, ""},
+		{"names", `{"http":true}`, `"names" must be a JSON array of strings (or that array JSON-encoded in a string); got an object. Example: ["..."]`, ""},
+		{"mode", `"` + strings.Repeat("x", 100) + `"`, `"mode" must be one of fast, slow; got the string "` + strings.Repeat("x", 37) + `..."`, ""},
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(tc.value), &v); err != nil {
@@ -58,6 +59,9 @@ func TestExplain(t *testing.T) {
 		}
 		if got := faults[0].msg; got != tc.want {
 			t.Errorf("%s = %s:\n got %s\nwant %s", tc.arg, tc.value, got, tc.want)
+		}
+		if got := faults[0].expected; tc.expected != "" && got != tc.expected {
+			t.Errorf("%s = %s: expected %q, want %q", tc.arg, tc.value, got, tc.expected)
 		}
 		if strings.Contains(faults[0].msg, "map[") {
 			t.Errorf("a Go map reaches the message: %s", faults[0].msg)

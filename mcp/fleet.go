@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -135,6 +136,12 @@ type pin struct {
 	used time.Time
 }
 
+// SnapshotLatest is the snapshot argument of a fleet tool that reads the
+// newest snapshot and moves the calling session's pin to it: the one way a
+// session sees what changed since it started (a contract the agent has
+// just created in a watched --local directory, say).
+const SnapshotLatest = "latest"
+
 // PinInfo tells an agent which snapshot answered and whether a newer one
 // exists.
 type PinInfo struct {
@@ -142,16 +149,45 @@ type PinInfo struct {
 	SnapshotID     string `json:"snapshotId"`
 	Current        string `json:"current"`
 	NewerAvailable bool   `json:"newerAvailable"`
+	// MovedFrom is the snapshot the session read before this call moved
+	// it to the newest (snapshot "latest").
+	MovedFrom string `json:"movedFrom,omitempty"`
+}
+
+// note is what a fleet answer's text adds about its snapshot: that the
+// session has just moved, or that a newer snapshot exists and how to read
+// it. Agents that read only the text must not miss either.
+func (p PinInfo) note() string {
+	switch {
+	case p.MovedFrom != "":
+		return fmt.Sprintf(" This session now reads the newest snapshot, %s (it read %s before).", p.SnapshotID, p.MovedFrom)
+	case !p.NewerAvailable:
+		return ""
+	case p.By == "session":
+		return fmt.Sprintf(" A newer snapshot, %s, exists; this session reads %s: pass snapshot: %q to move the session to it.", p.Current, p.SnapshotID, SnapshotLatest)
+	case p.By == "cursor":
+		return fmt.Sprintf(" A newer snapshot, %s, exists; this page is from %s: start again without cursor, with snapshot: %q, to read it.", p.Current, p.SnapshotID, SnapshotLatest)
+	}
+	return fmt.Sprintf(" A newer snapshot, %s, exists; this answer is from %s: pass snapshot: %q to read it.", p.Current, p.SnapshotID, SnapshotLatest)
 }
 
 // snapshotFor picks the snapshot a call reads: an explicit snapshot
 // argument, else the cursor's, else the session's pin, else the current.
 // A pinned id is the session's own snapshot or one the Builder still
-// retains: a session holds its snapshot for its lifetime, so the cursors
-// it was given keep working after the Builder's history has moved on.
+// retains: a session holds its snapshot until it asks for the newest
+// (SnapshotLatest), so the cursors it was given keep working after the
+// Builder's history has moved on.
 func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (*fleetgraph.Snapshot, PinInfo, error) {
 	cur := f.b.Current()
+	latest := explicit == SnapshotLatest
+	if latest && cursor != "" {
+		return nil, PinInfo{}, &ToolError{Code: CodeInvalidArgument, Field: "cursor",
+			Message: fmt.Sprintf("snapshot %q reads the newest snapshot, and a cursor continues a listing of the snapshot it came from: drop the cursor to list again from the first page of the newest snapshot, or drop snapshot to continue this listing", SnapshotLatest)}
+	}
 	id, by := explicit, "snapshot"
+	if latest {
+		id = ""
+	}
 	if id == "" && cursor != "" {
 		cid, err := fleetgraph.CursorSnapshot(cursor)
 		if err != nil {
@@ -160,6 +196,7 @@ func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (
 		id, by = cid, "cursor"
 	}
 	var pinned *fleetgraph.Snapshot
+	movedFrom := ""
 	ss, _ := ctx.Value(sessionKey{}).(*sdk.ServerSession)
 	if ss != nil && (f.stdio || ss.ID() != "") {
 		now := time.Now()
@@ -170,7 +207,10 @@ func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (
 			}
 		}
 		p := f.pins[ss]
-		if p == nil {
+		if p != nil && latest && p.snap.Seq() < cur.Seq() {
+			movedFrom = p.snap.ID()
+		}
+		if p == nil || latest {
 			p = &pin{snap: cur}
 			f.pins[ss] = p
 		}
@@ -190,7 +230,7 @@ func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (
 				field = "cursor"
 			}
 			return nil, PinInfo{}, &ToolError{Code: CodeSnapshotExpired, Field: field,
-				Message: fmt.Sprintf("snapshot %s is no longer kept; the current snapshot is %s: repeat the query without %s to read it", id, cur.ID(), field)}
+				Message: fmt.Sprintf("snapshot %s is no longer kept; the newest snapshot is %s: repeat the query with snapshot: %q (and without cursor) to read it", id, cur.ID(), SnapshotLatest)}
 		}
 		snap = s
 	case pinned != nil:
@@ -198,7 +238,7 @@ func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (
 	default:
 		snap, by = cur, "none"
 	}
-	info := PinInfo{By: by, SnapshotID: snap.ID(), Current: cur.ID(), NewerAvailable: cur.Seq() > snap.Seq()}
+	info := PinInfo{By: by, SnapshotID: snap.ID(), Current: cur.ID(), NewerAvailable: cur.Seq() > snap.Seq(), MovedFrom: movedFrom}
 	snap, err := f.restrict(ctx, snap)
 	if err != nil {
 		return nil, PinInfo{}, err
@@ -269,7 +309,7 @@ type (
 		Labels        string `json:"labels,omitempty" jsonschema:"target labels k=v,k2"`
 		Limit         int    `json:"limit,omitempty" jsonschema:"default 100, max 500"`
 		Cursor        string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page"`
-		Snapshot      string `json:"snapshot,omitempty" jsonschema:"snapshot id to pin"`
+		Snapshot      string `json:"snapshot,omitempty" jsonschema:"snapshot id, or latest"`
 	}
 	fleetGetArgs struct {
 		Service  string `json:"service,omitempty" jsonschema:"service key or unique name"`
@@ -340,6 +380,54 @@ type (
 		Pin PinInfo `json:"pin"`
 	}
 )
+
+// pinned is a fleet answer, whose text ends with its pin's note.
+type pinned interface{ pinInfo() PinInfo }
+
+func (o *fleetSearchOut) pinInfo() PinInfo  { return o.Pin }
+func (o *fleetGetOut) pinInfo() PinInfo     { return o.Pin }
+func (o *fleetGraphOut) pinInfo() PinInfo   { return o.Pin }
+func (o *fleetStatusOut) pinInfo() PinInfo  { return o.Pin }
+func (o *fleetExplainOut) pinInfo() PinInfo { return o.Pin }
+func (o *impactOut) pinInfo() PinInfo       { return o.Pin }
+
+// withPinNote makes every successful answer of t say, in its text, what
+// its pin's note says.
+func withPinNote(t *tool) {
+	call := t.call
+	t.call = func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
+		res := call(ctx, args)
+		if p, ok := res.StructuredContent.(pinned); ok && !res.IsError && len(res.Content) == 1 {
+			if tc, ok := res.Content[0].(*sdk.TextContent); ok {
+				if note := p.pinInfo().note(); note != "" {
+					res.Content[0] = &sdk.TextContent{Text: tc.Text + note}
+				}
+			}
+		}
+		return res
+	}
+}
+
+// newerHas reports whether what a pinned answer did not find (found
+// reports it for a snapshot) is in the newest snapshot, as the caller may
+// see it.
+func (f *fleetState) newerHas(ctx context.Context, p PinInfo, found func(*fleetgraph.Snapshot) bool) bool {
+	if !p.NewerAvailable {
+		return false
+	}
+	cur, ok := f.b.Lookup(p.Current)
+	if !ok {
+		cur = f.b.Current()
+	}
+	view, err := f.restrict(ctx, cur)
+	return err == nil && found(view)
+}
+
+// inNewer is the reason of a miss that the newest snapshot answers.
+func inNewer(kind, subject string, p PinInfo) string {
+	return fmt.Sprintf("no %s named %s is in snapshot %s, which this answer is from, but the newer snapshot %s has one: repeat with snapshot: %q to read it",
+		kind, subject, p.SnapshotID, p.Current, SnapshotLatest)
+}
 
 // shallow is a compact output schema: the top-level fields and their
 // types. The full shapes are documented in fleetgraph; repeating them in
@@ -448,7 +536,7 @@ func logSourceProblems(log logr.Logger, snap *fleetgraph.Snapshot) {
 // fleetFamily is the read-only queries over versioned fleet snapshots.
 var fleetFamily = &family{
 	name:    FamilyFleet,
-	summary: "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads one snapshot for its lifetime; a stateless request pins one with the snapshot argument or a cursor, and every answer carries meta (completeness, limitations, sources) and pin.newerAvailable",
+	summary: "fleet — pacto_fleet_search, _get, _graph, _status and _explain query versioned, immutable fleet snapshots (services, contract revisions, targets, dependencies); pacto_impact projects a contract diff onto the fleet's dependents. All read-only. A session reads the snapshot of its first fleet call until a call passes snapshot: \"latest\", which moves the session to the newest one; a stateless request pins one with the snapshot argument or a cursor. Every answer carries meta (completeness, limitations, sources) and pin, and its text says when a newer snapshot exists",
 	build: func(ctx context.Context, env *familyEnv) (*familyParts, error) {
 		f, err := newFleetState(ctx, env)
 		if err != nil {
@@ -472,12 +560,13 @@ func (f *fleetState) tools() ([]*tool, error) {
 			return err
 		}
 		t.output = out
+		withPinNote(t)
 		tools = append(tools, t)
 		return nil
 	}
 	t, err := newTool(toolSpec{
 		name: "pacto_fleet_search", title: "Search the fleet", hints: ro,
-		description: "List services matching filters, sorted by key, a page at a time (total, count, nextCursor, truncated). Target filters (compliance, scope, labels) hold on one target.",
+		description: "List services matching filters, sorted by key, a page at a time. Target filters (compliance, scope, labels) hold on one target.",
 		input:       enumInput[fleetSearchArgs](map[string][]any{"status": statusEnum(), "compliance": statusEnum(), "workload": {"service", "job", "scheduled"}}),
 	}, func(ctx context.Context, in fleetSearchArgs) (*fleetSearchOut, string, error) {
 		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
@@ -503,9 +592,13 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		res, err := snap.Get(fleetgraph.GetQuery{Service: in.Service, Target: in.Target})
+		q := fleetgraph.GetQuery{Service: in.Service, Target: in.Target}
+		res, err := snap.Get(q)
 		if err != nil {
 			return nil, "", queryToolError(err)
+		}
+		if !res.Found && f.newerHas(ctx, p, func(s *fleetgraph.Snapshot) bool { r, err := s.Get(q); return err == nil && r.Found }) {
+			res.Reason, res.Candidates = inNewer(res.Kind, res.Subject, p), nil
 		}
 		return &fleetGetOut{res, p}, found(res.Found, res.Kind, res.Subject, res.Reason, res.Candidates), nil
 	})
@@ -521,10 +614,20 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		res, err := snap.Graph(fleetgraph.GraphQuery{Service: in.Service, Revision: in.Revision, Target: in.Target, Direction: in.Direction,
-			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes})
+		q := fleetgraph.GraphQuery{Service: in.Service, Revision: in.Revision, Target: in.Target, Direction: in.Direction,
+			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes}
+		res, err := snap.Graph(q)
 		if err != nil {
 			return nil, "", queryToolError(err)
+		}
+		if !res.Found && f.newerHas(ctx, p, func(s *fleetgraph.Snapshot) bool { r, err := s.Graph(q); return err == nil && r.Found }) {
+			kind, name := "service", in.Service
+			if in.Revision != "" {
+				kind, name = "revision", in.Revision
+			} else if in.Target != "" {
+				kind, name = "target", in.Target
+			}
+			res.Reason, res.Candidates = inNewer(kind, name, p), nil
 		}
 		if !res.Found {
 			return &fleetGraphOut{res, p}, found(false, "root", res.Root, res.Reason, res.Candidates), nil
@@ -560,9 +663,13 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		res, err := snap.Explain(fleetgraph.ExplainQuery{Subject: in.Subject})
+		q := fleetgraph.ExplainQuery{Subject: in.Subject}
+		res, err := snap.Explain(q)
 		if err != nil {
 			return nil, "", queryToolError(err)
+		}
+		if !res.Found && f.newerHas(ctx, p, func(s *fleetgraph.Snapshot) bool { r, err := s.Explain(q); return err == nil && r.Found }) {
+			res.Reason, res.Candidates = inNewer("service or target", res.Subject, p), nil
 		}
 		if !res.Found {
 			return &fleetExplainOut{res, p}, found(false, "subject", res.Subject, res.Reason, res.Candidates), nil

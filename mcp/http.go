@@ -17,12 +17,20 @@ import (
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kubepact/kubepact/bundle/capability"
 )
 
-// Endpoint is the only HTTP path served; every other path is 404.
+// Endpoint is the MCP endpoint; with Options.Metrics, MetricsEndpoint is
+// served beside it. Every other path is 404.
 const Endpoint = "/mcp"
+
+// MetricsEndpoint serves Options.Metrics in the Prometheus text format,
+// behind the same Host and Origin checks and authentication as Endpoint:
+// the series name the tools called and how often, which is the caller's
+// business.
+const MetricsEndpoint = "/metrics"
 
 // statelessEra is the first protocol version without sessions. The SDK
 // speaks it only on a stateless handler, and older versions only on a
@@ -115,6 +123,9 @@ func (s *Server) newHTTPHandler() http.Handler {
 		inner = withTokenInfo(route)
 	}
 	mux.Handle(Endpoint, s.guard(inner))
+	if s.opts.Metrics != nil {
+		mux.Handle(MetricsEndpoint, s.guard(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
+	}
 	return unambiguousFraming(mux)
 }
 

@@ -25,16 +25,14 @@ func (s *Server) instructions() string {
 	}
 	b.WriteString("\nWrites: ")
 	switch writes := s.ownWriteTools(); {
-	case s.opts.ReadOnly:
+	case s.readOnly():
 		b.WriteString("none. This server is read-only: no registered tool can change anything")
 		if len(s.withheld) > 0 {
 			fmt.Fprintf(&b, " (%s are not offered)", strings.Join(s.withheld, ", "))
 		}
 		b.WriteString(".\n")
 	case len(writes) == 0 && s.writesDescribedBelow():
-		b.WriteString("none of kubepact's own tools writes anything (generated tools: see below).\n")
-	case len(writes) == 0:
-		b.WriteString("no registered tool writes anything.\n")
+		b.WriteString("none of kubepact's own tools writes anything; generated tools that call the service may (see below).\n")
 	default:
 		fmt.Fprintf(&b, "only %s write, and only contract files below the workspace %s. pacto_create never replaces an existing pacto.yaml unless overwrite is true; both accept dry_run to preview the result and diff without writing.\n",
 			strings.Join(writes, " and "), s.opts.Workspace)
@@ -51,6 +49,11 @@ func (s *Server) instructions() string {
 	}
 	return b.String()
 }
+
+// readOnly reports whether no registered tool can change anything: the
+// server was started read-only, or nothing it offers writes (a sidecar
+// without --allow-writes, a fleet server).
+func (s *Server) readOnly() bool { return s.opts.ReadOnly || len(s.writeTools()) == 0 }
 
 // writesDescribedBelow reports whether a family's own paragraph says
 // what its tools write (the capability family's generated tools).
@@ -149,7 +152,7 @@ func (s *Server) serverInfoTool() (*tool, error) {
 
 func (s *Server) info() ServerInfo {
 	mode := "read-write"
-	if s.opts.ReadOnly {
+	if s.readOnly() {
 		mode = "read-only"
 	}
 	fams := make([]FamilyInfo, 0, len(s.families))
@@ -175,7 +178,7 @@ func (s *Server) info() ServerInfo {
 		Mode:     mode,
 		Families: fams,
 		WritePolicy: WritePolicy{
-			ReadOnly:   s.opts.ReadOnly,
+			ReadOnly:   s.readOnly(),
 			WriteTools: append([]string{}, s.writeTools()...),
 			Withheld:   append([]string{}, s.withheld...),
 			Confined:   s.opts.Workspace,

@@ -10,6 +10,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubepact/kubepact/bundle/capability"
 )
 
 // Outcomes recorded per tool call, in the audit line and the metrics.
@@ -103,6 +105,10 @@ func (s *Server) observe() sdk.Middleware {
 			if code != "" {
 				kv = append(kv, "code", code)
 			}
+			// The Go error behind an answer the caller got in words only.
+			if cause := causeOf(res); cause != nil {
+				kv = append(kv, "cause", cause.Error())
+			}
 			if id := call.Session.ID(); id != "" {
 				kv = append(kv, "session", id)
 			}
@@ -132,6 +138,25 @@ func outcomeOf(res sdk.Result, err error) (outcome, code string) {
 		return outcomeToolError, env.Error.Code
 	}
 	return outcomeToolError, ""
+}
+
+// causeOf is the error behind an answer written in words — a service
+// call that got no complete response, a tool error whose message says
+// what a Go error meant — for the audit line; nil when there is none.
+func causeOf(res sdk.Result) error {
+	r, ok := res.(*sdk.CallToolResult)
+	if !ok || r == nil {
+		return nil
+	}
+	switch sc := r.StructuredContent.(type) {
+	case *capability.Result:
+		return sc.Cause
+	case errorEnvelope:
+		if sc.Error != nil {
+			return sc.Error.cause
+		}
+	}
+	return nil
 }
 
 // argShape describes arguments by name and JSON type only: {"name":"string",

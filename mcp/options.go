@@ -180,6 +180,12 @@ type Options struct {
 	// Registerer receives the per-tool metrics. Nil registers nothing (the
 	// metrics are still counted).
 	Registerer prometheus.Registerer
+	// Metrics, when set, is served at MetricsEndpoint on the HTTP
+	// transport, behind the same checks and authentication as the MCP
+	// endpoint (`kubepact mcp -t http` serves its own registry there,
+	// which is also its Registerer). The operator leaves it nil: its
+	// manager serves /metrics on a listener of its own.
+	Metrics prometheus.Gatherer
 	// Stdin and Stdout are the stdio transport's streams (default os.Stdin
 	// and os.Stdout).
 	Stdin  io.Reader

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -124,6 +126,9 @@ func echoTool(t testing.TB) *tool {
 			if in.Name == "panic" {
 				panic("boom")
 			}
+			if in.Name == "fail" {
+				return echoOut{}, "", fmt.Errorf("dialing the echo backend: %w", errors.New("dial tcp 10.0.0.7:443: i/o timeout"))
+			}
 			return echoOut{Greeting: "hello " + in.Name}, "said hello", nil
 		})
 	if err != nil {
@@ -198,6 +203,11 @@ func TestToolErrors(t *testing.T) {
 		name: "panic becomes INTERNAL",
 		args: map[string]any{"name": "panic"},
 		want: &ToolError{Code: CodeInternal, Message: "the tool failed unexpectedly; the server log has the details"},
+	}, {
+		// A Go error's text is the log's, not the caller's.
+		name: "an error becomes INTERNAL in words",
+		args: map[string]any{"name": "fail"},
+		want: &ToolError{Code: CodeInternal, Message: "the tool failed on the server's side; the server's log has the details"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -234,8 +244,11 @@ func TestToolErrors(t *testing.T) {
 	if got := len(logs.matching(`"msg"="Tool call"`)); got != len(tests)+1 {
 		t.Errorf("audit lines = %d, want one per call (%d)", got, len(tests)+1)
 	}
-	if got := logs.matching(`"code"="INTERNAL"`); len(got) != 1 {
-		t.Errorf("audit lines with code INTERNAL = %q, want one", got)
+	if got := logs.matching(`"code"="INTERNAL"`); len(got) != 2 {
+		t.Errorf("audit lines with code INTERNAL = %q, want two", got)
+	}
+	if got := logs.matching(`"cause"="dialing the echo backend: dial tcp 10.0.0.7:443: i/o timeout"`); len(got) != 1 {
+		t.Errorf("the audit line of the failed call does not carry its Go error: %q", logs.matching(`"code"="INTERNAL"`))
 	}
 	for _, line := range logs.matching(`"msg"="Tool call"`) {
 		if strings.Contains(line, "kube") || strings.Contains(line, "three") {

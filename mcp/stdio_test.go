@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/test/gobuild"
 )
 
 // binDir holds the kubepact binary built for the process tests; TestMain
@@ -41,7 +43,7 @@ func kubepactBinary(t *testing.T) string {
 	}
 	buildOnce.Do(func() {
 		binPath = filepath.Join(binDir, "kubepact")
-		cmd := exec.Command("go", "build", "-o", binPath, "../cmd/kubepact")
+		cmd := gobuild.Command("", binPath, "../cmd/kubepact")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {

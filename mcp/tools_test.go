@@ -101,7 +101,7 @@ func TestReadOnlyRegistersNoWriter(t *testing.T) {
 	}{
 		{"default", &Options{}, []string{"pacto_check", "pacto_create", "pacto_edit", "pacto_explain_field", "pacto_schema", "pacto_server_info", "pacto_validate_payload"}, "Writes: only pacto_create and pacto_edit write"},
 		{"read-only", &Options{ReadOnly: true}, []string{"pacto_check", "pacto_explain_field", "pacto_schema", "pacto_server_info", "pacto_validate_payload"}, "Writes: none. This server is read-only"},
-		{"no families", &Options{Families: []Family{}}, []string{"pacto_server_info"}, "Writes: no registered tool writes anything"},
+		{"no families", &Options{Families: []Family{}}, []string{"pacto_server_info"}, "Writes: none. This server is read-only: no registered tool can change anything."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -54,7 +54,7 @@ func (a *Authoring) Edit(ctx context.Context, req EditRequest) (*EditResult, err
 	doc, err := parseDocument(old)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidContract, Field: "path", Message: fmt.Sprintf(
-			"%s cannot be edited because it does not parse: %v; fix it by hand", manifest, err), err: err}
+			"%s cannot be edited because it does not parse as YAML (%s); fix it by hand, then pacto_check it", manifest, strings.TrimPrefix(err.Error(), "yaml: ")), err: err}
 	}
 	e := &editor{root: root, dir: dir, top: doc.Content[0], changes: []string{}, warnings: []string{}}
 	if err := e.apply(ed); err != nil {

@@ -48,8 +48,12 @@ type Result struct {
 	TimedOut bool `json:"timedOut"`
 	// DurationMs is how long the call took, in milliseconds.
 	DurationMs float64 `json:"durationMs"`
-	// Failure says why the call did not complete; empty when it did.
+	// Failure says why the call did not complete, in a sentence with what
+	// to do (never a transport's own text); empty when it did.
 	Failure string `json:"failure,omitempty"`
+	// Cause is the transport's own error behind Failure, for the server's
+	// log; it never reaches the caller.
+	Cause error `json:"-"`
 }
 
 // IsError reports whether the result is a failure: a status of 400 or
@@ -503,7 +507,8 @@ func (op *operation) send(parent, ctx context.Context, req *http.Request) *Resul
 	defer func() { res.DurationMs = float64(time.Since(start).Microseconds()) / 1000 }()
 	resp, err := op.client.Do(req)
 	if err != nil {
-		res.TimedOut, res.Failure = failure(parent, ctx, err)
+		res.TimedOut, res.Failure = failure(parent, ctx, req, err)
+		res.Cause = err
 		return res
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -517,29 +522,23 @@ func (op *operation) send(parent, ctx context.Context, req *http.Request) *Resul
 		// The body ended before its end: a short read against
 		// Content-Length, a reset, an early EOF in a chunked body. What
 		// arrived is returned, but the call did not succeed.
-		res.TimedOut, res.Failure = failure(parent, ctx, err)
+		res.TimedOut, res.Failure = failure(parent, ctx, req, err)
 		res.Failure = "the response body was cut short: " + res.Failure
-		res.Truncated = true
+		res.Cause, res.Truncated = err, true
 	}
 	res.fit(resp.Header, data, resp.Header.Get("Content-Type"), limit)
 	return res
 }
 
 // failure explains an incomplete call and tells a timeout apart.
-func failure(parent, ctx context.Context, err error) (bool, string) {
+func failure(parent, ctx context.Context, req *http.Request, err error) (bool, string) {
 	switch {
 	case parent.Err() != nil:
 		return false, "the call was cancelled"
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return true, "the call timed out"
 	}
-	var ue interface{ Unwrap() error }
-	if errors.As(err, &ue) {
-		if inner := ue.Unwrap(); inner != nil {
-			return false, inner.Error()
-		}
-	}
-	return false, err.Error()
+	return false, transportFailure(req.URL, err)
 }
 
 // fit sets the headers and the body so that the whole result, JSON

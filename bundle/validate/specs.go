@@ -56,6 +56,9 @@ func checkOpenAPI(ctx context.Context, data []byte) error {
 		if !strings.HasPrefix(s, "3.") {
 			return fmt.Errorf("openapi version %s is not supported; expected 3.0.x or 3.1.x", display(v))
 		}
+		if err := checkSpecRefs(doc); err != nil {
+			return err
+		}
 		loader := openapi3.NewLoader()
 		loader.IsExternalRefsAllowed = false
 		loader.Context = ctx
@@ -97,6 +100,9 @@ func checkOpenAPI(ctx context.Context, data []byte) error {
 		}
 		if t.Info.Title == "" || t.Info.Version == "" {
 			return errors.New("a Swagger 2.0 document needs info.title and info.version")
+		}
+		if err := checkSpecRefs(doc); err != nil {
+			return err
 		}
 		return schemacycle.Check(doc)
 	}

@@ -29,7 +29,7 @@ func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHel
 	fs.StringVar(&o.BaseURL, baseURLFlag, o.BaseURL, baseURLHelp)
 	o.baseURLFlag = "--" + baseURLFlag
 	o.BindFlags(fs)
-	fs.StringVar(&o.toolsLock, "tools-lock", "", "offer only the generated tools this lock file (from `kubepact lock`) pins, unchanged; others are withheld with reason DRIFT (default: the bundle's own "+capability.LockFile+", if any; this flag wins over it)")
+	fs.StringVar(&o.toolsLock, "tools-lock", "", "offer only the generated tools this lock file (written by \"kubepact lock\") pins, unchanged; others are withheld with reason DRIFT (default: the bundle's own "+capability.LockFile+", if any; this flag wins over it)")
 }
 
 // loadCapability loads the bundle ref names, projects it, and prints the

@@ -30,6 +30,9 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 (including a referenced bundle whose registry did not answer: REF_UNREACHABLE).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseInapplicable(cmd.Flags(), checkFlagRules(reg)); err != nil {
+				return err
+			}
 			if output != "text" && output != "json" {
 				return &exitError{code: 2, msg: fmt.Sprintf("-o %q is not accepted; use text or json", output)}
 			}
@@ -44,7 +47,7 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 				if output == "json" {
 					_ = writeJSON(cmd.OutOrStdout(), failedCheckReport(ref, code, err))
 				}
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: inWords(err)}
 			}
 			ctx := cmd.Context()
 			client, err := reg.client(ctx, ref)
@@ -64,7 +67,7 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 				err = rep.writeText(cmd.OutOrStdout())
 			}
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: inWords(err)}
 			}
 			if res.CouldNotCheck() {
 				return &exitError{code: 2}
@@ -140,7 +143,7 @@ func failedCheckReport(ref, code string, err error) checkReport {
 	return checkReport{
 		CouldNotCheck: true,
 		Source:        ref,
-		Errors:        []validate.Finding{{Code: code, Message: err.Error()}},
+		Errors:        []validate.Finding{{Code: code, Message: inWords(err)}},
 		Warnings:      []validate.Finding{},
 	}
 }

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,20 +15,20 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestDemo runs hack/demo.sh — what `make demo`, the README's first set-up
-// command, runs — and uses it as an agent would: a service tool, a fleet
-// tool and an authoring tool on the one server it starts.
+// TestDemo runs `make demo` — the README's first set-up command — as a
+// user does (only the binaries' directory and the ports moved), and uses
+// what it serves as an agent would: a service tool, a fleet tool, an
+// authoring tool and the catalog of the bundles it pushed to its own
+// registry, all on the one server it starts. Before it builds, it says what
+// and how long a first build takes; what it builds is a release build.
 func TestDemo(t *testing.T) {
-	binDir := filepath.Dir(kubepactBin)
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(binDir, "demoservice"), "../../hack/demoservice")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the demo service: %v\n%s", err, out)
-	}
-	port, servicePort := freePort(t), freePort(t)
-	cmd := exec.Command("bash", filepath.Join(repoRoot(t), "hack", "demo.sh"))
-	cmd.Env = append(os.Environ(), "BIN="+binDir, fmt.Sprintf("DEMO_PORT=%d", port), fmt.Sprintf("SERVICE_PORT=%d", servicePort),
-		"KUBEPACT_CACHE_DIR="+t.TempDir())
-	var out bytes.Buffer
+	binDir := t.TempDir()
+	port, servicePort, registryPort := freePort(t), freePort(t), freePort(t)
+	cmd := exec.Command("make", "demo", "LOCALBIN="+binDir)
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("DEMO_PORT=%d", port), fmt.Sprintf("SERVICE_PORT=%d", servicePort),
+		fmt.Sprintf("REGISTRY_PORT=%d", registryPort), "KUBEPACT_CACHE_DIR="+t.TempDir())
+	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -44,7 +45,7 @@ func TestDemo(t *testing.T) {
 			<-exited
 		}
 		if t.Failed() {
-			t.Logf("demo output:\n%s", out.String())
+			t.Logf("make demo output:\n%s", out.String())
 		}
 	})
 
@@ -62,11 +63,25 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("the demo exited before serving %s", url)
 		case <-time.After(100 * time.Millisecond):
 		}
-		if i == 600 {
+		if i == 6000 {
 			t.Fatalf("the demo did not serve %s: %v", url, err)
 		}
 	}
 	defer cs.Close()
+
+	said := out.String()
+	if first, _, _ := strings.Cut(said, "\n"); !strings.HasPrefix(first, "== Building bin/kubepact, bin/demoservice and bin/demoregistry") ||
+		!strings.Contains(first, "The first build compiles every dependency: about ") {
+		t.Errorf("make demo does not start by saying what it builds and how long a first build takes; its first line: %q", first)
+	}
+	for _, prog := range []string{"kubepact", "demoservice", "demoregistry"} {
+		assertReleaseBinary(t, filepath.Join(binDir, prog))
+	}
+	for _, name := range []string{"catalog", "orders", "payments"} {
+		if want := fmt.Sprintf("oci://127.0.0.1:%d/kubepact-examples/%s:", registryPort, name); !strings.Contains(said, want) {
+			t.Errorf("make demo did not push %s to its registry (%s…)", name, want)
+		}
+	}
 
 	call := func(name string, args map[string]any) *sdk.CallToolResult {
 		t.Helper()
@@ -90,5 +105,35 @@ func TestDemo(t *testing.T) {
 	check := call("pacto_check", map[string]any{"path": "payments"})
 	if sc, _ := check.StructuredContent.(map[string]any); sc["valid"] != true {
 		t.Errorf("pacto_check payments in the demo workspace: %v", check.StructuredContent)
+	}
+
+	// The catalog: orders and the closure of its dependencies, every one
+	// resolved from the demo's own registry.
+	res, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "pacto://catalog/closure"})
+	if err != nil || len(res.Contents) != 1 {
+		t.Fatalf("reading pacto://catalog/closure: %v %v", err, res)
+	}
+	var closure struct {
+		Meta struct {
+			Completeness string `json:"completeness"`
+		} `json:"meta"`
+		Revisions []struct {
+			Service struct{ Domain, Name string }   `json:"service"`
+			Content struct{ Scheme, Digest string } `json:"content"`
+		} `json:"revisions"`
+	}
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &closure); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range closure.Revisions {
+		names = append(names, r.Service.Name)
+		if r.Service.Domain != fmt.Sprintf("127.0.0.1:%d/kubepact-examples", registryPort) || r.Content.Scheme != "oci" {
+			t.Errorf("revision %s is %s from %s, want oci from the demo registry", r.Service.Name, r.Content.Scheme, r.Service.Domain)
+		}
+	}
+	slices.Sort(names)
+	if closure.Meta.Completeness != "complete" || strings.Join(names, ",") != "catalog,orders,payments" {
+		t.Errorf("the demo's catalog: %s with %v; want complete with catalog, orders and payments", closure.Meta.Completeness, names)
 	}
 }

@@ -41,7 +41,7 @@ func run() int {
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "kubepact:", err)
+	fmt.Fprintln(os.Stderr, "kubepact:", inWords(err))
 	return 2
 }
 

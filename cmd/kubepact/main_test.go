@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kubepact/kubepact/test/gobuild"
 )
 
 // kubepactBin is the binary built once for every test in this package: the
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	kubepactBin = filepath.Join(dir, "kubepact")
-	build := exec.Command("go", "build", "-o", kubepactBin, ".")
+	build := gobuild.Command("", kubepactBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building kubepact: " + err.Error())

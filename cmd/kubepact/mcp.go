@@ -1,11 +1,15 @@
 package main
 
 import (
+	"net"
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle/oci"
@@ -55,6 +59,9 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
   kubepact mcp --root oci://ghcr.io/acme/platform:1.4.0 --root ./experimental-platform`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseInapplicable(cmd.Flags(), mcpFlagRules(opts, capOpts, reg, k8s, len(args) == 1)); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			opts.Version = version
 			opts.Logger = logr.FromContextOrDiscard(ctx).WithName("mcp")
@@ -66,21 +73,29 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			named := append(slices.Clone(args), opts.Fleet.OCI...)
 			client, err := reg.client(ctx, append(named, opts.Catalog.Roots...)...)
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: inWords(err)}
 			}
 			opts.Registry = client
+			if opts.Transport == mcp.TransportHTTP {
+				// /metrics beside /mcp, behind the same checks and token:
+				// this process's own registry, with the per-tool series
+				// and the Go runtime's and the process's.
+				reg := prometheus.NewRegistry()
+				reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+				opts.Registerer, opts.Metrics = reg, reg
+			}
 			if err := k8s.validate(&opts.Fleet); err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: 2, msg: inWords(err)}
 			}
 			if k8s.enabled {
 				if err := k8s.start(ctx, &opts.Fleet, client); err != nil {
-					return &exitError{code: 2, msg: err.Error()}
+					return &exitError{code: 2, msg: inWords(err)}
 				}
 			}
 			if len(args) == 1 {
 				cb, err := capOpts.loadCapability(ctx, args[0], client, &reg.limits, os.Stderr, "kubepact mcp")
 				if err != nil {
-					return &exitError{code: 2, msg: err.Error()}
+					return &exitError{code: 2, msg: inWords(err)}
 				}
 				opts.Capability = cb
 				if !slices.Contains(opts.Families, mcp.FamilyCapability) {
@@ -89,7 +104,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			}
 			s, err := mcp.NewContext(ctx, opts)
 			if err != nil {
-				return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
+				return &exitError{code: 2, msg: inWords(fieldsToFlags(err, mcp.FlagNames, oci.FlagNames))}
 			}
 			defer s.Close()
 			if opts.Capability != nil {
@@ -97,7 +112,11 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 				// (decoded documents); hand it back before serving.
 				debug.FreeOSMemory()
 			}
-			return s.Run(ctx)
+			err = s.Run(ctx)
+			if msg, ok := listenFailure(err, net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port)), "--listen and --port"); ok {
+				return &exitError{code: 2, msg: msg}
+			}
+			return err
 		},
 	}
 	opts.BindFlags(cmd.Flags())

@@ -373,6 +373,8 @@ func (o *operatorOptions) mcpOptions(b *fleetgraph.Builder, reg *oci.Client) *mc
 	opts.Registry = reg
 	opts.ReadOnly = true
 	opts.Version = version
+	// The per-tool series join the manager's, on --metrics-bind-address.
+	opts.Registerer = metrics.Registry
 	return &opts
 }
 

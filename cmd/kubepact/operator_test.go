@@ -287,6 +287,7 @@ func TestOperatorProcess(t *testing.T) {
 		`kubepact_fleet_feed_lag_seconds_count`,
 		`kubepact_fleet_snapshot_age_seconds`,
 		`kubepact_fleet_feed_up 1`,
+		`kubepact_mcp_tool_calls_total{outcome="ok",tool="pacto_fleet_get"}`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics has no %s", want)

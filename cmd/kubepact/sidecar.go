@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/mcp"
@@ -55,8 +56,8 @@ func newSidecarOptions() *sidecarOptions {
 }
 
 func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.bundle, "bundle", "", "the pod's bundle: a mounted directory, a mounted bundle.tar.gz (as `kubepact pack` writes it, e.g. from a ConfigMap), or an oci:// reference pinned by digest (oci://REPO@sha256:…)")
-	fs.StringVar(&o.bundleDigest, "bundle-digest", "", "refuse to start unless the bundle's digest (its OCI manifest digest, as `kubepact push` prints it) is this one (sha256:…); the injection webhook pins a mounted ConfigMap bundle with it")
+	fs.StringVar(&o.bundle, "bundle", "", "the pod's bundle: a mounted directory, a mounted bundle.tar.gz (as \"kubepact pack\" writes it, e.g. from a ConfigMap), or an oci:// reference pinned by digest (oci://REPO@sha256:…)")
+	fs.StringVar(&o.bundleDigest, "bundle-digest", "", "refuse to start unless the bundle's digest (its OCI manifest digest, as \"kubepact push\" prints it) is this one (sha256:…); the injection webhook pins a mounted ConfigMap bundle with it")
 	fs.BoolVar(&o.allowRemoteUpstream, "allow-remote-upstream", false, "allow an --upstream that is not loopback (the sidecar is meant to reach only its own pod)")
 	fs.StringVar(&o.healthAddr, "health-addr", ":8586", "address serving /healthz and /readyz for the kubelet's probes")
 	fs.Int64Var(&o.memoryLimitMiB, "memory-limit-mib", 16, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none)")
@@ -84,6 +85,9 @@ the bundle is loaded and the tools are registered, and unready on SIGTERM,
 when in-flight calls are drained before the process exits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseInapplicable(cmd.Flags(), sidecarFlagRules(o, capOpts, reg)); err != nil {
+				return err
+			}
 			return runSidecar(cmd.Context(), o, capOpts, reg)
 		},
 	}
@@ -128,26 +132,29 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	start := time.Now()
 	log := logr.FromContextOrDiscard(ctx).WithName("sidecar")
 	if err := o.validate(capOpts.BaseURL); err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: 2, msg: inWords(err)}
 	}
 
 	var ready atomic.Bool
 	var details atomic.Pointer[readyDetails]
 	health, err := serveHealth(ctx, o.healthAddr, &ready, &details)
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		if msg, ok := listenFailure(err, o.healthAddr, "--health-addr"); ok {
+			return &exitError{code: 2, msg: msg}
+		}
+		return &exitError{code: 2, msg: inWords(err)}
 	}
 	defer health.Close()
 
 	var client *oci.Client // only an oci:// bundle needs one (and its cache directory)
 	if bundle.IsOCIRef(o.bundle) {
 		if client, err = reg.client(ctx, o.bundle); err != nil {
-			return &exitError{code: 2, msg: err.Error()}
+			return &exitError{code: 2, msg: inWords(err)}
 		}
 	}
 	cb, err := o.load(ctx, capOpts, client, reg)
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: 2, msg: inWords(err)}
 	}
 	opts := *o.http
 	opts.Transport = mcp.TransportHTTP
@@ -157,13 +164,17 @@ func runSidecar(ctx context.Context, o *sidecarOptions, capOpts *capabilityOptio
 	opts.Logger = log.WithName("mcp")
 	s, err := mcp.NewContext(ctx, &opts)
 	if err != nil {
-		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames).Error()}
+		return &exitError{code: 2, msg: inWords(fieldsToFlags(err, mcp.FlagNames))}
 	}
 	defer s.Close()
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port)))
+	addr := net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port))
+	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return &exitError{code: 2, msg: fmt.Sprintf("listening for MCP: %v", err)}
+		if msg, ok := listenFailure(err, addr, "--listen and --port"); ok {
+			return &exitError{code: 2, msg: msg}
+		}
+		return &exitError{code: 2, msg: fmt.Sprintf("listening for MCP on %s: %v", addr, err)}
 	}
 	surface, err := s.ToolSurfaceDigest(ctx)
 	if err != nil {
@@ -240,8 +251,11 @@ func loadLayerFile(path string, limits *limitOptions) (*bundle.Bundle, error) {
 		return nil, fmt.Errorf("--bundle %s: the file is larger than the %d bytes a bundle may hold in all", path, bound)
 	}
 	b, err := bundle.LoadLayer(raw, &bundle.LoadOptions{Limits: lim})
+	if ae := (*archive.Error)(nil); errors.As(err, &ae) && errors.Is(ae.Kind, archive.ErrFormat) {
+		return nil, fmt.Errorf("--bundle %s is a file, but not a packed bundle (the gzip'd tar \"kubepact pack\" writes): give a packed bundle, or the bundle's directory", path)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("--bundle %s: not a packed bundle (a gzip'd tar as `kubepact pack` writes it): %w", path, explainLimit(err))
+		return nil, fmt.Errorf("--bundle %s: the packed bundle cannot be served: %w", path, explainLimit(err))
 	}
 	// A packed file is fixed content, as a pulled bundle is: skills are
 	// read from it, not from a directory.

@@ -34,6 +34,7 @@ import (
 	"oras.land/oras-go/v2/content/oci"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/kubepact/kubepact/test/gobuild"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -51,9 +52,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	staticBin = filepath.Join(dir, "kubepact")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-X main.version="+testVersion, "-o", staticBin, "./cmd/kubepact")
-	build.Dir = filepath.Join("..", "..")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	build := gobuild.Command(filepath.Join("..", ".."), staticBin, "./cmd/kubepact", "-X main.version="+testVersion)
+	build.Env = append(build.Env, "GOOS=linux")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building the static kubepact binary: " + err.Error())
@@ -547,7 +547,7 @@ func TestDockerfileAgrees(t *testing.T) {
 	if diff := cmp.Diff(Labels(opts), labels); diff != "" {
 		t.Errorf("Dockerfile labels differ from the built image's (-built +Dockerfile):\n%s", diff)
 	}
-	for _, flag := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-X main.version=${VERSION}"`, "./cmd/kubepact"} {
+	for _, flag := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=${VERSION}"`, "./cmd/kubepact"} {
 		if !strings.Contains(run, flag) {
 			t.Errorf("the Dockerfile's go build %q lacks %s", run, flag)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubepact/kubepact/test/gobuild"
 )
 
 // TestOperatorAcceptsChartArgs runs the real kubepact binary with the
@@ -18,8 +20,7 @@ import (
 func TestOperatorAcceptsChartArgs(t *testing.T) {
 	needHelm(t)
 	bin := filepath.Join(t.TempDir(), "kubepact")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/kubepact")
-	build.Dir = filepath.Join("..", "..")
+	build := gobuild.Command(filepath.Join("..", ".."), bin, "./cmd/kubepact")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/kubepact: %v\n%s", err, out)
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/gobuild"
 )
 
 // ClientsDirEnv names the directory holding the harness's node_modules (the
@@ -90,7 +91,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatalf("%s=%s but the harness cannot run: %v (install with `make clients-deps`)", ClientsDirEnv, clientsDir, err)
 	}
 	kubepactBin := filepath.Join(t.TempDir(), "kubepact")
-	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", kubepactBin, "../../cmd/kubepact").CombinedOutput(); err != nil {
+	if out, err := gobuild.Command("", kubepactBin, "../../cmd/kubepact").CombinedOutput(); err != nil {
 		t.Fatalf("building kubepact: %v\n%s", err, out)
 	}
 	repo := repoRoot(t)

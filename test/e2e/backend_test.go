@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/test/gobuild"
 )
 
 // ModeEnv selects the back end: envtest or cluster.
@@ -127,8 +128,7 @@ var kubepactBin = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "kubepact")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/kubepact")
-	cmd.Dir = repoRoot()
+	cmd := gobuild.Command(repoRoot(), bin, "./cmd/kubepact")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building kubepact: %w\n%s", err, out)
 	}
