@@ -72,8 +72,14 @@ func (s *Server) newHTTPHandler() http.Handler {
 		stateful.ServeHTTP(&discardWriter{}, r)
 	})
 	s.sdk.AddReceivingMiddleware(s.sessions.trackInitialize)
+	s.reqBytes = newRequestBytes(requestBytesBound(&s.opts), s.opts.MaxRequestBytes)
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
+			release, ok := s.holdRequestBytes(w, r)
+			if !ok {
+				return
+			}
+			defer release()
 			body, refused, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
 			if limit, tooLarge := bodyTooLarge(err); tooLarge {
 				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
@@ -127,6 +133,36 @@ func (s *Server) newHTTPHandler() http.Handler {
 		mux.Handle(MetricsEndpoint, s.guard(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 	}
 	return unambiguousFraming(mux)
+}
+
+// holdRequestBytes takes a POST's Content-Length from the request bytes
+// in flight (see requestBytes) before its body is read, or answers: 413
+// for a body larger than MaxRequestBytes, 429 or 503 when the caller's
+// share or the whole bound is held. The body is then never read.
+func (s *Server) holdRequestBytes(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	n := r.ContentLength
+	switch {
+	case n > s.opts.MaxRequestBytes:
+		w.Header().Set("Connection", "close")
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", s.opts.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+		return nil, false
+	case n < 0: // not said: as much as a request may be
+		n = s.opts.MaxRequestBytes
+	}
+	release, err := s.reqBytes.take(sessionOwnerOf(r), n)
+	switch {
+	case errors.Is(err, errCallerBytesFull):
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusTooManyRequests, nil, codeUnavailable, fmt.Sprintf(
+			"your requests in progress hold as many request bytes as one caller may (%s, half of --max-request-bytes-in-flight); send this one once an earlier one has been answered", mib(s.reqBytes.perCaller)))
+		return nil, false
+	case err != nil:
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, codeUnavailable, fmt.Sprintf(
+			"the server is reading or answering as many request bytes as it allows (%s, --max-request-bytes-in-flight); retry shortly", mib(s.reqBytes.max)))
+		return nil, false
+	}
+	return release, true
 }
 
 // unambiguousFraming closes the request-smuggling gap Go's HTTP/1 server
@@ -243,7 +279,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("Serving MCP over Streamable HTTP", "url", url, "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly,
 		"authentication", s.opts.Authenticator != nil, "scoped", s.opts.Scoper != nil, "workspace", s.opts.Workspace,
-		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", s.opts.MaxSessionsPerIdentity, "maxConnections", s.opts.MaxConnections)
+		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", s.opts.MaxSessionsPerIdentity, "maxConnections", s.opts.MaxConnections,
+		"maxRequestBytes", s.opts.MaxRequestBytes, "maxRequestBytesInFlight", s.reqBytes.max)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lim) }()
@@ -284,7 +321,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("Stopped MCP over HTTP", "drained", drained, "unfinished", s.gate.count(), "ms", time.Since(start).Milliseconds(),
 		"evictedConnections", lim.evicted.Load(), "refusedConnections", lim.refused.Load(),
-		"evictedSessions", s.sessions.evicted.Load(), "refusedSessions", s.sessions.refused.Load(), "refusedOverQuota", s.sessions.refusedOwner.Load())
+		"evictedSessions", s.sessions.evicted.Load(), "refusedSessions", s.sessions.refused.Load(), "refusedOverQuota", s.sessions.refusedOwner.Load(),
+		"refusedRequestBytes", s.reqBytes.refused.Load(), "refusedCallerRequestBytes", s.reqBytes.refusedCaller.Load())
 	return nil
 }
 
