@@ -74,13 +74,16 @@ func (s *Server) newHTTPHandler() http.Handler {
 	s.sdk.AddReceivingMiddleware(s.sessions.trackInitialize)
 	s.reqBytes = newRequestBytes(requestBytesBound(&s.opts), s.opts.MaxRequestBytes)
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A stream stays open as long as the client likes: a GET, or a POST
+		// of subscriptions/listen (the 2026-07-28 era's GET stream).
+		stream := r.Method == http.MethodGet
 		if r.Method == http.MethodPost {
 			release, ok := s.holdRequestBytes(w, r)
 			if !ok {
 				return
 			}
 			defer release()
-			body, refused, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
+			body, c, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
 			if limit, tooLarge := bodyTooLarge(err); tooLarge {
 				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
 				return
@@ -89,25 +92,26 @@ func (s *Server) newHTTPHandler() http.Handler {
 				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 				return
 			}
-			if refused != nil {
-				writeRPCError(w, http.StatusBadRequest, refused.id, refused.code, refused.msg)
+			if c.refused != nil {
+				writeRPCError(w, http.StatusBadRequest, c.refused.id, c.refused.code, c.refused.msg)
 				return
 			}
+			stream = c.stream
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
 		}
 		// The whole request has been read: from here the connection is
 		// working for a client and is not given to another. Except for a
-		// GET: a stream open as long as the client likes, it stays among
-		// the connections a new one may take the slot of (the client may
-		// open it again), so streams alone cannot fill every slot.
-		if r.Method != http.MethodGet {
+		// stream: open as long as the client likes, it stays among the
+		// connections a new one may take the slot of (the client may open
+		// it again), so streams alone cannot fill every slot.
+		if !stream {
 			markServing(r)
 		}
-		// A POST or DELETE is a call whose response must reach the client
-		// in full, so shutdown waits for it; a GET is a stream that only
-		// ends when its session is closed.
-		if r.Method != http.MethodGet {
+		// A call's response must reach the client in full, so shutdown
+		// waits for it; a stream only ends when its session is closed, or
+		// its connection at the end of the shutdown.
+		if !stream {
 			if !s.gate.enter() {
 				writeRPCError(w, http.StatusServiceUnavailable, nil, codeUnavailable, "the server is shutting down; retry against another instance")
 				return
@@ -121,7 +125,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 			stateless.ServeHTTP(w, r)
 			return
 		}
-		s.sessions.serve(w, r, stateful)
+		s.sessions.serve(w, r, stateful, stream)
 	})
 	mux := http.NewServeMux()
 	var inner http.Handler = route
