@@ -126,6 +126,12 @@ type Injector struct {
 	// negative: no wait.
 	ResolveWait time.Duration
 
+	// MaxReviewBytes bounds one AdmissionReview read (zero:
+	// DefaultMaxReviewBytes), ReviewBytesInFlight those read or answered
+	// at once (zero: DefaultReviewBytesInFlight): see bounded.
+	MaxReviewBytes      int64
+	ReviewBytesInFlight int64
+
 	// ownerEvents bounds the Events written on a Pod's controller, whose
 	// name a review states and nothing checks (see event).
 	ownerEventsOnce sync.Once
@@ -134,7 +140,7 @@ type Injector struct {
 
 // Register serves the injector on the manager's webhook server.
 func (in *Injector) Register(srv webhook.Server) {
-	srv.Register(InjectorPath, &webhook.Admission{Handler: in, WithContextFunc: withCallTimeout})
+	srv.Register(InjectorPath, in.bounded(&webhook.Admission{Handler: in, WithContextFunc: withCallTimeout}))
 }
 
 // callTimeoutKey carries the API server's timeout for the call (its
@@ -144,11 +150,7 @@ type callTimeoutKey struct{}
 // withCallTimeout records the timeout the API server sends with every
 // webhook call, so that the injector answers well within it.
 func withCallTimeout(ctx context.Context, r *http.Request) context.Context {
-	d, err := time.ParseDuration(r.URL.Query().Get("timeout"))
-	if err != nil || d <= 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, callTimeoutKey{}, min(d, maxCallTimeout))
+	return context.WithValue(ctx, callTimeoutKey{}, callTimeout(r))
 }
 
 // podAdmission is one Pod being admitted: what every answer about it needs.
