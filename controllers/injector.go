@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,6 +126,19 @@ type Injector struct {
 	// half the API server's timeout for the call. Zero: DefaultResolveWait;
 	// negative: no wait.
 	ResolveWait time.Duration
+
+	// APIReadRate (per second, default 10) and APIReadBurst (default 50)
+	// bound the reads through APIReader: a made-up review naming a
+	// contract the cache does not hold makes one, as the operator's own
+	// identity, in the API server's flow of its other requests. Past the
+	// bound the cache's answer stands (none there: the Pod is admitted as
+	// for a contract that does not exist; a cache that cannot answer:
+	// LookupFailed).
+	APIReadRate  float64
+	APIReadBurst int
+
+	apiReadsOnce sync.Once
+	apiReads     *tokenBucket
 
 	// MaxReviewBytes bounds one AdmissionReview read (zero:
 	// DefaultMaxReviewBytes), ReviewBytesInFlight those read or answered
@@ -327,6 +341,9 @@ func (in *Injector) lookup(ctx context.Context, key client.ObjectKey) (*v1alpha1
 	if cacheErr == nil || in.APIReader == nil {
 		return sc, cacheErr
 	}
+	if !in.mayReadAPI() {
+		return nil, cacheErr
+	}
 	live := &v1alpha1.ServiceContract{}
 	err := in.APIReader.Get(ctx, key, live)
 	switch {
@@ -340,6 +357,22 @@ func (in *Injector) lookup(ctx context.Context, key client.ObjectKey) (*v1alpha1
 		return nil, fmt.Errorf("reading %s from the API server: %w", key, err)
 	}
 	return nil, errors.Join(fmt.Errorf("reading %s from the cache: %w", key, cacheErr), fmt.Errorf("reading %s from the API server: %w", key, err))
+}
+
+// Defaults of Injector.APIReadRate and APIReadBurst: enough for the Pods
+// of a large rollout applied with its contract (the cache lags the API
+// server by milliseconds), not for a flood.
+const (
+	DefaultAPIReadRate  = 10
+	DefaultAPIReadBurst = 50
+)
+
+// mayReadAPI takes one read through APIReader from its bound.
+func (in *Injector) mayReadAPI() bool {
+	in.apiReadsOnce.Do(func() {
+		in.apiReads = newTokenBucket(cmp.Or(in.APIReadRate, DefaultAPIReadRate), cmp.Or(in.APIReadBurst, DefaultAPIReadBurst), time.Now)
+	})
+	return in.apiReads.allow()
 }
 
 // awaitResolved re-reads sc until the reconciler has resolved its current

@@ -2,14 +2,21 @@ package controllers_test
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/controllers"
 )
@@ -113,5 +120,88 @@ func TestInjectReviewBytesBounded(t *testing.T) {
 	// Errored review; the API server would never send one.)
 	if got := slow.answer(); strings.Contains(got, "i/o timeout") {
 		t.Errorf("a review whose body never arrives, the call's timeout 1s: %q after 20s, want it given up", got)
+	}
+}
+
+// postReviewTo sends review to the webhook on port, as postReview does.
+func postReviewTo(t *testing.T, port string, review *admissionv1.AdmissionReview) (*admissionv1.AdmissionResponse, error) {
+	t.Helper()
+	body, err := json.Marshal(review)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "https://" + net.JoinHostPort(webhookHost, port) + controllers.InjectorPath
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out admissionv1.AdmissionReview
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Response == nil {
+		return nil, fmt.Errorf("status %d: not an AdmissionReview answer: %v", resp.StatusCode, err)
+	}
+	return out.Response, nil
+}
+
+// TestInjectAPIReadsBounded is whoever reaches the webhook's port posting
+// made-up reviews for Pods naming contracts that do not exist: the cache
+// has none, and each was read again from the API server, as the
+// operator's own identity, in the API server's flow of its reconciling
+// and leader election. Those reads are bounded (rate and burst); past the
+// bound the cache's answer stands, and the Pod is admitted as for a
+// contract that does not exist. Today every made-up review is a GET.
+func TestInjectAPIReadsBounded(t *testing.T) {
+	needWebhook(t)
+	ns := newNamespace(t)
+	var gets atomic.Int64
+	cfg := rest.CopyConfig(adminConfig)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: operatorUser}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/servicecontracts/") {
+				gets.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	live, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := startOperator(t, operatorUser, &controllers.Injector{Options: controllers.SidecarOptions{Image: sidecarImage, PlainHTTP: true},
+		APIReader: live, APIReadRate: 0.001, APIReadBurst: 5})
+	port := strings.TrimPrefix(label["test.kubepact.dev/operator"], "op-")
+	made := func(name string) *admissionv1.AdmissionReview {
+		p := restrictedPod(ns, "made-up", map[string]string{controllers.AnnotationContract: name})
+		p.GenerateName, p.Name = "made-up-", ""
+		return handMadeReview(t, ns, p)
+	}
+	// The webhook answers once its server is up.
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if _, err := postReviewTo(t, port, made("warm-up")); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the other operator's webhook never answered: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	before := gets.Load()
+	for i := range 50 {
+		resp, err := postReviewTo(t, port, made(fmt.Sprintf("no-such-contract-%d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !resp.Allowed || len(resp.Patch) > 0 || !strings.Contains(strings.Join(resp.Warnings, " "), "does not exist") {
+			t.Fatalf("made-up review %d: allowed=%v, warnings %q; want admitted, saying the contract does not exist", i, resp.Allowed, resp.Warnings)
+		}
+	}
+	if n := gets.Load() - before; n > 4 {
+		t.Errorf("50 made-up reviews naming contracts that do not exist: %d reads from the API server, want at most the 4 left of the burst", n)
 	}
 }
