@@ -13,9 +13,9 @@ import (
 // and Injector.ReviewBytesInFlight).
 const (
 	// DefaultMaxReviewBytes is the largest review read. The API server
-	// takes request bodies of at most 3 MiB (--max-request-bytes) and
-	// stores objects of at most 1.5 MiB, so a review of a Pod it admits
-	// is within it; controller-runtime's own bound is 7 MiB.
+	// decodes write requests of at most 3 MiB and stores objects of at
+	// most 1.5 MiB (etcd's bound), so a review of a Pod it admits is
+	// within it; controller-runtime's own bound is 7 MiB.
 	DefaultMaxReviewBytes = 4 << 20
 	// DefaultReviewBytesInFlight bounds the reviews read or answered at
 	// once: two of the largest, or hundreds of ordinary ones (a few KiB
