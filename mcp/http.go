@@ -158,7 +158,7 @@ func (s *Server) holdRequestBytes(w http.ResponseWriter, r *http.Request) (relea
 	case errors.Is(err, errCallerBytesFull):
 		w.Header().Set("Retry-After", "1")
 		writeRPCError(w, http.StatusTooManyRequests, nil, codeUnavailable, fmt.Sprintf(
-			"your requests in progress hold as many request bytes as one caller may (%s, half of --max-request-bytes-in-flight); send this one once an earlier one has been answered", mib(s.reqBytes.perCaller)))
+			"your requests in progress hold as many request bytes as one caller may (%s, an eighth of --max-request-bytes-in-flight); send this one once an earlier one has been answered", mib(s.reqBytes.perCaller)))
 		return nil, false
 	case err != nil:
 		w.Header().Set("Retry-After", "1")

@@ -19,7 +19,8 @@ const requestAmplification = 24
 // once, overall and per caller. Every POST takes its Content-Length from
 // it before its body is read, and gives it back when its answer has been
 // written; past either bound the request is refused at once (503, or 429
-// for the caller's share), without its body being read. MaxRequestBytes
+// for the caller's share, an eighth of the bound: it takes eight callers
+// to hold it all), without its body being read. MaxRequestBytes
 // bounds one request and MaxConnections how many are open, but neither
 // bounds their sum: without this, a caller holding a valid token (in a
 // cluster, any Pod's ServiceAccount) could send a handful of large
@@ -61,10 +62,14 @@ func requestBytesBound(o *Options) int64 {
 	return max(n, o.MaxRequestBytes)
 }
 
+// callerShares is how many callers it takes to hold the whole bound:
+// one caller holds at most this fraction of it.
+const callerShares = 8
+
 // newRequestBytes bounds all requests together by total and one caller's
-// at half of it, but never below one largest request (maxRequest).
+// at an eighth of it, but never below one largest request (maxRequest).
 func newRequestBytes(total, maxRequest int64) *requestBytes {
-	return &requestBytes{max: total, perCaller: min(total, max(total/2, maxRequest)), caller: map[string]int64{}}
+	return &requestBytes{max: total, perCaller: min(total, max(total/callerShares, maxRequest)), caller: map[string]int64{}}
 }
 
 // take holds n bytes for caller, or refuses; the returned func gives them

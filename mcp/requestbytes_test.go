@@ -116,6 +116,9 @@ func TestRequestBytesDefaults(t *testing.T) {
 	if p := newRequestBytes(4<<20, 4<<20); p.perCaller != 4<<20 {
 		t.Errorf("a bound of one largest request gives a caller %d, want all of it", p.perCaller)
 	}
+	if p := newRequestBytes(64<<20, 4<<20); p.perCaller != 8<<20 {
+		t.Errorf("a caller's share of 64 MiB: %d, want an eighth: it takes eight callers to hold it all", p.perCaller)
+	}
 	_, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), MaxRequestBytes: 1 << 20, MaxRequestBytesInFlight: 1 << 10})
 	if err == nil || !strings.Contains(err.Error(), "MaxRequestBytesInFlight") || !strings.Contains(err.Error(), "MaxRequestBytes (1048576)") {
 		t.Errorf("a bound below one request: %v", err)
