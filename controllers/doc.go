@@ -35,7 +35,10 @@
 // server that does not answer, a hostNetwork Pod, a panic — admits it
 // unchanged, with a warning and an Event; only kubepact.dev/inject-policy:
 // required refuses. It answers for the review's own Pod alone: the contract
-// is read by name in the Pod's namespace. The webhook also
+// is read by name in the Pod's namespace. Anything reaching its port may
+// post reviews of its own making, so the reviews it reads are bounded in
+// size, in bytes held at once and in how long a body may take
+// (injector_bounds.go). The webhook also
 // writes on the Pod the digest it pinned and the digest of the tool
 // surface the sidecar will serve, which the reconciler computed once per
 // digest (ToolSurface: the bundle projected with the arguments SidecarArgs

@@ -34,6 +34,13 @@ const (
 	DefaultAccessTTL        = 30 * time.Second
 	DefaultMaxTokens        = 4096
 	DefaultMaxAccess        = 16384
+	// DefaultTokenReviewRate and DefaultTokenReviewBurst bound the
+	// TokenReviews of tokens not accepted lately: 20 a second, in bursts
+	// of up to 100. DefaultKnownTokenTTL is how long an accepted token
+	// is reviewed again outside that bound.
+	DefaultTokenReviewRate  = 20
+	DefaultTokenReviewBurst = 100
+	DefaultKnownTokenTTL    = time.Hour
 	// accessParallelism bounds the SubjectAccessReviews one caller's
 	// first query sends at once.
 	accessParallelism = 8
@@ -57,6 +64,17 @@ type IdentityOptions struct {
 	// decisions and per-snapshot visibilities (default 16384).
 	AccessTTL time.Duration
 	MaxAccess int
+	// TokenReviewRate (per second) and TokenReviewBurst bound the
+	// TokenReviews sent for tokens not accepted within KnownTokenTTL
+	// (defaults 20, 100 and 1h): /mcp is reachable by anything on the Pod
+	// network, and every made-up token is a TokenReview sent as the
+	// operator's own identity, in the API server's flow of its other
+	// requests (reconciling, leader election). Past the bound such a
+	// token is answered 503 (retry) without asking; a token accepted
+	// lately is always asked about.
+	TokenReviewRate  float64
+	TokenReviewBurst int
+	KnownTokenTTL    time.Duration
 	// Audiences, when set, are the audiences a token must be issued for
 	// (TokenReview's spec.audiences).
 	Audiences []string
@@ -84,6 +102,8 @@ type KubeIdentity struct {
 	authz authzclient.SubjectAccessReviewInterface
 
 	tokens  *ttlLRU[tokenResult]
+	known   *ttlLRU[struct{}] // tokens accepted within KnownTokenTTL
+	reviews *tokenBucket      // TokenReviews of the other tokens
 	access  *ttlLRU[bool]
 	visible *ttlLRU[fleetgraph.Visibility]
 	flight  singleflight.Group
@@ -113,14 +133,19 @@ func NewKubeIdentity(cfg *rest.Config, opts *IdentityOptions) (*KubeIdentity, er
 	o.AccessTTL = cmp.Or(o.AccessTTL, DefaultAccessTTL)
 	o.MaxTokens = cmp.Or(o.MaxTokens, DefaultMaxTokens)
 	o.MaxAccess = cmp.Or(o.MaxAccess, DefaultMaxAccess)
+	o.TokenReviewRate = cmp.Or(o.TokenReviewRate, DefaultTokenReviewRate)
+	o.TokenReviewBurst = cmp.Or(o.TokenReviewBurst, DefaultTokenReviewBurst)
+	o.KnownTokenTTL = cmp.Or(o.KnownTokenTTL, DefaultKnownTokenTTL)
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
 	switch {
-	case o.TokenTTL < 0 || o.NegativeTokenTTL < 0 || o.AccessTTL < 0:
-		return nil, errors.New("IdentityOptions: TokenTTL, NegativeTokenTTL and AccessTTL must not be negative")
+	case o.TokenTTL < 0 || o.NegativeTokenTTL < 0 || o.AccessTTL < 0 || o.KnownTokenTTL < 0:
+		return nil, errors.New("IdentityOptions: TokenTTL, NegativeTokenTTL, AccessTTL and KnownTokenTTL must not be negative")
 	case o.MaxTokens < 0 || o.MaxAccess < 0:
 		return nil, errors.New("IdentityOptions: MaxTokens and MaxAccess must not be negative")
+	case o.TokenReviewRate < 0 || o.TokenReviewBurst < 0:
+		return nil, errors.New("IdentityOptions: TokenReviewRate and TokenReviewBurst must not be negative")
 	}
 	an, err := authnclient.NewForConfig(cfg)
 	if err != nil {
@@ -132,6 +157,8 @@ func NewKubeIdentity(cfg *rest.Config, opts *IdentityOptions) (*KubeIdentity, er
 	}
 	k.authn, k.authz = an.TokenReviews(), az.SubjectAccessReviews()
 	k.tokens = newTTLLRU[tokenResult](o.MaxTokens, o.Clock)
+	k.known = newTTLLRU[struct{}](o.MaxTokens, o.Clock)
+	k.reviews = newTokenBucket(o.TokenReviewRate, o.TokenReviewBurst, o.Clock)
 	k.access = newTTLLRU[bool](o.MaxAccess, o.Clock)
 	k.visible = newTTLLRU[fleetgraph.Visibility](o.MaxAccess, o.Clock)
 	return k, nil
@@ -145,6 +172,9 @@ func (k *KubeIdentity) Authenticate(ctx context.Context, token string) (mcp.Iden
 		return r.result()
 	}
 	v, err, _ := k.flight.Do("t"+key, func() (any, error) {
+		if _, known := k.known.get(key); !known && !k.reviews.allow() {
+			return nil, fmt.Errorf("more new tokens than %g a second (bursts of %d) to review: %w", k.opts.TokenReviewRate, k.opts.TokenReviewBurst, mcp.ErrAuthenticatorBusy)
+		}
 		tr, err := k.authn.Create(ctx, &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token, Audiences: k.opts.Audiences}}, metav1.CreateOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("TokenReview: %w", err)
@@ -155,6 +185,7 @@ func (k *KubeIdentity) Authenticate(ctx context.Context, token string) (mcp.Iden
 			u := tr.Status.User
 			r.id = mcp.Identity{User: u.Username, UID: u.UID, Groups: u.Groups}
 			ttl = k.opts.TokenTTL
+			k.known.put(key, struct{}{}, k.opts.KnownTokenTTL)
 		}
 		k.tokens.put(key, r, ttl)
 		return r, nil
@@ -258,6 +289,36 @@ func identityKey(id mcp.Identity) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// tokenBucket admits rate events a second on average, burst at once.
+type tokenBucket struct {
+	rate, burst float64
+	now         func() time.Time
+
+	mu     sync.Mutex
+	tokens float64
+	last   time.Time
+}
+
+func newTokenBucket(rate float64, burst int, now func() time.Time) *tokenBucket {
+	return &tokenBucket{rate: rate, burst: float64(burst), tokens: float64(burst), last: now(), now: now}
+}
+
+// allow takes one token if there is one.
+func (b *tokenBucket) allow() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	if d := now.Sub(b.last); d > 0 {
+		b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
+		b.last = now
+	}
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
 }
 
 // ttlLRU is a bounded map whose entries expire: at most max entries, the

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -466,4 +467,78 @@ func TestKubeIdentitySharedRevision(t *testing.T) {
 	b.Flush()
 	check("its publisher in alice's namespace gone", "alice", alice)
 	check("its publisher in alice's namespace gone", "bob", bob, nsB)
+}
+
+// TestKubeIdentityBoundsTokenReviews is a caller on the Pod network (no
+// token of its own needed) presenting made-up bearer tokens to /mcp as
+// fast as it can: each new one is a TokenReview the operator sends as
+// itself, in the API server's flow of its reconciling and leader
+// election. TokenReviews of tokens not accepted lately are bounded
+// (rate and burst); past the bound the request is answered 503 with a
+// retry hint, without asking; a token accepted lately is always asked
+// about, so its owner is not locked out by the flood. Today every made-up
+// token is a TokenReview.
+func TestKubeIdentityBoundsTokenReviews(t *testing.T) {
+	ns := newNamespace(t)
+	tok := serviceAccountToken(t, ns, "known")
+	var requests atomic.Int64
+	clock := &testClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	ident, err := controllers.NewKubeIdentity(countingConfig(&requests), &controllers.IdentityOptions{
+		TokenTTL: 10 * time.Second, TokenReviewRate: 1, TokenReviewBurst: 5, Clock: clock.Now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ident.Authenticate(t.Context(), tok); err != nil {
+		t.Fatal(err)
+	}
+	flood := func(round int) (reviewed int64, busy int) {
+		before := requests.Load()
+		for i := range 50 {
+			_, err := ident.Authenticate(t.Context(), fmt.Sprintf("made-up-%d-%d", round, i))
+			switch {
+			case errors.Is(err, mcp.ErrAuthenticatorBusy):
+				busy++
+			case !errors.Is(err, mcp.ErrUnauthenticated):
+				t.Fatalf("a made-up token: %v", err)
+			}
+		}
+		return requests.Load() - before, busy
+	}
+	if n, busy := flood(1); n != 4 || busy != 46 {
+		t.Errorf("50 made-up tokens after one accepted: %d TokenReviews, %d answered busy; want 4 (the burst left) and 46", n, busy)
+	}
+	// Past the accepted token's cache and with the bucket drained again
+	// (11 s refill 11 reviews), its owner is still asked about.
+	clock.Add(11 * time.Second)
+	if n, _ := flood(2); n != 5 {
+		t.Errorf("50 more made-up tokens 11 s later: %d TokenReviews, want 5 (the burst)", n)
+	}
+	before := requests.Load()
+	if id, err := ident.Authenticate(t.Context(), tok); err != nil || id.User != "system:serviceaccount:"+ns+":known" {
+		t.Errorf("the known token during the flood: %+v, %v; want it accepted", id, err)
+	}
+	if n := requests.Load() - before; n != 1 {
+		t.Errorf("the known token during the flood: %d TokenReviews, want 1", n)
+	}
+
+	// Over HTTP: a made-up token past the bound is a 503 with a retry hint.
+	url := serveMCP(t, &mcp.Options{Transport: mcp.TransportHTTP, Families: []mcp.Family{mcp.FamilyFleet},
+		Fleet: mcp.FleetOptions{Builder: fleetgraph.NewBuilder(nil)}, Authenticator: ident, Scoper: ident, Workspace: t.TempDir()})
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer made-up-http")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "retry") {
+		t.Errorf("a made-up token past the bound over HTTP: %d %q (Retry-After %q), want 503 with a retry hint", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
 }

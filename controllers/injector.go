@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -126,6 +127,25 @@ type Injector struct {
 	// negative: no wait.
 	ResolveWait time.Duration
 
+	// APIReadRate (per second, default 10) and APIReadBurst (default 50)
+	// bound the reads through APIReader: a made-up review naming a
+	// contract the cache does not hold makes one, as the operator's own
+	// identity, in the API server's flow of its other requests. Past the
+	// bound the cache's answer stands (none there: the Pod is admitted as
+	// for a contract that does not exist; a cache that cannot answer:
+	// LookupFailed).
+	APIReadRate  float64
+	APIReadBurst int
+
+	apiReadsOnce sync.Once
+	apiReads     *tokenBucket
+
+	// MaxReviewBytes bounds one AdmissionReview read (zero:
+	// DefaultMaxReviewBytes), ReviewBytesInFlight those read or answered
+	// at once (zero: DefaultReviewBytesInFlight): see bounded.
+	MaxReviewBytes      int64
+	ReviewBytesInFlight int64
+
 	// ownerEvents bounds the Events written on a Pod's controller, whose
 	// name a review states and nothing checks (see event).
 	ownerEventsOnce sync.Once
@@ -134,7 +154,7 @@ type Injector struct {
 
 // Register serves the injector on the manager's webhook server.
 func (in *Injector) Register(srv webhook.Server) {
-	srv.Register(InjectorPath, &webhook.Admission{Handler: in, WithContextFunc: withCallTimeout})
+	srv.Register(InjectorPath, in.bounded(&webhook.Admission{Handler: in, WithContextFunc: withCallTimeout}))
 }
 
 // callTimeoutKey carries the API server's timeout for the call (its
@@ -144,11 +164,7 @@ type callTimeoutKey struct{}
 // withCallTimeout records the timeout the API server sends with every
 // webhook call, so that the injector answers well within it.
 func withCallTimeout(ctx context.Context, r *http.Request) context.Context {
-	d, err := time.ParseDuration(r.URL.Query().Get("timeout"))
-	if err != nil || d <= 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, callTimeoutKey{}, min(d, maxCallTimeout))
+	return context.WithValue(ctx, callTimeoutKey{}, callTimeout(r))
 }
 
 // podAdmission is one Pod being admitted: what every answer about it needs.
@@ -325,6 +341,9 @@ func (in *Injector) lookup(ctx context.Context, key client.ObjectKey) (*v1alpha1
 	if cacheErr == nil || in.APIReader == nil {
 		return sc, cacheErr
 	}
+	if !in.mayReadAPI() {
+		return nil, cacheErr
+	}
 	live := &v1alpha1.ServiceContract{}
 	err := in.APIReader.Get(ctx, key, live)
 	switch {
@@ -338,6 +357,22 @@ func (in *Injector) lookup(ctx context.Context, key client.ObjectKey) (*v1alpha1
 		return nil, fmt.Errorf("reading %s from the API server: %w", key, err)
 	}
 	return nil, errors.Join(fmt.Errorf("reading %s from the cache: %w", key, cacheErr), fmt.Errorf("reading %s from the API server: %w", key, err))
+}
+
+// Defaults of Injector.APIReadRate and APIReadBurst: enough for the Pods
+// of a large rollout applied with its contract (the cache lags the API
+// server by milliseconds), not for a flood.
+const (
+	DefaultAPIReadRate  = 10
+	DefaultAPIReadBurst = 50
+)
+
+// mayReadAPI takes one read through APIReader from its bound.
+func (in *Injector) mayReadAPI() bool {
+	in.apiReadsOnce.Do(func() {
+		in.apiReads = newTokenBucket(cmp.Or(in.APIReadRate, DefaultAPIReadRate), cmp.Or(in.APIReadBurst, DefaultAPIReadBurst), time.Now)
+	})
+	return in.apiReads.allow()
 }
 
 // awaitResolved re-reads sc until the reconciler has resolved its current

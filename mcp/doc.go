@@ -75,6 +75,9 @@
 //   - connlimit.go, sessions.go: the connection and session limits, with
 //     O(1) eviction of the connection or session idle longest (a GET
 //     stream is not activity) and a per-caller session quota.
+//   - requestbytes.go: the request bodies held at once, overall and per
+//     caller: a request is refused unread when its Content-Length does
+//     not fit, so many large requests cannot hold many times the memory.
 //   - budget.go: bounded work per call and per caller. Tools marked
 //     expensive (they read, project or diff bundles, or check values
 //     against their schemas) and the catalog's document reads run within

@@ -103,7 +103,16 @@ type envelopeCheck struct {
 	// (if any). Anything else a transport must have the SDK's decoder try
 	// before trusting it with the session.
 	plainRequest bool
+	// stream: the message opens a stream that lasts as long as the
+	// client likes (subscriptions/listen): a POST of it is no call in
+	// progress, as a GET stream is none.
+	stream bool
 }
+
+// listenMethod is the 2026-07-28 era's stream of server notifications:
+// its POST is answered with a stream that stays open until the client
+// ends it, the stateless era's GET stream.
+const listenMethod = "subscriptions/listen"
 
 // inspectEnvelope applies the strict envelope (checkEnvelope) in one
 // scan of body and says what kind of message it is.
@@ -117,12 +126,35 @@ func inspectEnvelope(body []byte) envelopeCheck {
 	if refused := w.idRefusal(); refused != nil {
 		return envelopeCheck{refused: refused, valid: true}
 	}
-	c := envelopeCheck{valid: true}
+	c := envelopeCheck{valid: true, stream: w.opensStream()}
 	if m := w.single(); m != nil {
 		c.plainRequest = string(m.version) == `"2.0"` && len(m.methodRaw) > 0 && m.methodRaw[0] == '"' &&
 			string(m.methodRaw) != `"initialize"` && !m.hasError
 	}
 	return c
+}
+
+// opensStream reports whether a message of the document is a request
+// whose answer is a stream (listenMethod), its method written plainly or
+// with escapes.
+func (w *envelopeWalk) opensStream() bool {
+	for _, m := range w.msgs {
+		raw := m.methodRaw
+		if len(raw) == 0 || raw[0] != '"' {
+			continue
+		}
+		if !bytes.ContainsRune(raw, '\\') {
+			if string(raw) == `"`+listenMethod+`"` {
+				return true
+			}
+			continue
+		}
+		var name string
+		if json.Unmarshal(raw, &name) == nil && name == listenMethod {
+			return true
+		}
+	}
+	return false
 }
 
 // single is the message of a document that is one message, or nil.
@@ -752,18 +784,16 @@ func requestID(body []byte) json.RawMessage {
 }
 
 // readEnvelope reads r's body (at most limit bytes) and applies the
-// strict envelope (checkEnvelope). It returns the body for the SDK, or
-// the refusal. Bodies that are not JSON at all pass: the SDK answers
-// those with a parse error.
-func readEnvelope(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *envelopeError, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+// strict envelope (checkEnvelope). It returns the body for the SDK and
+// what the check found: a refusal to answer instead, or whether the
+// message opens a stream. Bodies that are not JSON at all pass: the SDK
+// answers those with a parse error.
+func readEnvelope(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, c envelopeCheck, err error) {
+	body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		return nil, nil, err
+		return nil, envelopeCheck{}, err
 	}
-	if refused, _ := checkEnvelope(body); refused != nil {
-		return nil, refused, nil
-	}
-	return body, nil, nil
+	return body, inspectEnvelope(body), nil
 }
 
 // errorMessage renders a JSON-RPC error message, newline-terminated. id is

@@ -72,9 +72,18 @@ func (s *Server) newHTTPHandler() http.Handler {
 		stateful.ServeHTTP(&discardWriter{}, r)
 	})
 	s.sdk.AddReceivingMiddleware(s.sessions.trackInitialize)
+	s.reqBytes = newRequestBytes(requestBytesBound(&s.opts), s.opts.MaxRequestBytes)
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A stream stays open as long as the client likes: a GET, or a POST
+		// of subscriptions/listen (the 2026-07-28 era's GET stream).
+		stream := r.Method == http.MethodGet
 		if r.Method == http.MethodPost {
-			body, refused, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
+			release, ok := s.holdRequestBytes(w, r)
+			if !ok {
+				return
+			}
+			defer release()
+			body, c, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
 			if limit, tooLarge := bodyTooLarge(err); tooLarge {
 				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
 				return
@@ -83,25 +92,26 @@ func (s *Server) newHTTPHandler() http.Handler {
 				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 				return
 			}
-			if refused != nil {
-				writeRPCError(w, http.StatusBadRequest, refused.id, refused.code, refused.msg)
+			if c.refused != nil {
+				writeRPCError(w, http.StatusBadRequest, c.refused.id, c.refused.code, c.refused.msg)
 				return
 			}
+			stream = c.stream
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
 		}
 		// The whole request has been read: from here the connection is
 		// working for a client and is not given to another. Except for a
-		// GET: a stream open as long as the client likes, it stays among
-		// the connections a new one may take the slot of (the client may
-		// open it again), so streams alone cannot fill every slot.
-		if r.Method != http.MethodGet {
+		// stream: open as long as the client likes, it stays among the
+		// connections a new one may take the slot of (the client may open
+		// it again), so streams alone cannot fill every slot.
+		if !stream {
 			markServing(r)
 		}
-		// A POST or DELETE is a call whose response must reach the client
-		// in full, so shutdown waits for it; a GET is a stream that only
-		// ends when its session is closed.
-		if r.Method != http.MethodGet {
+		// A call's response must reach the client in full, so shutdown
+		// waits for it; a stream only ends when its session is closed, or
+		// its connection at the end of the shutdown.
+		if !stream {
 			if !s.gate.enter() {
 				writeRPCError(w, http.StatusServiceUnavailable, nil, codeUnavailable, "the server is shutting down; retry against another instance")
 				return
@@ -115,7 +125,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 			stateless.ServeHTTP(w, r)
 			return
 		}
-		s.sessions.serve(w, r, stateful)
+		s.sessions.serve(w, r, stateful, stream)
 	})
 	mux := http.NewServeMux()
 	var inner http.Handler = route
@@ -127,6 +137,36 @@ func (s *Server) newHTTPHandler() http.Handler {
 		mux.Handle(MetricsEndpoint, s.guard(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 	}
 	return unambiguousFraming(mux)
+}
+
+// holdRequestBytes takes a POST's Content-Length from the request bytes
+// in flight (see requestBytes) before its body is read, or answers: 413
+// for a body larger than MaxRequestBytes, 429 or 503 when the caller's
+// share or the whole bound is held. The body is then never read.
+func (s *Server) holdRequestBytes(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	n := r.ContentLength
+	switch {
+	case n > s.opts.MaxRequestBytes:
+		w.Header().Set("Connection", "close")
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", s.opts.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+		return nil, false
+	case n < 0: // not said: as much as a request may be
+		n = s.opts.MaxRequestBytes
+	}
+	release, err := s.reqBytes.take(sessionOwnerOf(r), n)
+	switch {
+	case errors.Is(err, errCallerBytesFull):
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusTooManyRequests, nil, codeUnavailable, fmt.Sprintf(
+			"your requests in progress hold as many request bytes as one caller may (%s, an eighth of --max-request-bytes-in-flight); send this one once an earlier one has been answered", mib(s.reqBytes.perCaller)))
+		return nil, false
+	case err != nil:
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, codeUnavailable, fmt.Sprintf(
+			"the server is reading or answering as many request bytes as it allows (%s, --max-request-bytes-in-flight); retry shortly", mib(s.reqBytes.max)))
+		return nil, false
+	}
+	return release, true
 }
 
 // unambiguousFraming closes the request-smuggling gap Go's HTTP/1 server
@@ -243,7 +283,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("Serving MCP over Streamable HTTP", "url", url, "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly,
 		"authentication", s.opts.Authenticator != nil, "scoped", s.opts.Scoper != nil, "workspace", s.opts.Workspace,
-		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", s.opts.MaxSessionsPerIdentity, "maxConnections", s.opts.MaxConnections)
+		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", s.opts.MaxSessionsPerIdentity, "maxConnections", s.opts.MaxConnections,
+		"maxRequestBytes", s.opts.MaxRequestBytes, "maxRequestBytesInFlight", s.reqBytes.max)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lim) }()
@@ -284,7 +325,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("Stopped MCP over HTTP", "drained", drained, "unfinished", s.gate.count(), "ms", time.Since(start).Milliseconds(),
 		"evictedConnections", lim.evicted.Load(), "refusedConnections", lim.refused.Load(),
-		"evictedSessions", s.sessions.evicted.Load(), "refusedSessions", s.sessions.refused.Load(), "refusedOverQuota", s.sessions.refusedOwner.Load())
+		"evictedSessions", s.sessions.evicted.Load(), "refusedSessions", s.sessions.refused.Load(), "refusedOverQuota", s.sessions.refusedOwner.Load(),
+		"refusedRequestBytes", s.reqBytes.refused.Load(), "refusedCallerRequestBytes", s.reqBytes.refusedCaller.Load())
 	return nil
 }
 

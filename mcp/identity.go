@@ -47,6 +47,12 @@ type Authenticator interface {
 // that is not valid.
 var ErrUnauthenticated = errors.New("unauthenticated")
 
+// ErrAuthenticatorBusy is wrapped by an Authenticator's error for a token
+// it will not check now, because it is asked to check more new tokens
+// than it may (each costs its authority a request): the request is
+// answered 503 with a retry hint, and not logged as a failure.
+var ErrAuthenticatorBusy = errors.New("the authenticator is checking as many new tokens as it may")
+
 // Scoper decides what of a fleet snapshot an identity may see. The
 // answer is applied inside the snapshot (fleetgraph.Snapshot.Restrict),
 // so totals, cursors and misses never reveal what is hidden.
@@ -95,6 +101,11 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Req
 		s.log.V(1).Info("Refused an HTTP request: invalid bearer token", "remote", r.RemoteAddr)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="kubepact", error="invalid_token"`)
 		http.Error(w, "Unauthorized: invalid bearer token", http.StatusUnauthorized)
+		return nil, false
+	case errors.Is(err, ErrAuthenticatorBusy):
+		s.log.V(1).Info("Refused an HTTP request: too many new bearer tokens to check", "remote", r.RemoteAddr)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "Service Unavailable: more new bearer tokens are being presented than the server checks at once; retry shortly", http.StatusServiceUnavailable)
 		return nil, false
 	case err != nil:
 		s.log.Error(err, "Could not check a bearer token", "remote", r.RemoteAddr)

@@ -153,6 +153,15 @@ type Options struct {
 	// MaxRequestBytes bounds a request: an HTTP body, a stdio line
 	// (default 4 MiB).
 	MaxRequestBytes int64
+	// MaxRequestBytesInFlight bounds the HTTP request bodies held at once
+	// (the Content-Length of every request being read or answered), one
+	// caller holding at most an eighth of it (but always room for one
+	// largest request): past it a request is refused at once, 503 (429
+	// for the caller's share), and its body is not read. Default: 1/256
+	// of the process's memory limit (GOMEMLIMIT) when it has one, else 16
+	// times MaxRequestBytes; never less than MaxRequestBytes (see
+	// requestBytes for why).
+	MaxRequestBytesInFlight int64
 	// ReadHeaderTimeout bounds reading a request's headers (default 10s),
 	// ReadTimeout reading the whole request, body included (default 30s),
 	// and IdleTimeout how long a keep-alive connection may wait for its
@@ -225,6 +234,7 @@ func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxSessionsPerIdentity, "max-sessions-per-identity", o.MaxSessionsPerIdentity, "most HTTP sessions one caller (identity, or client IP without authentication) holds; its new one evicts its own session idle longest, or is refused when all of its are busy (default 100; above --max-sessions it is --max-sessions)")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "most HTTP connections open at once; a new one takes the slot of the connection waiting longest, or is refused when all are serving")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest request accepted: an HTTP request body, or a line on stdio")
+	fs.Int64Var(&o.MaxRequestBytesInFlight, "max-request-bytes-in-flight", o.MaxRequestBytesInFlight, "HTTP request bytes held at once, one caller at most an eighth (at least --max-request-bytes); past it a request is refused (503, 429) unread (0: 1/256 of GOMEMLIMIT, else 16 times --max-request-bytes; at least --max-request-bytes)")
 	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "how long a client may take to send a request's headers")
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "how long a client may take to send a whole request, body included")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "how long a keep-alive connection may wait for its next request")
@@ -240,7 +250,7 @@ var FlagNames = map[string]string{
 	"ReadOnly": "--read-only", "Families": "--families", "AuthTokenFile": "--auth-token-file",
 	"AllowUnauthenticatedRemote": "--allow-unauthenticated-remote", "AllowedHosts": "--allowed-host",
 	"AllowedOrigins": "--allowed-origin", "SessionTimeout": "--session-timeout",
-	"MaxRequestBytes": "--max-request-bytes", "DrainTimeout": "--drain-timeout",
+	"MaxRequestBytes": "--max-request-bytes", "MaxRequestBytesInFlight": "--max-request-bytes-in-flight", "DrainTimeout": "--drain-timeout",
 	"MaxSessions": "--max-sessions", "MaxSessionsPerIdentity": "--max-sessions-per-identity", "MaxConnections": "--max-connections",
 	"ReadHeaderTimeout": "--read-header-timeout", "ReadTimeout": "--read-timeout", "IdleTimeout": "--idle-timeout",
 	"Fleet.Enabled": "--fleet", "Fleet.Local": "--local", "Fleet.OCI": "--oci",
@@ -379,12 +389,15 @@ func (o *Options) validate() error {
 		value int64
 	}{
 		{"SessionTimeout", int64(o.SessionTimeout)}, {"DrainTimeout", int64(o.DrainTimeout)},
-		{"MaxRequestBytes", o.MaxRequestBytes}, {"ReadHeaderTimeout", int64(o.ReadHeaderTimeout)},
+		{"MaxRequestBytes", o.MaxRequestBytes}, {"MaxRequestBytesInFlight", o.MaxRequestBytesInFlight}, {"ReadHeaderTimeout", int64(o.ReadHeaderTimeout)},
 		{"ReadTimeout", int64(o.ReadTimeout)}, {"IdleTimeout", int64(o.IdleTimeout)},
 	} {
 		if n.value < 0 {
 			return optionErrorf(n.field, "must not be negative")
 		}
+	}
+	if o.MaxRequestBytesInFlight != 0 && o.MaxRequestBytesInFlight < o.MaxRequestBytes {
+		return optionErrorf("MaxRequestBytesInFlight", "%d is less than MaxRequestBytes (%d), so a request of the largest size accepted could never be read: raise it, or lower MaxRequestBytes", o.MaxRequestBytesInFlight, o.MaxRequestBytes)
 	}
 	if o.MaxSessions < 0 {
 		return optionErrorf("MaxSessions", "%d: want a positive number (0 means the default, %d)", o.MaxSessions, DefaultMaxSessions)

@@ -53,6 +53,7 @@ type Server struct {
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
 	httpHandler http.Handler
 	sessions    *sessionTable // the HTTP sessions of the 2025 era
+	reqBytes    *requestBytes // the HTTP request bodies held at once
 	gate        drainGate     // HTTP calls in progress, for shutdown
 
 	confirms *confirmations // the generated tools' confirmations, with this server's secret

@@ -21,9 +21,10 @@ const sessionHeader = "Mcp-Session-Id"
 // era, in front of the SDK's stateful handler (which keeps every session
 // until a DELETE or its own idle timer, with no limit). A session is busy
 // while a call of it (a POST or a DELETE) is in progress, and idle
-// otherwise: its GET stream, which a client may hold open for the
-// session's whole life, is not activity, so it never keeps a session
-// from being evicted or expired (closing the session ends the stream).
+// otherwise: its streams, which a client may hold open for the session's
+// whole life (the GET stream, a POST of subscriptions/listen), are not
+// activity, so they never keep a session from being evicted or expired
+// (closing the session ends them).
 // Idle sessions form a list in the order they became idle, so the oldest
 // idle one is found, and any one is removed, in O(1). Each session
 // belongs to the caller that created it (its identity, or without
@@ -86,8 +87,9 @@ func newSessionTable(max, perOwner int, timeout time.Duration, closeFn func(cont
 }
 
 // serve passes one request of the stateful era to next, accounting for
-// the session it creates or uses.
-func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
+// the session it creates or uses. stream says the request is a stream
+// (a GET, or a POST of subscriptions/listen): no activity.
+func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, next http.Handler, stream bool) {
 	t.baseOnce.Do(func() { t.base = context.WithoutCancel(r.Context()) })
 	id := r.Header.Get(sessionHeader)
 	if id == "" {
@@ -116,8 +118,8 @@ func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, next http.H
 		return
 	}
 	rec := &statusRecorder{ResponseWriter: w}
-	if r.Method == http.MethodGet {
-		// The stream of server messages: no activity (see sessionTable).
+	if stream {
+		// A stream of server messages: no activity (see sessionTable).
 		t.streams.Add(1)
 		defer t.streams.Add(-1)
 		next.ServeHTTP(rec, r)

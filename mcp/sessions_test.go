@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"bufio"
+	"context"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -189,4 +192,121 @@ func TestHTTPGetStreamsDoNotPinConnections(t *testing.T) {
 	if r := rpcPostWith(t, &http.Client{}, url, a, "", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); r.status != http.StatusOK {
 		t.Errorf("the session whose stream lost its connection: %d %q", r.status, r.body)
 	}
+}
+
+// openListen opens a subscriptions/listen stream (for session sid, or
+// stateless when sid is empty) and returns once the server has
+// acknowledged it: its handler then parks until the client goes.
+func openListen(t *testing.T, url, sid string, id int) *getStream {
+	t.Helper()
+	meta, version := "", "2025-11-25"
+	if sid == "" {
+		meta, version = statelessMeta, statelessEra
+	}
+	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true}` + meta + `}}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", version)
+	req.Header.Set("Mcp-Method", listenMethod)
+	if sid != "" {
+		req.Header.Set(sessionHeader, sid)
+	}
+	resp, err := (&http.Client{}).Do(req) //nolint:bodyclose // the stream stays open for the test; its cleanup closes it
+	if err != nil {
+		t.Fatalf("subscriptions/listen: %v", err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("subscriptions/listen: %d, ended before it was acknowledged: %v", resp.StatusCode, err)
+		}
+		if strings.Contains(line, "notifications/subscriptions/acknowledged") {
+			break
+		}
+	}
+	g := &getStream{resp: resp, ended: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(io.Discard, br)
+		close(g.ended)
+	}()
+	return g
+}
+
+// TestHTTPListenStreamsDoNotPin: subscriptions/listen, a POST whose
+// answer is a stream open as long as the client likes (the 2026-07-28
+// era's GET stream; 2025 sessions may send it too), pins neither a
+// connection, nor a session, nor the shutdown. Today every such POST is a
+// call in progress: a client holding --max-connections of them (no
+// session, no quota, no token needed on loopback) has every new client
+// refused 503, sessions holding one are never evicted, and a shutdown
+// waits the whole drain timeout for them.
+func TestHTTPListenStreamsDoNotPin(t *testing.T) {
+	t.Run("connections", func(t *testing.T) {
+		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, MaxConnections: 2})
+		url := serveHTTP(t, s)
+		first := openListen(t, url, "", 1)
+		openListen(t, url, "", 2)
+		cs, err := httpClient(t.Context(), t, url, statelessEra, &http.Client{})
+		if err != nil {
+			t.Fatalf("a new client while every connection holds a listen stream: %v", err)
+		}
+		if _, err := cs.ListTools(t.Context(), nil); err != nil {
+			t.Errorf("tools/list of the new client: %v", err)
+		}
+		select {
+		case <-first.ended:
+		case <-time.After(20 * time.Second):
+			t.Error("the oldest listen stream kept its connection")
+		}
+	})
+	t.Run("sessions", func(t *testing.T) {
+		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, MaxSessions: 2})
+		url := serveHTTP(t, s)
+		a, b := rawSession(t, url), rawSession(t, url)
+		streamA := openListen(t, url, a, 1)
+		openListen(t, url, b, 2)
+		cs, err := httpClient(t.Context(), t, url, "2025-11-25", &http.Client{})
+		if err != nil {
+			t.Fatalf("a new session while every session holds a listen stream: %v", err)
+		}
+		if _, err := cs.ListTools(t.Context(), nil); err != nil {
+			t.Errorf("tools/list of the new client: %v", err)
+		}
+		select {
+		case <-streamA.ended:
+		case <-time.After(20 * time.Second):
+			t.Error("the session idle longest kept its listen stream")
+		}
+		if r := rpcPost(t, url, b, "", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); r.status != http.StatusOK {
+			t.Errorf("the other session: %d %q", r.status, r.body)
+		}
+	})
+	t.Run("shutdown", func(t *testing.T) {
+		var logs logSink
+		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, DrainTimeout: time.Minute, Logger: logs.logger()})
+		var lc net.ListenConfig
+		ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(ctx, ln) }()
+		url := "http://" + ln.Addr().String() + Endpoint
+		listen := openListen(t, url, "", 1)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+		if got := logs.matching("Stopped MCP over HTTP"); len(got) != 1 || !strings.Contains(got[0], `"drained"=true`) {
+			t.Errorf("shutdown with a listen stream open: %q, want it drained at once", got)
+		}
+		<-listen.ended
+	})
 }

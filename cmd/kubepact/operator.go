@@ -57,6 +57,14 @@ type operatorOptions struct {
 	mcpAuth string
 }
 
+// operatorMaxRequestBytes is the operator's default --max-request-bytes
+// for /mcp: a request body (a tools/call naming a service, say) of at
+// most 64 KiB. Every byte of a request costs the server about twenty
+// while it is answered (a name not found is repeated in the answer), so
+// `kubepact mcp`'s 4 MiB would let a handful of requests hold more than
+// the chart's memory limit.
+const operatorMaxRequestBytes = 64 << 10
+
 // /mcp authentication modes (--mcp-auth).
 const (
 	mcpAuthKubernetes = "kubernetes"
@@ -86,6 +94,10 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.gracefulShutdown, "graceful-shutdown-timeout", 30*time.Second, "how long in-flight reconciles get to finish on SIGTERM")
 	fs.BoolVar(&o.serveMCP, "mcp", true, "serve the fleet tools at /mcp (Streamable HTTP on --listen:--port) on every replica")
 	o.mcp = mcp.DefaultOptions()
+	// /mcp's tools take names, versions, digests, snapshot ids and
+	// cursors: no request needs more than a few KiB, and every Pod's
+	// ServiceAccount may send one, so the largest is small here.
+	o.mcp.MaxRequestBytes = operatorMaxRequestBytes
 	o.mcp.BindHTTPFlags(fs)
 	o.mcp.Budget.BindFlags(fs)
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")

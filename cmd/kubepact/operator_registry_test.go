@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -233,6 +235,12 @@ func TestOperatorMCPDialsNothingACallerNames(t *testing.T) {
 	if got := toolAnswer(t, readerCS, "pacto_impact", map[string]any{"old_ref": "/etc/passwd", "new_ref": "catalog"}); !strings.Contains(got, "got a local path") {
 		t.Errorf("a local path: %s, want it refused", got)
 	}
+	// A request declaring a body larger than /mcp's tools need (64 KiB by
+	// default here) is refused before its body is read: no identity makes
+	// the operator hold megabytes per request.
+	if got := unsentBodyAnswer(t, mcpAddr, nobody, 1<<20); !strings.Contains(got, " 413 ") {
+		t.Errorf("the no-RBAC identity's request of 1 MiB whose body was not sent: %q, want 413 at once", got)
+	}
 
 	// A contract on a plain-HTTP registry, the operator speaking HTTPS:
 	// status says what to do, in our words; the log keeps the rest.
@@ -271,6 +279,27 @@ func TestOperatorMCPDialsNothingACallerNames(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// unsentBodyAnswer sends /mcp at addr the headers of a POST declaring a
+// body of n bytes, as token, sends one byte of it, and returns the status
+// line answered: a server that reads the body first never answers.
+func unsentBodyAnswer(t *testing.T, addr, token string, n int) string {
+	t.Helper()
+	var d net.Dialer
+	conn, err := d.DialContext(t.Context(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n{", addr, token, n)
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return "no answer: " + err.Error()
+	}
+	return line
 }
 
 // toolAnswer calls a tool and returns the whole result as JSON: what a
