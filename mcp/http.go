@@ -76,11 +76,13 @@ func (s *Server) newHTTPHandler() http.Handler {
 		if r.Method == http.MethodPost {
 			body, refused, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
 			if limit, tooLarge := bodyTooLarge(err); tooLarge {
-				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
+				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: the request body is longer than %d bytes (the request size limit, --max-request-bytes) and was not read; send smaller messages", limit))
 				return
 			}
 			if err != nil {
-				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+				// The client stopped sending, or took longer than
+				// --read-timeout; it may not be there to read this.
+				http.Error(w, "Bad Request: the request body ended before its Content-Length, or took longer than the server waits for it (--read-timeout); send the whole body at once", http.StatusBadRequest)
 				return
 			}
 			if refused != nil {
