@@ -245,7 +245,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("Serving MCP over Streamable HTTP", "url", url, "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly,
 		"authentication", s.opts.Authenticator != nil, "scoped", s.opts.Scoper != nil, "workspace", s.opts.Workspace,
-		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", s.opts.MaxSessionsPerIdentity, "maxConnections", s.opts.MaxConnections)
+		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", min(s.opts.MaxSessionsPerIdentity, s.opts.MaxSessions), "maxConnections", s.opts.MaxConnections)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lim) }()

@@ -54,6 +54,10 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 			"--allow-unauthenticated-remote permits listening beyond loopback without a token, and here there is nothing to permit"},
 		{"cache dir with no cache (mcp)", []string{"mcp", "--cache-dir", "/tmp/c", "--no-cache"}, "--cache-dir names the content cache, and --no-cache turns the cache off: drop one of them"},
 		{"cache dir with no cache (check)", []string{"check", catalog, "--cache-dir", "/tmp/c", "--no-cache"}, "--cache-dir names the content cache"},
+		{"cache dir with no cache (lock)", []string{"lock", catalog, "-o", "-", "--cache-dir", "/tmp/c", "--no-cache"}, "--cache-dir names the content cache"},
+		{"cache dir with no cache (push)", []string{"push", catalog, "oci://127.0.0.1:1/kubepact/catalog:1", "--cache-dir", "/tmp/c", "--no-cache"}, "--cache-dir names the content cache"},
+		{"the fleet family without a source", []string{"mcp", "--families", "fleet,payload"},
+			"--families: the fleet family needs at least one source: set --local (directories scanned for bundles), --oci (oci:// references of published bundles) or --target-state"},
 		{"remote upstream allowed on loopback", []string{"sidecar", "--bundle", catalog, "--upstream", "http://127.0.0.1:8080", "--allow-remote-upstream"},
 			"--allow-remote-upstream permits an --upstream beyond the pod, and --upstream is loopback: drop --allow-remote-upstream"},
 		{"sidecar confirmation without writes", []string{"sidecar", "--bundle", catalog, "--upstream", "http://127.0.0.1:8080", "--confirm-writes", "never"},
@@ -84,6 +88,7 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 		append([]string{"mcp", "--freshness", "1h", "--snapshot-retention", "1m"}, fleet...),
 		{"mcp", "--no-cache"},
 		{"mcp", "--max-request-bytes", "65536"}, // bounds a stdio line too
+		{"mcp", "--families", "fleet,payload", "--local", filepath.Join(repoRoot(t), "examples", "bundles")}, // the fleet family named, with a source
 	} {
 		if _, stderr, code := runKubepact(t, append(args, "--workspace", t.TempDir())...); code != 0 {
 			t.Errorf("%v: exit %d, %s; want it served", args, code, stderr)
@@ -204,5 +209,27 @@ func TestFileErrorsInWords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHelpStatesEachDefaultOnce reads every command's --help as a user
+// does, from the binary: pflag appends "(default …)" itself, so a usage
+// string that states its default too renders it twice; and a flag whose
+// zero value stands for a default (--registry-timeout) shows that
+// default, not nothing.
+func TestHelpStatesEachDefaultOnce(t *testing.T) {
+	for _, command := range []string{"mcp", "sidecar", "operator", "check", "lock", "push", "pack"} {
+		out, err := exec.CommandContext(t.Context(), kubepactBin, command, "--help").CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubepact %s --help: %v\n%s", command, err, out)
+		}
+		for line := range strings.Lines(string(out)) {
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("kubepact %s --help states a default twice: %s", command, strings.TrimSpace(line))
+			}
+			if strings.Contains(line, "--registry-timeout duration") && !strings.Contains(line, "(default 30s)") {
+				t.Errorf("kubepact %s --help does not say what --registry-timeout is by default: %s", command, strings.TrimSpace(line))
+			}
+		}
 	}
 }

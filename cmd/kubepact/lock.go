@@ -42,6 +42,9 @@ with the contract; -o - prints it. The file is written atomically.
   kubepact lock oci://REGISTRY/REPO@sha256:DIGEST -o catalog.lock.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseInapplicable(cmd.Flags(), []flagRule{cacheRule(reg)}); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			ref := args[0]
 			if out == "" {
