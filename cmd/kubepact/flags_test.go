@@ -233,3 +233,43 @@ func TestHelpStatesEachDefaultOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputFailuresInWords: a file lock or pack cannot write (-o in a
+// directory that does not exist, under a file, or a directory itself) is
+// refused in words naming that file and its directory, never the
+// operating system's text about the temporary file beside it the atomic
+// write goes through ("open /x/.out.tmp-123: no such file or directory"),
+// and nothing is left behind.
+func TestOutputFailuresInWords(t *testing.T) {
+	catalog := filepath.Join(repoRoot(t), "examples", "bundles", "catalog")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	for _, tc := range []struct {
+		name, out, want string
+	}{
+		{"directory missing", filepath.Join(missing, "out"), "cannot write " + filepath.Join(missing, "out") + ": the directory " + missing + " does not exist: create it, or choose another file with -o; nothing was written"},
+		{"under a file", filepath.Join(file, "out"), "cannot write " + filepath.Join(file, "out") + ": a part of " + file + " is a file, not a directory: choose another file with -o; nothing was written"},
+		{"a directory", dir, "cannot write " + dir + ": it is a directory: give -o the path of a file to write; nothing was written"},
+	} {
+		for _, args := range [][]string{{"lock", catalog, "-o", tc.out}, {"pack", catalog, "-o", tc.out}} {
+			t.Run(args[0]+" "+tc.name, func(t *testing.T) {
+				_, stderr, code := runKubepact(t, args...)
+				if code != 2 || strings.TrimSpace(stderr) != "kubepact: "+tc.want {
+					t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
+				}
+				for _, raw := range []string{"no such file or directory", ": not a directory", "file exists", "open ", "rename ", ".tmp-"} {
+					if strings.Contains(stderr, raw) {
+						t.Errorf("stderr %q carries the operating system's text %q", stderr, raw)
+					}
+				}
+			})
+		}
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Errorf("the refused writes left files behind in %s: %v %v", dir, entries, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
@@ -54,6 +55,11 @@ with the contract; -o - prints it. The file is written atomically.
 				}
 				out = filepath.Join(ref, capability.LockFile)
 			}
+			if out != "-" {
+				if err := refuseOutputDir(out); err != nil {
+					return err
+				}
+			}
 			client, err := reg.client(ctx, ref)
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
@@ -88,7 +94,8 @@ with the contract; -o - prints it. The file is written atomically.
 				return err
 			}
 			if err := capability.WriteLockFile(out, l); err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				logr.FromContextOrDiscard(ctx).V(1).Info("Writing the output failed", "path", out, "error", err.Error())
+				return &exitError{code: 2, msg: outputFailure(out, err)}
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, surface %s\n", out, len(l.Tools), l.Service, l.SurfaceDigest)
 			return err
