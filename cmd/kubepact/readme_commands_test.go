@@ -285,3 +285,33 @@ func resultText(res *sdk.CallToolResult) string {
 	}
 	return b.String()
 }
+
+// TestMakeHelpNamesEveryReadmeTarget runs `make help` (README:
+// "Development", "every target") and wants in it every target the README
+// tells a user to run with make, described.
+func TestMakeHelpNamesEveryReadmeTarget(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), "make", "help")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make help: %v", err)
+	}
+	help := regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(string(out), "")
+	described := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  ([a-z][a-z0-9-]*)\s+\S`).FindAllStringSubmatch(help, -1) {
+		described[m[1]] = true
+	}
+	named := regexp.MustCompile("(?m)(?:^|`)make ([a-z][a-z0-9-]*)").FindAllStringSubmatch(string(readme), -1)
+	if len(named) < 10 {
+		t.Fatalf("found only %d make commands in README.md", len(named))
+	}
+	for _, m := range named {
+		if !described[m[1]] {
+			t.Errorf("README.md tells users to run make %s, which make help does not list", m[1])
+		}
+	}
+}
