@@ -705,6 +705,13 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		if o, n := older.Contract.Service.Name, newer.Contract.Service.Name; o != n {
+			// Consumers are found by the service's name: the new name's
+			// would be listed, and the old name's, whom a rename breaks,
+			// would not; an answer of "no consumer at risk" would be wrong.
+			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "new_ref",
+				Message: fmt.Sprintf("old_ref is a revision of service %s and new_ref of service %s: pacto_impact compares two revisions of one service. Renaming %s breaks every consumer of it, which finds it by name: pacto_fleet_graph with service %s and direction dependents lists them", o, n, o, o)}
+		}
 		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
 		if errors.Is(err, fleetgraph.ErrNoContract) {
 			return nil, "", &ToolError{Code: CodeNotComparable, Message: err.Error()}
