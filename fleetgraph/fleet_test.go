@@ -16,7 +16,7 @@ import (
 )
 
 // TestImports enforces the package's import rule: bundle (and the
-// standard-library-only internal/jsonobj it uses) and general libraries, never Kubernetes, never MCP, never its own sub-packages (the
+// standard-library-only leaves internal/jsonobj and internal/didyoumean) and general libraries, never Kubernetes, never MCP, never its own sub-packages (the
 // feeds depend on the core, not the other way round).
 func TestImports(t *testing.T) {
 	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", ".").Output()
@@ -30,7 +30,7 @@ func TestImports(t *testing.T) {
 			t.Errorf("fleetgraph depends on %s", dep)
 		case strings.HasPrefix(dep, "github.com/kubepact/kubepact/") &&
 			!strings.HasPrefix(dep, "github.com/kubepact/kubepact/bundle") && dep != "github.com/kubepact/kubepact/fleetgraph" &&
-			dep != "github.com/kubepact/kubepact/internal/jsonobj": // a standard-library-only leaf any package may use
+			dep != "github.com/kubepact/kubepact/internal/jsonobj" && dep != "github.com/kubepact/kubepact/internal/didyoumean": // standard-library-only leaves any package may use
 			t.Errorf("fleetgraph imports %s; only bundle and its sub-packages are allowed (feeds such as fleetgraph/source import the core)", dep)
 		}
 	}

@@ -27,7 +27,9 @@ func TestDemo(t *testing.T) {
 	port, servicePort, registryPort := freePort(t), freePort(t), freePort(t)
 	cmd := exec.Command("make", "demo", "LOCALBIN="+binDir)
 	cmd.Dir = repoRoot(t)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("DEMO_PORT=%d", port), fmt.Sprintf("SERVICE_PORT=%d", servicePort),
+	// As a user's shell runs it: not as a sub-make of `make test`, whose
+	// MAKEFLAGS and MAKELEVEL would make it print "Entering directory".
+	cmd.Env = append(userEnv(), fmt.Sprintf("DEMO_PORT=%d", port), fmt.Sprintf("SERVICE_PORT=%d", servicePort),
 		fmt.Sprintf("REGISTRY_PORT=%d", registryPort), "KUBEPACT_CACHE_DIR="+t.TempDir())
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -165,4 +167,13 @@ func TestDemo(t *testing.T) {
 	if closure.Meta.Completeness != "complete" || strings.Join(names, ",") != "catalog,orders,payments" {
 		t.Errorf("the demo's catalog: %s with %v; want complete with catalog, orders and payments", closure.Meta.Completeness, names)
 	}
+}
+
+// userEnv is this process's environment without what a parent make
+// passes to the commands it runs.
+func userEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return name == "MAKEFLAGS" || name == "MAKELEVEL" || name == "MFLAGS" || name == "MAKEOVERRIDES"
+	})
 }
