@@ -260,13 +260,14 @@ func (w *envelopeWalk) paramsRefusal() *envelopeError {
 		}
 		var msg string
 		method := m.methodName()
+		needs := paramsNeeded[string(method)] // no allocation: a map index by converted bytes
 		switch {
 		case m.hasParams && m.paramsKind&(kindObject|kindNull) == 0:
 			msg = fmt.Sprintf(`"params" must be an object of named parameters; got %s`, m.paramsKind.words())
 		case m.badParam != "":
 			msg = fmt.Sprintf("%q must be %s; got %s", m.badParam, m.badWant.words(), m.badKind.words())
-		case paramsNeeded[method] != "" && (!m.hasParams || m.paramsKind == kindNull):
-			msg = fmt.Sprintf(`%s needs "params": %s`, method, paramsNeeded[method])
+		case needs != "" && (!m.hasParams || m.paramsKind == kindNull):
+			msg = fmt.Sprintf(`%s needs "params": %s`, method, needs)
 		default:
 			continue
 		}
@@ -283,12 +284,12 @@ func (w *envelopeWalk) paramsRefusal() *envelopeError {
 
 // methodName is the message's method, when it is a string written
 // without escapes (the methods paramsNeeded names are).
-func (m *envMessage) methodName() string {
+func (m *envMessage) methodName() []byte {
 	raw := m.methodRaw
 	if len(raw) < 2 || raw[0] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
-		return ""
+		return nil
 	}
-	return string(raw[1 : len(raw)-1])
+	return raw[1 : len(raw)-1]
 }
 
 // role is what an object of a message is, for the member-name rule.
