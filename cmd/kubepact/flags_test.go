@@ -273,3 +273,36 @@ func TestOutputFailuresInWords(t *testing.T) {
 		t.Errorf("the refused writes left files behind in %s: %v %v", dir, entries, err)
 	}
 }
+
+// TestLockBaseURLOnlyWhereNeeded: the lock pins the bundle's own servers
+// URL, so `kubepact lock --base-url` with a spec that declares an absolute
+// one would be accepted and ignored; it is refused saying so. Where the
+// spec declares none (a relative servers URL), --base-url is what lets
+// the tools be projected, and the lock is written.
+func TestLockBaseURLOnlyWhereNeeded(t *testing.T) {
+	catalog := filepath.Join(repoRoot(t), "examples", "bundles", "catalog")
+	_, stderr, code := runKubepact(t, "lock", catalog, "-o", "-", "--base-url", "http://127.0.0.1:9")
+	want := "kubepact: --base-url is not used here: the bundle's spec declares its servers URL (http://127.0.0.1:8080), which the lock pins, and --base-url only stands in for a spec that declares none: drop --base-url"
+	if code != 2 || strings.TrimSpace(stderr) != want {
+		t.Errorf("lock --base-url of a bundle with its own servers URL: exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+
+	relative := filepath.Join(t.TempDir(), "catalog")
+	if err := os.CopyFS(relative, os.DirFS(catalog)); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(relative, "interfaces", "openapi.yaml")
+	raw, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, bytes.Replace(raw, []byte("url: http://127.0.0.1:8080"), []byte("url: /"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runKubepact(t, "lock", relative, "-o", "-"); code != 2 || !strings.Contains(stderr, "--base-url") {
+		t.Errorf("lock of a spec with a relative servers URL, without --base-url: exit %d, %q; want it to ask for --base-url", code, stderr)
+	}
+	if stdout, stderr, code := runKubepact(t, "lock", relative, "-o", "-", "--base-url", "http://127.0.0.1:9"); code != 0 || !strings.Contains(stdout, `"surfaceDigest"`) {
+		t.Errorf("lock --base-url of a spec with a relative servers URL: exit %d, %s", code, stderr)
+	}
+}

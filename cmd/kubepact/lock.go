@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -72,8 +74,15 @@ with the contract; -o - prints it. The file is written atomically.
 			if err != nil {
 				return &exitError{code: 2, msg: explainLimit(err).Error()}
 			}
-			capOpts.BaseURL = baseURL
 			capOpts.MaxSpecBytes = lim.MaxFileBytes
+			if baseURL != "" {
+				// The lock pins the bundle's own servers URL; --base-url
+				// only stands in where the spec declares none.
+				if own, err := capability.Project(ctx, b, capOpts); err == nil {
+					return &exitError{code: 2, msg: fmt.Sprintf("--base-url is not used here: the bundle's spec declares its servers URL (%s), which the lock pins, and --base-url only stands in for a spec that declares none: drop --base-url", ownBase(own))}
+				}
+			}
+			capOpts.BaseURL = baseURL
 			c, err := capability.Project(ctx, b, capOpts)
 			if err != nil {
 				return &exitError{code: 2, msg: fieldsToFlags(err, map[string]string{"BaseURL": "--base-url",
@@ -107,4 +116,15 @@ with the contract; -o - prints it. The file is written atomically.
 	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (comma-separated, repeatable)")
 	reg.BindFlags(cmd.Flags())
 	return cmd
+}
+
+// ownBase names the servers URLs a projection's interfaces declare.
+func ownBase(c *capability.Capability) string {
+	var urls []string
+	for _, in := range c.Interfaces {
+		if !slices.Contains(urls, in.BaseURL) {
+			urls = append(urls, in.BaseURL)
+		}
+	}
+	return strings.Join(urls, ", ")
 }
