@@ -20,6 +20,7 @@ import (
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
 	// codeUnavailable is in the implementation-defined server error range:
 	// the server is draining, or every session slot is busy.
 	codeUnavailable = -32000
@@ -97,6 +98,10 @@ func checkEnvelope(body []byte) (refused *envelopeError, valid bool) {
 type envelopeCheck struct {
 	refused *envelopeError // the rule broken, or nil
 	valid   bool           // one JSON value
+	// badParams is a request whose params the SDK could not decode (see
+	// paramsRefusal), when the envelope itself is sound; the transports
+	// answer it as the SDK would, in words instead of a Go decoding error.
+	badParams *envelopeError
 	// plainRequest: one request or notification the SDK's decoder takes
 	// as such without fail: "jsonrpc" written "2.0", a string "method"
 	// other than initialize, no "error" member, an id it echoes exactly
@@ -126,7 +131,7 @@ func inspectEnvelope(body []byte) envelopeCheck {
 	if refused := w.idRefusal(); refused != nil {
 		return envelopeCheck{refused: refused, valid: true}
 	}
-	c := envelopeCheck{valid: true, stream: w.opensStream()}
+	c := envelopeCheck{valid: true, badParams: w.paramsRefusal(), stream: w.opensStream()}
 	if m := w.single(); m != nil {
 		c.plainRequest = string(m.version) == `"2.0"` && len(m.methodRaw) > 0 && m.methodRaw[0] == '"' &&
 			string(m.methodRaw) != `"initialize"` && !m.hasError
@@ -199,6 +204,126 @@ func (w *envelopeWalk) idRefusal() *envelopeError {
 	return nil
 }
 
+// jsonKind is the kind of a JSON value, told by its first byte; kinds
+// combine as a set of those a member accepts.
+type jsonKind uint8
+
+const (
+	kindNull jsonKind = 1 << iota
+	kindString
+	kindNumber
+	kindBool
+	kindObject
+	kindArray
+)
+
+// kindAt is the kind of the value starting at b[pos], or 0 when no value
+// starts there (the grammar check then says so).
+func kindAt(b []byte, pos int) jsonKind {
+	if pos >= len(b) {
+		return 0
+	}
+	switch c := b[pos]; {
+	case c == '"':
+		return kindString
+	case c == '{':
+		return kindObject
+	case c == '[':
+		return kindArray
+	case c == 't' || c == 'f':
+		return kindBool
+	case c == 'n':
+		return kindNull
+	case c == '-' || '0' <= c && c <= '9':
+		return kindNumber
+	}
+	return 0
+}
+
+// words says what a value of the kinds k is, for a message.
+func (k jsonKind) words() string {
+	var parts []string
+	for _, n := range []struct {
+		k jsonKind
+		w string
+	}{{kindString, "a string"}, {kindNumber, "a number"}, {kindBool, "a boolean"}, {kindObject, "an object"}, {kindArray, "an array"}, {kindNull, "null"}} {
+		if k&n.k != 0 {
+			parts = append(parts, n.w)
+		}
+	}
+	return strings.Join(parts, " or ")
+}
+
+// paramKinds are the kinds the SDK decodes the MCP parameters a client
+// sends into (null everywhere as well: it reads as absent). Each name has
+// one kind across the methods that take it; a value of another kind would
+// be answered with the SDK's Go decoding error ("json: cannot unmarshal
+// number into Go struct field CallToolParamsRaw.name of type string").
+// A tool's arguments are not here: the SDK keeps them raw, and the tool
+// answers arguments that are not an object itself, listing its own.
+var paramKinds = map[string]jsonKind{
+	"_meta": kindObject, "name": kindString, "cursor": kindString, "uri": kindString,
+	"protocolVersion": kindString, "capabilities": kindObject, "clientInfo": kindObject, "level": kindString,
+	"ref": kindObject, "argument": kindObject, "context": kindObject,
+}
+
+// paramsNeeded are the requests the SDK refuses without params, with what
+// their params hold.
+var paramsNeeded = map[string]string{
+	"initialize":            `an object with "protocolVersion", "capabilities" and "clientInfo"`,
+	"tools/call":            `an object with "name" (the tool) and "arguments"`,
+	"resources/read":        `an object with "uri"`,
+	"resources/subscribe":   `an object with "uri"`,
+	"resources/unsubscribe": `an object with "uri"`,
+	"prompts/get":           `an object with "name" and "arguments"`,
+	"logging/setLevel":      `an object with "level"`,
+	"completion/complete":   `an object with "ref" and "argument"`,
+}
+
+// paramsRefusal is the first request (one with an id) whose params the
+// SDK would refuse with its decoder's words: params that are not an
+// object, a parameter of paramKinds of another kind, or no params where
+// paramsNeeded. It is answered Invalid params, naming the parameter and
+// what it must be. Notifications are left to the SDK, which answers none.
+func (w *envelopeWalk) paramsRefusal() *envelopeError {
+	for _, m := range w.msgs {
+		if !m.method || !m.hasID {
+			continue
+		}
+		var msg string
+		method := m.methodName()
+		needs := paramsNeeded[string(method)] // no allocation: a map index by converted bytes
+		switch {
+		case m.hasParams && m.paramsKind&(kindObject|kindNull) == 0:
+			msg = fmt.Sprintf(`"params" must be an object of named parameters; got %s`, m.paramsKind.words())
+		case m.badParam != "":
+			msg = fmt.Sprintf("%q must be %s; got %s", m.badParam, m.badWant.words(), m.badKind.words())
+		case needs != "" && (!m.hasParams || m.paramsKind == kindNull):
+			msg = fmt.Sprintf(`%s needs "params": %s`, method, needs)
+		default:
+			continue
+		}
+		e := &envelopeError{code: codeInvalidParams}
+		if w.batch {
+			e.msg = fmt.Sprintf("Invalid params: batch element %d: %s", m.index, msg)
+		} else {
+			e.msg, e.id = "Invalid params: "+msg, m.id
+		}
+		return e
+	}
+	return nil
+}
+
+// methodName is the message's method, when it is a string written
+// without escapes (the methods paramsNeeded names are).
+func (m *envMessage) methodName() []byte {
+	raw := m.methodRaw
+	if len(raw) < 2 || raw[0] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
+		return nil
+	}
+	return raw[1 : len(raw)-1]
+}
+
 // role is what an object of a message is, for the member-name rule.
 type role int
 
@@ -234,6 +359,13 @@ type envMessage struct {
 	methodRaw []byte // the method's value as written, when a scalar
 	version   []byte // the jsonrpc member's value as written, when a scalar
 	hasError  bool
+	// hasParams and paramsKind: the params member, and its kind.
+	hasParams  bool
+	paramsKind jsonKind
+	// badParam is the path of its first parameter of paramKinds whose
+	// value is of another kind (badKind; badWant is what it must be).
+	badParam         string
+	badKind, badWant jsonKind
 }
 
 // envName is one member name of an open object: as decoded, and folded.
@@ -319,6 +451,16 @@ func (w *envelopeWalk) walk() (msg string, ok bool) {
 				into = &m.version
 			case "error":
 				m.hasError = true
+			case "params":
+				m.hasParams, m.paramsKind = true, kindAt(w.body, w.pos)
+			}
+		}
+		if top.role == roleParams {
+			if want, ok := paramKinds[string(name)]; ok {
+				m := w.stack[len(w.stack)-2].msg
+				if k := kindAt(w.body, w.pos); k != 0 && k&(want|kindNull) == 0 && m.badParam == "" {
+					m.badParam, m.badKind, m.badWant = w.path(), k, want
+				}
 			}
 		}
 		if msg, ok := w.value(into); msg != "" || !ok {
@@ -783,17 +925,34 @@ func requestID(body []byte) json.RawMessage {
 	return id
 }
 
+// notOneValue is the parse error of an HTTP body that is not one JSON
+// value (stdio says the same of a line).
+const notOneValue = "Parse error: the request body is not one JSON value; send one JSON-RPC message, as JSON, as the body of each POST"
+
 // readEnvelope reads r's body (at most limit bytes) and applies the
 // strict envelope (checkEnvelope). It returns the body for the SDK and
-// what the check found: a refusal to answer instead, or whether the
-// message opens a stream. Bodies that are not JSON at all pass: the SDK
-// answers those with a parse error.
+// what the check found: whether the message opens a stream, or the
+// refusal to answer instead (c.refused): a rule the envelope breaks, a
+// body that is not one JSON value (notOneValue), or params the SDK could
+// not decode (envelopeCheck.badParams), each in words rather than a
+// decoder's.
 func readEnvelope(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, c envelopeCheck, err error) {
 	body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		return nil, envelopeCheck{}, err
 	}
-	return body, inspectEnvelope(body), nil
+	c = inspectEnvelope(body)
+	switch {
+	case c.refused != nil:
+	case !c.valid:
+		c.refused = &envelopeError{code: codeParseError, msg: notOneValue}
+	case c.badParams != nil:
+		c.refused = c.badParams
+	}
+	if c.refused != nil {
+		return nil, c, nil
+	}
+	return body, c, nil
 }
 
 // errorMessage renders a JSON-RPC error message, newline-terminated. id is

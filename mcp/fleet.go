@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,13 +78,17 @@ func (o *FleetOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Retention, "snapshot-retention", o.Retention, "how long a replaced fleet snapshot still answers pinned requests (default 10m)")
 }
 
-// validate rejects --fleet without a source, and sources without --fleet.
-func (o *FleetOptions) validate() error {
+// validate rejects the fleet family (Fleet.Enabled, or named in
+// families) without a source, and sources without the fleet family.
+func (o *FleetOptions) validate(families []Family) error {
 	hasSource := len(o.Local) > 0 || len(o.OCI) > 0 || o.TargetState != "" || o.Builder != nil
+	named := slices.Contains(families, FamilyFleet)
 	switch {
 	case o.Enabled && !hasSource:
 		return errors.New("Fleet.Enabled needs at least one source: set Fleet.Local (directories scanned for bundles), Fleet.OCI (oci:// references of published bundles) or Fleet.TargetState (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
-	case !o.Enabled && hasSource && o.Builder == nil:
+	case named && !hasSource:
+		return optionErrorf("Families", ": the fleet family needs at least one source: set Fleet.Local (directories scanned for bundles), Fleet.OCI (oci:// references of published bundles) or Fleet.TargetState (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
+	case !o.Enabled && !named && hasSource && o.Builder == nil:
 		return errors.New("Fleet.Local, Fleet.OCI and Fleet.TargetState are fleet sources: set Fleet.Enabled to serve the fleet tools")
 	case o.Freshness < 0:
 		return errors.New("Fleet.Freshness must not be negative")
@@ -699,6 +704,13 @@ func (f *fleetState) tools() ([]*tool, error) {
 		newer, err := f.impactRef(ctx, snap, "new_ref", in.NewRef)
 		if err != nil {
 			return nil, "", err
+		}
+		if o, n := older.Contract.Service.Name, newer.Contract.Service.Name; o != n {
+			// Consumers are found by the service's name: the new name's
+			// would be listed, and the old name's, whom a rename breaks,
+			// would not; an answer of "no consumer at risk" would be wrong.
+			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "new_ref",
+				Message: fmt.Sprintf("old_ref is a revision of service %s and new_ref of service %s: pacto_impact compares two revisions of one service. Renaming %s breaks every consumer of it, which finds it by name: pacto_fleet_graph with service %s and direction dependents lists them", o, n, o, o)}
 		}
 		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
 		if errors.Is(err, fleetgraph.ErrNoContract) {

@@ -85,11 +85,13 @@ func (s *Server) newHTTPHandler() http.Handler {
 			defer release()
 			body, c, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
 			if limit, tooLarge := bodyTooLarge(err); tooLarge {
-				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
+				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: the request body is longer than %d bytes (the request size limit, --max-request-bytes) and was not read; send smaller messages", limit))
 				return
 			}
 			if err != nil {
-				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+				// The client stopped sending, or took longer than
+				// --read-timeout; it may not be there to read this.
+				http.Error(w, "Bad Request: the request body ended before its Content-Length, or took longer than the server waits for it (--read-timeout); send the whole body at once", http.StatusBadRequest)
 				return
 			}
 			if c.refused != nil {
@@ -283,7 +285,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("Serving MCP over Streamable HTTP", "url", url, "tools", s.ToolNames(), "readOnly", s.opts.ReadOnly,
 		"authentication", s.opts.Authenticator != nil, "scoped", s.opts.Scoper != nil, "workspace", s.opts.Workspace,
-		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", s.opts.MaxSessionsPerIdentity, "maxConnections", s.opts.MaxConnections,
+		"maxSessions", s.opts.MaxSessions, "maxSessionsPerIdentity", min(s.opts.MaxSessionsPerIdentity, s.opts.MaxSessions), "maxConnections", s.opts.MaxConnections,
 		"maxRequestBytes", s.opts.MaxRequestBytes, "maxRequestBytesInFlight", s.reqBytes.max)
 
 	served := make(chan error, 1)

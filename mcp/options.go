@@ -231,7 +231,7 @@ func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", o.AllowedOrigins, "browser Origin accepted besides loopback and --allowed-host ones (repeatable)")
 	fs.DurationVar(&o.SessionTimeout, "session-timeout", o.SessionTimeout, "close HTTP sessions idle this long")
 	fs.IntVar(&o.MaxSessions, "max-sessions", o.MaxSessions, "most HTTP sessions open at once; a new one evicts the session idle longest, or is refused when all are busy (a session holding only its GET stream is idle)")
-	fs.IntVar(&o.MaxSessionsPerIdentity, "max-sessions-per-identity", o.MaxSessionsPerIdentity, "most HTTP sessions one caller (identity, or client IP without authentication) holds; its new one evicts its own session idle longest, or is refused when all of its are busy (default 100; above --max-sessions it is --max-sessions)")
+	fs.IntVar(&o.MaxSessionsPerIdentity, "max-sessions-per-identity", o.MaxSessionsPerIdentity, "most HTTP sessions one caller (identity, or client IP without authentication) holds; its new one evicts its own session idle longest, or is refused when all of its are busy (at most --max-sessions)")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "most HTTP connections open at once; a new one takes the slot of the connection waiting longest, or is refused when all are serving")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest request accepted: an HTTP request body, or a line on stdio")
 	fs.Int64Var(&o.MaxRequestBytesInFlight, "max-request-bytes-in-flight", o.MaxRequestBytesInFlight, "HTTP request bytes held at once, one caller at most an eighth (at least --max-request-bytes); past it a request is refused (503, 429) unread (0: 1/256 of GOMEMLIMIT, else 16 times --max-request-bytes; at least --max-request-bytes)")
@@ -370,7 +370,7 @@ func (o *Options) validate() error {
 	if o.Workspace == "" {
 		return optionErrorf("Workspace", ": cannot determine the current directory")
 	}
-	if err := o.Fleet.validate(); err != nil {
+	if err := o.Fleet.validate(o.Families); err != nil {
 		return err
 	}
 	if err := o.Catalog.validate(o.Families); err != nil {

@@ -123,11 +123,17 @@ func (f *stdioFilter) check(line []byte) []byte {
 	case !c.valid:
 		f.answer(nil, codeParseError, "Parse error: the line is not one JSON value; send each JSON-RPC message as JSON on a line of its own")
 		return nil
-	case c.plainRequest:
+	case c.plainRequest && c.badParams == nil:
 		return append(line, '\n') // decodable as it is: no second decode
 	}
-	if reason := f.decodable(line); reason != "" {
-		f.answer(requestID(line), codeInvalidRequest, "Invalid Request: "+reason)
+	if !c.plainRequest {
+		if reason := f.decodable(line); reason != "" {
+			f.answer(requestID(line), codeInvalidRequest, "Invalid Request: "+reason)
+			return nil
+		}
+	}
+	if c.badParams != nil {
+		f.answer(c.badParams.id, c.badParams.code, c.badParams.msg)
 		return nil
 	}
 	return append(line, '\n')

@@ -242,7 +242,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 			return nil, sum, errors.New("no base URL (set BaseURL or add an absolute servers[0].url to the spec)")
 		}
 		if err := checkBaseURL(base); err != nil {
-			return nil, sum, fmt.Errorf("servers[0].url: %w", err)
+			return nil, sum, fmt.Errorf("servers[0].url: %w; set BaseURL to the service's address", err)
 		}
 	}
 	sum.BaseURL = base

@@ -65,7 +65,7 @@ type Options struct {
 // DefaultOptions returns Options holding every default, ready for
 // BindFlags.
 func DefaultOptions() *Options {
-	return &Options{CacheDir: DefaultCacheDir()}
+	return &Options{CacheDir: DefaultCacheDir(), Timeout: DefaultTimeout}
 }
 
 // BindFlags binds the group's flags to fs, with the current field values

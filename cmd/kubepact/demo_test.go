@@ -17,9 +17,10 @@ import (
 
 // TestDemo runs `make demo` — the README's first set-up command — as a
 // user does (only the binaries' directory and the ports moved), and uses
-// what it serves as an agent would: a service tool, a fleet tool, an
-// authoring tool and the catalog of the bundles it pushed to its own
-// registry, all on the one server it starts. Before it builds, it says what
+// what it serves as an agent would: a service tool, a payload check of
+// its answer, a fleet tool, an authoring tool and the catalog of the
+// bundles it pushed to its own registry, all on the one server it starts,
+// which says every family is on. Before it builds, it says what
 // and how long a first build takes; what it builds is a release build.
 func TestDemo(t *testing.T) {
 	binDir := t.TempDir()
@@ -99,6 +100,34 @@ func TestDemo(t *testing.T) {
 	products := call("listProducts", map[string]any{"limit": 2})
 	if sc, _ := products.StructuredContent.(map[string]any); sc["status"] != float64(200) {
 		t.Errorf("listProducts through the demo: %v", products.StructuredContent)
+	}
+	// The payload family: the service's own answer, checked against its
+	// contract, as an agent would before acting on it.
+	body, _ := products.StructuredContent.(map[string]any)["body"]
+	valid := call("pacto_validate_payload", map[string]any{"service": "catalog", "operation": "listProducts", "kind": "response", "status": "200", "payload": body})
+	if sc, _ := valid.StructuredContent.(map[string]any); sc["valid"] != true {
+		t.Errorf("pacto_validate_payload of the demo service's listProducts answer: %v", valid.StructuredContent)
+	}
+	// Every family is on, as README and make help say.
+	info := call("pacto_server_info", map[string]any{})
+	var served struct {
+		Families []struct {
+			Name    string `json:"name"`
+			Enabled bool   `json:"enabled"`
+		} `json:"families"`
+	}
+	raw, _ := json.Marshal(info.StructuredContent)
+	if err := json.Unmarshal(raw, &served); err != nil {
+		t.Fatal(err)
+	}
+	var off []string
+	for _, f := range served.Families {
+		if !f.Enabled {
+			off = append(off, f.Name)
+		}
+	}
+	if len(served.Families) != 5 || len(off) > 0 {
+		t.Errorf("the demo serves families %+v; want all five on (off: %v)", served.Families, off)
 	}
 	status := call("pacto_fleet_status", map[string]any{})
 	if !strings.Contains(fmt.Sprint(status.StructuredContent), "shop%2Forders") {

@@ -73,7 +73,7 @@ func capabilityFlags(baseURLFlag string) []string {
 }
 
 // cacheRule refuses --cache-dir beside --no-cache, on every command with
-// the registry group.
+// the registry group (mcp, sidecar, check, lock, push).
 func cacheRule(reg *registryOptions) flagRule {
 	return flagRule{flags: []string{"cache-dir"}, applies: func() bool { return !reg.NoCache },
 		why: "%[1]s names the content cache, and --no-cache turns the cache off: drop one of them"}

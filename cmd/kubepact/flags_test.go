@@ -54,6 +54,10 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 			"--allow-unauthenticated-remote permits listening beyond loopback without a token, and here there is nothing to permit"},
 		{"cache dir with no cache (mcp)", []string{"mcp", "--cache-dir", "/tmp/c", "--no-cache"}, "--cache-dir names the content cache, and --no-cache turns the cache off: drop one of them"},
 		{"cache dir with no cache (check)", []string{"check", catalog, "--cache-dir", "/tmp/c", "--no-cache"}, "--cache-dir names the content cache"},
+		{"cache dir with no cache (lock)", []string{"lock", catalog, "-o", "-", "--cache-dir", "/tmp/c", "--no-cache"}, "--cache-dir names the content cache"},
+		{"cache dir with no cache (push)", []string{"push", catalog, "oci://127.0.0.1:1/kubepact/catalog:1", "--cache-dir", "/tmp/c", "--no-cache"}, "--cache-dir names the content cache"},
+		{"the fleet family without a source", []string{"mcp", "--families", "fleet,payload"},
+			"--families: the fleet family needs at least one source: set --local (directories scanned for bundles), --oci (oci:// references of published bundles) or --target-state"},
 		{"remote upstream allowed on loopback", []string{"sidecar", "--bundle", catalog, "--upstream", "http://127.0.0.1:8080", "--allow-remote-upstream"},
 			"--allow-remote-upstream permits an --upstream beyond the pod, and --upstream is loopback: drop --allow-remote-upstream"},
 		{"sidecar confirmation without writes", []string{"sidecar", "--bundle", catalog, "--upstream", "http://127.0.0.1:8080", "--confirm-writes", "never"},
@@ -84,6 +88,7 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 		append([]string{"mcp", "--freshness", "1h", "--snapshot-retention", "1m"}, fleet...),
 		{"mcp", "--no-cache"},
 		{"mcp", "--max-request-bytes", "65536"}, // bounds a stdio line too
+		{"mcp", "--families", "fleet,payload", "--local", filepath.Join(repoRoot(t), "examples", "bundles")}, // the fleet family named, with a source
 	} {
 		if _, stderr, code := runKubepact(t, append(args, "--workspace", t.TempDir())...); code != 0 {
 			t.Errorf("%v: exit %d, %s; want it served", args, code, stderr)
@@ -204,5 +209,100 @@ func TestFileErrorsInWords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHelpStatesEachDefaultOnce reads every command's --help as a user
+// does, from the binary: pflag appends "(default …)" itself, so a usage
+// string that states its default too renders it twice; and a flag whose
+// zero value stands for a default (--registry-timeout) shows that
+// default, not nothing.
+func TestHelpStatesEachDefaultOnce(t *testing.T) {
+	for _, command := range []string{"mcp", "sidecar", "operator", "check", "lock", "push", "pack"} {
+		out, err := exec.CommandContext(t.Context(), kubepactBin, command, "--help").CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubepact %s --help: %v\n%s", command, err, out)
+		}
+		for line := range strings.Lines(string(out)) {
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("kubepact %s --help states a default twice: %s", command, strings.TrimSpace(line))
+			}
+			if strings.Contains(line, "--registry-timeout duration") && !strings.Contains(line, "(default 30s)") {
+				t.Errorf("kubepact %s --help does not say what --registry-timeout is by default: %s", command, strings.TrimSpace(line))
+			}
+		}
+	}
+}
+
+// TestOutputFailuresInWords: a file lock or pack cannot write (-o in a
+// directory that does not exist, under a file, or a directory itself) is
+// refused in words naming that file and its directory, never the
+// operating system's text about the temporary file beside it the atomic
+// write goes through ("open /x/.out.tmp-123: no such file or directory"),
+// and nothing is left behind.
+func TestOutputFailuresInWords(t *testing.T) {
+	catalog := filepath.Join(repoRoot(t), "examples", "bundles", "catalog")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	for _, tc := range []struct {
+		name, out, want string
+	}{
+		{"directory missing", filepath.Join(missing, "out"), "cannot write " + filepath.Join(missing, "out") + ": the directory " + missing + " does not exist: create it, or choose another file with -o; nothing was written"},
+		{"under a file", filepath.Join(file, "out"), "cannot write " + filepath.Join(file, "out") + ": a part of " + file + " is a file, not a directory: choose another file with -o; nothing was written"},
+		{"a directory", dir, "cannot write " + dir + ": it is a directory: give -o the path of a file to write; nothing was written"},
+	} {
+		for _, args := range [][]string{{"lock", catalog, "-o", tc.out}, {"pack", catalog, "-o", tc.out}} {
+			t.Run(args[0]+" "+tc.name, func(t *testing.T) {
+				_, stderr, code := runKubepact(t, args...)
+				if code != 2 || strings.TrimSpace(stderr) != "kubepact: "+tc.want {
+					t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
+				}
+				for _, raw := range []string{"no such file or directory", ": not a directory", "file exists", "open ", "rename ", ".tmp-"} {
+					if strings.Contains(stderr, raw) {
+						t.Errorf("stderr %q carries the operating system's text %q", stderr, raw)
+					}
+				}
+			})
+		}
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Errorf("the refused writes left files behind in %s: %v %v", dir, entries, err)
+	}
+}
+
+// TestLockBaseURLOnlyWhereNeeded: the lock pins the bundle's own servers
+// URL, so `kubepact lock --base-url` with a spec that declares an absolute
+// one would be accepted and ignored; it is refused saying so. Where the
+// spec declares none (a relative servers URL), --base-url is what lets
+// the tools be projected, and the lock is written.
+func TestLockBaseURLOnlyWhereNeeded(t *testing.T) {
+	catalog := filepath.Join(repoRoot(t), "examples", "bundles", "catalog")
+	_, stderr, code := runKubepact(t, "lock", catalog, "-o", "-", "--base-url", "http://127.0.0.1:9")
+	want := "kubepact: --base-url is not used here: the bundle's spec declares its servers URL (http://127.0.0.1:8080), which the lock pins, and --base-url only stands in for a spec that declares none: drop --base-url"
+	if code != 2 || strings.TrimSpace(stderr) != want {
+		t.Errorf("lock --base-url of a bundle with its own servers URL: exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+
+	relative := filepath.Join(t.TempDir(), "catalog")
+	if err := os.CopyFS(relative, os.DirFS(catalog)); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(relative, "interfaces", "openapi.yaml")
+	raw, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, bytes.Replace(raw, []byte("url: http://127.0.0.1:8080"), []byte("url: /"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runKubepact(t, "lock", relative, "-o", "-"); code != 2 || !strings.Contains(stderr, "--base-url") {
+		t.Errorf("lock of a spec with a relative servers URL, without --base-url: exit %d, %q; want it to ask for --base-url", code, stderr)
+	}
+	if stdout, stderr, code := runKubepact(t, "lock", relative, "-o", "-", "--base-url", "http://127.0.0.1:9"); code != 0 || !strings.Contains(stdout, `"surfaceDigest"`) {
+		t.Errorf("lock --base-url of a spec with a relative servers URL: exit %d, %s", code, stderr)
 	}
 }

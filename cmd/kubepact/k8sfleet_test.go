@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -92,5 +98,100 @@ func TestMCPK8sWithoutTheCRD(t *testing.T) {
 			t.Fatalf("pacto_fleet_get orders: %s\n%s", s, p.stderr)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestKubeconfigInWords: with no cluster configuration to find, or a
+// kubeconfig that is not one, `kubepact operator` and `kubepact mcp --k8s`
+// say where they looked and what to do, never client-go's "invalid
+// configuration: … try setting KUBERNETES_MASTER environment variable"
+// (a variable kubepact does not read) or its "error loading config file";
+// and one interrupted while it waits for an API server that does not
+// answer says it was stopped, not "context canceled".
+func TestKubeconfigInWords(t *testing.T) {
+	home := t.TempDir()
+	bad := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(bad, []byte("clusters: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	homeFile := filepath.Join(home, ".kube", "config")
+	run := func(env []string, args ...string) (string, int) {
+		cmd := exec.CommandContext(t.Context(), kubepactBin, args...)
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "KUBECONFIG=") }),
+			append([]string{"HOME=" + home, "KUBEPACT_CACHE_DIR=" + t.TempDir()}, env...)...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("running kubepact %v: %v", args, err)
+		}
+		return errb.String(), cmd.ProcessState.ExitCode()
+	}
+	for _, command := range [][]string{{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, {"mcp", "--k8s"}} {
+		for _, tc := range []struct {
+			name string
+			env  []string
+			args []string
+			want string
+		}{
+			{"nothing to find", nil, nil, "kubepact: no Kubernetes configuration found: this is not a Pod in a cluster, $KUBECONFIG is not set, and " + homeFile + " does not exist: pass --kubeconfig FILE, or set KUBECONFIG"},
+			{"KUBECONFIG names a missing file", []string{"KUBECONFIG=" + missing}, nil, "kubepact: no Kubernetes configuration found: this is not a Pod in a cluster, $KUBECONFIG names " + missing + ", which does not exist: pass --kubeconfig FILE, or set KUBECONFIG"},
+			{"not a kubeconfig", nil, []string{"--kubeconfig", bad}, "kubepact: --kubeconfig " + bad + " is not a kubeconfig file kubepact can read (yaml: line 1: did not find expected node content): check it with kubectl --kubeconfig " + bad + " config view"},
+		} {
+			t.Run(command[0]+" "+tc.name, func(t *testing.T) {
+				stderr, code := run(tc.env, append(slices.Clone(command), tc.args...)...)
+				if code != 2 || !strings.Contains(stderr, tc.want) {
+					t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
+				}
+				for _, raw := range []string{"KUBERNETES_MASTER", "KUBERNETES_SERVICE_HOST", "invalid configuration", "error loading config file"} {
+					if strings.Contains(stderr, raw) {
+						t.Errorf("stderr %q carries client-go's text %q", stderr, raw)
+					}
+				}
+			})
+		}
+	}
+
+	// An API server that accepts connections and never answers: the first
+	// list waits, and a signal during the wait stops the process.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kc, fmt.Appendf(nil, "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://%s\"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: t}\n", ln.Addr()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), kubepactBin, "mcp", "--k8s", "--kubeconfig", kc, "--workspace", t.TempDir())
+	cmd.Env = append(os.Environ(), "HOME="+home, "KUBEPACT_CACHE_DIR="+t.TempDir())
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	stdin, err := cmd.StdinPipe() // held open: the server must not end for want of input
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // it is waiting for the first list (a minute at most)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if got := strings.TrimSpace(errb.String()); !strings.HasSuffix(got, "kubepact: stopped by a signal before it was ready") || strings.Contains(got, "context canceled") {
+		t.Errorf("interrupted while waiting for the cluster, it said %q; want it to say it was stopped", got)
 	}
 }

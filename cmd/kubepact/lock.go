@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
@@ -42,6 +45,9 @@ with the contract; -o - prints it. The file is written atomically.
   kubepact lock oci://REGISTRY/REPO@sha256:DIGEST -o catalog.lock.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseInapplicable(cmd.Flags(), []flagRule{cacheRule(reg)}); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			ref := args[0]
 			if out == "" {
@@ -50,6 +56,11 @@ with the contract; -o - prints it. The file is written atomically.
 					return &exitError{code: 2, msg: "lock needs -o FILE for a bundle that is not a local directory (or -o - for standard output)"}
 				}
 				out = filepath.Join(ref, capability.LockFile)
+			}
+			if out != "-" {
+				if err := refuseOutputDir(out); err != nil {
+					return err
+				}
 			}
 			client, err := reg.client(ctx, ref)
 			if err != nil {
@@ -63,8 +74,15 @@ with the contract; -o - prints it. The file is written atomically.
 			if err != nil {
 				return &exitError{code: 2, msg: explainLimit(err).Error()}
 			}
-			capOpts.BaseURL = baseURL
 			capOpts.MaxSpecBytes = lim.MaxFileBytes
+			if baseURL != "" {
+				// The lock pins the bundle's own servers URL; --base-url
+				// only stands in where the spec declares none.
+				if own, err := capability.Project(ctx, b, capOpts); err == nil {
+					return &exitError{code: 2, msg: fmt.Sprintf("--base-url is not used here: the bundle's spec declares its servers URL (%s), which the lock pins, and --base-url only stands in for a spec that declares none: drop --base-url", ownBase(own))}
+				}
+			}
+			capOpts.BaseURL = baseURL
 			c, err := capability.Project(ctx, b, capOpts)
 			if err != nil {
 				return &exitError{code: 2, msg: fieldsToFlags(err, map[string]string{"BaseURL": "--base-url",
@@ -85,7 +103,8 @@ with the contract; -o - prints it. The file is written atomically.
 				return err
 			}
 			if err := capability.WriteLockFile(out, l); err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				logr.FromContextOrDiscard(ctx).V(1).Info("Writing the output failed", "path", out, "error", err.Error())
+				return &exitError{code: 2, msg: outputFailure(out, err)}
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, surface %s\n", out, len(l.Tools), l.Service, l.SurfaceDigest)
 			return err
@@ -97,4 +116,15 @@ with the contract; -o - prints it. The file is written atomically.
 	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (comma-separated, repeatable)")
 	reg.BindFlags(cmd.Flags())
 	return cmd
+}
+
+// ownBase names the servers URLs a projection's interfaces declare.
+func ownBase(c *capability.Capability) string {
+	var urls []string
+	for _, in := range c.Interfaces {
+		if !slices.Contains(urls, in.BaseURL) {
+			urls = append(urls, in.BaseURL)
+		}
+	}
+	return strings.Join(urls, ", ")
 }

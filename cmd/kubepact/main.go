@@ -34,6 +34,12 @@ func run() int {
 	if err == nil {
 		return 0
 	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// Interrupted while it was still starting (waiting for a cluster
+		// or a registry): not a failure of its own to explain.
+		fmt.Fprintln(os.Stderr, "kubepact: stopped by a signal before it was ready")
+		return 1
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {

@@ -89,6 +89,9 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 			}
 			if k8s.enabled {
 				if err := k8s.start(ctx, &opts.Fleet, client); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err() // interrupted while waiting for the cluster
+					}
 					return &exitError{code: 2, msg: inWords(err)}
 				}
 			}

@@ -5,7 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -403,7 +407,7 @@ func kubeRESTConfig(kubeconfig string) (*rest.Config, error) {
 	if kubeconfig != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 		if err != nil {
-			return nil, fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
+			return nil, kubeconfigError("--kubeconfig "+kubeconfig, kubeconfig, err)
 		}
 		if cfg.QPS == 0 {
 			// As ctrl.GetConfig does: leave rate limiting to the API
@@ -412,11 +416,58 @@ func kubeRESTConfig(kubeconfig string) (*rest.Config, error) {
 		}
 		return cfg, nil
 	}
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		return nil, fmt.Errorf("no Kubernetes configuration found (in cluster, $KUBECONFIG or ~/.kube/config); pass --kubeconfig: %w", err)
+	home := clientcmd.RecommendedHomeFile
+	var err error
+	if _, serr := os.Stat(home); serr != nil && os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" && os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+		// Nowhere to look: said below, without controller-runtime's
+		// error log about the in-cluster configuration first.
+		err = clientcmd.ErrEmptyConfig
+	} else {
+		var cfg *rest.Config
+		if cfg, err = ctrl.GetConfig(); err == nil {
+			return cfg, nil
+		}
 	}
-	return cfg, nil
+	switch {
+	case errors.Is(err, clientcmd.ErrEmptyConfig):
+		// client-go's words name KUBERNETES_MASTER, which kubepact does
+		// not read; say where kubepact looked instead.
+		where := "$KUBECONFIG is not set, and " + home + " does not exist"
+		if env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar); env != "" {
+			where = "$KUBECONFIG names " + env + ", which holds no cluster"
+			for _, f := range filepath.SplitList(env) {
+				if _, serr := os.Stat(f); serr != nil {
+					where = "$KUBECONFIG names " + f + ", which does not exist"
+					break
+				}
+			}
+		} else if _, serr := os.Stat(home); serr == nil {
+			where = "$KUBECONFIG is not set, and " + home + " holds no cluster"
+		}
+		return nil, fmt.Errorf("no Kubernetes configuration found: this is not a Pod in a cluster, %s: pass --kubeconfig FILE, or set KUBECONFIG", where)
+	default:
+		return nil, kubeconfigError("the Kubernetes configuration ($KUBECONFIG, or "+clientcmd.RecommendedHomeFile+")", "", err)
+	}
+}
+
+// loadingPrefix is client-go's wrapping of a kubeconfig file it could not
+// read: error loading config file "F": …
+var loadingPrefix = regexp.MustCompile(`^error loading config file "[^"]*": `)
+
+// kubeconfigError says why the kubeconfig named what (a flag and its
+// file, or the files searched) could not be used, without client-go's
+// wrapping; a file that does not exist is said so (inWords).
+func kubeconfigError(what, file string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	detail := loadingPrefix.ReplaceAllString(err.Error(), "")
+	check := "kubectl config view"
+	if file != "" {
+		check = "kubectl --kubeconfig " + file + " config view"
+	}
+	return fmt.Errorf("%s is not a kubeconfig file kubepact can read (%s): check it with %s", what, detail, check)
 }
 
 // refuseAll stands in for the Kubernetes authenticator while the options

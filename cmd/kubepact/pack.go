@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
@@ -25,6 +26,9 @@ The file is written atomically: it is either complete or absent.`,
 			if out == "" {
 				return &exitError{code: 2, msg: "pack needs -o FILE: where to write the layer"}
 			}
+			if err := refuseOutputDir(out); err != nil {
+				return err
+			}
 			lim, err := limits.limits()
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
@@ -38,7 +42,8 @@ The file is written atomically: it is either complete or absent.`,
 				return &exitError{code: 2, msg: err.Error()}
 			}
 			if err := writeFileAtomic(out, img.Layer); err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				logr.FromContextOrDiscard(cmd.Context()).V(1).Info("Writing the output failed", "path", out, "error", err.Error())
+				return &exitError{code: 2, msg: outputFailure(out, err)}
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b.Identity)
 			return err

@@ -24,6 +24,9 @@ It prints the manifest digest: the bundle's identity, the same digest
 "kubepact pack" and "kubepact check" report for the directory.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseInapplicable(cmd.Flags(), []flagRule{cacheRule(reg)}); err != nil {
+				return err
+			}
 			if !bundle.IsOCIRef(args[1]) {
 				return &exitError{code: 2, msg: fmt.Sprintf("%q is not a registry reference: give oci://REGISTRY/REPOSITORY[:TAG]", args[1])}
 			}

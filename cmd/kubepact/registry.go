@@ -24,6 +24,9 @@ func (o *registryOptions) BindFlags(fs *pflag.FlagSet) {
 	if o.CacheDir == "" {
 		o.CacheDir = oci.DefaultCacheDir()
 	}
+	if o.Timeout == 0 {
+		o.Timeout = oci.DefaultTimeout // so --help shows it
+	}
 	o.Options.BindFlags(fs)
 	o.limits.BindFlags(fs)
 }

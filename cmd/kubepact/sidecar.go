@@ -72,12 +72,11 @@ func newSidecarCommand() *cobra.Command {
 		Use:   "sidecar --bundle DIR|FILE.tar.gz|oci://REPO@sha256:… --upstream http://127.0.0.1:PORT",
 		Short: "Serve the pod's own bundle as MCP tools that reach only the service beside it",
 		Long: `sidecar runs next to a service in its pod. It loads the pod's bundle (a
-mounted directory, a mounted bundle.tar.gz as ` + "`kubepact pack`" + ` writes it,
+mounted directory, a mounted bundle.tar.gz as "kubepact pack" writes it,
 or an oci:// reference pinned by digest; --bundle-digest refuses any other
-content), turns every
-operation of its OpenAPI interfaces into an MCP tool calling --upstream
-(loopback only unless --allow-remote-upstream), adds pacto_skill and
-pacto_withheld, and serves them over Streamable HTTP at
+content), turns every operation of its OpenAPI interfaces into an MCP tool
+calling --upstream (loopback only unless --allow-remote-upstream), adds
+pacto_skill and pacto_withheld, and serves them over Streamable HTTP at
 http://127.0.0.1:8585/mcp — reach it with kubectl port-forward pod/NAME 8585.
 
 /healthz and /readyz are served on --health-addr; /readyz turns ready once

@@ -47,7 +47,7 @@ func (o *webhookOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.host, "webhook-host", "", "address the webhook listens on (default: all)")
 	fs.BoolVar(&o.selfManaged, "webhook-self-managed-certs", true, "keep the webhook's own CA and serving certificate in --webhook-cert-secret and the caBundle of --webhook-config-name in step; false when cert-manager writes --webhook-cert-dir")
 	fs.StringVar(&o.certDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "tls.crt and tls.key of the webhook, reloaded when they change (with --webhook-self-managed-certs=false)")
-	fs.StringVar(&o.namespace, "webhook-namespace", ns, "namespace of the webhook's Service and certificate Secret (default: $POD_NAMESPACE, else kubepact-system)")
+	fs.StringVar(&o.namespace, "webhook-namespace", ns, "namespace of the webhook's Service and certificate Secret; the default is $POD_NAMESPACE when set, else kubepact-system")
 	fs.StringVar(&o.secretName, "webhook-cert-secret", "kubepact-webhook-cert", "Secret holding the webhook's self-managed CA and serving certificate")
 	fs.StringVar(&o.configName, "webhook-config-name", "kubepact-injector", "MutatingWebhookConfiguration whose caBundle is kept in step")
 	fs.StringVar(&o.serviceName, "webhook-service-name", "kubepact-webhook", "Service in front of the webhook; its DNS names go in the serving certificate")
