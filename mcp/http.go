@@ -85,7 +85,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 			defer release()
 			body, c, err := readEnvelope(w, r, s.opts.MaxRequestBytes)
 			if limit, tooLarge := bodyTooLarge(err); tooLarge {
-				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: the request body is longer than %d bytes (the request size limit, --max-request-bytes) and was not read; send smaller messages", limit))
+				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, tooLongMessage(limit))
 				return
 			}
 			if err != nil {
@@ -141,6 +141,12 @@ func (s *Server) newHTTPHandler() http.Handler {
 	return unambiguousFraming(mux)
 }
 
+// tooLongMessage is the answer to a body over limit (MaxRequestBytes),
+// whether its Content-Length said so or its reading found it.
+func tooLongMessage(limit int64) string {
+	return fmt.Sprintf("Invalid Request: the request body is longer than %d bytes (the request size limit, --max-request-bytes) and was not read; send smaller messages", limit)
+}
+
 // holdRequestBytes takes a POST's Content-Length from the request bytes
 // in flight (see requestBytes) before its body is read, or answers: 413
 // for a body larger than MaxRequestBytes, 429 or 503 when the caller's
@@ -150,7 +156,7 @@ func (s *Server) holdRequestBytes(w http.ResponseWriter, r *http.Request) (relea
 	switch {
 	case n > s.opts.MaxRequestBytes:
 		w.Header().Set("Connection", "close")
-		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", s.opts.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, tooLongMessage(s.opts.MaxRequestBytes))
 		return nil, false
 	case n < 0: // not said: as much as a request may be
 		n = s.opts.MaxRequestBytes
