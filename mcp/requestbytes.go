@@ -8,13 +8,6 @@ import (
 	"sync/atomic"
 )
 
-// requestAmplification is what a byte of request body costs the server
-// while the request is handled: the body itself, the SDK's decoded
-// message and arguments, and an answer that may repeat an argument (a
-// name not found is named in the reason and in the text). Measured: one
-// 4 MiB pacto_fleet_get call held 96 MiB of heap at its peak.
-const requestAmplification = 24
-
 // requestBytes bounds the request bodies the HTTP transport holds at
 // once, overall and per caller. Every POST takes its Content-Length from
 // it before its body is read, and gives it back when its answer has been
@@ -25,8 +18,10 @@ const requestAmplification = 24
 // bounds their sum: without this, a caller holding a valid token (in a
 // cluster, any Pod's ServiceAccount) could send a handful of large
 // requests at once and hold many times the process's memory limit
-// (each byte of a body costs about requestAmplification bytes while it
-// is handled).
+// (each byte of a body costs about 24 bytes while it is handled: the body
+// itself, the SDK's decoded message and arguments, and an answer that may
+// repeat an argument; one 4 MiB pacto_fleet_get call held 96 MiB of heap
+// at its peak).
 type requestBytes struct {
 	max, perCaller int64
 

@@ -215,7 +215,7 @@ func openListen(t *testing.T, url, sid string, id int) *getStream {
 	if sid != "" {
 		req.Header.Set(sessionHeader, sid)
 	}
-	resp, err := (&http.Client{}).Do(req) //nolint:bodyclose // the stream stays open for the test; its cleanup closes it
+	resp, err := (&http.Client{}).Do(req)
 	if err != nil {
 		t.Fatalf("subscriptions/listen: %v", err)
 	}
