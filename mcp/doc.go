@@ -41,7 +41,7 @@
 //     serves, or a fleet service by name or name@version (read again from
 //     where its source found it). It sits outside the fleet family so that
 //     family's tools/list stays within its token budget.
-//   - catalog.go: Pacto's catalog mode over bundle/catalog: the resources
+//   - catalog.go: Pacto's catalog mode over internal/catalog: the resources
 //     pacto://catalog and pacto://catalog/closure and pacto_catalog_revision,
 //     over roots kept live (re-resolved every Catalog.Refresh), served
 //     from the start: a RESOLVING placeholder answers until the first
