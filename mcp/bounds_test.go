@@ -31,7 +31,7 @@ func writeTree(t testing.TB, dir string, files map[string]string) {
 // explosiveBundle is a bundle whose configuration schema recurses
 // through two alternatives that both descend: checking a value nested n
 // levels deep evaluates 2^n nodes unless the check is stopped (see
-// bundle/payload's guard). pad adds a file of that many bytes, to weigh
+// internal/payload's guard). pad adds a file of that many bytes, to weigh
 // the bundle.
 func explosiveBundle(t testing.TB, dir string, pad int) {
 	t.Helper()

@@ -35,7 +35,7 @@
 //   - fleet.go: the pacto_fleet_* tools and pacto_impact over fleetgraph
 //     snapshots, with per-session snapshot pinning.
 //   - payload.go: pacto_validate_payload and pacto_explain_field over
-//     bundle/payload, a family of its own (served by default) because it
+//     internal/payload, a family of its own (served by default) because it
 //     needs a contract, not a particular source: a bundle directory in the
 //     workspace, an oci:// reference, the bundle the capability family
 //     serves, or a fleet service by name or name@version (read again from

@@ -102,7 +102,7 @@ const (
 // argument or path into the body, and the rule it breaks).
 //
 // pacto_validate_payload's diagnostics[].code (a misfit is a result, not
-// an error) is one of bundle/payload's Diag* codes: TYPE_MISMATCH, REQUIRED,
+// an error) is one of internal/payload's Diag* codes: TYPE_MISMATCH, REQUIRED,
 // UNKNOWN_FIELD, NOT_ALLOWED_VALUE, CONST_MISMATCH, PATTERN_MISMATCH,
 // FORMAT_MISMATCH, OUT_OF_RANGE, LENGTH, COUNT, NOT_MULTIPLE, NOT_UNIQUE,
 // NO_MATCHING_ALTERNATIVE, NOT_ALLOWED_HERE, INVALID_VALUE, and the

@@ -16,7 +16,7 @@ import (
 // Shape is one OpenAPI operation's request and response shapes in JSON
 // Schema 2020-12, each a self-contained document (its references in its
 // own $defs), for checking a payload against the contract without calling
-// the service (package bundle/payload). Names are the tool names Project
+// the service (package internal/payload). Names are the tool names Project
 // gives, whatever the exposure policy.
 type Shape struct {
 	Name        string
