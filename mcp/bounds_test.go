@@ -11,7 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // writeTree writes files below dir.
@@ -102,7 +102,7 @@ func TestPayloadCancelledOverHTTP(t *testing.T) {
 // arguments (it would reach the service as written).
 func TestNumberBoundsInArguments(t *testing.T) {
 	long := "1" + strings.Repeat("0", 200000)
-	cs := connect(t.Context(), t, capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: demoService(t, nil), AllowWrites: true},
+	cs := connect(t.Context(), t, capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: demoService(t, nil), AllowWrites: true},
 		&Options{Families: []Family{FamilyCapability, FamilyPayload}}))
 	for _, n := range []string{"1e999999999", "1e-999999", long} {
 		payload := json.RawMessage(`{"sku":"A-1","name":"Lamp","price":{"currency":"EUR","amountMinor":` + n + `}}`)

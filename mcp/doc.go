@@ -26,7 +26,7 @@
 //     suggest the nearest one.
 //   - authoring.go: the four pacto_* authoring tools over internal/authoring.
 //   - capability.go: a bundle's OpenAPI operations as generated tools over
-//     bundle/capability, pacto_skill, pacto_withheld, skills as resources
+//     internal/openapitools, pacto_skill, pacto_withheld, skills as resources
 //     and prompts.
 //   - confirm.go: confirmations of the generated tools' writes: asked
 //     through elicitation, or on the 2026-07-28 era carried by a

@@ -18,7 +18,7 @@ import (
 // refused as a question (SCHEMA_UNAVAILABLE), never evaluated, and a
 // legitimately recursive one checks a deep tree; explain walks both.
 func TestCycles(t *testing.T) {
-	spec, err := os.ReadFile("../../bundle/capability/testdata/cyclic-openapi.yaml")
+	spec, err := os.ReadFile("../openapitools/testdata/cyclic-openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestEncodedPayloadHint(t *testing.T) {
 // TestSwagger2: a Swagger 2.0 document, converted as for generated tools:
 // a body parameter, a response schema with a recursive definition.
 func TestSwagger2(t *testing.T) {
-	spec, err := os.ReadFile("../../bundle/capability/testdata/swagger2.json")
+	spec, err := os.ReadFile("../openapitools/testdata/swagger2.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/internal/jsonobj"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // Subject kinds: what a payload is checked against, and where a field is
@@ -46,9 +46,9 @@ type Contract struct {
 	Version string
 
 	fsys       fs.FS
-	operations []*capability.Shape
+	operations []*openapitools.Shape
 	// trees are the operations' schemas decoded once, by operation.
-	trees    map[*capability.Shape]*opTrees
+	trees    map[*openapitools.Shape]*opTrees
 	messages []*message
 	configs  []*configuration
 	// problems are interfaces that could not be read, said in a miss.
@@ -144,7 +144,7 @@ func Read(ctx context.Context, b *bundle.Bundle) (*Contract, error) {
 		return nil, &Error{Code: CodeInvalidContract, Message: fmt.Sprintf("the contract does not parse: %v", perr)}
 	}
 	c := &Contract{Service: b.Contract.Service.Name, Version: b.Contract.Service.Version, fsys: b.FS, compiled: map[string]*compiled{}}
-	shapes, err := capability.Shapes(ctx, b)
+	shapes, err := openapitools.Shapes(ctx, b)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -152,7 +152,7 @@ func Read(ctx context.Context, b *bundle.Bundle) (*Contract, error) {
 		c.problems = append(c.problems, "the OpenAPI interfaces could not be read: "+firstLine(err.Error()))
 	}
 	c.operations = shapes
-	c.trees = make(map[*capability.Shape]*opTrees, len(shapes))
+	c.trees = make(map[*openapitools.Shape]*opTrees, len(shapes))
 	for _, op := range shapes {
 		t := &opTrees{params: decodeTree(op.Parameters), body: decodeTree(op.Body)}
 		for _, r := range op.Responses {

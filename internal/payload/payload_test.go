@@ -221,7 +221,7 @@ paths:
 	if err != nil {
 		t.Fatal(err)
 	}
-	// id is read-only: bundle/capability leaves it out of request schemas,
+	// id is read-only: internal/openapitools leaves it out of request schemas,
 	// and this object admits other fields.
 	want := []brief{{"legacy", DiagDeprecated, "warning"}}
 	if diff := cmp.Diff(want, briefs(res.Diagnostics)); diff != "" || !res.Valid {

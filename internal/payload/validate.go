@@ -14,15 +14,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/internal/didyoumean"
 	"github.com/kubepact/kubepact/internal/jsonobj"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // Bounds on a value: the MCP argument decoder's depth bound, and a size
 // far above any message or configuration a contract describes.
 const (
-	MaxDepth       = capability.MaxArgumentDepth
+	MaxDepth       = openapitools.MaxArgumentDepth
 	MaxValueBytes  = 1 << 20
 	maxDiagnostics = 100
 	maxShownValue  = 200 // bytes of an offending string shown
@@ -361,7 +361,7 @@ func conflicting(k string, sub Subject) error {
 	return nil
 }
 
-func opName(op *capability.Shape) string {
+func opName(op *openapitools.Shape) string {
 	if op.OperationID != "" {
 		return op.OperationID
 	}
@@ -369,7 +369,7 @@ func opName(op *capability.Shape) string {
 }
 
 // operation finds an operation by operationId, else by tool name.
-func (c *Contract) operation(name string) (*capability.Shape, error) {
+func (c *Contract) operation(name string) (*openapitools.Shape, error) {
 	var names []string
 	for _, op := range c.operations {
 		if op.OperationID == name {
@@ -396,12 +396,12 @@ func (c *Contract) operation(name string) (*capability.Shape, error) {
 // pickResponse finds the response for status: as written, else the
 // range (2XX) or default that covers a concrete code; empty status picks
 // the first 2XX with a JSON body.
-func pickResponse(op *capability.Shape, status string) (int, error) {
+func pickResponse(op *openapitools.Shape, status string) (int, error) {
 	var statuses []string
 	for _, r := range op.Responses {
 		statuses = append(statuses, r.Status)
 	}
-	var found *capability.ResponseShape
+	var found *openapitools.ResponseShape
 	at := -1
 	if status == "" {
 		for i, r := range op.Responses {

@@ -1,4 +1,4 @@
-package capability
+package openapitools
 
 import (
 	"crypto/sha256"

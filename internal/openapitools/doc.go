@@ -1,4 +1,4 @@
-// Package capability projects the OpenAPI interfaces of a Pacto bundle into
+// Package openapitools projects the OpenAPI interfaces of a Pacto bundle into
 // tool specifications — one per operation — and calls the live service
 // when a tool is invoked.
 //
@@ -68,4 +68,4 @@
 // This package must not import MCP or Kubernetes packages: the MCP layer
 // (package mcp) wraps it, and the sidecar links it without a Kubernetes
 // client.
-package capability
+package openapitools

@@ -1,4 +1,4 @@
-package capability
+package openapitools
 
 import (
 	"encoding/json"

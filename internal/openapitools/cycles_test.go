@@ -1,4 +1,4 @@
-package capability
+package openapitools
 
 import (
 	"encoding/json"
@@ -165,7 +165,7 @@ func genValue(data []byte) any {
 // process must survive: an overflow of the validator's stack is a fatal
 // error the fuzzer reports as a crash. Run it with
 //
-//	go test ./bundle/capability -run XXX -fuzz FuzzSchemaCycles -fuzztime 2m -parallel 1
+//	go test ./internal/openapitools -run XXX -fuzz FuzzSchemaCycles -fuzztime 2m -parallel 1
 func FuzzSchemaCycles(f *testing.F) {
 	for _, seed := range [][]byte{
 		{1, 1, 1, 1, 1, 0},       // two schemas, the anyOf/allOf shape
