@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/netx"
 	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
@@ -251,7 +251,7 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		return nil, sum, fmt.Errorf("base URL %q: %w", base, err)
 	}
 	ifc := &iface{name: s.name, doc: d, baseURL: strings.TrimSuffix(base, "/"), scheme: bu.Scheme, host: bu.Host,
-		declaredBase: declared, loopback: IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
+		declaredBase: declared, loopback: netx.IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
 	prefix := ""
 	if prefixed {
 		prefix = interfacePrefix(s.name)
@@ -608,19 +608,6 @@ func checkBaseURL(raw string) error {
 		return fmt.Errorf("%q: a server variable has no default", raw)
 	}
 	return nil
-}
-
-// IsLoopbackHost reports whether a request to host (no port) stays on the
-// loopback interface: a 127.0.0.0/8 or ::1 address, or the name localhost,
-// which the resolver answers from /etc/hosts. Any other name — a
-// subdomain of localhost, or "localhost." — is looked up in DNS (with
-// the pod's search domains) and may lead anywhere.
-func IsLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // kinRoute is what kin-openapi's request validator needs for one operation.
