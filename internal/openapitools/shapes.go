@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/openapischema"
 	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
@@ -152,7 +153,7 @@ func cloneMap(m map[string]any) map[string]any {
 
 // responseShapes converts the operation's declared responses, each with
 // a converter of its own so that its $defs hold only what it reaches.
-func responseShapes(d *document, opNode map[string]any, file string) (out []ResponseShape) {
+func responseShapes(d *openapischema.Document, opNode map[string]any, file string) (out []ResponseShape) {
 	defer func() {
 		if p := recover(); p != nil {
 			out = []ResponseShape{{Status: "default", Problem: fmt.Sprintf("the responses could not be read: %v", p)}}
@@ -176,9 +177,9 @@ func responseShapes(d *document, opNode map[string]any, file string) (out []Resp
 		return strings.Compare(a, b)
 	})
 	for _, st := range statuses {
-		n, rfile := d.deref(file, responses[st])
+		n, rfile := d.Deref(file, responses[st])
 		m, _ := n.(map[string]any)
-		r := ResponseShape{Status: st, Description: strings.TrimSpace(str(m, "description"))}
+		r := ResponseShape{Status: st, Description: strings.TrimSpace(openapischema.StringAt(m, "description"))}
 		content, _ := m["content"].(map[string]any)
 		var media []string
 		for mt := range content {
@@ -200,10 +201,10 @@ func responseShapes(d *document, opNode map[string]any, file string) (out []Resp
 		if !ok {
 			raw = map[string]any{}
 		}
-		c := newConverter(d)
-		sch := c.schema(raw, rfile, 0)
-		if c.err != nil {
-			r.Problem = c.err.Error()
+		c := openapischema.NewConverter(d)
+		sch := c.Schema(raw, rfile, 0)
+		if c.Err() != nil {
+			r.Problem = c.Err().Error()
 			out = append(out, r)
 			continue
 		}
@@ -214,16 +215,16 @@ func responseShapes(d *document, opNode map[string]any, file string) (out []Resp
 				sm["not"] = map[string]any{}
 			}
 		}
-		if len(c.defs) > 0 {
+		if len(c.Defs()) > 0 {
 			sm = cloneMap(sm)
-			sm["$defs"] = c.defs
+			sm["$defs"] = c.Defs()
 		}
 		// A schema that applies itself to the same value forever would
 		// overflow a validator's stack: described, never evaluated.
 		if err := schemacycle.Check(sm); err != nil {
 			var se *schemacycle.Error
 			if errors.As(err, &se) {
-				err = errors.New(se.Describe(c.origin))
+				err = errors.New(se.Describe(c.Origin))
 			}
 			r.Problem = err.Error()
 			out = append(out, r)
