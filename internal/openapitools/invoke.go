@@ -180,7 +180,7 @@ func (t *Tool) CallChecked(ctx context.Context, typed map[string]any) (*Result, 
 // recurses once per level times the schemas applied at each level, which
 // projection bounds (schemacycle.MaxChain); together they keep the
 // validator's stack small whatever the arguments.
-const maxArgumentDepth = 64
+const maxArgumentDepth = openapischema.MaxValueDepth
 
 // TooDeep reports whether an argument value is nested deeper than
 // validation accepts (maxArgumentDepth levels of objects and arrays).

@@ -403,7 +403,7 @@ type operation struct {
 	description string
 	params      []*param
 	body        *body
-	responses   []ResponseShape // set by Shapes only
+	responses   []openapischema.ResponseShape // set by Shapes only
 	accept      string
 	security    []map[string][]string // effective requirements; nil = none declared
 	schemes     map[string]bool       // scheme names the requirements mention

@@ -3,7 +3,7 @@
 // mean (Explain).
 //
 // A [Contract] is read once from a loaded bundle: every OpenAPI operation's
-// parameters, request body and responses (as internal/openapitools converts
+// parameters, request body and responses (as internal/openapischema converts
 // them to JSON Schema 2020-12, OpenAPI 3.0 and Swagger 2.0 included), every
 // AsyncAPI message payload, and every configuration's schema file. Values
 // are checked with the JSON Schema validator bundle/validate uses
