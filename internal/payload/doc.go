@@ -34,6 +34,7 @@
 // nesting (the MCP argument decoder's bound), refused with an *Error past
 // either, before any schema sees them.
 //
-// The package imports bundle and its sub-packages; never MCP and never
-// Kubernetes.
+// The package imports bundle and its sub-packages and the OpenAPI schema
+// converter (internal/openapischema); never the tools package (Read is given
+// openapitools.Shapes by its caller), never MCP and never Kubernetes.
 package payload
