@@ -24,7 +24,7 @@
 //   - args.go: strict argument decoding: unknown names, wrong types and
 //     missing required arguments are errors that list the accepted names and
 //     suggest the nearest one.
-//   - authoring.go: the four pacto_* authoring tools over bundle/authoring.
+//   - authoring.go: the four pacto_* authoring tools over internal/authoring.
 //   - capability.go: a bundle's OpenAPI operations as generated tools over
 //     bundle/capability, pacto_skill, pacto_withheld, skills as resources
 //     and prompts.
