@@ -42,7 +42,7 @@
 //     encoded result; a body cut short is an error.
 //   - lock.go: tools locks ([Lock]): one entry per tool (name, operation,
 //     annotations, digests of its text, input schema and response schemas)
-//     and a surface digest; [Project] holds the exposed tools to a lock —
+//     and a lock digest; [Project] holds the exposed tools to a lock —
 //     Options.Lock, else the bundle's own tools.lock.json — withholding any
 //     that differ or are not locked (reason DRIFT) and reporting locked
 //     tools the bundle no longer has. The format is documented there.
