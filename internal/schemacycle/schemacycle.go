@@ -14,7 +14,8 @@
 // The check works on a decoded JSON or YAML tree (map[string]any, []any
 // and scalars) and follows local references ("#/…") only. It is run where
 // schemas are loaded: bundle/validate reports a finding, internal/openapitools
-// withholds the operation. It imports nothing of kubepact.
+// withholds the operation. It is a JSON-Schema helper, not part of the Pacto
+// format, and imports nothing of kubepact but internal/jsonobj.
 package schemacycle
 
 import (
