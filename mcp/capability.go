@@ -298,7 +298,7 @@ type WithheldResult struct {
 	WritesAllowed bool                            `json:"writesAllowed" jsonschema:"whether operations other than GET and HEAD may be exposed"`
 	Interfaces    []openapitools.InterfaceSummary `json:"interfaces"`
 	Withheld      []openapitools.Withheld         `json:"withheld" jsonschema:"every operation not exposed, with its reason"`
-	SurfaceDigest string                          `json:"surfaceDigest" jsonschema:"digest of the generated tools offered (equals the lock's surfaceDigest when exactly the locked tools are offered)"`
+	LockDigest    string                          `json:"lockDigest" jsonschema:"digest of the generated tools offered (equals the lock's lockDigest when exactly the locked tools are offered)"`
 	Lock          *LockSummary                    `json:"lock,omitempty" jsonschema:"the tools lock the generated tools are held to; absent without one"`
 }
 
@@ -312,7 +312,7 @@ func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResul
 func (st *capabilityState) withheld() *WithheldResult {
 	c := st.cb.Capability
 	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]openapitools.Withheld, len(c.Withheld)),
-		SurfaceDigest: c.SurfaceDigest, Lock: lockSummary(c.Lock)}
+		LockDigest: c.LockDigest, Lock: lockSummary(c.Lock)}
 	if res.Interfaces == nil {
 		res.Interfaces = []openapitools.InterfaceSummary{}
 	}
@@ -441,7 +441,7 @@ func (st *capabilityState) instructions(registered []*tool) string {
 			strings.Join(confirm, ", "), CodeNotConfirmed, durationWords(DefaultConfirmationTTL))
 	}
 	if l := c.Lock; l != nil {
-		fmt.Fprintf(&b, " The generated tools are held to a tools lock (surface %s): a tool that differs from it, or that it does not pin, is withheld with reason DRIFT.", l.SurfaceDigest)
+		fmt.Fprintf(&b, " The generated tools are held to a tools lock (lockDigest %s): a tool that differs from it, or that it does not pin, is withheld with reason DRIFT.", l.LockDigest)
 	}
 	if len(c.Withheld) > 0 {
 		fmt.Fprintf(&b, " %d operation(s) are withheld: pacto_withheld (or the resource %s) lists each with its reason.", len(c.Withheld), withheldURI)

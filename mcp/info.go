@@ -110,7 +110,7 @@ type ServerInfo struct {
 	Transport   TransportInfo `json:"transport" jsonschema:"how this server is reached"`
 	Tools       []string      `json:"tools" jsonschema:"every registered tool"`
 	// GeneratedTools is set when the capability family is on.
-	GeneratedTools *GeneratedToolsInfo `json:"generatedTools,omitempty" jsonschema:"the bundle's generated tools: their surface digest, confirmation policy and tools lock (capability family only)"`
+	GeneratedTools *GeneratedToolsInfo `json:"generatedTools,omitempty" jsonschema:"the bundle's generated tools: their lockDigest, confirmation policy and tools lock (capability family only)"`
 }
 
 // FamilyInfo is one family in [ServerInfo].

@@ -79,15 +79,15 @@ func TestToolsLockThroughMCP(t *testing.T) {
 		t.Errorf("pacto_withheld DRIFT entries %v; want [adjustStock]", drifted)
 	}
 	l, _ := w["lock"].(map[string]any)
-	if l["surfaceDigest"] != lock.SurfaceDigest || l["locked"] != float64(7) {
+	if l["lockDigest"] != lock.LockDigest || l["locked"] != float64(7) {
 		t.Errorf("pacto_withheld lock %v; want the lock's digest and 7 locked tools", l)
 	}
 
 	info := structured(t, callTool(t, cs, "pacto_server_info", map[string]any{}))
 	g, _ := info["generatedTools"].(map[string]any)
-	want := s.opts.Capability.Capability.SurfaceDigest
-	if g["surfaceDigest"] != want || want == lock.SurfaceDigest || !strings.HasPrefix(want, "sha256:") {
-		t.Errorf("server info surface %v; want %s, which differs from the lock's", g["surfaceDigest"], want)
+	want := s.opts.Capability.Capability.LockDigest
+	if g["lockDigest"] != want || want == lock.LockDigest || !strings.HasPrefix(want, "sha256:") {
+		t.Errorf("server info lockDigest %v; want %s, which differs from the lock's", g["lockDigest"], want)
 	}
 	if gl, _ := g["lock"].(map[string]any); gl == nil || len(gl["drifted"].([]any)) != 1 {
 		t.Errorf("server info lock %v; want adjustStock drifted", g["lock"])

@@ -7,7 +7,7 @@ import "github.com/kubepact/kubepact/internal/openapitools"
 // the tools lock the surface is held to.
 type GeneratedToolsInfo struct {
 	Service       string       `json:"service"`
-	SurfaceDigest string       `json:"surfaceDigest" jsonschema:"digest of the generated tools offered, computed as a tools lock's surfaceDigest (equal to it when exactly the locked tools are offered)"`
+	LockDigest    string       `json:"lockDigest" jsonschema:"digest of the generated tools offered, computed as a tools lock's lockDigest (equal to it when exactly the locked tools are offered)"`
 	ConfirmWrites string       `json:"confirmWrites" jsonschema:"delete, always or never: which generated tools ask the user to confirm each request before it is sent"`
 	Confirmed     []string     `json:"confirmed" jsonschema:"registered generated tools whose calls ask the user to confirm the request first"`
 	Lock          *LockSummary `json:"lock,omitempty" jsonschema:"the tools lock the generated tools are held to (pacto_withheld has the details); absent without one"`
@@ -15,12 +15,12 @@ type GeneratedToolsInfo struct {
 
 // LockSummary is the tools lock in [GeneratedToolsInfo].
 type LockSummary struct {
-	Source        string        `json:"source"`
-	FromBundle    bool          `json:"fromBundle"`
-	SurfaceDigest string        `json:"surfaceDigest"`
-	Locked        int           `json:"locked" jsonschema:"tools the lock pins"`
-	Drifted       []string      `json:"drifted" jsonschema:"tools withheld with reason DRIFT"`
-	Missing       []MissingTool `json:"missing" jsonschema:"locked tools the bundle no longer has"`
+	Source     string        `json:"source"`
+	FromBundle bool          `json:"fromBundle"`
+	LockDigest string        `json:"lockDigest"`
+	Locked     int           `json:"locked" jsonschema:"tools the lock pins"`
+	Drifted    []string      `json:"drifted" jsonschema:"tools withheld with reason DRIFT"`
+	Missing    []MissingTool `json:"missing" jsonschema:"locked tools the bundle no longer has"`
 }
 
 // MissingTool is a locked tool the bundle no longer has.
@@ -36,7 +36,7 @@ func lockSummary(l *openapitools.LockStatus) *LockSummary {
 	if l == nil {
 		return nil
 	}
-	out := &LockSummary{Source: l.Source, FromBundle: l.FromBundle, SurfaceDigest: l.SurfaceDigest, Locked: l.Locked, Drifted: l.Drifted, Missing: []MissingTool{}}
+	out := &LockSummary{Source: l.Source, FromBundle: l.FromBundle, LockDigest: l.LockDigest, Locked: l.Locked, Drifted: l.Drifted, Missing: []MissingTool{}}
 	for _, m := range l.Missing {
 		out.Missing = append(out.Missing, MissingTool{Name: m.Name, Interface: m.Operation.Interface, Method: m.Operation.Method, Path: m.Operation.Path})
 	}
@@ -50,7 +50,7 @@ func (s *Server) generatedToolsInfo() *GeneratedToolsInfo {
 		return nil
 	}
 	c := cb.Capability
-	info := &GeneratedToolsInfo{Service: c.Service, SurfaceDigest: c.SurfaceDigest, ConfirmWrites: c.ConfirmWrites, Confirmed: []string{}}
+	info := &GeneratedToolsInfo{Service: c.Service, LockDigest: c.LockDigest, ConfirmWrites: c.ConfirmWrites, Confirmed: []string{}}
 	info.Lock = lockSummary(c.Lock)
 	for _, name := range s.ToolNames() {
 		if t := s.tools[name]; t.generated {

@@ -14,4 +14,8 @@
 // It needs no fleet: fleetgraph projects a diff onto a snapshot's
 // dependents (impact), and authoring or CI can use it on two bundles
 // alone. It imports only bundle and its contract model.
+//
+// Every classification rule is one row of TestClassificationRules, the
+// package's specification: a change to a base revision and the entries
+// (path, kind, classification) the diff gives for it.
 package diff

@@ -302,7 +302,7 @@ func TestLockBaseURLOnlyWhereNeeded(t *testing.T) {
 	if _, stderr, code := runKubepact(t, "lock", relative, "-o", "-"); code != 2 || !strings.Contains(stderr, "--base-url") {
 		t.Errorf("lock of a spec with a relative servers URL, without --base-url: exit %d, %q; want it to ask for --base-url", code, stderr)
 	}
-	if stdout, stderr, code := runKubepact(t, "lock", relative, "-o", "-", "--base-url", "http://127.0.0.1:9"); code != 0 || !strings.Contains(stdout, `"surfaceDigest"`) {
+	if stdout, stderr, code := runKubepact(t, "lock", relative, "-o", "-", "--base-url", "http://127.0.0.1:9"); code != 0 || !strings.Contains(stdout, `"lockDigest"`) {
 		t.Errorf("lock --base-url of a spec with a relative servers URL: exit %d, %s", code, stderr)
 	}
 }

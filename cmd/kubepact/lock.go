@@ -106,7 +106,7 @@ with the contract; -o - prints it. The file is written atomically.
 				logr.FromContextOrDiscard(ctx).V(1).Info("Writing the output failed", "path", out, "error", err.Error())
 				return &exitError{code: 2, msg: outputFailure(out, err)}
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, surface %s\n", out, len(l.Tools), l.Service, l.SurfaceDigest)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, lockDigest %s\n", out, len(l.Tools), l.Service, l.LockDigest)
 			return err
 		},
 	}

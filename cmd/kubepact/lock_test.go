@@ -74,7 +74,7 @@ func listedTools(t *testing.T, cs *sdk.ClientSession) []string {
 func TestLockCommand(t *testing.T) {
 	dir := catalogBundle(t)
 	stdout, stderr, code := runKubepact(t, "lock", dir)
-	if code != 0 || !strings.Contains(stdout, "7 tool(s) of catalog, surface sha256:") {
+	if code != 0 || !strings.Contains(stdout, "7 tool(s) of catalog, lockDigest sha256:") {
 		t.Fatalf("kubepact lock DIR: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	written, err := os.ReadFile(filepath.Join(dir, "tools.lock.json"))

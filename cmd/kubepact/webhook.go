@@ -43,7 +43,7 @@ func (o *webhookOptions) BindFlags(fs *pflag.FlagSet) {
 		ns = "kubepact-system"
 	}
 	d := controllers.DefaultSidecarOptions()
-	fs.IntVar(&o.port, "webhook-port", 0, "serve the sidecar injection webhook on this port; off (0) by default, as it needs --sidecar-image and the Service and MutatingWebhookConfiguration an install provides (config/manager and the chart use 9443)")
+	fs.IntVar(&o.port, "webhook-port", 0, "serve the sidecar injection webhook on this port; off (0) by default, as it needs --sidecar-image and the Service and MutatingWebhookConfiguration an install provides (the chart uses 9443)")
 	fs.StringVar(&o.host, "webhook-host", "", "address the webhook listens on (default: all)")
 	fs.BoolVar(&o.selfManaged, "webhook-self-managed-certs", true, "keep the webhook's own CA and serving certificate in --webhook-cert-secret and the caBundle of --webhook-config-name in step; false when cert-manager writes --webhook-cert-dir")
 	fs.StringVar(&o.certDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "tls.crt and tls.key of the webhook, reloaded when they change (with --webhook-self-managed-certs=false)")

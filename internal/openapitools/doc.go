@@ -40,8 +40,8 @@
 // # The tools lock
 //
 // A Lock pins one entry per tool (name, operation, annotations, digests of
-// its text, input schema, response schemas and request shape) and a surface
-// digest. Project holds the exposed tools to a lock — Options.Lock, else the
+// its text, input schema, response schemas and request shape) and their
+// lockDigest. Project holds the exposed tools to a lock — Options.Lock, else the
 // bundle's own tools.lock.json — withholding any that differ or are not
 // locked (DRIFT). The format is documented on Lock.
 //

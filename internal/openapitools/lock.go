@@ -62,7 +62,7 @@ const WithheldDrift = "DRIFT"
 //	  "kind": "kubepact.dev/ToolsLock",
 //	  "version": 2,
 //	  "service": "catalog",
-//	  "surfaceDigest": "sha256:…",
+//	  "lockDigest": "sha256:…",
 //	  "tools": [
 //	    {
 //	      "name": "getProduct",
@@ -116,7 +116,7 @@ const WithheldDrift = "DRIFT"
 //     it references directly or not ("file#pointer") with the digest of
 //     what is there;
 //   - digest: the entry itself without "digest";
-//   - surfaceDigest: the list of {"name", "digest"} of every tool, by name.
+//   - lockDigest: the list of {"name", "digest"} of every tool, by name.
 //
 // openWorldHint is not locked: it follows where the server sends requests
 // (loopback or not), which is the deployment's choice, not the contract's.
@@ -131,11 +131,11 @@ const WithheldDrift = "DRIFT"
 //
 // Read a lock with ParseLock or ReadLock, make one with NewLock.
 type Lock struct {
-	Kind          string       `json:"kind"`
-	Version       int          `json:"version"`
-	Service       string       `json:"service"`
-	SurfaceDigest string       `json:"surfaceDigest"`
-	Tools         []LockedTool `json:"tools"`
+	Kind       string       `json:"kind"`
+	Version    int          `json:"version"`
+	Service    string       `json:"service"`
+	LockDigest string       `json:"lockDigest"`
+	Tools      []LockedTool `json:"tools"`
 
 	source string // where it was read from, for messages
 }
@@ -197,12 +197,12 @@ type LockedHints struct {
 
 // LockStatus says how a projection was held to a lock.
 type LockStatus struct {
-	Source        string       `json:"source" jsonschema:"where the lock was read: a file path, or the bundle's tools.lock.json"`
-	FromBundle    bool         `json:"fromBundle" jsonschema:"whether the lock is the one the bundle carries"`
-	SurfaceDigest string       `json:"surfaceDigest" jsonschema:"the lock's surface digest"`
-	Locked        int          `json:"locked" jsonschema:"tools the lock pins"`
-	Drifted       []string     `json:"drifted" jsonschema:"tools withheld with reason DRIFT"`
-	Missing       []LockedTool `json:"missing" jsonschema:"locked tools the bundle no longer has"`
+	Source     string       `json:"source" jsonschema:"where the lock was read: a file path, or the bundle's tools.lock.json"`
+	FromBundle bool         `json:"fromBundle" jsonschema:"whether the lock is the one the bundle carries"`
+	LockDigest string       `json:"lockDigest" jsonschema:"the lock's lockDigest: the digest of the tools it pins"`
+	Locked     int          `json:"locked" jsonschema:"tools the lock pins"`
+	Drifted    []string     `json:"drifted" jsonschema:"tools withheld with reason DRIFT"`
+	Missing    []LockedTool `json:"missing" jsonschema:"locked tools the bundle no longer has"`
 }
 
 // Pin returns the tool's lock entry, computed once.
@@ -294,13 +294,13 @@ func NewLock(c *Capability) *Lock {
 		l.Tools = append(l.Tools, t.Pin())
 	}
 	slices.SortFunc(l.Tools, func(a, b LockedTool) int { return strings.Compare(a.Name, b.Name) })
-	l.SurfaceDigest = surfaceDigest(l.Tools)
+	l.LockDigest = lockDigest(l.Tools)
 	return l
 }
 
-// surfaceDigest is the digest of the {name, digest} list of tools sorted
+// lockDigest is the digest of the {name, digest} list of tools sorted
 // by name.
-func surfaceDigest(tools []LockedTool) string {
+func lockDigest(tools []LockedTool) string {
 	type entry struct {
 		Name   string `json:"name"`
 		Digest string `json:"digest"`
@@ -344,6 +344,9 @@ func ParseLock(data []byte, source string) (*Lock, error) {
 	var head struct {
 		Kind    string `json:"kind"`
 		Version int    `json:"version"`
+		// The name lockDigest had before it was told apart from
+		// toolSurfaceDigest; a lock that has it is refused in words.
+		OldDigest *string `json:"surfaceDigest"`
 	}
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
 		return fail("not a lock document: %s", jsonProblem(err))
@@ -356,6 +359,9 @@ func ParseLock(data []byte, source string) (*Lock, error) {
 			"write a new lock with `kubepact lock BUNDLE` and review what it pins")
 	case head.Version != lockVersion:
 		return fail("version %d is not one this kubepact reads (it reads version %d); write a new lock with `kubepact lock BUNDLE`", head.Version, lockVersion)
+	case head.OldDigest != nil:
+		return fail("it has surfaceDigest, the field this kubepact calls lockDigest (the digest of the tools a lock pins, not the toolSurfaceDigest of tools/list); " +
+			"write a new lock with `kubepact lock BUNDLE`")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -393,8 +399,8 @@ func ParseLock(data []byte, source string) (*Lock, error) {
 			return fail("%s (%s): digest %s does not cover the entry (it would be %s); the entry was changed by hand — write a new lock", at, t.Name, t.Digest, want)
 		}
 	}
-	if want := surfaceDigest(l.Tools); l.SurfaceDigest != want {
-		return fail("surfaceDigest %s does not cover the tools (it would be %s); write a new lock", l.SurfaceDigest, want)
+	if want := lockDigest(l.Tools); l.LockDigest != want {
+		return fail("lockDigest %s does not cover the tools (it would be %s); write a new lock", l.LockDigest, want)
 	}
 	if l.Tools == nil {
 		l.Tools = []LockedTool{}
@@ -527,7 +533,7 @@ func WriteLockFile(path string, l *Lock) (err error) {
 // compared.
 func holdToLock(c *Capability, l *Lock, fromBundle, operatorBase bool) {
 	src := cmp.Or(l.source, "given in Options.Lock")
-	st := &LockStatus{Source: src, FromBundle: fromBundle, SurfaceDigest: l.SurfaceDigest, Locked: len(l.Tools),
+	st := &LockStatus{Source: src, FromBundle: fromBundle, LockDigest: l.LockDigest, Locked: len(l.Tools),
 		Drifted: []string{}, Missing: []LockedTool{}}
 	locked := make(map[string]LockedTool, len(l.Tools))
 	for _, lt := range l.Tools {
@@ -744,14 +750,15 @@ func short(d string) string {
 	return d
 }
 
-// SurfaceDigestOf is the surface digest of the tools c exposes: equal to a
-// lock's surfaceDigest when c offers exactly the tools the lock pins.
-func SurfaceDigestOf(c *Capability) string {
+// LockDigestOf is the lockDigest of the tools c exposes (the digest of
+// their lock entries, by name): equal to a
+// lock's lockDigest when c offers exactly the tools the lock pins.
+func LockDigestOf(c *Capability) string {
 	pins := make([]LockedTool, 0, len(c.Tools))
 	for _, t := range c.Tools {
 		pins = append(pins, t.Pin())
 	}
-	return surfaceDigest(pins)
+	return lockDigest(pins)
 }
 
 // mustDigest is the digest of v's canonical JSON. v is always a value this

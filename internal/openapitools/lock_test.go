@@ -105,8 +105,8 @@ func TestLockMatchesItsOwnBundle(t *testing.T) {
 	if diff := cmp.Diff(toolNames(c), []string{"getHealth", "listProducts", "createProduct", "getProduct", "replaceProduct", "deleteProduct", "adjustStock"}); diff != "" {
 		t.Errorf("tools held to their own lock (-got +want):\n%s", diff)
 	}
-	if c.SurfaceDigest != l.SurfaceDigest {
-		t.Errorf("surface digest %s, the lock's %s: the same tools must give the same digest", c.SurfaceDigest, l.SurfaceDigest)
+	if c.LockDigest != l.LockDigest {
+		t.Errorf("lockDigest %s, the lock's %s: the same tools must give the same digest", c.LockDigest, l.LockDigest)
 	}
 	if c.Lock == nil || len(c.Lock.Drifted) != 0 || len(c.Lock.Missing) != 0 || c.Lock.FromBundle {
 		t.Errorf("lock status %+v; want no drift, nothing missing, not from the bundle", c.Lock)
@@ -117,7 +117,7 @@ func TestLockMatchesItsOwnBundle(t *testing.T) {
 	if got := withheldBy(ro, WithheldDrift); len(got) != 0 {
 		t.Errorf("read-only under the lock: DRIFT %v; want none", got)
 	}
-	if ro.SurfaceDigest == l.SurfaceDigest {
+	if ro.LockDigest == l.LockDigest {
 		t.Error("a read-only surface has the digest of the full lock")
 	}
 }
@@ -165,7 +165,7 @@ func TestLockNewAndRemovedTools(t *testing.T) {
 			partial.Tools = append(partial.Tools, lt)
 		}
 	}
-	partial.SurfaceDigest = surfaceDigest(partial.Tools)
+	partial.LockDigest = lockDigest(partial.Tools)
 	c := projectDir(t, catalogCopy(t), &Options{AllowWrites: true, Lock: partial})
 	if got := withheldBy(c, WithheldDrift); len(got) != 1 || !strings.Contains(got["deleteProduct"], "not in the tools lock") {
 		t.Errorf("withheld DRIFT %v; want deleteProduct, not in the lock", got)
@@ -237,7 +237,7 @@ func TestParseLockRefuses(t *testing.T) {
 	tamperedRaw, _ := tampered.Marshal()
 	twice := *l
 	twice.Tools = append([]LockedTool{l.Tools[0]}, l.Tools...)
-	twice.SurfaceDigest = surfaceDigest(twice.Tools)
+	twice.LockDigest = lockDigest(twice.Tools)
 	twiceRaw, _ := twice.Marshal()
 	for _, tc := range []struct {
 		name, doc, want string
@@ -250,6 +250,7 @@ func TestParseLockRefuses(t *testing.T) {
 		{"tool twice", string(twiceRaw), "locked twice"},
 		{"not JSON", "tools: []", "not a lock document"},
 		{"too big", strings.Repeat(" ", MaxLockBytes+1), "more than the"},
+		{"the field's old name", strings.Replace(string(good), `"lockDigest"`, `"surfaceDigest"`, 1), "it has surfaceDigest, the field this kubepact calls lockDigest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseLock([]byte(tc.doc), "x.json")
@@ -409,10 +410,10 @@ func TestConfirmation(t *testing.T) {
 	}
 }
 
-// BenchmarkSurfaceDigest500 is what holding a projection to a lock adds
+// BenchmarkLockDigest500 is what holding a projection to a lock adds
 // after projection: one lock entry (canonical JSON and SHA-256 of each
 // schema) per tool of a 500-operation API.
-func BenchmarkSurfaceDigest500(b *testing.B) {
+func BenchmarkLockDigest500(b *testing.B) {
 	fsys := fstest.MapFS{"big.yaml": {Data: largeSpec(250)}}
 	c, err := project(b.Context(), fsys, []spec{{name: "big", file: "big.yaml"}}, &Options{AllowWrites: true})
 	if err != nil {
@@ -425,7 +426,7 @@ func BenchmarkSurfaceDigest500(b *testing.B) {
 		for _, tl := range c.Tools {
 			pins = append(pins, tl.pin())
 		}
-		if d := surfaceDigest(pins); d == "" {
+		if d := lockDigest(pins); d == "" {
 			b.Fatal("no digest")
 		}
 	}
@@ -578,7 +579,7 @@ func TestOldLockIsRefused(t *testing.T) {
 	}
 }
 
-// BenchmarkRequestShape500 is the part of BenchmarkSurfaceDigest500 that
+// BenchmarkRequestShape500 is the part of BenchmarkLockDigest500 that
 // pinning the request's shape adds: the shape of each tool of a
 // 500-operation API, written out and digested with its entry.
 func BenchmarkRequestShape500(b *testing.B) {

@@ -51,10 +51,10 @@ type Capability struct {
 	// ConfirmWrites is the confirmation policy in force (Options.ConfirmWrites,
 	// ConfirmDelete when that is empty).
 	ConfirmWrites string
-	// SurfaceDigest is the digest of the exposed tools' lock entries (see
-	// Lock): equal to a lock's surfaceDigest when exactly its tools are
+	// LockDigest is the digest of the exposed tools' lock entries (see
+	// Lock): equal to a lock's lockDigest when exactly its tools are
 	// exposed.
-	SurfaceDigest string
+	LockDigest string
 	// Lock says how the projection was held to a tools lock; nil without
 	// one.
 	Lock *LockStatus
@@ -160,7 +160,7 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 	if lock != nil {
 		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
 	}
-	c.SurfaceDigest = SurfaceDigestOf(c)
+	c.LockDigest = LockDigestOf(c)
 	return c, nil
 }
 
