@@ -190,7 +190,7 @@ func TestClassify(t *testing.T) {
 
 	locked := testregistry.New(t, &testregistry.Options{Username: "robot", Password: "s3cret"})
 	forbidden := testregistry.New(t, &testregistry.Options{Wrap: status(http.StatusForbidden)})
-	broken := testregistry.New(t, &testregistry.Options{Wrap: status(http.StatusInternalServerError)})
+	broken := testregistry.New(t, &testregistry.Options{Wrap: status(http.StatusBadRequest)}) // a 5xx is retried for seconds first
 	tampered := testregistry.New(t, &testregistry.Options{Wrap: tamper})
 	push(t, c, tampered.Host+"/acme/orders:1.2.0", writeBundle(t, map[string]string{"pacto.yaml": contractYAML}))
 	stall := testregistry.NewStall()
@@ -231,7 +231,7 @@ func TestClassify(t *testing.T) {
 		{"registry 404", pull(c, reg.Host+"/acme/nothing:1.0.0"), failure.NotFound},
 		{"registry 401 without credentials", pull(c, locked.Host+"/acme/orders:1.2.0"), failure.AuthFailed},
 		{"registry 403", pull(c, forbidden.Host+"/acme/orders:1.2.0"), failure.AuthFailed},
-		{"registry 500", pull(c, broken.Host+"/acme/orders:1.2.0"), failure.Unavailable},
+		{"registry 400", pull(c, broken.Host+"/acme/orders:1.2.0"), failure.Unavailable},
 		{"wrong layer media type", pull(c, reg.Host+"/acme/foreign:1"), failure.Unreadable},
 		{"content that does not match its digest", pull(c, tampered.Host+"/acme/orders:1.2.0"), failure.Unreadable},
 		{"layer over the client's limit", pull(client(t, oci.ClientOptions{AllowedRegistries: loopback,
