@@ -18,6 +18,12 @@
 // followed. References are read by bundle/oci's ParseBundleRef, the one
 // parser of oci://, file:// and bare-path references.
 //
+// A load that fails says why by type: a missing directory is
+// fs.ErrNotExist, a file given for a directory ErrNotDirectory, no
+// pacto.yaml ErrNoContract, a link or device archive.ErrUnsafe, and the
+// registry's and archive's own errors come through wrapped; bundle/failure
+// names the Kind of each for every surface.
+//
 // It must not import MCP or Kubernetes packages: the MCP server, the sidecar
 // and the operator all build on it.
 package bundle

@@ -17,7 +17,7 @@
 // A message stays with each surface, which knows what the user is looking
 // at; the code comes from here.
 //
-// This package may import the rest of bundle/; it must not import MCP,
+// This package imports only bundle, bundle/oci and bundle/archive; never MCP,
 // Kubernetes or the fleet graph.
 package failure
 
