@@ -102,12 +102,12 @@ func LoadDir(dir string, opts *LoadOptions) (*Bundle, error) {
 	st, err := os.Stat(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("bundle directory %s does not exist", abs)
+			return nil, notExistError("bundle directory " + abs + " does not exist")
 		}
 		return nil, fmt.Errorf("bundle directory %s: %w", abs, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory: a local bundle is a directory holding %s", abs, contract.FileName)
+		return nil, fmt.Errorf("%s is not a directory: %w", abs, ErrNotDirectory)
 	}
 	r, err := os.OpenRoot(abs)
 	if err != nil {
@@ -140,6 +140,27 @@ func LoadDirIn(root, p string, opts *LoadOptions) (*Bundle, error) {
 	return loadRoot(r, abs, opts)
 }
 
+// Errors of loading, for errors.Is; each message is a sentence of ours.
+var (
+	// ErrNotDirectory: a local reference names a file, not a bundle
+	// directory.
+	ErrNotDirectory = errors.New("a local bundle is a directory holding " + contract.FileName)
+	// ErrNoContract: the directory, archive or artifact holds no
+	// pacto.yaml, so it is not a bundle.
+	ErrNoContract = errors.New("not a bundle: it holds no " + contract.FileName)
+)
+
+// contractMissing is ErrNoContract said as the loader has always said it.
+type contractMissing string
+
+func (e contractMissing) Error() string        { return string(e) }
+func (e contractMissing) Is(target error) bool { return target == ErrNoContract }
+
+var (
+	errMustHoldContract error = contractMissing("a bundle directory must hold one")
+	errNoContract       error = contractMissing("bundle has no " + contract.FileName)
+)
+
 // notExistError is a message that reports as fs.ErrNotExist.
 type notExistError string
 
@@ -158,7 +179,7 @@ func loadFS(dirFS fs.FS, abs string, opts *LoadOptions) (*Bundle, error) {
 		opts = &LoadOptions{}
 	}
 	if _, err := fs.Stat(dirFS, contract.FileName); err != nil {
-		return nil, fmt.Errorf("%s has no %s: a bundle directory must hold one", abs, contract.FileName)
+		return nil, fmt.Errorf("%s has no %s: %w", abs, contract.FileName, errMustHoldContract)
 	}
 	files, err := Files(dirFS)
 	if err != nil {
@@ -263,7 +284,7 @@ func fromLayer(layer []byte, lim archive.Limits) (*Bundle, error) {
 func fromFS(afs *archive.FS) (*Bundle, error) {
 	raw, err := afs.ReadFile(contract.FileName)
 	if err != nil {
-		return nil, fmt.Errorf("bundle has no %s", contract.FileName)
+		return nil, errNoContract
 	}
 	b := &Bundle{Raw: raw, FS: afs}
 	b.Contract, b.ParseErr = contract.Parse(raw)

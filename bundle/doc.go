@@ -20,10 +20,17 @@
 //
 // bundle/ is the Pacto format and nothing else: this package, contract (the
 // model and its parser), archive (the layer's bytes), oci (the artifact and
-// the registry), validate (Pacto's rules) and diff (the semantic diff).
-// Product features built on the format live beside the other shapes'
-// code: internal/openapitools (operations as tools), internal/authoring,
-// internal/catalog, internal/payload.
+// the registry), validate (Pacto's rules), diff (the semantic diff) and
+// failure (what kind of failure a load met). Product features built on the
+// format live beside the other shapes' code: internal/openapitools
+// (operations as tools), internal/authoring, internal/catalog,
+// internal/payload.
+//
+// A load that fails says why by type: a missing directory is
+// fs.ErrNotExist, a file given for a directory ErrNotDirectory, no
+// pacto.yaml ErrNoContract, a link or device archive.ErrUnsafe, and the
+// registry's and archive's own errors come through wrapped; bundle/failure
+// names the Kind of each for every surface.
 //
 // It must not import MCP or Kubernetes packages, nor any product feature:
 // of internal/ it uses only the small JSON helpers (jsonobj, didyoumean,

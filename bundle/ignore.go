@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/contract"
 )
 
@@ -60,7 +61,7 @@ func Files(fsys fs.FS) ([]string, error) {
 			files = append(files, p)
 			return nil
 		default:
-			return fmt.Errorf("%s is a %s: a bundle holds only regular files and directories (ignore it in %s)", p, FileKind(d.Type()), IgnoreFile)
+			return unsafeEntry(fmt.Sprintf("%s is a %s: a bundle holds only regular files and directories (ignore it in %s)", p, FileKind(d.Type()), IgnoreFile))
 		}
 	})
 	if err != nil {
@@ -69,6 +70,14 @@ func Files(fsys fs.FS) ([]string, error) {
 	slices.Sort(files)
 	return files, nil
 }
+
+// unsafeEntry is a file a bundle may not hold (a link, a device, a
+// socket): it reports as archive.ErrUnsafe, as the extractor's refusal of
+// the same entry does.
+type unsafeEntry string
+
+func (e unsafeEntry) Error() string        { return string(e) }
+func (e unsafeEntry) Is(target error) bool { return target == archive.ErrUnsafe }
 
 func ignorePatterns(fsys fs.FS) ([]gitignore.Pattern, error) {
 	var ps []gitignore.Pattern

@@ -3,6 +3,9 @@ package controllers
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/bundle/failure"
 )
 
 // stepKind says how a failed sub-step affects the conditions and the retry.
@@ -47,4 +50,23 @@ func asStepError(err error, condition, reason string) *stepError {
 		return se
 	}
 	return &stepError{condition: condition, reason: reason, kind: transient, err: err}
+}
+
+// pullReasons is the one table of the BundleResolved reasons a failed pull
+// gets: each bundle/failure Kind (the same kinds `kubepact check -o json`
+// and the MCP answers name, in their words) with its CamelCase reason and
+// how it is retried. A Kind missing here fails TestEveryFailureKindHasAReason.
+var pullReasons = map[failure.Kind]struct {
+	reason string
+	kind   stepKind
+}{
+	failure.Unavailable:      {v1alpha1.ReasonRegistryUnavailable, transient},
+	failure.Cancelled:        {v1alpha1.ReasonRegistryUnavailable, transient},
+	failure.NotFound:         {v1alpha1.ReasonArtifactNotFound, stalled},
+	failure.AuthFailed:       {v1alpha1.ReasonAuthenticationFailed, stalled},
+	failure.NotAllowed:       {v1alpha1.ReasonRegistryNotAllowed, stalled},
+	failure.InvalidReference: {v1alpha1.ReasonInvalidReference, stalled},
+	failure.Unreadable:       {v1alpha1.ReasonBundleUnreadable, stalled},
+	failure.TooLarge:         {v1alpha1.ReasonBundleUnreadable, stalled},
+	failure.Unsafe:           {v1alpha1.ReasonBundleUnreadable, stalled},
 }

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,8 +30,8 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/failure"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
@@ -277,20 +278,12 @@ func sameTag(last string, ref oci.Reference) bool {
 	return err == nil && prev.Registry == ref.Registry && prev.Repository == ref.Repository && prev.Tag == ref.Tag
 }
 
-// classifyPull maps a pull failure to a condition reason: what the registry
-// said for certain stalls; anything else (network, 5xx) is transient.
+// classifyPull maps a pull failure to its condition reason and retry
+// through pullReasons: what the registry said for certain stalls; a
+// registry that could not be reached is transient.
 func classifyPull(ref oci.Reference, err error) error {
-	_, isArchive := errors.AsType[*archive.Error](err)
-	switch {
-	case errors.Is(err, oci.ErrAuthFailed):
-		return &stepError{v1alpha1.ConditionBundleResolved, v1alpha1.ReasonAuthenticationFailed, stalled, fmt.Errorf("pulling %s: %w", ref, err)}
-	case errors.Is(err, oci.ErrNotFound):
-		return &stepError{v1alpha1.ConditionBundleResolved, v1alpha1.ReasonArtifactNotFound, stalled, fmt.Errorf("pulling %s: %w", ref, err)}
-	case errors.Is(err, oci.ErrInvalidArtifact), isArchive:
-		return &stepError{v1alpha1.ConditionBundleResolved, v1alpha1.ReasonBundleUnreadable, stalled, fmt.Errorf("pulling %s: %w", ref, err)}
-	default:
-		return &stepError{v1alpha1.ConditionBundleResolved, v1alpha1.ReasonRegistryUnavailable, transient, fmt.Errorf("pulling %s: %w", ref, err)}
-	}
+	row := pullReasons[failure.Classify(err)]
+	return &stepError{v1alpha1.ConditionBundleResolved, cmp.Or(row.reason, v1alpha1.ReasonRegistryUnavailable), row.kind, fmt.Errorf("pulling %s: %w", ref, err)}
 }
 
 // resolveConfigMap reads a bundle kept in a ConfigMap, by name.

@@ -418,7 +418,7 @@ func TestSpecValidation(t *testing.T) {
 // the registry's own text. An HTTPS registry asked in plain HTTP (the
 // suite's reconciler runs with --plain-http), a registry the allow-list
 // does not name (on another host, which receives nothing), and a port
-// nothing listens on.
+// nothing listens on. Each gets the reason bundle/failure's Kind maps to.
 func TestRegistryFailuresInStatus(t *testing.T) {
 	ns := newNamespace(t)
 	tlsReg := testregistry.New(t, &testregistry.Options{TLS: true})
@@ -431,11 +431,11 @@ func TestRegistryFailuresInStatus(t *testing.T) {
 	_ = ln.Close()
 	raw := []string{"dial tcp", "connect:", "response status code", "Client sent an HTTP request", "tls:", "x509", `Head "`, `Get "`}
 	for _, tc := range []struct {
-		name, registry, want string
+		name, registry, want, reason string
 	}{
-		{"tls", tlsReg.Host, "registry " + tlsReg.Host + " answered HTTP 400 (Bad Request) to plain HTTP: if it serves HTTPS, drop --plain-http (registry.plainHTTP in the chart)"},
-		{"foreign", foreign.Host, "registry " + foreign.Host + " is not allowed here (allowed: 127.0.0.1): add it to --allowed-registries (registry.allowedRegistries in the chart) if you trust it"},
-		{"closed", closed, "nothing accepts connections at registry " + closed + ": check its host and port"},
+		{"tls", tlsReg.Host, "registry " + tlsReg.Host + " answered HTTP 400 (Bad Request) to plain HTTP: if it serves HTTPS, drop --plain-http (registry.plainHTTP in the chart)", v1alpha1.ReasonRegistryUnavailable},
+		{"foreign", foreign.Host, "registry " + foreign.Host + " is not allowed here (allowed: 127.0.0.1): add it to --allowed-registries (registry.allowedRegistries in the chart) if you trust it", v1alpha1.ReasonRegistryNotAllowed},
+		{"closed", closed, "nothing accepts connections at registry " + closed + ": check its host and port", v1alpha1.ReasonRegistryUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			createDeployment(t, ns, tc.name)
@@ -445,6 +445,9 @@ func TestRegistryFailuresInStatus(t *testing.T) {
 				s, _ := condition(sc, v1alpha1.ConditionBundleResolved)
 				return s == metav1.ConditionFalse
 			})
+			if _, r := condition(got, v1alpha1.ConditionBundleResolved); r != tc.reason {
+				t.Errorf("BundleResolved reason %s, want %s", r, tc.reason)
+			}
 			for _, c := range got.Status.Conditions {
 				if c.Status == metav1.ConditionTrue && c.Type != v1alpha1.ConditionReconciling {
 					continue

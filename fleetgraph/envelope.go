@@ -1,12 +1,11 @@
 package fleetgraph
 
 import (
-	"context"
+	"cmp"
 	"errors"
-	"io/fs"
-	"strings"
 	"time"
 
+	"github.com/kubepact/kubepact/bundle/failure"
 	"github.com/kubepact/kubepact/bundle/oci"
 )
 
@@ -29,16 +28,18 @@ const (
 )
 
 // Sanitised source error codes: the only codes an answer shows; the full
-// error stays in the server log.
+// error stays in the server log. A failure to reach or read a source or a
+// bundle is coded by bundle/failure (SanitizeError), in the same words as
+// the catalog and `kubepact check -o json`; these name the common ones.
 const (
-	ErrAuthFailed  = "AUTH_FAILED"
-	ErrNotFound    = "NOT_FOUND"
-	ErrUnavailable = "UNAVAILABLE"
-	ErrCancelled   = "CANCELLED"
+	ErrAuthFailed  = failure.CodeAuthFailed
+	ErrNotFound    = failure.CodeNotFound
+	ErrUnavailable = failure.CodeUnavailable
+	ErrCancelled   = failure.CodeCancelled
 	ErrInvalid     = "INVALID" // a source file that does not parse; its message says where
 	// ErrNotAllowed: the registry policy refused the registry (or where
 	// it sent the request); its message names the flag that would allow it.
-	ErrNotAllowed = "REGISTRY_NOT_ALLOWED"
+	ErrNotAllowed = failure.CodeNotAllowed
 )
 
 // Limitation codes.
@@ -171,42 +172,40 @@ func cloneSources(in []SourceState) []SourceState {
 	return out
 }
 
-// SanitizeError maps a source failure to a code answers may show.
+// SanitizeError maps a source failure to a code answers may show:
+// bundle/failure's Kind of it, read from the error's type (never its
+// text), with a message of ours. A feed whose errors are of another kind
+// (the Kubernetes API's) classifies them itself and uses SourceErrorOf.
 func SanitizeError(err error) *SourceError {
 	if err == nil {
 		return nil
 	}
+	kind := failure.Classify(err)
 	if re, ok := errors.AsType[*oci.RegistryError](err); ok {
 		// A registry failure says what went wrong in its own sentence,
 		// which never carries a transport's or a registry's text.
-		return &SourceError{Code: registryCode(re.Problem), Message: re.Error()}
+		return &SourceError{Code: kind.Code(), Message: re.Error()}
 	}
-	msg := strings.ToLower(err.Error())
-	switch {
-	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		return &SourceError{Code: ErrCancelled, Message: "the source did not answer in time"}
-	case errors.Is(err, fs.ErrNotExist) || strings.Contains(msg, "not found") || strings.Contains(msg, "does not exist"):
-		return &SourceError{Code: ErrNotFound, Message: "the source names something that does not exist"}
-	case errors.Is(err, fs.ErrPermission) || strings.Contains(msg, "unauthorized") || strings.Contains(msg, "denied") || strings.Contains(msg, "forbidden"):
-		return &SourceError{Code: ErrAuthFailed, Message: "the source refused access"}
-	default:
-		return &SourceError{Code: ErrUnavailable, Message: "the source could not be read"}
-	}
+	return SourceErrorOf(kind)
 }
 
-// registryCode is the sanitised code of a registry problem.
-func registryCode(p oci.Problem) string {
-	switch p {
-	case oci.ProblemNotAllowed, oci.ProblemAddress, oci.ProblemRedirect:
-		return ErrNotAllowed
-	case oci.ProblemAuth:
-		return ErrAuthFailed
-	case oci.ProblemNotFound:
-		return ErrNotFound
-	case oci.ProblemCancelled:
-		return ErrCancelled
-	}
-	return ErrUnavailable
+// SourceErrorOf is the source error of a failure of kind k: its code and
+// the sentence answers show for it.
+func SourceErrorOf(k failure.Kind) *SourceError {
+	return &SourceError{Code: k.Code(), Message: cmp.Or(sourceMessages[k], sourceMessages[failure.Unavailable])}
+}
+
+// sourceMessages say each kind of source failure.
+var sourceMessages = map[failure.Kind]string{
+	failure.Unavailable:      "the source could not be read",
+	failure.NotFound:         "the source names something that does not exist",
+	failure.AuthFailed:       "the source refused access",
+	failure.Cancelled:        "the source did not answer in time",
+	failure.NotAllowed:       "the registry policy refused the registry; nothing was sent to it",
+	failure.InvalidReference: "the source names a reference that is not valid",
+	failure.Unreadable:       "the source holds something that is not a readable Pacto bundle",
+	failure.TooLarge:         "the bundle is larger than the limits allow",
+	failure.Unsafe:           "the bundle holds a link, a device or a path leaving it",
 }
 
 // sourceLimitations turns degraded sources into limitations and decides the

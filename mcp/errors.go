@@ -91,6 +91,13 @@ const (
 //	UNAVAILABLE             fleet,        a ref could not be fetched (payload: or a fleet revision's
 //	                        payload       bundle could not be read again), or what the caller may
 //	                                      see could not be decided now (a Scoper's authority is down)
+//	AUTH_FAILED,            fleet,        a ref failed to load, coded by bundle/failure (its one table,
+//	INVALID_REFERENCE,      payload       failure.Kind.Code: the same words as the catalog's reasons, the
+//	BUNDLE_UNREADABLE,                    fleet's source errors and `kubepact check -o json`): the registry
+//	LIMIT_EXCEEDED,                       refused the credentials; the ref is malformed; what it names is
+//	UNSAFE_BUNDLE                         not a Pacto bundle; it is over the limits; it holds a link, a
+//	                                      device or a path leaving it (NOT_FOUND, REGISTRY_NOT_ALLOWED,
+//	                                      UNAVAILABLE and CANCELLED above are that table's too)
 //
 // An argument diagnostic has one shape, openapitools.Diagnostic {field,
 // code, expected?, message, didYouMean?}, whoever finds the fault: this

@@ -57,12 +57,17 @@ const (
 	// ReasonRegistryUnavailable: the registry could not be reached or
 	// answered with a server error; retried with backoff.
 	ReasonRegistryUnavailable = "RegistryUnavailable"
+	// ReasonRegistryNotAllowed: the operator's registry policy
+	// (--allowed-registries) refused the registry, a host it sent the
+	// request on to, or a redirect; nothing was sent there.
+	ReasonRegistryNotAllowed = "RegistryNotAllowed"
 	// ReasonAuthenticationFailed: the registry refused the credentials.
 	ReasonAuthenticationFailed = "AuthenticationFailed"
 	// ReasonArtifactNotFound: the tag or digest does not exist.
 	ReasonArtifactNotFound = "ArtifactNotFound"
 	// ReasonBundleUnreadable: the artifact or ConfigMap is not a readable
-	// Pacto bundle.
+	// Pacto bundle (a foreign artifact, content not matching its digest,
+	// larger than the limits, an unsafe entry, no pacto.yaml).
 	ReasonBundleUnreadable = "BundleUnreadable"
 	// ReasonPullSecretNotFound: spec.pullSecretRef names a Secret that does
 	// not exist or holds no .dockerconfigjson.

@@ -443,7 +443,7 @@ func (c *Client) pull(ctx context.Context, repo *remote.Repository, ref Referenc
 // unknown (a manifest pinned by digest). At most max bytes are read.
 func (c *Client) fetch(ctx context.Context, repo *remote.Repository, ref Reference, desc ocispec.Descriptor, max int64, isManifest bool) ([]byte, error) {
 	if desc.Size > max {
-		return nil, fmt.Errorf("oci: %s: %w: %s is %d bytes, over the %d-byte limit", ref, ErrInvalidArtifact, desc.Digest, desc.Size, max)
+		return nil, fmt.Errorf("oci: %s: %w: %s is %d bytes, over the %d-byte limit", ref, errOverLimit, desc.Digest, desc.Size, max)
 	}
 	if c.cache != nil {
 		if data, ok := c.cache.get(desc.Digest, max); ok {
@@ -474,7 +474,7 @@ func (c *Client) fetch(ctx context.Context, repo *remote.Repository, ref Referen
 		return nil, classify(ref, err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("oci: %s: %w: %s is over the %d-byte limit", ref, ErrInvalidArtifact, desc.Digest, max)
+		return nil, fmt.Errorf("oci: %s: %w: %s is over the %d-byte limit", ref, errOverLimit, desc.Digest, max)
 	}
 	if desc.Size >= 0 {
 		if err := checkBlob(data, desc); err != nil {
@@ -538,10 +538,12 @@ func parseManifest(raw []byte, lim archive.Limits) (*ocispec.Manifest, error) {
 		return nil, fmt.Errorf("%w: layer media type %q, want %q", ErrInvalidArtifact, m.Layers[0].MediaType, LayerMediaType)
 	case !slices.Contains([]string{ConfigMediaType, dockerConfigMediaType}, m.Config.MediaType):
 		return nil, fmt.Errorf("%w: config media type %q, want %q", ErrInvalidArtifact, m.Config.MediaType, ConfigMediaType)
-	case m.Config.Size < 0 || m.Config.Size > maxConfigBytes:
-		return nil, fmt.Errorf("%w: config is %d bytes, limit %d", ErrInvalidArtifact, m.Config.Size, maxConfigBytes)
-	case m.Layers[0].Size < 0 || m.Layers[0].Size > lim.StreamBytes():
-		return nil, fmt.Errorf("%w: layer is %d bytes, limit %d", ErrInvalidArtifact, m.Layers[0].Size, lim.StreamBytes())
+	case m.Config.Size < 0 || m.Layers[0].Size < 0:
+		return nil, fmt.Errorf("%w: a negative size (config %d, layer %d bytes)", ErrInvalidArtifact, m.Config.Size, m.Layers[0].Size)
+	case m.Config.Size > maxConfigBytes:
+		return nil, fmt.Errorf("%w: config is %d bytes, limit %d", errOverLimit, m.Config.Size, maxConfigBytes)
+	case m.Layers[0].Size > lim.StreamBytes():
+		return nil, fmt.Errorf("%w: layer is %d bytes, limit %d", errOverLimit, m.Layers[0].Size, lim.StreamBytes())
 	}
 	for _, d := range []digest.Digest{m.Config.Digest, m.Layers[0].Digest} {
 		if err := d.Validate(); err != nil {

@@ -36,6 +36,9 @@
 // with its remedy (the flag, and the chart value, that would change the
 // outcome). The transport's, the TLS library's and the registry's own text
 // stays in RegistryError.Err and goes to the client's Logger only.
+// Every other failure wraps one of the sentinels (ErrInvalidArtifact,
+// ErrTooLarge, ErrInvalidReference, …), so that package bundle/failure can
+// name each one's Kind by type, for every surface.
 //
 // This package may import package archive, oras-go, the OCI spec types and
 // logr; it must not import the rest of kubepact, MCP or Kubernetes.

@@ -33,7 +33,24 @@ var (
 	// ErrUnreachable: the registry could not be asked (a connection, DNS,
 	// TLS or timeout failure); this says nothing about the reference.
 	ErrUnreachable = errors.New("registry unreachable")
+	// ErrTooLarge: a manifest, configuration or layer is larger than the
+	// client may read. An error that wraps it wraps ErrInvalidArtifact
+	// too: such an artifact is not one this client takes.
+	ErrTooLarge = errors.New("over the size limit")
 )
+
+// overLimit is the error a size check wraps: it reads as
+// ErrInvalidArtifact (as it always has) and matches ErrTooLarge as well,
+// so a caller can tell an artifact that is too large from a foreign one.
+type overLimit struct{}
+
+func (overLimit) Error() string { return ErrInvalidArtifact.Error() }
+
+// Is makes overLimit match ErrTooLarge and ErrInvalidArtifact.
+func (overLimit) Is(target error) bool { return target == ErrTooLarge || target == ErrInvalidArtifact }
+
+// errOverLimit is wrapped by every size refusal of a pull.
+var errOverLimit error = overLimit{}
 
 // Problem is what went wrong in a registry operation, as [RegistryError]
 // classifies it.

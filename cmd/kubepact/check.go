@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,8 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/archive"
-	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/bundle/failure"
 	"github.com/kubepact/kubepact/bundle/validate"
 )
 
@@ -52,7 +49,7 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 			ctx := cmd.Context()
 			client, err := reg.client(ctx, ref)
 			if err != nil {
-				return couldNotCheck(CodeRegistryConfigInvalid, err)
+				return couldNotCheck(codeRegistryConfigInvalid, err)
 			}
 			lim := reg.limits.lim
 			b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: client, Limits: lim})
@@ -87,8 +84,9 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 // pacto_check ({path, code, message}, split into errors and warnings).
 type checkReport struct {
 	Valid bool `json:"valid"`
-	// CouldNotCheck is true when the only errors are REF_UNREACHABLE: the
-	// bundle is not known to be invalid (exit status 2).
+	// CouldNotCheck is true when the bundle could not be read (its one
+	// error is coded by bundle/failure) or the only errors are
+	// REF_UNREACHABLE: it is not known to be invalid (exit status 2).
 	CouldNotCheck bool               `json:"couldNotCheck,omitempty"`
 	Source        string             `json:"source"`
 	Identity      string             `json:"identity,omitempty"`
@@ -98,45 +96,14 @@ type checkReport struct {
 	Warnings      []validate.Finding `json:"warnings"`
 }
 
-// Codes of a check that could not be made (exit status 2), as the JSON
-// report's errors carry them.
-const (
-	CodeBundleUnreadable      = "BUNDLE_UNREADABLE"       // the directory, archive or artifact cannot be read as a bundle
-	CodeLimitExceeded         = "LIMIT_EXCEEDED"          // the bundle is larger than the size or entry limits
-	CodeUnsafeBundle          = "UNSAFE_BUNDLE"           // an entry is a link, device or escapes the bundle
-	CodeInvalidReference      = "INVALID_REFERENCE"       // the oci:// reference is malformed
-	CodeBundleNotFound        = "BUNDLE_NOT_FOUND"        // the registry has no such repository, tag or digest
-	CodeRegistryAuthFailed    = "REGISTRY_AUTH_FAILED"    // the registry refused the credentials
-	CodeRegistryNotAllowed    = "REGISTRY_NOT_ALLOWED"    // the registry policy refused the registry (--allowed-registries)
-	CodeRegistryConfigInvalid = "REGISTRY_CONFIG_INVALID" // the registry flags or credential files cannot be used
-	CodeCancelled             = "CANCELLED"               // interrupted before the check finished
-)
+// codeRegistryConfigInvalid is the code of a check that could not be
+// made because the registry flags or credential files cannot be used;
+// every other such check is coded by bundle/failure, as MCP answers are.
+const codeRegistryConfigInvalid = "REGISTRY_CONFIG_INVALID"
 
-// loadFailureCode names why bundle.Load failed.
-func loadFailureCode(err error) string {
-	switch {
-	case errors.Is(err, archive.ErrLimit):
-		return CodeLimitExceeded
-	case errors.Is(err, archive.ErrUnsafe):
-		return CodeUnsafeBundle
-	case errors.Is(err, oci.ErrInvalidReference):
-		return CodeInvalidReference
-	case errors.Is(err, oci.ErrNotFound):
-		return CodeBundleNotFound
-	case errors.Is(err, oci.ErrAuthFailed):
-		return CodeRegistryAuthFailed
-	case errors.Is(err, oci.ErrNotAllowed):
-		return CodeRegistryNotAllowed
-	case errors.Is(err, context.Canceled):
-		return CodeCancelled
-	case validate.IsUnreachable(err):
-		return validate.CodeRefUnreachable
-	case errors.Is(err, context.DeadlineExceeded):
-		return CodeCancelled
-	default:
-		return CodeBundleUnreadable
-	}
-}
+// loadFailureCode names why bundle.Load failed: bundle/failure's code, the
+// one MCP answers give the same failure.
+func loadFailureCode(err error) string { return failure.Classify(err).Code() }
 
 // failedCheckReport is the report of a check that could not be made.
 func failedCheckReport(ref, code string, err error) checkReport {

@@ -43,13 +43,13 @@ func TestCheckJSONWhenCannotCheck(t *testing.T) {
 		args     []string
 		wantCode string
 	}{
-		{"missing directory", []string{filepath.Join(t.TempDir(), "nope")}, CodeBundleUnreadable},
-		{"no pacto.yaml", []string{t.TempDir()}, CodeBundleUnreadable},
-		{"file over the limit", []string{big}, CodeLimitExceeded},
-		{"malformed reference", []string{"oci://Not A Ref"}, CodeInvalidReference},
-		{"empty reference", []string{"oci://"}, CodeInvalidReference},
-		{"unreadable registry config", []string{catalog, "--registry-config", brokenConfig}, CodeRegistryConfigInvalid},
-		{"registry does not answer", []string{fmt.Sprintf("oci://127.0.0.1:%d/acme/catalog:1.0.0", freePort(t)), "--plain-http"}, "REF_UNREACHABLE"},
+		{"missing directory", []string{filepath.Join(t.TempDir(), "nope")}, "NOT_FOUND"},
+		{"no pacto.yaml", []string{t.TempDir()}, "BUNDLE_UNREADABLE"},
+		{"file over the limit", []string{big}, "LIMIT_EXCEEDED"},
+		{"malformed reference", []string{"oci://Not A Ref"}, "INVALID_REFERENCE"},
+		{"empty reference", []string{"oci://"}, "INVALID_REFERENCE"},
+		{"unreadable registry config", []string{catalog, "--registry-config", brokenConfig}, "REGISTRY_CONFIG_INVALID"},
+		{"registry does not answer", []string{fmt.Sprintf("oci://127.0.0.1:%d/acme/catalog:1.0.0", freePort(t)), "--plain-http"}, "UNAVAILABLE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -657,7 +657,7 @@ func (f *Feed) loadBundle(revKey, ref string) {
 	}
 	bs.loading, bs.rev, bs.err = false, derived, nil
 	if err != nil {
-		bs.err = fleetgraph.SanitizeError(err)
+		bs.err = sourceError(err)
 		bs.failures++
 		wait := min(f.retry<<min(bs.failures-1, 10), bundleRetryMax)
 		f.opts.Log.Info("Bundle of a ServiceContract revision could not be read; its dependencies are unknown until a retry succeeds", "ref", ref, "retryIn", wait, "error", err.Error())

@@ -380,3 +380,28 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(raw)
 }
+
+// TestSourceErrorReadsStatusNotText: an API server's answer is classified
+// by its Status reason; the same words in an error of another type are
+// not taken for it (they were, when the text was matched).
+func TestSourceErrorReadsStatusNotText(t *testing.T) {
+	gr := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"forbidden", apierrors.NewForbidden(gr, "", errors.New("cannot list")), fleetgraph.ErrAuthFailed},
+		{"unauthorized", apierrors.NewUnauthorized("token expired"), fleetgraph.ErrAuthFailed},
+		{"not found", apierrors.NewNotFound(gr, "pay"), fleetgraph.ErrNotFound},
+		{"the words alone", errors.New("deployments is forbidden: not found, unauthorized"), fleetgraph.ErrUnavailable},
+		{"cancelled", context.Canceled, fleetgraph.ErrCancelled},
+	} {
+		if got := sourceError(tc.err); got == nil || got.Code != tc.want || strings.Contains(got.Message, "cannot list") {
+			t.Errorf("%s: %+v, want code %s in our words", tc.name, got, tc.want)
+		}
+	}
+	if sourceError(nil) != nil {
+		t.Error("sourceError(nil) is not nil")
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	fail "github.com/kubepact/kubepact/bundle/failure"
 	"github.com/kubepact/kubepact/fleetgraph"
 )
 
@@ -85,6 +86,21 @@ func (f *Feed) watchFailed(desc, ns string, err error) {
 	}
 	f.opts.Log.Info("Kubernetes watch failed; the fleet is partial until it recovers", "resource", name, "namespace", ns, "error", err.Error())
 	f.publishState(map[watchKey]error{{name, ns}: err})
+}
+
+// sourceError is the source error of a failure of this feed: an API server
+// answer is classified by its Status reason (the code, never the text),
+// anything else (a bundle load, the connection) by fleetgraph.
+func sourceError(err error) *fleetgraph.SourceError {
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsNotFound(err):
+		return fleetgraph.SourceErrorOf(fail.NotFound)
+	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+		return fleetgraph.SourceErrorOf(fail.AuthFailed)
+	}
+	return fleetgraph.SanitizeError(err)
 }
 
 // isStatus reports whether err is an answer of the API server (a Status),
@@ -171,9 +187,9 @@ func (f *Feed) publishState(results map[watchKey]error) {
 			delete(h.failed, k)
 			delete(h.failed, watchKey{k.resource, ""}) // it answered: it is reachable
 		case h.failed[k] == nil:
-			h.failed[k] = &failure{err: fleetgraph.SanitizeError(err), since: now}
+			h.failed[k] = &failure{err: sourceError(err), since: now}
 		default:
-			h.failed[k].err = fleetgraph.SanitizeError(err)
+			h.failed[k].err = sourceError(err)
 		}
 	}
 	st := fleetgraph.SourceState{ID: f.opts.SourceID, Kind: SourceKind, Status: fleetgraph.SourceAvailable, ObservedAt: now}
@@ -285,7 +301,7 @@ func (f *Feed) discover(ctx context.Context, dc discovery.DiscoveryInterface) []
 	for {
 		kinds, crdMissing, err := discoverOnce(dc)
 		f.health.mu.Lock()
-		f.health.discovery = fleetgraph.SanitizeError(err)
+		f.health.discovery = sourceError(err)
 		f.health.crdMissing = crdMissing
 		f.health.mu.Unlock()
 		if err == nil {

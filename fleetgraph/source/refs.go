@@ -10,16 +10,19 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/archive"
+	"github.com/kubepact/kubepact/bundle/failure"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
 )
 
-// RefError codes.
+// RefError codes of the loader's own refusals; a reference that fails to
+// load is coded by bundle/failure, in the words of the catalog and
+// `kubepact check -o json`.
 const (
 	CodeOutsideWorkspace = "PATH_OUTSIDE_WORKSPACE"
-	CodeRefNotFound      = "NOT_FOUND"
+	CodeRefNotFound      = failure.CodeNotFound
 	CodeRegistryDisabled = "REGISTRY_DISABLED"
-	CodeRefUnavailable   = "UNAVAILABLE"
+	CodeRefUnavailable   = failure.CodeUnavailable
 )
 
 // ErrTooLarge is wrapped by the *RefError of a LoadWithin whose bundle
@@ -119,7 +122,7 @@ func (l *RefLoader) LoadWithin(ctx context.Context, ref string, maxBytes int64) 
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &RefError{Code: CodeRefNotFound, Ref: ref, Message: ref + " does not exist in the workspace"}
 	}
-	return nil, &RefError{Code: CodeRefNotFound, Ref: ref, Message: fmt.Sprintf("%s is not a loadable bundle directory: %s", ref, firstLine(err.Error()))}
+	return nil, &RefError{Code: failure.Classify(err).Code(), Ref: ref, Message: fmt.Sprintf("%s is not a loadable bundle directory: %s", ref, firstLine(err.Error()))}
 }
 
 // within is own with its byte limits lowered to maxBytes, and whether
@@ -145,7 +148,7 @@ func (l *RefLoader) loadOCI(ctx context.Context, ref string, maxBytes int64) (*b
 	}
 	r, err := oci.ParseReference(ref)
 	if err != nil {
-		return nil, &RefError{Code: CodeRefNotFound, Ref: ref, Message: firstLine(err.Error())}
+		return nil, &RefError{Code: failure.Classify(err).Code(), Ref: ref, Message: firstLine(err.Error())}
 	}
 	d := r.Digest
 	if d == "" {

@@ -3,6 +3,8 @@ package catalog
 import (
 	"strings"
 	"time"
+
+	"github.com/kubepact/kubepact/bundle/failure"
 )
 
 // SchemaVersion is the catalog format, as Pacto names it.
@@ -24,19 +26,29 @@ const (
 )
 
 // Reason codes: why a root or a dependency did not resolve. Sanitised: the
-// message beside one is ours, never a registry's text.
+// message beside one is ours, never a registry's text. A registry or
+// bundle failure is coded by bundle/failure (the first nine), in the same
+// words as `kubepact check -o json` and the fleet answers.
 const (
-	ReasonNotFound         = "NOT_FOUND"
-	ReasonAuthFailed       = "AUTH_FAILED"
-	ReasonCancelled        = "CANCELLED"
-	ReasonUnavailable      = "UNAVAILABLE"
-	ReasonInvalidReference = "INVALID_REFERENCE"
-	ReasonInvalidContract  = "INVALID_CONTRACT"
-	ReasonInvalidIdentity  = "INVALID_IDENTITY"
-	ReasonBoundExceeded    = "BOUND_EXCEEDED"
+	ReasonNotFound         = failure.CodeNotFound
+	ReasonAuthFailed       = failure.CodeAuthFailed
+	ReasonCancelled        = failure.CodeCancelled
+	ReasonUnavailable      = failure.CodeUnavailable
+	ReasonInvalidReference = failure.CodeInvalidReference
 	// ReasonNotAllowed: the registry policy refused the registry (not in
 	// --allowed-registries, or at an address only a named one may be at).
-	ReasonNotAllowed = "REGISTRY_NOT_ALLOWED"
+	ReasonNotAllowed = failure.CodeNotAllowed
+	// ReasonUnreadable: what the reference names is not a Pacto bundle (a
+	// foreign artifact, content not matching its digest, no pacto.yaml).
+	ReasonUnreadable = failure.CodeUnreadable
+	// ReasonTooLarge: the bundle is larger than the limits allow.
+	ReasonTooLarge = failure.CodeTooLarge
+	// ReasonUnsafe: the bundle holds a link, a device or a path leaving it.
+	ReasonUnsafe = failure.CodeUnsafe
+
+	ReasonInvalidContract = "INVALID_CONTRACT"
+	ReasonInvalidIdentity = "INVALID_IDENTITY"
+	ReasonBoundExceeded   = "BOUND_EXCEEDED"
 	// ReasonResolving: not resolved yet; the first resolution is under
 	// way (kubepact's, not Pacto's: Pacto serves nothing before it).
 	ReasonResolving = "RESOLVING"

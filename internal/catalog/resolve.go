@@ -18,6 +18,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/bundle/failure"
 	"github.com/kubepact/kubepact/bundle/oci"
 )
 
@@ -583,48 +584,59 @@ func timedOut(err error) bool {
 	return ok && re.Problem == oci.ProblemTimeout
 }
 
-// registryReason gives a registry failure its sanitised code and a message
-// of our own: a registry's or a transport's text never reaches the
-// catalog, since it may carry hosts, tokens or anything a hostile
+// registryReason gives a registry failure its code, bundle/failure's, and
+// a message of our own: a registry's or a transport's text never reaches
+// the catalog, since it may carry hosts, tokens or anything a hostile
 // registry chose to send.
 func registryReason(err error) *Reason {
+	kind := failure.Classify(err)
 	if re, ok := errors.AsType[*oci.RegistryError](err); ok {
 		// bundle/oci's sentence, ours and naming the flag that would help;
 		// without hosts, as the root or dependency is shown beside it.
-		code := map[oci.Problem]string{oci.ProblemNotAllowed: ReasonNotAllowed, oci.ProblemAddress: ReasonNotAllowed,
-			oci.ProblemRedirect: ReasonNotAllowed, oci.ProblemAuth: ReasonAuthFailed, oci.ProblemNotFound: ReasonNotFound,
-			oci.ProblemCancelled: ReasonCancelled}[re.Problem]
-		return &Reason{Code: cmp.Or(code, ReasonUnavailable), Message: re.Summary()}
+		return &Reason{Code: kind.Code(), Message: re.Summary()}
 	}
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &Reason{Code: ReasonCancelled, Message: "resolution was cancelled or timed out"}
-	case errors.Is(err, oci.ErrInvalidReference):
+	if kind == failure.InvalidReference {
 		return referenceReason(err)
-	case errors.Is(err, oci.ErrAuthFailed):
-		return &Reason{Code: ReasonAuthFailed, Message: "the registry refused the credentials, or their absence"}
-	case errors.Is(err, oci.ErrNotFound):
-		return &Reason{Code: ReasonNotFound, Message: "the registry has no such repository, tag or digest"}
-	case errors.Is(err, oci.ErrInvalidArtifact):
-		return &Reason{Code: ReasonInvalidContract, Message: "what the registry holds is not a Pacto bundle in the expected format"}
 	}
-	var ae *archive.Error
-	if errors.As(err, &ae) {
-		return &Reason{Code: ReasonInvalidContract, Message: "the bundle's files are malformed or exceed the extraction limits"}
-	}
-	return &Reason{Code: ReasonUnavailable, Message: "the registry could not be reached or did not answer"}
+	return &Reason{Code: kind.Code(), Message: cmp.Or(registryMessages[kind], registryMessages[failure.Unavailable])}
 }
 
-// loadReason classifies a local directory the loader refused.
+// registryMessages say each kind of failure of a registry bundle, when
+// bundle/oci has no sentence of its own for it.
+var registryMessages = map[failure.Kind]string{
+	failure.Unavailable:      "the registry could not be reached or did not answer",
+	failure.NotFound:         "the registry has no such repository, tag or digest",
+	failure.AuthFailed:       "the registry refused the credentials, or their absence",
+	failure.NotAllowed:       "the registry policy refused the registry; nothing was sent to it",
+	failure.InvalidReference: "the reference is not a valid OCI reference",
+	failure.Unreadable:       "what the registry holds is not a Pacto bundle in the expected format",
+	failure.TooLarge:         "the bundle is larger than the extraction limits allow",
+	failure.Unsafe:           "the bundle holds an entry that is unsafe to extract (a link, a device or a path leaving it)",
+	failure.Cancelled:        "resolution was cancelled or timed out",
+}
+
+// loadReason gives a local directory the loader refused its code,
+// bundle/failure's, and a message of our own.
 func loadReason(err error) *Reason {
-	var ae *archive.Error
-	switch {
-	case errors.As(err, &ae):
-		return &Reason{Code: ReasonInvalidContract, Message: "the bundle's files exceed the bundle limits or cannot be packed"}
-	case strings.Contains(err.Error(), "has no "+contract.FileName):
-		return &Reason{Code: ReasonInvalidContract, Message: "the directory holds no " + contract.FileName}
+	kind := failure.Classify(err)
+	msg := cmp.Or(localMessages[kind], localMessages[failure.Unavailable])
+	if errors.Is(err, bundle.ErrNoContract) {
+		msg = "the directory holds no " + contract.FileName
 	}
-	return &Reason{Code: ReasonUnavailable, Message: "the directory cannot be read as a bundle"}
+	return &Reason{Code: kind.Code(), Message: msg}
+}
+
+// localMessages say each kind of failure of a local bundle directory.
+var localMessages = map[failure.Kind]string{
+	failure.Unavailable:      "the directory cannot be read as a bundle",
+	failure.NotFound:         "there is no directory at this path",
+	failure.AuthFailed:       "the directory, or a file in it, may not be read",
+	failure.NotAllowed:       "the directory cannot be read as a bundle",
+	failure.InvalidReference: "the path is not a directory: a local bundle is a directory holding " + contract.FileName,
+	failure.Unreadable:       "the directory cannot be read as a bundle",
+	failure.TooLarge:         "the bundle's files exceed the bundle limits",
+	failure.Unsafe:           "the directory holds a link, a device or another entry a bundle may not hold",
+	failure.Cancelled:        "resolution was cancelled or timed out",
 }
 
 // finish orders the graph and computes what is derived from it: ranks,
