@@ -34,6 +34,7 @@ import (
 	"github.com/kubepact/kubepact/fleetgraph/kube"
 	"github.com/kubepact/kubepact/fleetgraph/source"
 	"github.com/kubepact/kubepact/mcp"
+	"github.com/kubepact/kubepact/mcp/kubeauth"
 )
 
 // operatorOptions is the operator's option group.
@@ -358,7 +359,7 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 	if o.mcpAuth == mcpAuthKubernetes {
 		// The operator's own identity sends the reviews: its ClusterRole
 		// may create tokenreviews and subjectaccessreviews.
-		ident, err := controllers.NewKubeIdentity(cfg, nil)
+		ident, err := kubeauth.NewKubeIdentity(cfg, nil)
 		if err != nil {
 			return fmt.Errorf("/mcp authentication: %w", err)
 		}
