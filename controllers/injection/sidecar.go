@@ -12,6 +12,7 @@ import (
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/internal/sidecar"
+	"github.com/kubepact/kubepact/internal/sidecar/podspec"
 )
 
 // Names the injection reads from and writes to Pods and Namespaces.
@@ -194,7 +195,7 @@ func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOpt
 	}
 	resources, warnings := sidecarResources(pod.Annotations, o)
 	inj.Warnings = warnings
-	c := sidecar.Container(cfg, sidecar.ContainerSpec{Name: o.ContainerName, Image: o.Image, RunAsUser: o.RunAsUser, Resources: resources})
+	c := podspec.Container(cfg, podspec.ContainerSpec{Name: o.ContainerName, Image: o.Image, RunAsUser: o.RunAsUser, Resources: resources})
 	if cm := sc.Spec.Bundle.ConfigMapRef; cm != nil {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: bundleVolume, MountPath: bundleDir, ReadOnly: true})
 		inj.Volumes = append(inj.Volumes, corev1.Volume{Name: bundleVolume, VolumeSource: corev1.VolumeSource{

@@ -4,8 +4,8 @@
 // # Config
 //
 // Config is everything a sidecar runs with. The injection webhook builds
-// one per Pod and writes it as a container (Container, whose command line
-// is Config.Args); the sidecar command binds its flags into one and starts
+// one per Pod and writes it as a container (podspec.Container, whose
+// command line is Config.Args); the sidecar command binds its flags into one and starts
 // from it; the operator computes the tool surface of one (ToolSurface) to
 // record it on the ServiceContract. Args and the command's flags round-trip:
 // a Config written by Args and parsed by `kubepact sidecar` is the same
@@ -20,6 +20,7 @@
 //
 // # Imports
 //
-// It may import bundle, mcp and k8s.io/api; never controllers, cmd or
-// controller-runtime.
+// It may import bundle and mcp; never Kubernetes packages (k8s.io,
+// sigs.k8s.io: the container spec is its sub-package podspec),
+// controllers or cmd.
 package sidecar

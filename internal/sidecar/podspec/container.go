@@ -1,4 +1,10 @@
-package sidecar
+// Package podspec is the sidecar's container as the injection webhook
+// writes it into a Pod: the command line of a sidecar.Config, its ports and
+// probes, and the restricted Pod Security Standard. It is apart from
+// package sidecar so that the sidecar's own code path links no Kubernetes
+// API types (TestSidecarLinksNoKubernetes in cmd/kubepact); it may import
+// internal/sidecar and k8s.io/api, never controllers or cmd.
+package podspec
 
 import (
 	"strconv"
@@ -6,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubepact/kubepact/internal/sidecar"
 )
 
 // Port names of the sidecar container.
@@ -14,7 +22,7 @@ const (
 	ProbePortName = "kubepact-probes"
 )
 
-// ContainerSpec is what the container needs besides the Config: the
+// ContainerSpec is what the container needs besides the sidecar.Config: the
 // image, its name, its user and its resources.
 type ContainerSpec struct {
 	Name  string
@@ -29,7 +37,7 @@ type ContainerSpec struct {
 // Always) that runs cfg: its command line is cfg.Args(), its ports and
 // probes are cfg's endpoints, and it meets the restricted Pod Security
 // Standard. Volumes and their mounts are the caller's.
-func Container(cfg Config, spec ContainerSpec) corev1.Container {
+func Container(cfg sidecar.Config, spec ContainerSpec) corev1.Container {
 	health := cfg.HealthPort()
 	c := corev1.Container{
 		Name:          spec.Name,
