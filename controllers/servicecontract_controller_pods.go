@@ -161,7 +161,7 @@ func (p *podReporter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 	if err := p.pods.List(ctx, list, client.InNamespace(req.Namespace), client.MatchingFields{indexPodContract: req.Name}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing injected Pods: %w", err)
 	}
-	want := PodsReport(obj.Status.Digest, list.Items)
+	want := podsReport(obj.Status.Digest, list.Items)
 	if equality.Semantic.DeepEqual(obj.Status.Pods, want) {
 		return ctrl.Result{}, nil
 	}
@@ -173,12 +173,12 @@ func (p *podReporter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 // unknownDigest groups injected Pods that carry no digest annotation.
 const unknownDigest = "unknown"
 
-// PodsReport counts pods by the bundle digest their sidecar was pinned to
+// podsReport counts pods by the bundle digest their sidecar was pinned to
 // (injection.AnnotationBundleDigest), against current, the contract's digest: the
 // current digest first, then by count, each naming its first Pods in name
 // order; nil without Pods. Pods being deleted are left out. It is bounded
 // by v1alpha1.MaxPodDigests and MaxPodNames; Total and Stale count all.
-func PodsReport(current string, pods []metav1.PartialObjectMetadata) *v1alpha1.PodsStatus {
+func podsReport(current string, pods []metav1.PartialObjectMetadata) *v1alpha1.PodsStatus {
 	by := map[string]*v1alpha1.DigestPods{}
 	out := &v1alpha1.PodsStatus{}
 	for i := range pods {
