@@ -144,7 +144,7 @@ func postReviewTo(t *testing.T, port string, review *admissionv1.AdmissionReview
 	defer resp.Body.Close()
 	var out admissionv1.AdmissionReview
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Response == nil {
-		return nil, fmt.Errorf("status %d: not an AdmissionReview answer: %v", resp.StatusCode, err)
+		return nil, fmt.Errorf("status %d: not an AdmissionReview answer: %w", resp.StatusCode, err)
 	}
 	return out.Response, nil
 }
