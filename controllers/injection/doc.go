@@ -34,5 +34,6 @@
 // # Imports
 //
 // It may import api, bundle, internal and controller-runtime; never
-// controllers (which imports it for the Pod names), mcp or cmd.
+// controllers (which imports it for the Pod names) or cmd, and mcp only
+// through internal/sidecar (the tool surface of a Config).
 package injection
