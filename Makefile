@@ -86,7 +86,7 @@ lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Write the CRD (config/crd/bases), the operator's RBAC (config/rbac/role.yaml) and the injection webhook (config/webhook/manifests.yaml) from the markers, and copy them into the chart.
-	$(CONTROLLER_GEN) rbac:roleName=kubepact-operator crd webhook paths="./api/...;./controllers/..." \
+	$(CONTROLLER_GEN) rbac:roleName=kubepact-operator crd webhook paths="./api/...;./controllers/...;./mcp/kubeauth/..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac \
 		output:webhook:artifacts:config=config/webhook
 	@# The chart takes its CRDs, RBAC rules and webhooks from these copies,

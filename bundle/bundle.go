@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -259,6 +260,42 @@ func LoadLayer(layer []byte, opts *LoadOptions) (*Bundle, error) {
 		opts = &LoadOptions{}
 	}
 	return fromLayer(layer, opts.Limits)
+}
+
+// ErrLayerFileTooLarge is a packed bundle file larger than the total a
+// bundle may hold (Limits.MaxTotalBytes), refused before it is read.
+var ErrLayerFileTooLarge = errors.New("the file is larger than a bundle may hold in all")
+
+// LoadLayerFile loads a packed bundle file (a bundle.tar.gz as "kubepact
+// pack" writes it, e.g. mounted from a ConfigMap) as LoadLayer does,
+// reading at most Limits.MaxTotalBytes of it: a larger file is
+// ErrLayerFileTooLarge, and open and read failures are the *fs.PathError
+// os returns. A packed file is fixed content, as a pulled bundle is: the
+// bundle's Source is the path, so skills are read from the bundle, not
+// from a directory.
+func LoadLayerFile(path string, opts *LoadOptions) (*Bundle, error) {
+	if opts == nil {
+		opts = &LoadOptions{}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	bound := opts.Limits.WithDefaults().MaxTotalBytes
+	raw, err := io.ReadAll(io.LimitReader(f, bound+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > bound {
+		return nil, fmt.Errorf("%w (%d bytes)", ErrLayerFileTooLarge, bound)
+	}
+	b, err := fromLayer(raw, opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	b.Source = Source{Ref: path}
+	return b, nil
 }
 
 // fromLayer builds a Bundle from a packed layer: it extracts it under the

@@ -20,6 +20,7 @@ import (
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -164,7 +165,7 @@ func BenchmarkAdmission(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := controllers.SetupInjector(mgr, &controllers.Injector{Options: controllers.SidecarOptions{Image: sidecarImage}}, rot); err != nil {
+	if err := injection.SetupInjector(mgr, &injection.Injector{Options: injection.SidecarOptions{Image: sidecarImage}}, rot); err != nil {
 		b.Fatal(err)
 	}
 	mctx, cancel := context.WithCancel(ctx)
@@ -192,7 +193,7 @@ func BenchmarkAdmission(b *testing.B) {
 		b.Fatal(err)
 	}
 	admit := func(ns string) *corev1.Pod {
-		pod := restrictedPod(ns, "bench", map[string]string{controllers.AnnotationContract: "catalog"})
+		pod := restrictedPod(ns, "bench", map[string]string{injection.AnnotationContract: "catalog"})
 		if err := admin.Create(ctx, pod, client.DryRunAll); err != nil {
 			b.Fatal(err)
 		}

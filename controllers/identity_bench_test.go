@@ -8,9 +8,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/controllers"
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/mcp"
+	"github.com/kubepact/kubepact/mcp/kubeauth"
 )
 
 // BenchmarkScopedMCPQuery compares a fleet tool call over HTTP (the go-sdk
@@ -55,7 +55,7 @@ func BenchmarkScopedMCPQuery(b *testing.B) {
 	for _, ns := range nss[:5] {
 		grantList(b, ns, saNS, "reader")
 	}
-	ident, err := controllers.NewKubeIdentity(operatorConfig, nil)
+	ident, err := kubeauth.NewKubeIdentity(operatorConfig, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

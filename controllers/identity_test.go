@@ -22,10 +22,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubepact/kubepact/controllers"
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
 	"github.com/kubepact/kubepact/mcp"
+	"github.com/kubepact/kubepact/mcp/kubeauth"
 )
 
 // countingConfig is the operator's rest.Config with every request it
@@ -209,7 +209,7 @@ func TestKubeIdentityScopesMCP(t *testing.T) {
 
 	var requests atomic.Int64
 	clock := &testClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	ident, err := controllers.NewKubeIdentity(countingConfig(&requests), &controllers.IdentityOptions{
+	ident, err := kubeauth.NewKubeIdentity(countingConfig(&requests), &kubeauth.IdentityOptions{
 		TokenTTL: 10 * time.Minute, NegativeTokenTTL: time.Second, AccessTTL: 10 * time.Minute, Clock: clock.Now,
 	})
 	if err != nil {
@@ -339,7 +339,7 @@ func TestKubeIdentityCaches(t *testing.T) {
 	tok := serviceAccountToken(t, ns, "cached")
 	var requests atomic.Int64
 	clock := &testClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	ident, err := controllers.NewKubeIdentity(countingConfig(&requests), &controllers.IdentityOptions{
+	ident, err := kubeauth.NewKubeIdentity(countingConfig(&requests), &kubeauth.IdentityOptions{
 		TokenTTL: time.Minute, NegativeTokenTTL: 5 * time.Second, MaxTokens: 2, Clock: clock.Now,
 	})
 	if err != nil {
@@ -420,7 +420,7 @@ func TestKubeIdentitySharedRevision(t *testing.T) {
 	b.SetSource(fleetgraph.SourceState{ID: "kubernetes", Kind: "kubernetes", Status: fleetgraph.SourceAvailable, LastSuccessfulSync: time.Now()})
 	b.Flush()
 	var requests atomic.Int64
-	ident, err := controllers.NewKubeIdentity(countingConfig(&requests), nil)
+	ident, err := kubeauth.NewKubeIdentity(countingConfig(&requests), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestKubeIdentityBoundsTokenReviews(t *testing.T) {
 	tok := serviceAccountToken(t, ns, "known")
 	var requests atomic.Int64
 	clock := &testClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	ident, err := controllers.NewKubeIdentity(countingConfig(&requests), &controllers.IdentityOptions{
+	ident, err := kubeauth.NewKubeIdentity(countingConfig(&requests), &kubeauth.IdentityOptions{
 		TokenTTL: 10 * time.Second, TokenReviewRate: 1, TokenReviewBurst: 5, Clock: clock.Now,
 	})
 	if err != nil {

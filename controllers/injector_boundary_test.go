@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -50,7 +50,7 @@ const operatorUser = "system:serviceaccount:" + operatorNamespace + ":" + operat
 // configuration sends it the Pods of the namespaces given the label it
 // returns (and no others: the package's webhook keeps
 // kubepact.dev/injection=enabled).
-func startOperator(t *testing.T, user string, inj *controllers.Injector) map[string]string {
+func startOperator(t *testing.T, user string, inj *injection.Injector) map[string]string {
 	t.Helper()
 	needControlPlane(t)
 	ln, err := net.Listen("tcp", net.JoinHostPort(webhookHost, "0"))
@@ -76,7 +76,7 @@ func startOperator(t *testing.T, user string, inj *controllers.Injector) map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controllers.SetupInjector(mgr, inj, nil); err != nil {
+	if err := injection.SetupInjector(mgr, inj, nil); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -129,7 +129,7 @@ func waitAdmission(t *testing.T, ns, contract, what string, ok func(pod *corev1.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		warns.reset()
-		pod := restrictedPod(ns, "probe", map[string]string{controllers.AnnotationContract: contract})
+		pod := restrictedPod(ns, "probe", map[string]string{injection.AnnotationContract: contract})
 		err := c.Create(t.Context(), pod, client.DryRunAll)
 		if err == nil && ok(pod, warns) {
 			return
@@ -180,8 +180,8 @@ func TestInjectUnwatchedNamespace(t *testing.T) {
 	watched, unwatched := newNamespace(t), newNamespace(t)
 	readyContract(t, watched, "catalog")
 	readyContract(t, unwatched, "catalog")
-	label := startOperator(t, operatorUser, &controllers.Injector{
-		Options:    controllers.SidecarOptions{Image: sidecarImage, PlainHTTP: true},
+	label := startOperator(t, operatorUser, &injection.Injector{
+		Options:    injection.SidecarOptions{Image: sidecarImage, PlainHTTP: true},
 		Namespaces: []string{watched},
 	})
 	labelNamespace(t, watched, label)
@@ -189,19 +189,19 @@ func TestInjectUnwatchedNamespace(t *testing.T) {
 	waitAdmission(t, watched, "catalog", "the other operator injects in the namespace it watches", injected)
 
 	c, warns := warningClient(t)
-	pod := restrictedPod(unwatched, "direct", map[string]string{controllers.AnnotationContract: "catalog"})
+	pod := restrictedPod(unwatched, "direct", map[string]string{injection.AnnotationContract: "catalog"})
 	if err := c.Create(t.Context(), pod); err != nil {
 		t.Fatalf("a Pod in a namespace the operator does not watch was refused: %v", err)
 	}
 	if sidecarOf(pod) != nil {
 		t.Errorf("injected outside the watched namespaces: %+v", pod.Spec.InitContainers)
 	}
-	if !warns.contains("does not watch this namespace") || !warns.contains(controllers.SkipNamespaceNotWatched) {
+	if !warns.contains("does not watch this namespace") || !warns.contains(injection.SkipNamespaceNotWatched) {
 		t.Errorf("warnings %q do not say the namespace is not watched", warns.all())
 	}
-	strict := restrictedPod(unwatched, "strict", map[string]string{controllers.AnnotationContract: "catalog", controllers.AnnotationInjectPolicy: controllers.InjectPolicyRequired})
-	if err := c.Create(t.Context(), strict); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "failing condition: "+controllers.SkipNamespaceNotWatched) {
-		t.Errorf("required, namespace not watched: %v, want a refusal naming %s", err, controllers.SkipNamespaceNotWatched)
+	strict := restrictedPod(unwatched, "strict", map[string]string{injection.AnnotationContract: "catalog", injection.AnnotationInjectPolicy: injection.InjectPolicyRequired})
+	if err := c.Create(t.Context(), strict); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "failing condition: "+injection.SkipNamespaceNotWatched) {
+		t.Errorf("required, namespace not watched: %v, want a refusal naming %s", err, injection.SkipNamespaceNotWatched)
 	}
 
 	// The ReplicaSet controller's Pods: admitted, and the ReplicaSet says why.
@@ -211,7 +211,7 @@ func TestInjectUnwatchedNamespace(t *testing.T) {
 			t.Errorf("pod %s was injected outside the watched namespaces", p.Name)
 		}
 	}
-	e := waitEvent(t, unwatched, "ReplicaSet", controllers.ReasonSidecarNotInjected, controllers.SkipNamespaceNotWatched)
+	e := waitEvent(t, unwatched, "ReplicaSet", injection.ReasonSidecarNotInjected, injection.SkipNamespaceNotWatched)
 	if e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Regarding.Name, "catalog-") {
 		t.Errorf("event %s on %s/%s, want a Warning on the catalog ReplicaSet", e.Type, e.Regarding.Kind, e.Regarding.Name)
 	}
@@ -251,13 +251,13 @@ func TestInjectLookupFails(t *testing.T) {
 	const user = "kubepact-injector-without-cache"
 	grantCluster(t, user, []rbacv1.PolicyRule{{APIGroups: []string{eventsv1.GroupName}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}})
 	revoke := grantCluster(t, user, []rbacv1.PolicyRule{{APIGroups: []string{v1alpha1.GroupVersion.Group}, Resources: []string{"servicecontracts"}, Verbs: []string{"get"}}})
-	label := startOperator(t, user, &controllers.Injector{Options: controllers.SidecarOptions{Image: sidecarImage, PlainHTTP: true}})
+	label := startOperator(t, user, &injection.Injector{Options: injection.SidecarOptions{Image: sidecarImage, PlainHTTP: true}})
 	labelNamespace(t, ns, label)
 	waitAdmission(t, ns, "catalog", "injected from the API server while the cache cannot sync", injected)
 
 	revoke()
 	waitAdmission(t, ns, "catalog", "admitted with a warning once the API server refuses the read too", func(pod *corev1.Pod, w *warnings) bool {
-		return sidecarOf(pod) == nil && w.contains("could not be read") && w.contains(controllers.SkipLookupFailed)
+		return sidecarOf(pod) == nil && w.contains("could not be read") && w.contains(injection.SkipLookupFailed)
 	})
 	scale(t, ns, "catalog", 1)
 	for _, p := range podsOf(t, ns, "catalog", 1) {
@@ -265,10 +265,10 @@ func TestInjectLookupFails(t *testing.T) {
 			t.Errorf("pod %s was injected from a contract nothing could read", p.Name)
 		}
 	}
-	waitEvent(t, ns, "ReplicaSet", controllers.ReasonSidecarNotInjected, controllers.SkipLookupFailed)
-	strict := restrictedPod(ns, "strict", map[string]string{controllers.AnnotationContract: "catalog", controllers.AnnotationInjectPolicy: controllers.InjectPolicyRequired})
-	if err := admin.Create(t.Context(), strict, client.DryRunAll); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "failing condition: "+controllers.SkipLookupFailed) {
-		t.Errorf("required, contract unreadable: %v, want a refusal naming %s", err, controllers.SkipLookupFailed)
+	waitEvent(t, ns, "ReplicaSet", injection.ReasonSidecarNotInjected, injection.SkipLookupFailed)
+	strict := restrictedPod(ns, "strict", map[string]string{injection.AnnotationContract: "catalog", injection.AnnotationInjectPolicy: injection.InjectPolicyRequired})
+	if err := admin.Create(t.Context(), strict, client.DryRunAll); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "failing condition: "+injection.SkipLookupFailed) {
+		t.Errorf("required, contract unreadable: %v, want a refusal naming %s", err, injection.SkipLookupFailed)
 	}
 }
 
@@ -286,19 +286,19 @@ func TestInjectHostNetwork(t *testing.T) {
 		p.Spec.HostNetwork = true
 		return p
 	}
-	pod := host("on-the-node", map[string]string{controllers.AnnotationContract: sc.Name})
+	pod := host("on-the-node", map[string]string{injection.AnnotationContract: sc.Name})
 	if err := c.Create(t.Context(), pod); err != nil {
 		t.Fatalf("a hostNetwork Pod was refused: %v", err)
 	}
-	if sidecarOf(pod) != nil || pod.Annotations[controllers.AnnotationInjectedBundle] != "" {
+	if sidecarOf(pod) != nil || pod.Annotations[injection.AnnotationInjectedBundle] != "" {
 		t.Errorf("a hostNetwork Pod was injected: %+v", pod.Spec.InitContainers)
 	}
 	if !warns.contains("uses hostNetwork") || !warns.contains("node's own loopback") {
 		t.Errorf("warnings %q do not say why a hostNetwork Pod gets no sidecar", warns.all())
 	}
-	strict := host("strict", map[string]string{controllers.AnnotationContract: sc.Name, controllers.AnnotationInjectPolicy: controllers.InjectPolicyRequired})
+	strict := host("strict", map[string]string{injection.AnnotationContract: sc.Name, injection.AnnotationInjectPolicy: injection.InjectPolicyRequired})
 	err := c.Create(t.Context(), strict)
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "uses hostNetwork") || !strings.Contains(err.Error(), "failing condition: "+controllers.SkipHostNetwork) {
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "uses hostNetwork") || !strings.Contains(err.Error(), "failing condition: "+injection.SkipHostNetwork) {
 		t.Errorf("required, hostNetwork: %v, want a refusal saying why", err)
 	}
 }
@@ -312,7 +312,7 @@ func postReview(t *testing.T, review *admissionv1.AdmissionReview) (*admissionv1
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := "https://" + net.JoinHostPort(webhookHost, strconv.Itoa(webhookPort)) + controllers.InjectorPath
+	url := "https://" + net.JoinHostPort(webhookHost, strconv.Itoa(webhookPort)) + injection.InjectorPath
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -371,7 +371,7 @@ func TestInjectHandMadeReview(t *testing.T) {
 	}
 
 	pod := func(ns, contract string) *corev1.Pod {
-		p := restrictedPod(ns, "made-up", map[string]string{controllers.AnnotationContract: contract})
+		p := restrictedPod(ns, "made-up", map[string]string{injection.AnnotationContract: contract})
 		p.GenerateName, p.Name = "made-up-", ""
 		return p
 	}
@@ -393,7 +393,7 @@ func TestInjectHandMadeReview(t *testing.T) {
 		{"the annotation names A's contract", b, pod(b, a+"/catalog")},
 		{"the annotation names A's contract, required", b, func() *corev1.Pod {
 			p := pod(b, a+"/catalog")
-			p.Annotations[controllers.AnnotationInjectPolicy] = controllers.InjectPolicyRequired
+			p.Annotations[injection.AnnotationInjectPolicy] = injection.InjectPolicyRequired
 			return p
 		}()},
 		{"B has no such contract", b, pod(b, "catalog")},
@@ -455,7 +455,7 @@ func TestInjectGitOpsOrder(t *testing.T) {
 	reg.ResetRequests()
 	host := slowRegistry(t, reg, 150*time.Millisecond)
 	sc := newContract(ns, "catalog", "oci://"+host+"/bundles/catalog:1.4.0", "catalog")
-	dep := deployment(ns, "catalog", 2, map[string]string{controllers.AnnotationContract: "catalog"})
+	dep := deployment(ns, "catalog", 2, map[string]string{injection.AnnotationContract: "catalog"})
 	applied := time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -479,7 +479,7 @@ func TestInjectGitOpsOrder(t *testing.T) {
 			t.Errorf("pod %s, among the first, has no sidecar", p.Name)
 			continue
 		}
-		if !slices.Contains(c.Args, "--bundle-digest="+d.String()) || p.Annotations[controllers.AnnotationBundleDigest] != d.String() {
+		if !slices.Contains(c.Args, "--bundle-digest="+d.String()) || p.Annotations[injection.AnnotationBundleDigest] != d.String() {
 			t.Errorf("pod %s: sidecar args %q, annotations %v; want digest %s", p.Name, c.Args, p.Annotations, d)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 )
 
 // unsentReview is a POST to the webhook whose headers declare a body of
@@ -36,7 +36,7 @@ func holdReview(t *testing.T, query string, n int) *unsentReview {
 	}
 	t.Cleanup(func() { c.Close() })
 	fmt.Fprintf(c, "POST %s%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{",
-		controllers.InjectorPath, query, addr, n)
+		injection.InjectorPath, query, addr, n)
 	return &unsentReview{conn: c.(*tls.Conn)}
 }
 
@@ -57,7 +57,7 @@ func reviewStatus(t *testing.T) int {
 	t.Helper()
 	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"","version":"v1","kind":"Pod"},` +
 		`"resource":{"group":"","version":"v1","resource":"pods"},"operation":"CREATE","namespace":"a","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}}}`
-	url := "https://" + net.JoinHostPort(webhookHost, strconv.Itoa(webhookPort)) + controllers.InjectorPath
+	url := "https://" + net.JoinHostPort(webhookHost, strconv.Itoa(webhookPort)) + injection.InjectorPath
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -85,13 +85,13 @@ func reviewStatus(t *testing.T) int {
 // they take: a dozen hold more memory than the chart gives the operator.
 func TestInjectReviewBytesBounded(t *testing.T) {
 	needWebhook(t)
-	if got := holdReview(t, "", controllers.DefaultMaxReviewBytes+1).answer(); !strings.Contains(got, " 413 ") {
-		t.Errorf("a review declaring more than %d bytes, its body not sent: %q, want 413 at once", controllers.DefaultMaxReviewBytes, got)
+	if got := holdReview(t, "", injection.DefaultMaxReviewBytes+1).answer(); !strings.Contains(got, " 413 ") {
+		t.Errorf("a review declaring more than %d bytes, its body not sent: %q, want 413 at once", injection.DefaultMaxReviewBytes, got)
 	}
 
 	// Two of the largest reviews, their bodies never sent, hold the bound.
-	first := holdReview(t, "", controllers.DefaultMaxReviewBytes)
-	holdReview(t, "", controllers.DefaultReviewBytesInFlight-controllers.DefaultMaxReviewBytes)
+	first := holdReview(t, "", injection.DefaultMaxReviewBytes)
+	holdReview(t, "", injection.DefaultReviewBytesInFlight-injection.DefaultMaxReviewBytes)
 	status := 0
 	for range 200 {
 		if status = reviewStatus(t); status == http.StatusServiceUnavailable {
@@ -130,7 +130,7 @@ func postReviewTo(t *testing.T, port string, review *admissionv1.AdmissionReview
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := "https://" + net.JoinHostPort(webhookHost, port) + controllers.InjectorPath
+	url := "https://" + net.JoinHostPort(webhookHost, port) + injection.InjectorPath
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -174,11 +174,11 @@ func TestInjectAPIReadsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	label := startOperator(t, operatorUser, &controllers.Injector{Options: controllers.SidecarOptions{Image: sidecarImage, PlainHTTP: true},
+	label := startOperator(t, operatorUser, &injection.Injector{Options: injection.SidecarOptions{Image: sidecarImage, PlainHTTP: true},
 		APIReader: live, APIReadRate: 0.001, APIReadBurst: 5})
 	port := strings.TrimPrefix(label["test.kubepact.dev/operator"], "op-")
 	made := func(name string) *admissionv1.AdmissionReview {
-		p := restrictedPod(ns, "made-up", map[string]string{controllers.AnnotationContract: name})
+		p := restrictedPod(ns, "made-up", map[string]string{injection.AnnotationContract: name})
 		p.GenerateName, p.Name = "made-up-", ""
 		return handMadeReview(t, ns, p)
 	}

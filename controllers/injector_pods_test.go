@@ -16,7 +16,7 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -73,7 +73,7 @@ func TestInjectedPodsReport(t *testing.T) {
 	oc := plainClient(t, nil)
 	ref := reg.Host + "/bundles/catalog:stable"
 	d1 := string(push(t, oc, filepath.Join("..", "examples", "bundles", "catalog"), ref))
-	create(t, deployment(ns, "catalog", 0, map[string]string{controllers.AnnotationContract: "catalog"}))
+	create(t, deployment(ns, "catalog", 0, map[string]string{injection.AnnotationContract: "catalog"}))
 	key := client.ObjectKey{Namespace: ns, Name: "catalog"}
 	create(t, newContract(ns, "catalog", "oci://"+ref, "catalog"))
 	sc := waitFor(t, key, "Ready with a tool surface", func(sc *v1alpha1.ServiceContract) bool {
@@ -89,17 +89,17 @@ func TestInjectedPodsReport(t *testing.T) {
 	for _, p := range pods {
 		names = append(names, p.Name)
 		want := map[string]string{
-			controllers.AnnotationBundleDigest:       d1,
-			controllers.AnnotationToolSurface:        surface1,
-			controllers.AnnotationUpstreamPortSource: controllers.PortFromContract + "http",
+			injection.AnnotationBundleDigest:       d1,
+			injection.AnnotationToolSurface:        surface1,
+			injection.AnnotationUpstreamPortSource: injection.PortFromContract + "http",
 		}
 		for k, v := range want {
 			if p.Annotations[k] != v {
 				t.Errorf("pod %s: annotation %s=%q, want %q", p.Name, k, p.Annotations[k], v)
 			}
 		}
-		if p.Labels[controllers.LabelInjected] != "true" {
-			t.Errorf("pod %s: labels %v lack %s=true", p.Name, p.Labels, controllers.LabelInjected)
+		if p.Labels[injection.LabelInjected] != "true" {
+			t.Errorf("pod %s: labels %v lack %s=true", p.Name, p.Labels, injection.LabelInjected)
 		}
 		if c := sidecarOf(&p); c == nil || !slices.Contains(c.Args, "--upstream=http://127.0.0.1:8080") {
 			t.Errorf("pod %s: sidecar %+v does not call the contract's port 8080", p.Name, c)
@@ -136,8 +136,8 @@ func TestInjectedPodsReport(t *testing.T) {
 	if fresh == nil {
 		t.Fatal("no third Pod")
 	}
-	if a := fresh.Annotations; a[controllers.AnnotationBundleDigest] != d2 || a[controllers.AnnotationToolSurface] != sc.Status.ToolSurfaceDigest ||
-		a[controllers.AnnotationUpstreamPortSource] != controllers.PortFromContainer+"catalog" {
+	if a := fresh.Annotations; a[injection.AnnotationBundleDigest] != d2 || a[injection.AnnotationToolSurface] != sc.Status.ToolSurfaceDigest ||
+		a[injection.AnnotationUpstreamPortSource] != injection.PortFromContainer+"catalog" {
 		t.Errorf("the new Pod's annotations %v: want digest %s, surface %s, port from container:catalog", a, d2, sc.Status.ToolSurfaceDigest)
 	}
 	got = waitPods(t, key, "the new Pod current, the others stale", func(p *v1alpha1.PodsStatus) bool { return p != nil && p.Total == 3 })
@@ -150,11 +150,11 @@ func TestInjectedPodsReport(t *testing.T) {
 	}
 
 	// The annotation wins over the others, and says so.
-	pod := restrictedPod(ns, "annotated", map[string]string{controllers.AnnotationContract: "catalog", controllers.AnnotationUpstreamPort: "9090"})
+	pod := restrictedPod(ns, "annotated", map[string]string{injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: "9090"})
 	if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 		t.Fatal(err)
 	}
-	if c := sidecarOf(pod); c == nil || !slices.Contains(c.Args, "--upstream=http://127.0.0.1:9090") || pod.Annotations[controllers.AnnotationUpstreamPortSource] != controllers.PortFromAnnotation {
+	if c := sidecarOf(pod); c == nil || !slices.Contains(c.Args, "--upstream=http://127.0.0.1:9090") || pod.Annotations[injection.AnnotationUpstreamPortSource] != injection.PortFromAnnotation {
 		t.Errorf("annotated Pod: sidecar %+v, annotations %v; want port 9090 from the annotation", c, pod.Annotations)
 	}
 }
@@ -188,7 +188,7 @@ func TestInjectConfigMapBundle(t *testing.T) {
 	if got.Status.Digest != string(b.Identity) {
 		t.Fatalf("digest %s, want the bundle's identity %s", got.Status.Digest, b.Identity)
 	}
-	pod := restrictedPod(ns, "from-configmap", map[string]string{controllers.AnnotationContract: "catalog"})
+	pod := restrictedPod(ns, "from-configmap", map[string]string{injection.AnnotationContract: "catalog"})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		// The webhook reads the contract from the operator's cache: wait
@@ -231,8 +231,8 @@ func TestInjectConfigMapBundle(t *testing.T) {
 			t.Errorf("container %s mounts %+v: the bundle is for the sidecar alone", app.Name, app.VolumeMounts)
 		}
 	}
-	if a := pod.Annotations; a[controllers.AnnotationBundleDigest] != got.Status.Digest || a[controllers.AnnotationToolSurface] != got.Status.ToolSurfaceDigest ||
-		a[controllers.AnnotationInjectedBundle] != fmt.Sprintf("configmap/catalog-bundle@%s", got.Status.Digest) {
+	if a := pod.Annotations; a[injection.AnnotationBundleDigest] != got.Status.Digest || a[injection.AnnotationToolSurface] != got.Status.ToolSurfaceDigest ||
+		a[injection.AnnotationInjectedBundle] != fmt.Sprintf("configmap/catalog-bundle@%s", got.Status.Digest) {
 		t.Errorf("annotations %v, want digest, surface and configmap/catalog-bundle@digest", a)
 	}
 }

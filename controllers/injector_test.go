@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 	"github.com/kubepact/kubepact/test/kcm"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
@@ -71,7 +71,7 @@ func needWebhook(t *testing.T) {
 	c, warns := warningClient(t)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		pod := restrictedPod(ns, "probe", map[string]string{controllers.AnnotationContract: "no-such-contract"})
+		pod := restrictedPod(ns, "probe", map[string]string{injection.AnnotationContract: "no-such-contract"})
 		warns.reset()
 		err := c.Create(t.Context(), pod, client.DryRunAll)
 		if err == nil && warns.contains("does not exist") {
@@ -88,7 +88,7 @@ func needWebhook(t *testing.T) {
 // Pods to the restricted Pod Security Standard when restricted is set.
 func injectionNamespace(t testing.TB, restricted bool) string {
 	t.Helper()
-	labels := map[string]string{controllers.LabelInjection: "enabled"}
+	labels := map[string]string{injection.LabelInjection: "enabled"}
 	if restricted {
 		labels["pod-security.kubernetes.io/enforce"] = "restricted"
 		labels["pod-security.kubernetes.io/enforce-version"] = "latest"
@@ -126,7 +126,7 @@ func readyContract(t *testing.T, ns, name string) (*v1alpha1.ServiceContract, st
 	t.Helper()
 	reg := testregistry.New(t, nil)
 	d := push(t, plainClient(t, nil), filepath.Join("..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
-	create(t, deployment(ns, name, 0, map[string]string{controllers.AnnotationContract: name}))
+	create(t, deployment(ns, name, 0, map[string]string{injection.AnnotationContract: name}))
 	key := client.ObjectKey{Namespace: ns, Name: name}
 	create(t, newContract(ns, name, "oci://"+reg.Host+"/bundles/catalog:1.4.0", name))
 	sc := waitFor(t, key, "Ready", isReady)
@@ -215,7 +215,7 @@ func TestInjectDeploymentPods(t *testing.T) {
 	scale(t, ns, "catalog", 2)
 	create(t, deployment(ns, "plain", 1, nil))
 	off := newNamespace(t) // not labelled
-	create(t, deployment(off, "catalog", 1, map[string]string{controllers.AnnotationContract: "catalog"}))
+	create(t, deployment(off, "catalog", 1, map[string]string{injection.AnnotationContract: "catalog"}))
 
 	pods := podsOf(t, ns, "catalog", 2)
 	for i := range pods {
@@ -233,15 +233,15 @@ func TestInjectDeploymentPods(t *testing.T) {
 		if c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
 			t.Errorf("pod %s: restartPolicy %v, want Always", pod.Name, c.RestartPolicy)
 		}
-		if got, want := pod.Annotations[controllers.AnnotationInjectedBundle], strings.TrimPrefix(bundleArg, "--bundle="); got != want {
-			t.Errorf("pod %s: annotation %s=%q, want %q", pod.Name, controllers.AnnotationInjectedBundle, got, want)
+		if got, want := pod.Annotations[injection.AnnotationInjectedBundle], strings.TrimPrefix(bundleArg, "--bundle="); got != want {
+			t.Errorf("pod %s: annotation %s=%q, want %q", pod.Name, injection.AnnotationInjectedBundle, got, want)
 		}
 		if len(pod.Spec.Containers) != 1 || pod.Spec.Containers[0].Name != "catalog" {
 			t.Errorf("pod %s: containers changed: %+v", pod.Name, pod.Spec.Containers)
 		}
 	}
 	for _, p := range append(podsOf(t, ns, "plain", 1), podsOf(t, off, "catalog", 1)...) {
-		if len(p.Spec.InitContainers) != 0 || p.Annotations[controllers.AnnotationInjectedBundle] != "" {
+		if len(p.Spec.InitContainers) != 0 || p.Annotations[injection.AnnotationInjectedBundle] != "" {
 			t.Errorf("pod %s/%s was injected: %+v", p.Namespace, p.Name, p.Spec.InitContainers)
 		}
 	}
@@ -273,7 +273,7 @@ func TestInjectDeploymentPods(t *testing.T) {
 	// A contract that is Ready but a Pod with its own container named
 	// kubepact: left as it is, with a warning.
 	c, warns := warningClient(t)
-	own := restrictedPod(ns, "own", map[string]string{controllers.AnnotationContract: sc.Name})
+	own := restrictedPod(ns, "own", map[string]string{injection.AnnotationContract: sc.Name})
 	own.Spec.Containers = append(own.Spec.Containers, corev1.Container{Name: "kubepact", Image: "example.invalid/mine:1",
 		SecurityContext: own.Spec.Containers[0].SecurityContext})
 	if err := c.Create(t.Context(), own); err != nil {
@@ -303,7 +303,7 @@ func TestInjectContractNotReady(t *testing.T) {
 	})
 	c, warns := warningClient(t)
 
-	pod := restrictedPod(ns, "lenient", map[string]string{controllers.AnnotationContract: "broken"})
+	pod := restrictedPod(ns, "lenient", map[string]string{injection.AnnotationContract: "broken"})
 	if err := c.Create(t.Context(), pod); err != nil {
 		t.Fatalf("a Pod whose contract is not Ready was refused: %v", err)
 	}
@@ -314,14 +314,14 @@ func TestInjectContractNotReady(t *testing.T) {
 		t.Errorf("warnings %q do not name the contract and its failing condition", warns.all())
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for !slices.Contains(eventReasons(t, ns, "broken"), controllers.ReasonSidecarNotInjected) {
+	for !slices.Contains(eventReasons(t, ns, "broken"), injection.ReasonSidecarNotInjected) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s Event on the ServiceContract; events: %q", controllers.ReasonSidecarNotInjected, eventReasons(t, ns, "broken"))
+			t.Fatalf("no %s Event on the ServiceContract; events: %q", injection.ReasonSidecarNotInjected, eventReasons(t, ns, "broken"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 
-	strict := restrictedPod(ns, "strict", map[string]string{controllers.AnnotationContract: "broken", controllers.AnnotationInjectPolicy: "required"})
+	strict := restrictedPod(ns, "strict", map[string]string{injection.AnnotationContract: "broken", injection.AnnotationInjectPolicy: "required"})
 	err := c.Create(t.Context(), strict)
 	if err == nil || !apierrors.IsForbidden(err) {
 		t.Fatalf("required, contract not Ready: %v, want a refusal", err)
@@ -332,7 +332,7 @@ func TestInjectContractNotReady(t *testing.T) {
 		}
 	}
 
-	missing := restrictedPod(ns, "missing", map[string]string{controllers.AnnotationContract: "nope", controllers.AnnotationInjectPolicy: "required"})
+	missing := restrictedPod(ns, "missing", map[string]string{injection.AnnotationContract: "nope", injection.AnnotationInjectPolicy: "required"})
 	if err := c.Create(t.Context(), missing); err == nil || !strings.Contains(err.Error(), "ServiceContract "+ns+"/nope does not exist") {
 		t.Errorf("required, contract missing: %v, want a refusal naming it", err)
 	}
@@ -352,7 +352,7 @@ func TestCertRotation(t *testing.T) {
 	admitted := 0
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		pod := restrictedPod(ns, fmt.Sprintf("p%d", admitted), map[string]string{controllers.AnnotationContract: sc.Name})
+		pod := restrictedPod(ns, fmt.Sprintf("p%d", admitted), map[string]string{injection.AnnotationContract: sc.Name})
 		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +373,7 @@ func TestCertRotation(t *testing.T) {
 	}
 	// And after it, still.
 	for i := range 5 {
-		pod := restrictedPod(ns, fmt.Sprintf("after%d", i), map[string]string{controllers.AnnotationContract: sc.Name})
+		pod := restrictedPod(ns, fmt.Sprintf("after%d", i), map[string]string{injection.AnnotationContract: sc.Name})
 		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
 		}

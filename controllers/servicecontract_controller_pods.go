@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/controllers/injection"
 )
 
 // The Pod reporter reads injected Pods' metadata and nothing else: list
@@ -32,7 +33,7 @@ import (
 // PodsControllerName names the controller that keeps status.pods.
 const PodsControllerName = ControllerName + "-pods"
 
-const indexPodContract = "metadata.annotations." + AnnotationContract
+const indexPodContract = "metadata.annotations." + injection.AnnotationContract
 
 // podReporter keeps status.pods of each ServiceContract: how many of the
 // Pods the webhook injected for it run which bundle digest. It is its own
@@ -59,7 +60,7 @@ func (r *ServiceContractReconciler) setupPodReporter(ctx context.Context, mgr ct
 		HTTPClient:           mgr.GetHTTPClient(),
 		Scheme:               mgr.GetScheme(),
 		Mapper:               mgr.GetRESTMapper(),
-		DefaultLabelSelector: labels.SelectorFromSet(labels.Set{LabelInjected: "true"}),
+		DefaultLabelSelector: labels.SelectorFromSet(labels.Set{injection.LabelInjected: "true"}),
 		DefaultTransform:     slimPodMeta,
 	}
 	if len(r.Options.Namespaces) > 0 {
@@ -73,7 +74,7 @@ func (r *ServiceContractReconciler) setupPodReporter(ctx context.Context, mgr ct
 		return fmt.Errorf("the Pod cache: %w", err)
 	}
 	if err := pods.IndexField(ctx, podMeta(), indexPodContract, func(o client.Object) []string {
-		if name := o.GetAnnotations()[AnnotationContract]; name != "" {
+		if name := o.GetAnnotations()[injection.AnnotationContract]; name != "" {
 			return []string{name}
 		}
 		return nil
@@ -85,7 +86,7 @@ func (r *ServiceContractReconciler) setupPodReporter(ctx context.Context, mgr ct
 	}
 	rep := &podReporter{client: r.Client, pods: pods}
 	toContract := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o *metav1.PartialObjectMetadata) []reconcile.Request {
-		name := o.GetAnnotations()[AnnotationContract]
+		name := o.GetAnnotations()[injection.AnnotationContract]
 		if name == "" {
 			return nil
 		}
@@ -120,7 +121,7 @@ type podFacts struct {
 
 func reportedPod(o *metav1.PartialObjectMetadata) podFacts {
 	a := o.GetAnnotations()
-	return podFacts{a[AnnotationContract], a[AnnotationBundleDigest], a[AnnotationToolSurface], o.GetDeletionTimestamp() != nil}
+	return podFacts{a[injection.AnnotationContract], a[injection.AnnotationBundleDigest], a[injection.AnnotationToolSurface], o.GetDeletionTimestamp() != nil}
 }
 
 // slimPodMeta keeps of a Pod's metadata what the report and the cache
@@ -135,10 +136,10 @@ func slimPodMeta(in any) (any, error) {
 		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		DeletionTimestamp: m.DeletionTimestamp,
 	}}
-	if v, ok := m.Labels[LabelInjected]; ok {
-		out.Labels = map[string]string{LabelInjected: v}
+	if v, ok := m.Labels[injection.LabelInjected]; ok {
+		out.Labels = map[string]string{injection.LabelInjected: v}
 	}
-	for _, k := range []string{AnnotationContract, AnnotationBundleDigest, AnnotationToolSurface} {
+	for _, k := range []string{injection.AnnotationContract, injection.AnnotationBundleDigest, injection.AnnotationToolSurface} {
 		if v, ok := m.Annotations[k]; ok {
 			if out.Annotations == nil {
 				out.Annotations = map[string]string{}
@@ -160,7 +161,7 @@ func (p *podReporter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 	if err := p.pods.List(ctx, list, client.InNamespace(req.Namespace), client.MatchingFields{indexPodContract: req.Name}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing injected Pods: %w", err)
 	}
-	want := PodsReport(obj.Status.Digest, list.Items)
+	want := podsReport(obj.Status.Digest, list.Items)
 	if equality.Semantic.DeepEqual(obj.Status.Pods, want) {
 		return ctrl.Result{}, nil
 	}
@@ -172,12 +173,12 @@ func (p *podReporter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 // unknownDigest groups injected Pods that carry no digest annotation.
 const unknownDigest = "unknown"
 
-// PodsReport counts pods by the bundle digest their sidecar was pinned to
-// (AnnotationBundleDigest), against current, the contract's digest: the
+// podsReport counts pods by the bundle digest their sidecar was pinned to
+// (injection.AnnotationBundleDigest), against current, the contract's digest: the
 // current digest first, then by count, each naming its first Pods in name
 // order; nil without Pods. Pods being deleted are left out. It is bounded
 // by v1alpha1.MaxPodDigests and MaxPodNames; Total and Stale count all.
-func PodsReport(current string, pods []metav1.PartialObjectMetadata) *v1alpha1.PodsStatus {
+func podsReport(current string, pods []metav1.PartialObjectMetadata) *v1alpha1.PodsStatus {
 	by := map[string]*v1alpha1.DigestPods{}
 	out := &v1alpha1.PodsStatus{}
 	for i := range pods {

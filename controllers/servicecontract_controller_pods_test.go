@@ -9,13 +9,14 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 )
 
 func injectedPod(name, digest string) metav1.PartialObjectMetadata {
-	ann := map[string]string{controllers.AnnotationContract: "catalog"}
+	ann := map[string]string{injection.AnnotationContract: "catalog"}
 	if digest != "" {
-		ann[controllers.AnnotationBundleDigest] = digest
-		ann[controllers.AnnotationToolSurface] = "surface-of-" + digest
+		ann[injection.AnnotationBundleDigest] = digest
+		ann[injection.AnnotationToolSurface] = "surface-of-" + digest
 	}
 	return metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: ann}}
 }

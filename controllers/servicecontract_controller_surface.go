@@ -17,6 +17,8 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/controllers/injection"
+	"github.com/kubepact/kubepact/internal/sidecar"
 )
 
 // nominalUpstreamPort stands in for a Pod's upstream port when the
@@ -26,7 +28,7 @@ const nominalUpstreamPort = 8080
 
 // recordSurface sets status.toolSurfaceDigest: the tool surface the
 // injected sidecar serves from the resolved bundle, computed with the
-// arguments the webhook writes (SidecarArgs). It is computed once per
+// configuration the webhook writes (injection.SidecarOptions.Config). It is computed once per
 // digest and process (the operator's version is the sidecar's: the same
 // image). A bundle whose tools cannot be projected leaves it empty; the
 // sidecar, which projects the same way, would refuse to start on it, and
@@ -52,7 +54,7 @@ func (r *ServiceContractReconciler) recordSurface(ctx context.Context, obj *v1al
 	if c := obj.Status.Contract; c != nil && c.HTTPPort > 0 {
 		port = c.HTTPPort
 	}
-	d, err := ToolSurface(ctx, res.bundle, SidecarArgs(res.ref, string(res.digest), port, SidecarOptions{}))
+	d, err := sidecar.ToolSurface(ctx, injection.SidecarOptions{}.Config(res.ref, string(res.digest), port), res.bundle)
 	if err != nil {
 		logf.FromContext(ctx).Info("the bundle's tool surface could not be computed; an injected sidecar would not start on it", "digest", res.digest, "error", err.Error())
 		obj.Status.ToolSurfaceDigest = ""

@@ -36,6 +36,7 @@ import (
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 )
 
 // The package's control plane: one real kube-apiserver and etcd for all
@@ -53,8 +54,8 @@ var (
 	skipReason     string
 	// injector and rotator are the webhook the manager serves, installed
 	// through envtest's webhook options from config/webhook.
-	injector *controllers.Injector
-	rotator  *controllers.CertRotator
+	injector *injection.Injector
+	rotator  *injection.CertRotator
 	// webhookHost and webhookPort are where the installed webhook
 	// configuration sends the API server.
 	webhookHost string
@@ -170,8 +171,8 @@ func runMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "setup: %v\n", err)
 		return 1
 	}
-	injector = &controllers.Injector{Options: controllers.SidecarOptions{Image: sidecarImage, PlainHTTP: true}}
-	if err := controllers.SetupInjector(mgr, injector, rotator); err != nil {
+	injector = &injection.Injector{Options: injection.SidecarOptions{Image: sidecarImage, PlainHTTP: true}}
+	if err := injection.SetupInjector(mgr, injector, rotator); err != nil {
 		fmt.Fprintf(os.Stderr, "webhook setup: %v\n", err)
 		return 1
 	}
@@ -228,8 +229,8 @@ func installRBAC(ctx context.Context) error {
 	return nil
 }
 
-func newRotator() *controllers.CertRotator {
-	return &controllers.CertRotator{Options: controllers.CertOptions{
+func newRotator() *injection.CertRotator {
+	return &injection.CertRotator{Options: injection.CertOptions{
 		Namespace:   operatorNamespace,
 		DNSNames:    []string{"localhost"},
 		IPAddresses: []net.IP{net.ParseIP(webhookHost)},
@@ -239,7 +240,7 @@ func newRotator() *controllers.CertRotator {
 	}}
 }
 
-func webhookServer(rot *controllers.CertRotator) webhook.Server {
+func webhookServer(rot *injection.CertRotator) webhook.Server {
 	return webhook.NewServer(webhook.Options{Host: webhookHost, Port: webhookPort, TLSOpts: []func(*tls.Config){rot.TLSConfig}})
 }
 

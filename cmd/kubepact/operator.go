@@ -34,6 +34,7 @@ import (
 	"github.com/kubepact/kubepact/fleetgraph/kube"
 	"github.com/kubepact/kubepact/fleetgraph/source"
 	"github.com/kubepact/kubepact/mcp"
+	"github.com/kubepact/kubepact/mcp/kubeauth"
 )
 
 // operatorOptions is the operator's option group.
@@ -68,13 +69,6 @@ type operatorOptions struct {
 // `kubepact mcp`'s 4 MiB would let a handful of requests hold more than
 // the chart's memory limit.
 const operatorMaxRequestBytes = 64 << 10
-
-// /mcp authentication modes (--mcp-auth).
-const (
-	mcpAuthKubernetes = "kubernetes"
-	mcpAuthToken      = "token"
-	mcpAuthNone       = "none"
-)
 
 func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, the in-cluster config, then ~/.kube/config)")
@@ -149,34 +143,17 @@ func (o *operatorOptions) validate(ctx context.Context) error {
 			return errors.New("--namespace: an empty namespace name is not accepted")
 		}
 	}
-	if o.mcpAuth == "" {
-		o.mcpAuth = mcpAuthKubernetes
-		if o.mcp.AuthTokenFile != "" {
-			o.mcpAuth = mcpAuthToken
-		}
+	mode, err := kubeauth.ChooseMode(o.mcpAuth, o.mcp.AuthTokenFile)
+	if err != nil {
+		return err
 	}
-	switch {
-	case o.mcpAuth != mcpAuthKubernetes && o.mcpAuth != mcpAuthToken && o.mcpAuth != mcpAuthNone:
-		return fmt.Errorf("--mcp-auth %q is not accepted; use %s, %s or %s", o.mcpAuth, mcpAuthKubernetes, mcpAuthToken, mcpAuthNone)
-	case o.mcpAuth == mcpAuthToken && o.mcp.AuthTokenFile == "":
-		return errors.New("--mcp-auth token needs --auth-token-file")
-	case o.mcpAuth != mcpAuthToken && o.mcp.AuthTokenFile != "":
-		return fmt.Errorf("--auth-token-file is the token of --mcp-auth token, not of --mcp-auth %s: pass one or the other", o.mcpAuth)
-	}
+	o.mcpAuth = string(mode)
 	if o.serveMCP {
 		// /mcp's options are checked here, before anything connects to a
-		// cluster, by the same validation the server runs. In kubernetes
-		// mode the authenticator needs the cluster, so a stand-in that
-		// refuses every token takes its place for this check only.
-		opts := o.mcpOptions(fleetgraph.NewBuilder(nil), nil)
-		if o.mcpAuth == mcpAuthKubernetes {
-			opts.Authenticator = refuseAll{}
-		}
-		s, err := mcp.NewContext(ctx, opts)
-		if err != nil {
+		// cluster, by the same validation the server runs.
+		if err := kubeauth.Check(ctx, o.mcpOptions(fleetgraph.NewBuilder(nil), nil), mode); err != nil {
 			return fieldsToFlags(err, mcp.FlagNames, oci.FlagNames)
 		}
-		_ = s.Close() // a server on an empty Builder starts nothing to stop
 	}
 	return o.webhook.validate()
 }
@@ -355,10 +332,10 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 	opts := o.mcpOptions(b, reg)
 	opts.Fleet.Bundles = bundles
 	opts.Logger = log.WithName("mcp")
-	if o.mcpAuth == mcpAuthKubernetes {
+	if kubeauth.Mode(o.mcpAuth) == kubeauth.ModeKubernetes {
 		// The operator's own identity sends the reviews: its ClusterRole
 		// may create tokenreviews and subjectaccessreviews.
-		ident, err := controllers.NewKubeIdentity(cfg, nil)
+		ident, err := kubeauth.NewKubeIdentity(cfg, nil)
 		if err != nil {
 			return fmt.Errorf("/mcp authentication: %w", err)
 		}
@@ -468,12 +445,4 @@ func kubeconfigError(what, file string, err error) error {
 		check = "kubectl --kubeconfig " + file + " config view"
 	}
 	return fmt.Errorf("%s is not a kubeconfig file kubepact can read (%s): check it with %s", what, detail, check)
-}
-
-// refuseAll stands in for the Kubernetes authenticator while the options
-// are validated, before there is a cluster to ask; it never serves.
-type refuseAll struct{}
-
-func (refuseAll) Authenticate(context.Context, string) (mcp.Identity, error) {
-	return mcp.Identity{}, errors.New("not serving")
 }

@@ -265,7 +265,8 @@ func TestSidecarRefusals(t *testing.T) {
 func TestSidecarLinksNoKubernetes(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps",
 		"github.com/kubepact/kubepact/mcp", "github.com/kubepact/kubepact/internal/openapitools",
-		"github.com/kubepact/kubepact/bundle", "github.com/kubepact/kubepact/bundle/oci").Output()
+		"github.com/kubepact/kubepact/bundle", "github.com/kubepact/kubepact/bundle/oci",
+		"github.com/kubepact/kubepact/internal/sidecar").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 )
 
 // webhookOptions is the operator's option group for the sidecar injection
@@ -42,7 +42,7 @@ func (o *webhookOptions) BindFlags(fs *pflag.FlagSet) {
 	if ns == "" {
 		ns = "kubepact-system"
 	}
-	d := controllers.DefaultSidecarOptions()
+	d := injection.DefaultSidecarOptions()
 	fs.IntVar(&o.port, "webhook-port", 0, "serve the sidecar injection webhook on this port; off (0) by default, as it needs --sidecar-image and the Service and MutatingWebhookConfiguration an install provides (the chart uses 9443)")
 	fs.StringVar(&o.host, "webhook-host", "", "address the webhook listens on (default: all)")
 	fs.BoolVar(&o.selfManaged, "webhook-self-managed-certs", true, "keep the webhook's own CA and serving certificate in --webhook-cert-secret and the caBundle of --webhook-config-name in step; false when cert-manager writes --webhook-cert-dir")
@@ -90,12 +90,12 @@ func (o *webhookOptions) validate() error {
 
 // rotator is the self-managed certificate rotator, nil when the webhook is
 // off or cert-manager provides the certificate.
-func (o *webhookOptions) rotator() *controllers.CertRotator {
+func (o *webhookOptions) rotator() *injection.CertRotator {
 	if !o.enabled() || !o.selfManaged {
 		return nil
 	}
 	svc := o.serviceName + "." + o.namespace + ".svc"
-	c := controllers.CertOptions{
+	c := injection.CertOptions{
 		SecretName:        o.secretName,
 		Namespace:         o.namespace,
 		WebhookConfigName: o.configName,
@@ -104,11 +104,11 @@ func (o *webhookOptions) rotator() *controllers.CertRotator {
 	for _, ip := range o.ipAddresses {
 		c.IPAddresses = append(c.IPAddresses, net.ParseIP(ip))
 	}
-	return &controllers.CertRotator{Options: c}
+	return &injection.CertRotator{Options: c}
 }
 
 // server is the manager's webhook server (nil when the webhook is off).
-func (o *webhookOptions) server(rot *controllers.CertRotator) webhook.Server {
+func (o *webhookOptions) server(rot *injection.CertRotator) webhook.Server {
 	if !o.enabled() {
 		return nil
 	}
@@ -121,12 +121,12 @@ func (o *webhookOptions) server(rot *controllers.CertRotator) webhook.Server {
 
 // setup registers the injector (and the rotator) with the manager; the
 // injector is told the namespaces the operator watches (--namespace).
-func (o *webhookOptions) setup(mgr ctrl.Manager, rot *controllers.CertRotator, plainHTTP bool, namespaces []string) error {
+func (o *webhookOptions) setup(mgr ctrl.Manager, rot *injection.CertRotator, plainHTTP bool, namespaces []string) error {
 	if !o.enabled() {
 		return nil
 	}
 	q := resource.MustParse
-	s := controllers.DefaultSidecarOptions()
+	s := injection.DefaultSidecarOptions()
 	s.Image = o.sidecarImage
 	s.PlainHTTP = plainHTTP
 	s.Resources = corev1.ResourceRequirements{
@@ -134,5 +134,5 @@ func (o *webhookOptions) setup(mgr ctrl.Manager, rot *controllers.CertRotator, p
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: q(o.memoryLimit)},
 	}
 	s.MaxResources = corev1.ResourceList{corev1.ResourceCPU: q(o.maxCPU), corev1.ResourceMemory: q(o.maxMemory)}
-	return controllers.SetupInjector(mgr, &controllers.Injector{Options: s, Namespaces: namespaces}, rot)
+	return injection.SetupInjector(mgr, &injection.Injector{Options: s, Namespaces: namespaces}, rot)
 }

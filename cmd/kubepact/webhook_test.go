@@ -34,13 +34,14 @@ import (
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/oci"
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
+	"github.com/kubepact/kubepact/internal/sidecar"
 	"github.com/kubepact/kubepact/test/demoservice"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
 // TestInjectedSidecarCommandLine runs the command line the injection
-// webhook writes (controllers.BuildSidecar, the function the webhook calls)
+// webhook writes (injection.BuildSidecar, the function the webhook calls)
 // as a process, beside the demo service, against a registry holding the
 // bundle: the arguments are ones the binary accepts, the digest-pinned
 // bundle loads, and the tools reach the service.
@@ -66,12 +67,12 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
-			controllers.AnnotationContract: "catalog", controllers.AnnotationUpstreamPort: port,
+			injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: port,
 		}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "catalog", Image: "example.invalid/catalog:1"}}},
 	}
 	mcpPort, healthPort := freePort(t), freePort(t)
-	inj, err := controllers.BuildSidecar(sc, pod, controllers.SidecarOptions{
+	inj, err := injection.BuildSidecar(sc, pod, injection.SidecarOptions{
 		PlainHTTP: true, MCPPort: int32(mcpPort), HealthPort: int32(healthPort),
 	})
 	if err != nil {
@@ -101,7 +102,7 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 		t.Errorf("/readyz?verbose = %+v, want bundle %s, a tool surface digest and 6 tools", got, digest)
 	}
 	// The tool surface the operator records for the webhook to write on
-	// the Pod (controllers.ToolSurface over the same arguments) is the one
+	// the Pod (sidecar.ToolSurface over the Config these arguments say) is the one
 	// the sidecar reports.
 	oc, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, AllowedRegistries: []string{"127.0.0.1"}})
 	if err != nil {
@@ -111,7 +112,7 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, err := controllers.ToolSurface(t.Context(), pulled, args); err != nil || got.ToolSurfaceDigest != want {
+	if want, err := sidecar.ToolSurface(t.Context(), sidecarConfigOf(t, args), pulled); err != nil || got.ToolSurfaceDigest != want {
 		t.Errorf("the sidecar reports tool surface %s; the operator computes %s (%v) from the same bundle and arguments", got.ToolSurfaceDigest, want, err)
 	}
 	local := readyDetailsOf(t, startSidecar(t, demo.URL).health)
@@ -158,11 +159,11 @@ func TestInjectedConfigMapSidecar(t *testing.T) {
 		Status:     v1alpha1.ServiceContractStatus{ResolvedRef: "configmap/catalog-bundle", Digest: digest},
 	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{controllers.AnnotationContract: "catalog", controllers.AnnotationUpstreamPort: port}},
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: port}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "catalog", Image: "example.invalid/catalog:1"}}},
 	}
 	mcpPort, healthPort := freePort(t), freePort(t)
-	inj, err := controllers.BuildSidecar(sc, pod, controllers.SidecarOptions{MCPPort: int32(mcpPort), HealthPort: int32(healthPort)})
+	inj, err := injection.BuildSidecar(sc, pod, injection.SidecarOptions{MCPPort: int32(mcpPort), HealthPort: int32(healthPort)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestInjectedConfigMapSidecar(t *testing.T) {
 		t.Fatalf("listProducts from the mounted ConfigMap bundle: %v %+v\n%s", err, res, p.stderr)
 	}
 	got := readyDetailsOf(t, p.health)
-	want, err := controllers.ToolSurface(t.Context(), b, inj.Container.Args)
+	want, err := sidecar.ToolSurface(t.Context(), sidecarConfigOf(t, inj.Container.Args), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,14 +245,14 @@ func replaceFlag(args []string, prefix, with string) []string {
 	return out
 }
 
-func readyDetailsOf(t *testing.T, health string) readyDetails {
+func readyDetailsOf(t *testing.T, health string) sidecar.ReadyDetails {
 	t.Helper()
 	resp, err := http.Get(health + "/readyz?verbose")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var d readyDetails
+	var d sidecar.ReadyDetails
 	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
 		t.Fatalf("/readyz?verbose: %v", err)
 	}
@@ -304,7 +305,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		t.Fatalf("push: exit %d: %s", code, stderr)
 	}
 	digest := strings.TrimSpace(out)
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "shop-", Labels: map[string]string{controllers.LabelInjection: "enabled"}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "shop-", Labels: map[string]string{injection.LabelInjection: "enabled"}}}
 	if err := admin.Create(t.Context(), ns); err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +384,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	var injected *corev1.Pod
 	for {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{
-			controllers.AnnotationContract: "catalog", controllers.AnnotationUpstreamPort: demoPort,
+			injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: demoPort,
 		}}, Spec: appSpec}
 		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
@@ -409,15 +410,15 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	ann := injected.Annotations
-	if ann[controllers.AnnotationBundleDigest] != digest || ann[controllers.AnnotationToolSurface] == "" || ann[controllers.AnnotationToolSurface] != sc.Status.ToolSurfaceDigest {
+	if ann[injection.AnnotationBundleDigest] != digest || ann[injection.AnnotationToolSurface] == "" || ann[injection.AnnotationToolSurface] != sc.Status.ToolSurfaceDigest {
 		t.Fatalf("the Pod's annotations %v: want digest %s and the contract's tool surface %q", ann, digest, sc.Status.ToolSurfaceDigest)
 	}
 	mcpPort, healthPort := freePort(t), freePort(t)
 	args := replaceFlag(injected.Spec.InitContainers[0].Args, "--port=", "--port="+strconv.Itoa(mcpPort))
 	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(healthPort))
 	side := launchSidecar(t, args, mcpPort, healthPort)
-	if d := readyDetailsOf(t, side.health); d.BundleDigest != digest || d.ToolSurfaceDigest != ann[controllers.AnnotationToolSurface] {
-		t.Errorf("the sidecar reports %+v; the Pod's annotations say digest %s, tool surface %s", d, digest, ann[controllers.AnnotationToolSurface])
+	if d := readyDetailsOf(t, side.health); d.BundleDigest != digest || d.ToolSurfaceDigest != ann[injection.AnnotationToolSurface] {
+		t.Errorf("the sidecar reports %+v; the Pod's annotations say digest %s, tool surface %s", d, digest, ann[injection.AnnotationToolSurface])
 	}
 	res, err := side.connect(t).CallTool(t.Context(), &sdk.CallToolParams{Name: "listProducts", Arguments: map[string]any{"limit": 1}})
 	if err != nil || res.IsError {
@@ -426,7 +427,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 
 	required := func() *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "r", Annotations: map[string]string{
-			controllers.AnnotationContract: "catalog", controllers.AnnotationInjectPolicy: controllers.InjectPolicyRequired,
+			injection.AnnotationContract: "catalog", injection.AnnotationInjectPolicy: injection.InjectPolicyRequired,
 		}}, Spec: appSpec}
 	}
 	if p := required(); admin.Create(t.Context(), p, client.DryRunAll) != nil || len(p.Spec.InitContainers) != 1 {
@@ -434,7 +435,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 
 	// Outside --namespace: admitted as it is, saying why.
-	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "elsewhere-", Labels: map[string]string{controllers.LabelInjection: "enabled"}}}
+	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "elsewhere-", Labels: map[string]string{injection.LabelInjection: "enabled"}}}
 	if err := admin.Create(t.Context(), other); err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +446,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	elsewhere := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: other.Name, Name: "e", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+	elsewhere := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: other.Name, Name: "e", Annotations: map[string]string{injection.AnnotationContract: "catalog"}}, Spec: appSpec}
 	if err := wc.Create(t.Context(), elsewhere, client.DryRunAll); err != nil || len(elsewhere.Spec.InitContainers) != 0 {
 		t.Errorf("a Pod outside --namespace: %v %+v; want admitted without the sidecar", err, elsewhere.Spec.InitContainers)
 	}
@@ -457,7 +458,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	// sidecar (failurePolicy Ignore), but one that requires it is refused
 	// (failurePolicy Fail on its own webhook entry).
 	stop()
-	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "o", Annotations: map[string]string{controllers.AnnotationContract: "catalog"}}, Spec: appSpec}
+	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "o", Annotations: map[string]string{injection.AnnotationContract: "catalog"}}, Spec: appSpec}
 	if err := admin.Create(t.Context(), plain, client.DryRunAll); err != nil || len(plain.Spec.InitContainers) != 0 {
 		t.Errorf("webhook down, ordinary Pod: %v %+v; want admitted without the sidecar", err, plain.Spec.InitContainers)
 	}

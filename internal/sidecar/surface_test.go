@@ -1,14 +1,15 @@
-package controllers_test
+package sidecar_test
 
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/archive"
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/internal/sidecar"
 	"github.com/kubepact/kubepact/test/bigspec"
 )
 
@@ -18,29 +19,36 @@ import (
 // exposure flags do change it, and a lock file the operator cannot read
 // is refused rather than guessed.
 func TestToolSurfaceIgnoresUpstreamPort(t *testing.T) {
-	b, err := bundle.LoadDir(filepath.Join("..", "examples", "bundles", "catalog"), nil)
+	b, err := bundle.LoadDir(filepath.Join("..", "..", "examples", "bundles", "catalog"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := func(port int32, extra ...string) []string {
-		return append(controllers.SidecarArgs("oci://r.example/b@"+string(b.Identity), string(b.Identity), port, controllers.SidecarOptions{PlainHTTP: true}), extra...)
+	cfg := func(port int, change ...func(*sidecar.Config)) sidecar.Config {
+		c := sidecar.DefaultConfig()
+		c.Bundle, c.BundleDigest = "oci://r.example/b@"+string(b.Identity), string(b.Identity)
+		c.Upstream = "http://127.0.0.1:" + strconv.Itoa(port)
+		c.Registry.PlainHTTP, c.Registry.NoCache = true, true
+		for _, f := range change {
+			f(&c)
+		}
+		return c
 	}
-	a, err := controllers.ToolSurface(t.Context(), b, args(8080))
+	a, err := sidecar.ToolSurface(t.Context(), cfg(8080), b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(a, "sha256:") {
 		t.Fatalf("surface %q is not a sha256 digest", a)
 	}
-	other, err := controllers.ToolSurface(t.Context(), b, args(9999))
+	other, err := sidecar.ToolSurface(t.Context(), cfg(9999), b)
 	if err != nil || other != a {
 		t.Errorf("port 9999: %q %v, want %q", other, err, a)
 	}
-	writes, err := controllers.ToolSurface(t.Context(), b, args(8080, "--allow-writes"))
+	writes, err := sidecar.ToolSurface(t.Context(), cfg(8080, func(c *sidecar.Config) { c.Tools.AllowWrites = true }), b)
 	if err != nil || writes == a {
 		t.Errorf("--allow-writes: %q %v, want a surface other than %q", writes, err, a)
 	}
-	if _, err := controllers.ToolSurface(t.Context(), b, args(8080, "--tools-lock=/x/tools.lock.json")); err == nil || !strings.Contains(err.Error(), "--tools-lock") {
+	if _, err := sidecar.ToolSurface(t.Context(), cfg(8080, func(c *sidecar.Config) { c.ToolsLock = "/x/tools.lock.json" }), b); err == nil || !strings.Contains(err.Error(), "--tools-lock") {
 		t.Errorf("--tools-lock: %v, want a refusal naming it", err)
 	}
 }
@@ -58,7 +66,7 @@ func BenchmarkToolSurface(b *testing.B) {
 		}
 	}
 	for _, bc := range []struct{ name, dir string }{
-		{"catalog", filepath.Join("..", "examples", "bundles", "catalog")},
+		{"catalog", filepath.Join("..", "..", "examples", "bundles", "catalog")},
 		{"large", large},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -66,10 +74,11 @@ func BenchmarkToolSurface(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			args := controllers.SidecarArgs("oci://r.example/b@"+string(bun.Identity), string(bun.Identity), 8080, controllers.SidecarOptions{})
+			cfg := sidecar.DefaultConfig()
+			cfg.Bundle, cfg.BundleDigest, cfg.Upstream = "oci://r.example/b@"+string(bun.Identity), string(bun.Identity), "http://127.0.0.1:8080"
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := controllers.ToolSurface(b.Context(), bun, args); err != nil {
+				if _, err := sidecar.ToolSurface(b.Context(), cfg, bun); err != nil {
 					b.Fatal(err)
 				}
 			}

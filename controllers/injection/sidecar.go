@@ -1,4 +1,4 @@
-package controllers
+package injection
 
 import (
 	"errors"
@@ -7,11 +7,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/sidecar"
+	"github.com/kubepact/kubepact/internal/sidecar/podspec"
 )
 
 // Names the injection reads from and writes to Pods and Namespaces.
@@ -72,8 +73,6 @@ const (
 	bundleVolume         = "kubepact-bundle"
 	bundleDir            = "/var/run/kubepact/bundle"
 	bundleFile           = bundleDir + "/" + v1alpha1.ConfigMapBundleKey
-	sidecarPortName      = "mcp"
-	sidecarProbePortName = "kubepact-probes"
 )
 
 // SidecarOptions is the operator's configuration of the injected sidecar.
@@ -189,40 +188,14 @@ func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOpt
 		return nil, err
 	}
 	inj := &Injection{BundleRef: src.ref, Digest: sc.Status.Digest, ToolSurface: sc.Status.ToolSurfaceDigest, UpstreamPort: port, PortSource: from}
-	c := corev1.Container{
-		Name:          o.ContainerName,
-		Image:         o.Image,
-		Args:          SidecarArgs(src.bundleArg, sc.Status.Digest, port, o),
-		RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
-		Ports: []corev1.ContainerPort{
-			{Name: sidecarPortName, ContainerPort: o.MCPPort, Protocol: corev1.ProtocolTCP},
-			{Name: sidecarProbePortName, ContainerPort: o.HealthPort, Protocol: corev1.ProtocolTCP},
-		},
-		StartupProbe: &corev1.Probe{
-			ProbeHandler:     probe("/readyz", o.HealthPort),
-			PeriodSeconds:    1,
-			FailureThreshold: 60,
-		},
-		ReadinessProbe: &corev1.Probe{ProbeHandler: probe("/readyz", o.HealthPort), PeriodSeconds: 5},
-		LivenessProbe:  &corev1.Probe{ProbeHandler: probe("/healthz", o.HealthPort), PeriodSeconds: 10},
-		SecurityContext: &corev1.SecurityContext{
-			RunAsNonRoot:             ptr.To(true),
-			RunAsUser:                ptr.To(o.RunAsUser),
-			ReadOnlyRootFilesystem:   ptr.To(true),
-			AllowPrivilegeEscalation: ptr.To(false),
-			Privileged:               ptr.To(false),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
-		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+	cfg := o.Config(src.bundleArg, sc.Status.Digest, port)
+	pullSecret := sc.Spec.PullSecretRef != nil && sc.Spec.Bundle.ConfigMapRef == nil
+	if pullSecret {
+		cfg.Registry.SecretFile = registrySecretFile
 	}
-	c.Resources, inj.Warnings = sidecarResources(pod.Annotations, o)
-	// The Go runtime collects harder as it nears 90% of the memory limit
-	// instead of being killed past it (a large API's projection peaks at
-	// about 160 MiB unbounded and 120 MiB with this set).
-	if lim, ok := c.Resources.Limits[corev1.ResourceMemory]; ok && lim.Value() > 0 {
-		c.Env = append(c.Env, corev1.EnvVar{Name: "GOMEMLIMIT", Value: strconv.FormatInt(lim.Value()/10*9, 10)})
-	}
+	resources, warnings := sidecarResources(pod.Annotations, o)
+	inj.Warnings = warnings
+	c := podspec.Container(cfg, podspec.ContainerSpec{Name: o.ContainerName, Image: o.Image, RunAsUser: o.RunAsUser, Resources: resources})
 	if cm := sc.Spec.Bundle.ConfigMapRef; cm != nil {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: bundleVolume, MountPath: bundleDir, ReadOnly: true})
 		inj.Volumes = append(inj.Volumes, corev1.Volume{Name: bundleVolume, VolumeSource: corev1.VolumeSource{
@@ -235,12 +208,11 @@ func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOpt
 			},
 		}})
 	}
-	if p := sc.Spec.PullSecretRef; p != nil && sc.Spec.Bundle.ConfigMapRef == nil {
-		c.Args = append(c.Args, "--registry-secret-file="+registrySecretFile)
+	if pullSecret {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: registrySecretVolume, MountPath: registrySecretDir, ReadOnly: true})
 		inj.Volumes = append(inj.Volumes, corev1.Volume{Name: registrySecretVolume, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{
-				SecretName: p.Name,
+				SecretName: sc.Spec.PullSecretRef.Name,
 				Items:      []corev1.KeyToPath{{Key: corev1.DockerConfigJsonKey, Path: "config.json"}},
 				// The volume is mounted in the sidecar alone, which runs
 				// as a non-root user and, without a Pod fsGroup, could not
@@ -253,31 +225,24 @@ func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOpt
 	return inj, nil
 }
 
-// SidecarArgs is the sidecar's command line for a bundle argument (an
-// oci:// reference pinned by digest, or the mounted ConfigMap file), the
-// digest it must have, and the upstream port. The operator computes the
-// tool surface it records (ToolSurface) from these same arguments.
-func SidecarArgs(bundleArg, digest string, upstreamPort int32, opts SidecarOptions) []string {
-	o := opts.withDefaults()
-	args := []string{
-		"sidecar",
-		"--bundle=" + bundleArg,
-		"--bundle-digest=" + digest,
-		"--upstream=http://127.0.0.1:" + strconv.Itoa(int(upstreamPort)),
-		"--port=" + strconv.Itoa(int(o.MCPPort)),
-		"--health-addr=:" + strconv.Itoa(int(o.HealthPort)),
-		// The root filesystem is read-only and a pinned digest is pulled
-		// once per container start: no content cache.
-		"--no-cache",
-	}
-	if o.PlainHTTP {
-		args = append(args, "--plain-http")
-	}
-	return args
-}
-
-func probe(path string, port int32) corev1.ProbeHandler {
-	return corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(port)}}
+// Config is the sidecar configuration the webhook writes for a bundle
+// argument (an oci:// reference pinned by digest, or the mounted ConfigMap
+// file), the digest it must have, and the upstream port. The operator
+// computes the tool surface it records (sidecar.ToolSurface) from this
+// same value.
+func (o SidecarOptions) Config(bundleArg, digest string, upstreamPort int32) sidecar.Config {
+	o = o.withDefaults()
+	cfg := sidecar.DefaultConfig()
+	cfg.Bundle = bundleArg
+	cfg.BundleDigest = digest
+	cfg.Upstream = "http://127.0.0.1:" + strconv.Itoa(int(upstreamPort))
+	cfg.HTTP.Port = int(o.MCPPort)
+	cfg.HealthAddr = ":" + strconv.Itoa(int(o.HealthPort))
+	// The root filesystem is read-only and a pinned digest is pulled once
+	// per container start: no content cache.
+	cfg.Registry.NoCache = true
+	cfg.Registry.PlainHTTP = o.PlainHTTP
+	return cfg
 }
 
 // pinned is where the sidecar reads its bundle: ref names it in the

@@ -1,4 +1,4 @@
-package controllers_test
+package injection_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 )
 
 // fakeReader is a sub-step stand-in for the cache or the API reader: it
@@ -95,13 +95,13 @@ func review(t *testing.T, ns string, pod *corev1.Pod) admission.Request {
 // inject-policy required), and what is never read at all.
 func TestInjectorAnswers(t *testing.T) {
 	ann := func(kv ...string) map[string]string {
-		m := map[string]string{controllers.AnnotationContract: "catalog"}
+		m := map[string]string{injection.AnnotationContract: "catalog"}
 		for i := 0; i+1 < len(kv); i += 2 {
 			m[kv[i]] = kv[i+1]
 		}
 		return m
 	}
-	required := []string{controllers.AnnotationInjectPolicy, controllers.InjectPolicyRequired}
+	required := []string{injection.AnnotationInjectPolicy, injection.InjectPolicyRequired}
 	// sequence answers pending copies until the n-th read, then resolved.
 	sequence := func(n int32) *fakeReader {
 		return &fakeReader{get: func(_ context.Context, call int32) (*v1alpha1.ServiceContract, error) {
@@ -154,7 +154,7 @@ func TestInjectorAnswers(t *testing.T) {
 		}}, warning: "could not be read", reads: 1},
 		{name: "hostNetwork", pod: func() *corev1.Pod { p := appPod(ann(), 8080); p.Spec.HostNetwork = true; return p }(), cache: answer(reconciled()), warning: "uses hostNetwork", reads: 0},
 		{name: "hostNetwork, required", pod: func() *corev1.Pod { p := appPod(ann(required...), 8080); p.Spec.HostNetwork = true; return p }(), cache: answer(reconciled()), denied: "failing condition: HostNetwork", reads: 0},
-		{name: "another namespace's contract", pod: appPod(ann(controllers.AnnotationContract, "billing/catalog"), 8080), cache: answer(reconciled()), warning: "never one of another namespace", reads: 0},
+		{name: "another namespace's contract", pod: appPod(ann(injection.AnnotationContract, "billing/catalog"), 8080), cache: answer(reconciled()), warning: "never one of another namespace", reads: 0},
 		{name: "unwatched namespace", namespaces: []string{"billing"}, pod: appPod(ann(), 8080), cache: answer(reconciled()), warning: "does not watch this namespace", reads: 0},
 		{name: "unwatched namespace, required", namespaces: []string{"billing"}, pod: appPod(ann(required...), 8080), cache: answer(reconciled()), denied: "failing condition: NamespaceNotWatched", reads: 0},
 		{name: "the review's namespace is not the Pod's", pod: func() *corev1.Pod { p := appPod(ann(), 8080); p.Namespace = "billing"; return p }(), cache: answer(reconciled()), warning: "looks nothing up", reads: 0},
@@ -162,7 +162,7 @@ func TestInjectorAnswers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := &controllers.Injector{Reader: tc.cache, Namespaces: tc.namespaces, ResolveWait: 200 * time.Millisecond}
+			in := &injection.Injector{Reader: tc.cache, Namespaces: tc.namespaces, ResolveWait: 200 * time.Millisecond}
 			if tc.api != nil {
 				in.APIReader = tc.api
 			}

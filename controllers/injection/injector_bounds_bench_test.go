@@ -1,4 +1,4 @@
-package controllers_test
+package injection_test
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 )
 
 // BenchmarkForgedReviews measures what made-up AdmissionReviews cost the
@@ -28,7 +28,7 @@ import (
 //	go test -run '^$' -bench ForgedReviews -benchtime 5x ./controllers
 func BenchmarkForgedReviews(b *testing.B) {
 	srv := webhook.NewServer(webhook.Options{})
-	(&controllers.Injector{}).Register(srv)
+	(&injection.Injector{}).Register(srv)
 	ts := httptest.NewServer(srv.WebhookMux())
 	defer ts.Close()
 	for _, size := range []int{7 << 20, 3900 << 10} {
@@ -58,7 +58,7 @@ func BenchmarkForgedReviews(b *testing.B) {
 				var wg sync.WaitGroup
 				for range 16 {
 					wg.Go(func() {
-						resp, err := http.Post(ts.URL+controllers.InjectorPath, "application/json", bytes.NewReader(body))
+						resp, err := http.Post(ts.URL+injection.InjectorPath, "application/json", bytes.NewReader(body))
 						if err != nil {
 							return
 						}

@@ -1,4 +1,4 @@
-package controllers_test
+package injection_test
 
 import (
 	"strconv"
@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
-	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/controllers/injection"
 )
 
 const testDigest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -49,12 +49,12 @@ func TestBuildSidecar(t *testing.T) {
 	base := []string{"sidecar", "--bundle=oci://registry.example.com/bundles/catalog@" + testDigest, "--bundle-digest=" + testDigest,
 		"--upstream=http://127.0.0.1:8080", "--port=8585", "--health-addr=:8586", "--no-cache"}
 	q := resource.MustParse
-	defaults := controllers.DefaultSidecarOptions().Resources
+	defaults := injection.DefaultSidecarOptions().Resources
 	tests := []struct {
 		name      string
 		sc        *v1alpha1.ServiceContract
 		pod       *corev1.Pod
-		opts      controllers.SidecarOptions
+		opts      injection.SidecarOptions
 		args      []string
 		resources *corev1.ResourceRequirements
 		volumes   int
@@ -69,16 +69,16 @@ func TestBuildSidecar(t *testing.T) {
 			sc.Spec.Bundle.OCI = "oci://registry.example.com/bundles/catalog@" + testDigest
 			sc.Status.ResolvedRef = "registry.example.com/bundles/catalog@" + testDigest
 		}), pod: appPod(nil, 8080), args: base},
-		{name: "port from the annotation wins", sc: resolvedContract(withHTTPPort(7000)), pod: appPod(map[string]string{controllers.AnnotationUpstreamPort: "9000"}, 8080),
-			args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:9000"), portFrom: controllers.PortFromAnnotation},
+		{name: "port from the annotation wins", sc: resolvedContract(withHTTPPort(7000)), pod: appPod(map[string]string{injection.AnnotationUpstreamPort: "9000"}, 8080),
+			args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:9000"), portFrom: injection.PortFromAnnotation},
 		{name: "else the contract's HTTP port", sc: resolvedContract(withHTTPPort(7000)), pod: appPod(nil, 8080),
-			args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:7000"), portFrom: controllers.PortFromContract + "http"},
-		{name: "else the app container's first TCP port", sc: resolvedContract(), pod: appPod(nil, 8080), args: base, portFrom: controllers.PortFromContainer + "app"},
+			args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:7000"), portFrom: injection.PortFromContract + "http"},
+		{name: "else the app container's first TCP port", sc: resolvedContract(), pod: appPod(nil, 8080), args: base, portFrom: injection.PortFromContainer + "app"},
 		{name: "the default-container annotation names the app container", sc: resolvedContract(), pod: func() *corev1.Pod {
 			p := appPod(map[string]string{"kubectl.kubernetes.io/default-container": "main"}, 9999)
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "main", Image: "x", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}})
 			return p
-		}(), args: base, portFrom: controllers.PortFromContainer + "main"},
+		}(), args: base, portFrom: injection.PortFromContainer + "main"},
 		{name: "first TCP port", sc: resolvedContract(), pod: func() *corev1.Pod {
 			p := appPod(nil)
 			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 53, Protocol: corev1.ProtocolUDP}, {ContainerPort: 8081, Protocol: corev1.ProtocolTCP}}
@@ -86,9 +86,9 @@ func TestBuildSidecar(t *testing.T) {
 		}(), args: replaceArg(base, "--upstream=", "--upstream=http://127.0.0.1:8081")},
 		{name: "no port anywhere", sc: resolvedContract(), pod: appPod(nil), err: `the app container "app" declares no TCP containerPort; set the annotation kubepact.dev/upstream-port`},
 		{name: "no container", sc: resolvedContract(), pod: &corev1.Pod{}, err: "the Pod has no container"},
-		{name: "port annotation out of range", sc: resolvedContract(), pod: appPod(map[string]string{controllers.AnnotationUpstreamPort: "70000"}, 8080), err: "want a port number from 1 to 65535"},
-		{name: "port annotation not a number", sc: resolvedContract(), pod: appPod(map[string]string{controllers.AnnotationUpstreamPort: "http"}, 8080), err: "want a port number"},
-		{name: "plain HTTP registry", sc: resolvedContract(), pod: appPod(nil, 8080), opts: controllers.SidecarOptions{PlainHTTP: true},
+		{name: "port annotation out of range", sc: resolvedContract(), pod: appPod(map[string]string{injection.AnnotationUpstreamPort: "70000"}, 8080), err: "want a port number from 1 to 65535"},
+		{name: "port annotation not a number", sc: resolvedContract(), pod: appPod(map[string]string{injection.AnnotationUpstreamPort: "http"}, 8080), err: "want a port number"},
+		{name: "plain HTTP registry", sc: resolvedContract(), pod: appPod(nil, 8080), opts: injection.SidecarOptions{PlainHTTP: true},
 			args: append(append([]string{}, base...), "--plain-http")},
 		{name: "pull secret mounted for the sidecar", sc: resolvedContract(func(sc *v1alpha1.ServiceContract) {
 			sc.Spec.PullSecretRef = &v1alpha1.LocalObjectReference{Name: "creds"}
@@ -107,19 +107,19 @@ func TestBuildSidecar(t *testing.T) {
 			sc.Status.Digest = "sha256:" + strings.Repeat("f", 64)
 		}), pod: appPod(nil, 8080), err: "does not carry status.digest"},
 		{name: "resources within bounds", sc: resolvedContract(), pod: appPod(map[string]string{
-			controllers.AnnotationCPURequest: "50m", controllers.AnnotationMemoryLimit: "128Mi", controllers.AnnotationCPULimit: "200m",
+			injection.AnnotationCPURequest: "50m", injection.AnnotationMemoryLimit: "128Mi", injection.AnnotationCPULimit: "200m",
 		}, 8080), args: base, resources: &corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: q("50m"), corev1.ResourceMemory: q("32Mi")},
 			Limits:   corev1.ResourceList{corev1.ResourceMemory: q("128Mi"), corev1.ResourceCPU: q("200m")},
 		}},
 		{name: "resources above the bound are ignored", sc: resolvedContract(), pod: appPod(map[string]string{
-			controllers.AnnotationMemoryLimit: "4Gi", controllers.AnnotationCPURequest: "lots",
+			injection.AnnotationMemoryLimit: "4Gi", injection.AnnotationCPURequest: "lots",
 		}, 8080), args: base, resources: &defaults, warnings: []string{
 			`annotation kubepact.dev/sidecar-cpu-request="lots" is not a positive quantity; the operator's default is used`,
 			"annotation kubepact.dev/sidecar-memory-limit=4Gi is above the operator's bound 512Mi; the operator's default is used",
 		}},
 		{name: "request above its limit follows it down", sc: resolvedContract(), pod: appPod(map[string]string{
-			controllers.AnnotationMemoryRequest: "100Mi",
+			injection.AnnotationMemoryRequest: "100Mi",
 		}, 8080), args: base, resources: &corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: q("10m"), corev1.ResourceMemory: q("64Mi")},
 			Limits:   corev1.ResourceList{corev1.ResourceMemory: q("64Mi")},
@@ -127,7 +127,7 @@ func TestBuildSidecar(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := controllers.BuildSidecar(tt.sc, tt.pod, tt.opts)
+			got, err := injection.BuildSidecar(tt.sc, tt.pod, tt.opts)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one saying %q", err, tt.err)
@@ -163,8 +163,8 @@ func TestBuildSidecar(t *testing.T) {
 				t.Errorf("env (-got +want):\n%s", diff)
 			}
 			portFrom := tt.portFrom
-			if portFrom == "" && tt.pod.Annotations[controllers.AnnotationUpstreamPort] == "" {
-				portFrom = controllers.PortFromContainer + "app"
+			if portFrom == "" && tt.pod.Annotations[injection.AnnotationUpstreamPort] == "" {
+				portFrom = injection.PortFromContainer + "app"
 			}
 			if portFrom != "" && got.PortSource != portFrom {
 				t.Errorf("upstream port source %q, want %q", got.PortSource, portFrom)

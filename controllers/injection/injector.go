@@ -1,4 +1,4 @@
-package controllers
+package injection
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/internal/tokenbucket"
 )
 
 // InjectorPath is where the webhook server serves the sidecar injector.
@@ -138,7 +140,7 @@ type Injector struct {
 	APIReadBurst int
 
 	apiReadsOnce sync.Once
-	apiReads     *tokenBucket
+	apiReads     *tokenbucket.Bucket
 
 	// MaxReviewBytes bounds one AdmissionReview read (zero:
 	// DefaultMaxReviewBytes), ReviewBytesInFlight those read or answered
@@ -370,9 +372,9 @@ const (
 // mayReadAPI takes one read through APIReader from its bound.
 func (in *Injector) mayReadAPI() bool {
 	in.apiReadsOnce.Do(func() {
-		in.apiReads = newTokenBucket(cmp.Or(in.APIReadRate, DefaultAPIReadRate), cmp.Or(in.APIReadBurst, DefaultAPIReadBurst), time.Now)
+		in.apiReads = tokenbucket.New(cmp.Or(in.APIReadRate, DefaultAPIReadRate), cmp.Or(in.APIReadBurst, DefaultAPIReadBurst), time.Now)
 	})
-	return in.apiReads.allow()
+	return in.apiReads.Allow()
 }
 
 // awaitResolved re-reads sc until the reconciler has resolved its current
@@ -579,3 +581,11 @@ func SetupInjector(mgr ctrl.Manager, in *Injector, rot *CertRotator) error {
 
 // InjectorName is the injector's name in Events and logs.
 const InjectorName = "kubepact-injector"
+
+// truncate cuts s to n bytes (on a rune boundary) and marks the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

@@ -1,4 +1,4 @@
-package controllers
+package kubeauth
 
 import (
 	"cmp"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/fleetgraph"
+	"github.com/kubepact/kubepact/internal/tokenbucket"
 	"github.com/kubepact/kubepact/mcp"
 )
 
@@ -102,8 +103,8 @@ type KubeIdentity struct {
 	authz authzclient.SubjectAccessReviewInterface
 
 	tokens  *ttlLRU[tokenResult]
-	known   *ttlLRU[struct{}] // tokens accepted within KnownTokenTTL
-	reviews *tokenBucket      // TokenReviews of the other tokens
+	known   *ttlLRU[struct{}]   // tokens accepted within KnownTokenTTL
+	reviews *tokenbucket.Bucket // TokenReviews of the other tokens
 	access  *ttlLRU[bool]
 	visible *ttlLRU[fleetgraph.Visibility]
 	flight  singleflight.Group
@@ -158,7 +159,7 @@ func NewKubeIdentity(cfg *rest.Config, opts *IdentityOptions) (*KubeIdentity, er
 	k.authn, k.authz = an.TokenReviews(), az.SubjectAccessReviews()
 	k.tokens = newTTLLRU[tokenResult](o.MaxTokens, o.Clock)
 	k.known = newTTLLRU[struct{}](o.MaxTokens, o.Clock)
-	k.reviews = newTokenBucket(o.TokenReviewRate, o.TokenReviewBurst, o.Clock)
+	k.reviews = tokenbucket.New(o.TokenReviewRate, o.TokenReviewBurst, o.Clock)
 	k.access = newTTLLRU[bool](o.MaxAccess, o.Clock)
 	k.visible = newTTLLRU[fleetgraph.Visibility](o.MaxAccess, o.Clock)
 	return k, nil
@@ -172,7 +173,7 @@ func (k *KubeIdentity) Authenticate(ctx context.Context, token string) (mcp.Iden
 		return r.result()
 	}
 	v, err, _ := k.flight.Do("t"+key, func() (any, error) {
-		if _, known := k.known.get(key); !known && !k.reviews.allow() {
+		if _, known := k.known.get(key); !known && !k.reviews.Allow() {
 			return nil, fmt.Errorf("more new tokens than %g a second (bursts of %d) to review: %w", k.opts.TokenReviewRate, k.opts.TokenReviewBurst, mcp.ErrAuthenticatorBusy)
 		}
 		tr, err := k.authn.Create(ctx, &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token, Audiences: k.opts.Audiences}}, metav1.CreateOptions{})
@@ -289,36 +290,6 @@ func identityKey(id mcp.Identity) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// tokenBucket admits rate events a second on average, burst at once.
-type tokenBucket struct {
-	rate, burst float64
-	now         func() time.Time
-
-	mu     sync.Mutex
-	tokens float64
-	last   time.Time
-}
-
-func newTokenBucket(rate float64, burst int, now func() time.Time) *tokenBucket {
-	return &tokenBucket{rate: rate, burst: float64(burst), tokens: float64(burst), last: now(), now: now}
-}
-
-// allow takes one token if there is one.
-func (b *tokenBucket) allow() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := b.now()
-	if d := now.Sub(b.last); d > 0 {
-		b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
-		b.last = now
-	}
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
 }
 
 // ttlLRU is a bounded map whose entries expire: at most max entries, the

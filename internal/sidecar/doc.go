@@ -1,0 +1,26 @@
+// Package sidecar is the third shape of the binary: the MCP server in a
+// Pod whose tools reach only the service beside it.
+//
+// # Config
+//
+// Config is everything a sidecar runs with. The injection webhook builds
+// one per Pod and writes it as a container (podspec.Container, whose
+// command line is Config.Args); the sidecar command binds its flags into one and starts
+// from it; the operator computes the tool surface of one (ToolSurface) to
+// record it on the ServiceContract. Args and the command's flags round-trip:
+// a Config written by Args and parsed by `kubepact sidecar` is the same
+// Config.
+//
+// # Runtime
+//
+// The runtime pieces the command wires: the probes (ServeHealth, with
+// ReadyDetails on /readyz?verbose), the digest pin (CheckDigest) and the
+// memory settling after load (SettleMemory). A packed bundle file is read
+// by bundle.LoadLayerFile.
+//
+// # Imports
+//
+// It may import bundle and mcp; never Kubernetes packages (k8s.io,
+// sigs.k8s.io: the container spec is its sub-package podspec),
+// controllers or cmd.
+package sidecar

@@ -1,0 +1,98 @@
+package sidecar
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubepact/kubepact/bundle"
+)
+
+// ReadyDetails is what /readyz?verbose reports once ready: which bundle
+// the sidecar serves and a digest of the tool surface it offers, so that a
+// Pod still serving an old contract after a tag moved can be told apart.
+type ReadyDetails struct {
+	Bundle            string `json:"bundle"`
+	BundleDigest      string `json:"bundleDigest"`
+	ToolSurfaceDigest string `json:"toolSurfaceDigest"`
+	Tools             int    `json:"tools"`
+}
+
+// Health serves the kubelet's probes: /healthz (the process is up) and
+// /readyz (the tools are registered and the endpoint accepts calls; with
+// ?verbose, the ReadyDetails as JSON).
+type Health struct {
+	srv     *http.Server
+	ready   atomic.Bool
+	details atomic.Pointer[ReadyDetails]
+}
+
+// ServeHealth listens on addr and serves the probes, not ready, until
+// Close. A listen failure is returned as net.Listen's.
+func ServeHealth(ctx context.Context, addr string) (*Health, error) {
+	h := &Health{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !h.ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		if d := h.details.Load(); d != nil && r.URL.Query().Has("verbose") {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(d)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--health-addr: %w", err)
+	}
+	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = h.srv.Serve(ln) }()
+	return h, nil
+}
+
+// Ready turns /readyz ready, reporting d.
+func (h *Health) Ready(d ReadyDetails) {
+	h.details.Store(&d)
+	h.ready.Store(true)
+}
+
+// Unready turns /readyz unready (on SIGTERM, while calls drain).
+func (h *Health) Unready() { h.ready.Store(false) }
+
+// Close stops serving the probes.
+func (h *Health) Close() error { return h.srv.Close() }
+
+// CheckDigest refuses a bundle whose digest is not cfg.BundleDigest.
+func CheckDigest(cfg Config, b *bundle.Bundle) error {
+	if cfg.BundleDigest == "" || string(b.Identity) == cfg.BundleDigest {
+		return nil
+	}
+	return fmt.Errorf("--bundle %s has digest %s, but --bundle-digest pins %s: the bundle changed since it was pinned (for a ConfigMap bundle: the ConfigMap was edited after the Pod was admitted); refusing to serve another contract than the Pod was admitted with — recreate the Pod to pin the current one", cfg.Bundle, b.Identity, cfg.BundleDigest)
+}
+
+// SettleMemory applies the soft memory limit and returns what loading the
+// bundle left behind to the OS. The sidecar's live heap is about a MiB;
+// most of its resident memory is the binary's own pages, start-up garbage
+// the runtime would otherwise keep mapped, and the heap headroom a burst
+// of calls grows. The limit makes the runtime collect sooner, and give
+// memory back, as it nears the limit instead of growing the heap
+// unchecked. GOMEMLIMIT, when set, wins.
+func SettleMemory(limitMiB int64) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && limitMiB > 0 {
+		debug.SetMemoryLimit(limitMiB << 20)
+	}
+	debug.FreeOSMemory()
+}

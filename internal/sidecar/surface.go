@@ -1,0 +1,41 @@
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/mcp"
+)
+
+// ToolSurface is the digest of the tool surface a sidecar started with
+// cfg serves from b: the value it reports as toolSurfaceDigest on
+// /readyz?verbose. The tools are projected with cfg's Upstream and Tools
+// and registered as the sidecar does, and the digest is the one function
+// the sidecar calls (mcp.Server.ToolSurfaceDigest). The other fields say
+// where the bundle and the endpoints are, not what the tools are.
+func ToolSurface(ctx context.Context, cfg Config, b *bundle.Bundle) (string, error) {
+	if cfg.ToolsLock != "" {
+		// A lock file is read inside the sidecar's container; the
+		// operator cannot read it to know the surface.
+		return "", errors.New("sidecar arguments: --tools-lock names a file in the sidecar's container; the tool surface cannot be computed outside it")
+	}
+	co := cfg.Tools
+	co.BaseURL = cfg.Upstream
+	c, err := openapitools.Project(ctx, b, &co)
+	if err != nil {
+		return "", fmt.Errorf("projecting the bundle's tools: %w", err)
+	}
+	opts := mcp.DefaultOptions()
+	opts.Transport = mcp.TransportHTTP
+	opts.Families = []mcp.Family{mcp.FamilyCapability}
+	opts.Capability = &mcp.CapabilityBundle{Bundle: b, Capability: c}
+	s, err := mcp.NewContext(ctx, opts)
+	if err != nil {
+		return "", fmt.Errorf("registering the bundle's tools: %w", err)
+	}
+	defer s.Close()
+	return s.ToolSurfaceDigest(ctx)
+}
