@@ -109,6 +109,10 @@ KUBECTL ?= $(KUBECTL_DIR)/kubectl
 envtest-assets: ## Build kube-apiserver, kube-controller-manager and etcd for envtest into bin/k8s/<version> (first time ≈12 min on 2 cores; reused after).
 	CMDS="kube-apiserver kube-controller-manager" OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
 
+.PHONY: node-assets
+node-assets: ## Build kubelet, kube-scheduler, kube-proxy and kubectl for the real-node e2e back end into bin/k8s/<version> (after envtest-assets they share its build cache; reused after).
+	CMDS="kubelet kube-scheduler kube-proxy kubectl" OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
+
 .PHONY: kubectl
 kubectl: ## Build kubectl into bin/k8s/<version> (after envtest-assets ≈3 min on 2 cores: it shares their build cache; reused after).
 	CMDS=kubectl OUT=$(KUBECTL_DIR) hack/k8s-bins/build.sh
