@@ -14,32 +14,34 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/env.sh"
 [ -e "/run/netns/$NS" ] || [ -d "$RUN" ] || [ -f "$CGROUP_FILE" ] || { echo "realnode down: nothing is up ($NS)"; exit 0; }
 ours() { tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline" | grep -qF -- "$2"; }
-stop() { # NAME...: SIGTERM the recorded PID (when it still runs what we started), SIGKILL after 10 s
-  local n pid
+stop() { # NAME...: SIGTERM the recorded PIDs (when they still run what we started) together, SIGKILL after 10 s
+  local n pid pids=()
   for n; do
     [ -f "$RUN/$n.pid" ] || continue
     pid=$(cat "$RUN/$n.pid")
-    if [ -n "$pid" ] && ours "$pid" "$RN/" && kill "$pid" 2>/dev/null; then
-      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-      kill -9 "$pid" 2>/dev/null
-    fi
+    [ -n "$pid" ] && ours "$pid" "$RN/" && kill "$pid" 2>/dev/null && pids+=("$pid")
     rm -f "$RUN/$n.pid"
   done
+  [ ${#pids[@]} -eq 0 ] && return 0
+  for _ in $(seq 50); do
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && break; done || break
+    sleep 0.2
+  done
+  kill -9 "${pids[@]}" 2>/dev/null
+  return 0
 }
 # 1. The node agents first, so nothing restarts a container.
 stop kubelet kube-proxy
 # 2. Every container, through containerd; the shims exit once their tasks are gone.
 if [ -S "$SOCK" ]; then
   tasks=$(ctr -a "$SOCK" -n k8s.io tasks ls -q 2>/dev/null)
-  for t in $tasks; do ctr -a "$SOCK" -n k8s.io tasks kill -s SIGKILL "$t" >/dev/null 2>&1; done
-  for t in $tasks; do
-    for _ in $(seq 25); do ctr -a "$SOCK" -n k8s.io tasks delete -f "$t" >/dev/null 2>&1 && break; sleep 0.2; done
-  done
+  for t in $tasks; do ctr -a "$SOCK" -n k8s.io tasks kill -a -s SIGKILL "$t" >/dev/null 2>&1; done
+  sleep 0.5
+  for t in $tasks; do ctr -a "$SOCK" -n k8s.io tasks delete -f "$t" >/dev/null 2>&1; done
 fi
 # 3. The control plane and containerd.
 stop scheduler kcm apiserver etcd containerd
 # 4. Whatever still runs in our cgroups, our netns, or from our folder (shims), by PID.
-netns_ino=$(stat -L -c %i "/run/netns/$NS" 2>/dev/null)
 for _ in 1 2 3; do
   pids=()
   CG=$(cat "$CGROUP_FILE" 2>/dev/null)
@@ -48,11 +50,7 @@ for _ in 1 2 3; do
       [ -d "$d" ] && while read -r p; do pids+=("$p"); done < <(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null)
     done
   fi
-  for p in /proc/[0-9]*; do
-    p=${p#/proc/}
-    [ "$p" = $$ ] && continue
-    if { [ -n "$netns_ino" ] && [ "$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null)" = "$netns_ino" ]; } || ours "$p" "$RN/"; then pids+=("$p"); fi
-  done
+  while read -r p; do [ "$p" = $$ ] || [ "$p" = "$PPID" ] || pids+=("$p"); done < <(ip netns pids "$NS" 2>/dev/null; pgrep -f -- "$RN/")
   [ ${#pids[@]} -eq 0 ] && break
   kill -9 "${pids[@]}" 2>/dev/null
   sleep 0.5

@@ -9,12 +9,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=hack/realnode/env.sh
 . "$HERE/env.sh"
 left=()
-for p in /proc/[0-9]*; do
-  p=${p#/proc/}
-  [ "$p" = $$ ] && continue
-  cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline") || continue
-  case $cmd in *"$RN/"*) left+=("process $p: ${cmd:0:120}") ;; esac
-done
+while read -r p cmd; do
+  [ "$p" = "$PPID" ] || left+=("process $p: ${cmd:0:120}")
+done < <(pgrep -af -- "$RN/")
 while read -r m; do left+=("mount $m"); done < <(awk -v r="$RN/" 'index($5, r) == 1 {print $5}' /proc/self/mountinfo)
 [ -e "/run/netns/$NS" ] && left+=("netns $NS (/run/netns/$NS)")
 if [ -f "$RN/host-chains.before" ]; then

@@ -2,7 +2,8 @@
 # prereqs.sh: can a real node run here? Silent with exit 0 when it can;
 # otherwise ONE line on stderr (what is missing, how to get it) and exit 2.
 # Checks root, the Debian packages (hack/realnode/deps.sh installs them), the
-# node binaries (make envtest-assets node-assets), and the kernel features
+# node binaries (make envtest-assets node-assets; not with the argument
+# "system": the machine only), and the kernel features
 # the node uses: network namespaces, bridge and veth links, iptables in a
 # namespace, overlayfs, cgroups.
 set -uo pipefail
@@ -18,7 +19,7 @@ for c in containerd:containerd ctr:containerd runc:runc iptables:iptables conntr
 done
 [ ${#missing[@]} -eq 0 ] || no "missing Debian packages: $(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')(install: hack/realnode/deps.sh, or make node-deps)"
 for c in nsenter ip openssl; do command -v "$c" >/dev/null || no "missing $c (apt-get install -y util-linux iproute2 openssl)"; done
-for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
+[ "${1:-}" = system ] || for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
   [ -x "$K8S_BIN/$b" ] || no "missing $K8S_BIN/$b (build: make envtest-assets node-assets)"
 done
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || no "the kernel has no overlayfs (containerd's snapshotter): CONFIG_OVERLAY_FS"
