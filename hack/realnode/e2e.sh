@@ -102,11 +102,13 @@ EOT
 pf=$!
 for _ in $(seq 100); do "${IN[@]}" curl -fsS http://127.0.0.1:5001/v2/ >/dev/null 2>&1 && break; sleep 0.2; done
 
+# The registry is at a private address: kubepact reaches one only when it is named.
 say "helm install kubepact (localhost/kubepact:$TAG)"
 export KUBECONFIG=$PKI/admin.kubeconfig KUBECACHEDIR=$RUN/kube-cache
 "${IN[@]}" "$HELM" install kubepact "$REPO/charts/kubepact" --namespace kubepact-system --create-namespace \
   --set image.repository=localhost/kubepact --set image.tag="$TAG" --set image.digest= --set image.pullPolicy=Never \
-  --set registry.plainHTTP=true --set 'networkPolicy.registries.ports={443,5000}' --wait --timeout 5m >/dev/null
+  --set registry.plainHTTP=true --set "registry.allowedRegistries={*,$REGISTRY_IP:5000}" \
+  --set 'networkPolicy.registries.ports={443,5000}' --wait --timeout 5m >/dev/null
 
 say "go test ./test/e2e (KUBEPACT_E2E=cluster, in netns $NS)"
 # go test flags as the test binary takes them (-count=1 -> -test.count=1).
