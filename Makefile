@@ -79,6 +79,13 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the project's style contract (.
 	$(GOLANGCI_LINT) run ./...
 	$(GOLANGCI_LINT) run --build-tags conformance ./mcp/...
 	$(GOLANGCI_LINT) run --build-tags e2e ./test/e2e/...
+	@$(MAKE) --no-print-directory lint-sh
+
+.PHONY: lint-sh
+lint-sh: ## Check the shell scripts of the e2e back ends and CI with shellcheck (apt-get install shellcheck; skipped with one line where it is not installed).
+	@if command -v shellcheck >/dev/null; then shellcheck -x hack/realnode/*.sh hack/e2e-kind.sh .ci/run; \
+	else echo "lint-sh: shellcheck is not installed (apt-get install -y shellcheck): the scripts were only parsed"; \
+		for f in hack/realnode/*.sh hack/e2e-kind.sh .ci/run; do bash -n "$$f" || exit 1; done; fi
 
 .PHONY: lint-fix
 lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.

@@ -45,7 +45,7 @@ fi
 work=$(mktemp -d)
 pf_pid=""
 cleanup() {
-  [ -n "$pf_pid" ] && kill "$pf_pid" 2>/dev/null || true
+  if [ -n "$pf_pid" ]; then kill "$pf_pid" 2>/dev/null || true; fi
   rm -rf "$work"
   if [ "${KEEP_CLUSTER:-}" != 1 ]; then "$KIND" delete cluster --name "$KIND_CLUSTER" || true; fi
 }

@@ -7,7 +7,7 @@
 #                 outside it except what down.sh removes (see there)
 #   K8S_BIN       kube-apiserver, etcd, ... kubelet (default bin/k8s/<version>,
 #                 make envtest-assets node-assets)
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the variables are for the scripts that source this
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 NS=${REALNODE_NS:-kpn}
 RN=$(realpath -m "${REALNODE_DIR:-$REPO/bin/realnode/$NS}") # resolved: mounts are listed by real path

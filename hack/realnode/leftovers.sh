@@ -19,7 +19,9 @@ if [ -f "$RN/host-chains.before" ]; then
 fi
 while read -r d; do
   left+=("cgroup $d")
-  for p in $(cat "$d/cgroup.procs" 2>/dev/null); do left+=("process $p in cgroup $d: $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | cut -c1-120)"); done
+  while read -r p; do
+    left+=("process $p in cgroup $d: $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | cut -c1-120)")
+  done < <(cat "$d/cgroup.procs" 2>/dev/null)
 done < <(find /sys/fs/cgroup -type d -name "kubepact-$NS" 2>/dev/null)
 if ! other_runtime; then
   for f in /run/containerd/s /run/containerd/fifo /var/lib/kubelet/device-plugins /var/lib/kubelet/pod-resources; do

@@ -22,6 +22,7 @@ say() { local d=$((($(date +%s%N) - t0) / 100000000)); echo "realnode up [$((d /
 fail() { echo "realnode up: $*" >&2; exit 1; }
 start() { # NAME CMD...: CMD in the netns, in a session of its own, logs in $LOG/NAME.log, PID in $RUN/NAME.pid
   local n=$1; shift
+  # shellcheck disable=SC2016 # $$ and $@ are the inner shell's
   setsid sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/$n.pid" "${IN[@]}" "$@" </dev/null >"$LOG/$n.log" 2>&1 &
   for _ in $(seq 50); do [ -s "$RUN/$n.pid" ] && return 0; sleep 0.1; done
   fail "$n did not start (log: $LOG/$n.log)"

@@ -57,7 +57,9 @@ func buildImage(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	l, err := tarball.LayerFromReader(bytes.NewReader(layerTar))
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(layerTar)), nil
+	})
 	if err != nil {
 		return fmt.Errorf("making the layer: %w", err)
 	}
