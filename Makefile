@@ -150,7 +150,7 @@ E2E_FLAGS ?= -count=1 -timeout 20m -v
 test-e2e: ## Run the end-to-end suite: on a real node where this machine can run one (make node-deps), else on envtest (one line says why); KUBEPACT_E2E=envtest|realnode picks.
 	@mode=$${KUBEPACT_E2E:-}; \
 	if [ -z "$$mode" ]; then \
-		if why=$$(hack/realnode/prereqs.sh system 2>&1); then mode=realnode; \
+		if why=$$(hack/realnode/prereqs.sh system 2>&1); then mode=realnode; echo "test-e2e: on a real node (hack/realnode; KUBEPACT_E2E=envtest for envtest)"; \
 		else echo "test-e2e: on envtest, not a real node: $${why#realnode: } (then make test-e2e runs a real node; KUBEPACT_E2E=envtest keeps envtest)"; mode=envtest; fi; \
 	fi; \
 	case $$mode in \
