@@ -42,6 +42,11 @@ finish() {
   [ -n "$pf" ] && kill "$pf" 2>/dev/null
   [ -n "$sampler" ] && kill "$sampler" 2>/dev/null
   [ -f "$RN/peak-rss-kib" ] && say "peak RSS of the node's processes: $(($(cat "$RN/peak-rss-kib") / 1024)) MiB"
+  if [ "$rc" != 0 ] && [ -d "$LOG" ]; then # what a post-mortem needs, kept outside the state down removes
+    "${KC[@]}" get pods -A -o wide 2>&1 | head -40 || true
+    "${KC[@]}" get events -A --sort-by=.lastTimestamp 2>&1 | tail -30 || true
+    rm -rf "$RN/failed-logs" && cp -r "$LOG" "$RN/failed-logs" && say "the node's logs: $RN/failed-logs"
+  fi
   if [ "${KEEP_CLUSTER:-}" = 1 ]; then say "kept: $RN/kc"; exit "$rc"; fi
   s=$(date +%s)
   "$HERE/down.sh" || rc=1

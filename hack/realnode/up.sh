@@ -35,6 +35,7 @@ waitfor() { # WHAT SECONDS CMD...
 ready() { [ "$("${KC[@]}" get node "$NODE_NAME" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]; }
 
 "$HERE/prereqs.sh" || exit 2
+trap '[ $? = 0 ] || echo "realnode up: failed; logs in $LOG; hack/realnode/down.sh removes what was made" >&2' EXIT
 if [ -e "/run/netns/$NS" ]; then
   if [ -f "$RUN/up" ] && ready; then say "already up: $RN/kc get nodes"; exit 0; fi
   say "a half-made cluster $NS is here: taking it down first"
