@@ -66,12 +66,18 @@ func TestE2E(t *testing.T) {
 	}{
 		{"Install", s.install},
 		{"OperatorReady", s.operatorReady},
+		{"OperatorReadyThroughProbes", s.operatorProbes},
 		{"ServiceContractsReady", s.contractsReady},
 		{"FleetAnswersByIdentity", s.fleetByIdentity},
 		{"UpgradeChangesTheCRD", s.upgrade},
 		{"DeploymentGetsSidecar", s.deploymentGetsSidecar},
+		{"WebhookThroughService", s.webhookThroughService},
 		{"SidecarCallsService", s.sidecarCallsService},
+		{"SidecarRestartedByKubelet", s.sidecarRestarted},
+		{"SidecarReachesOnlyItsPod", s.sidecarOnlyLocalhost},
 		{"TagMovedIsFollowed", s.tagMoved},
+		{"LeaderFailover", s.leaderFailover},
+		{"RollingUpgradeThroughService", s.rollingUpgrade},
 		{"UninstallLeavesNothing", s.uninstall},
 	} {
 		if !t.Run(step.name, step.fn) {
