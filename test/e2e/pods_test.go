@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -860,7 +861,12 @@ func (s *story) rollingUpgrade(t *testing.T) {
 	for _, p := range before {
 		oldNames = append(oldNames, p.Name)
 	}
-	cl := startCaller(t, connect(t, "http://"+addr+"/mcp", s.aliceTok), "pacto_fleet_status")
+	// An in-cluster client names the Service (the operator admits only
+	// its names as Host); with no cluster DNS here, the name is resolved
+	// to the ClusterIP as the cluster's DNS would.
+	name := operatorName + "." + installNamespace + ".svc"
+	_, port, _ := net.SplitHostPort(addr)
+	cl := startCaller(t, connectDialing(t, "http://"+net.JoinHostPort(name, port)+"/mcp", s.aliceTok, addr), "pacto_fleet_status")
 	// Watch the Service's ready endpoints throughout.
 	stopWatch := watchMinEndpoints(t, c, operatorName)
 	eventually(t, "the client answers through the Service", 30*time.Second, func() error {
@@ -915,6 +921,32 @@ func (s *story) rollingUpgrade(t *testing.T) {
 		t.Errorf("the Service had no ready endpoint at some point during the rollout")
 	}
 }
+
+// connectDialing opens an MCP session to url whose every connection
+// dials addr (a name resolved by hand).
+func connectDialing(t *testing.T, url, token, addr string) *sdk.ClientSession {
+	t.Helper()
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return dialer.DialContext(ctx, network, addr)
+	}}
+	h := http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+token)
+		return tr.RoundTrip(r)
+	})}
+	st := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &h, DisableStandaloneSSE: true, MaxRetries: -1}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "kubepact-e2e", Version: "v0"}, nil).Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatalf("connecting to %s (at %s): %v", url, addr, err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // watchMinEndpoints polls a Service's ready endpoints until stopped and
 // returns the fewest it saw.
