@@ -342,6 +342,23 @@ func (a *admissionConfig) webhooks() []webhookClient {
 	return out
 }
 
+// sidecarPortForward runs the README's commands that reach the injected
+// sidecar from a laptop (kubectl port-forward to the Deployment) and
+// connects the MCP clients as the README configured claude: the
+// sidecar's tools call the service.
+func (s *story) sidecarPortForward(t *testing.T) {
+	s.needPods(t)
+	s.sh.run(t, "reach-sidecar", repoRoot(), nil, nil)
+	cfg := parseClaudeAdd(t, s.sh.claudeArgs(t))
+	cs := connectWith(t, cfg.url, cfg.headers)
+	if _, raw := call(t, cs, "listProducts", map[string]any{"limit": 2}); !strings.Contains(raw, `"sku":"LMP-3"`) {
+		t.Errorf("listProducts through the README's port-forward %s: %s; want the demo service's products", cfg.url, raw)
+	}
+	if !tsClient(t, "sidecar through the README's port-forward", cfg.url, cfg.headers, []tsCall{{Tool: "listProducts", Args: map[string]any{"limit": 2}, Expect: "ok"}}) {
+		t.Logf("%s is not set: the TypeScript SDK client was not run (make test-e2e runs it)", clientsDirEnv)
+	}
+}
+
 // sidecarStatus is the injected sidecar's status and the app's in pod.
 func sidecarStatus(t *testing.T, pod *corev1.Pod, sidecarName, appName string) (sc, app *corev1.ContainerStatus) {
 	t.Helper()
