@@ -79,6 +79,13 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the project's style contract (.
 	$(GOLANGCI_LINT) run ./...
 	$(GOLANGCI_LINT) run --build-tags conformance ./mcp/...
 	$(GOLANGCI_LINT) run --build-tags e2e ./test/e2e/...
+	@$(MAKE) --no-print-directory lint-sh
+
+.PHONY: lint-sh
+lint-sh: ## Check the shell scripts of the e2e back ends and CI with shellcheck (apt-get install shellcheck; skipped with one line where it is not installed).
+	@if command -v shellcheck >/dev/null; then shellcheck -x hack/realnode/*.sh hack/e2e-kind.sh .ci/run; \
+	else echo "lint-sh: shellcheck is not installed (apt-get install -y shellcheck): the scripts were only parsed"; \
+		for f in hack/realnode/*.sh hack/e2e-kind.sh .ci/run; do bash -n "$$f" || exit 1; done; fi
 
 .PHONY: lint-fix
 lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.
@@ -109,6 +116,10 @@ KUBECTL ?= $(KUBECTL_DIR)/kubectl
 envtest-assets: ## Build kube-apiserver, kube-controller-manager and etcd for envtest into bin/k8s/<version> (first time ≈12 min on 2 cores; reused after).
 	CMDS="kube-apiserver kube-controller-manager" OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
 
+.PHONY: node-assets
+node-assets: ## Build kubelet, kube-scheduler, kube-proxy and kubectl for the real-node e2e back end into bin/k8s/<version> (after envtest-assets they share its build cache; reused after).
+	CMDS="kubelet kube-scheduler kube-proxy kubectl" OUT=$(ENVTEST_ASSETS) hack/k8s-bins/build.sh
+
 .PHONY: kubectl
 kubectl: ## Build kubectl into bin/k8s/<version> (after envtest-assets ≈3 min on 2 cores: it shares their build cache; reused after).
 	CMDS=kubectl OUT=$(KUBECTL_DIR) hack/k8s-bins/build.sh
@@ -127,13 +138,48 @@ test-chart: envtest-assets helm-bins ## Run only the chart's tests: helm lint --
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s \
 		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) go test $(GO_TEST_FLAGS) ./test/chart/...
 
-# The end-to-end suite (test/e2e, build tag e2e): one story, two back ends.
+# The end-to-end suite (test/e2e, build tag e2e): one story, three back ends.
+# `make test-e2e` runs it on a real node (hack/realnode: kubelet, containerd,
+# runc in a network namespace of its own) where hack/realnode/prereqs.sh
+# passes (root, the Debian packages of `make node-deps`, the kernel's
+# namespaces, bridge, iptables, overlayfs), else on envtest, saying why in one
+# line. KUBEPACT_E2E=envtest or KUBEPACT_E2E=realnode picks one.
 E2E_FLAGS ?= -count=1 -timeout 20m -v
 
 .PHONY: test-e2e
-test-e2e: envtest-assets kubectl helm-bins clients-deps ## Run the end-to-end suite on envtest: the README's install, /mcp, upgrade and uninstall commands run with real kubectl and helm, kubepact from the image they install as processes, a real API server, etcd and kube-controller-manager.
+test-e2e: ## Run the end-to-end suite: on a real node where this machine can run one (make node-deps), else on envtest (one line says why); KUBEPACT_E2E=envtest|realnode picks.
+	@mode=$${KUBEPACT_E2E:-}; \
+	if [ -z "$$mode" ]; then \
+		if why=$$(hack/realnode/prereqs.sh system 2>&1); then mode=realnode; echo "test-e2e: on a real node (hack/realnode; KUBEPACT_E2E=envtest for envtest)"; \
+		else echo "test-e2e: on envtest, not a real node: $${why#realnode: } (then make test-e2e runs a real node; KUBEPACT_E2E=envtest keeps envtest)"; mode=envtest; fi; \
+	fi; \
+	case $$mode in \
+		realnode) $(MAKE) --no-print-directory test-e2e-node ;; \
+		envtest) $(MAKE) --no-print-directory test-e2e-envtest ;; \
+		*) echo "test-e2e: KUBEPACT_E2E=$$mode is not envtest or realnode (kind: make test-e2e-kind)" >&2; exit 2 ;; \
+	esac
+
+.PHONY: test-e2e-envtest
+test-e2e-envtest: envtest-assets kubectl helm-bins clients-deps ## Run the end-to-end suite on envtest: the README's install, /mcp, upgrade and uninstall commands run with real kubectl and helm, kubepact from the image they install as processes, a real API server, etcd and kube-controller-manager.
 	KUBEPACT_E2E=envtest KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s \
 		KUBEPACT_HELM=$(HELM) KUBEPACT_KUBECTL=$(KUBECTL) KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) go test -tags e2e $(E2E_FLAGS) ./test/e2e/...
+
+.PHONY: test-e2e-node
+test-e2e-node: envtest-assets node-assets helm-bins clients-deps ## Run the end-to-end suite on a real node (hack/realnode/e2e.sh): node up in its own netns, make image imported, helm install, the suite with real Pods, node down, leftover check.
+	HELM=$(HELM) KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) E2E_FLAGS="$(E2E_FLAGS)" hack/realnode/e2e.sh
+
+.PHONY: node-deps
+node-deps: ## Install the Debian packages a real node needs (containerd, runc, CNI plugins, iptables, conntrack, busybox-static; root).
+	hack/realnode/deps.sh
+
+.PHONY: node-up
+node-up: envtest-assets node-assets ## Bring a real one-node cluster up in netns REALNODE_NS (default kpn); then bin/realnode/kpn/kc get nodes.
+	hack/realnode/up.sh
+
+.PHONY: node-down
+node-down: ## Take the real node down and check that nothing is left behind (a no-op when none is up).
+	hack/realnode/down.sh
+	hack/realnode/leftovers.sh
 
 .PHONY: test-e2e-kind
 test-e2e-kind: helm-bins ## Run the end-to-end suite on a kind cluster (needs Docker; not run on machines without it): build and load the image, helm install, port-forward.

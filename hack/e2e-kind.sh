@@ -45,7 +45,7 @@ fi
 work=$(mktemp -d)
 pf_pid=""
 cleanup() {
-  [ -n "$pf_pid" ] && kill "$pf_pid" 2>/dev/null || true
+  if [ -n "$pf_pid" ]; then kill "$pf_pid" 2>/dev/null || true; fi
   rm -rf "$work"
   if [ "${KEEP_CLUSTER:-}" != 1 ]; then "$KIND" delete cluster --name "$KIND_CLUSTER" || true; fi
 }
@@ -106,11 +106,13 @@ done
 
 echo "== helm install kubepact ($IMG)"
 # The registry speaks plain HTTP on port 5000 (the NetworkPolicy's egress
-# must allow it); the image was loaded, not pulled.
+# must allow it) at a private address, which kubepact reaches only when it
+# is named in registry.allowedRegistries; the image was loaded, not pulled.
 # shellcheck disable=SC2086 # HELM_EXTRA_ARGS is a list of flags
 "$HELM" install kubepact charts/kubepact --namespace kubepact-system --create-namespace \
   --set image.repository="${IMG%:*}" --set image.tag="${IMG##*:}" --set image.digest= --set image.pullPolicy=Never \
-  --set registry.plainHTTP=true --set 'networkPolicy.registries.ports={443,5000}' \
+  --set registry.plainHTTP=true --set "registry.allowedRegistries={*,registry.$REGISTRY_NS.svc.cluster.local:5000}" \
+  --set 'networkPolicy.registries.ports={443,5000}' \
   ${HELM_EXTRA_ARGS:-} --wait --timeout 5m
 
 echo "== go test ./test/e2e (KUBEPACT_E2E=cluster)"
