@@ -505,6 +505,9 @@ func nodeProcess(containerID string) (int, string) {
 	case 0:
 		return 0, "no process here is in container " + id[:12] + "'s cgroup: the node is another machine or container"
 	case 1:
+		if err := syscall.Kill(found[0], 0); err != nil {
+			return 0, fmt.Sprintf("process %d of container %s cannot be signalled from here: %v", found[0], id[:12], err)
+		}
 		return found[0], ""
 	}
 	return 0, fmt.Sprintf("container %s has %d processes %v; want one", id[:12], len(found), found)
