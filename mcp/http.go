@@ -279,7 +279,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	lim := newConnLimiter(ln, s.opts.MaxConnections)
 	srv := &http.Server{
-		Handler:           s.httpHandler,
+		Handler:           s.closingWhenDelayed(s.httpHandler),
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
 		ReadTimeout:       s.opts.ReadTimeout,
 		IdleTimeout:       s.opts.IdleTimeout,
@@ -302,6 +302,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 
+	if d := s.opts.DrainDelay; d > 0 {
+		// Still serving, each answer closing its connection: kept-alive
+		// clients move on while the endpoints drop this replica.
+		s.delaying.Store(true)
+		s.log.Info("Serving MCP over HTTP for the drain delay, closing each connection after its answer", "delay", d)
+		select {
+		case err := <-served:
+			return err
+		case <-time.After(d):
+		}
+	}
 	start := time.Now()
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.DrainTimeout)
 	defer cancel()
@@ -337,6 +348,52 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"refusedRequestBytes", s.reqBytes.refused.Load(), "refusedCallerRequestBytes", s.reqBytes.refusedCaller.Load())
 	return nil
 }
+
+// closingWhenDelayed answers with Connection: close during the drain
+// delay, so that the server closes each connection after its answer.
+func (s *Server) closingWhenDelayed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.delaying.Load() {
+			w = &closingWriter{ResponseWriter: w}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// closingWriter sets Connection: close as its headers are written, over
+// whatever the handler set (a stream's keep-alive).
+type closingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *closingWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		w.Header().Set("Connection", "close")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *closingWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush keeps the writer a Flusher, as streams need.
+func (w *closingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		if !w.wrote {
+			w.WriteHeader(http.StatusOK)
+		}
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *closingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // drainGate counts calls in progress and, once closed, admits no more and
 // reports when the last one has finished.

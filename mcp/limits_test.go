@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // rpcReply is one HTTP answer to a JSON-RPC POST.
@@ -607,5 +609,77 @@ func BenchmarkSessionTable(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// closeRecorder records, for each response, whether the server closes the
+// connection after it.
+type closeRecorder struct {
+	mu     sync.Mutex
+	closes []bool
+}
+
+func (c *closeRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		c.mu.Lock()
+		c.closes = append(c.closes, resp.Close)
+		c.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (c *closeRecorder) last() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closes[len(c.closes)-1]
+}
+
+// TestHTTPDrainDelayKeepsServing: after shutdown starts, for DrainDelay
+// the server still answers calls, each answer closing its connection (a
+// kept-alive client reconnects, through a Service to another replica);
+// only then does it drain and Serve return.
+func TestHTTPDrainDelayKeepsServing(t *testing.T) {
+	s := newTestServer(t, &Options{Transport: TransportHTTP, DrainDelay: 2 * time.Second})
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + Endpoint
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+
+	rec := &closeRecorder{}
+	cs, err := httpClient(t.Context(), t, url, "2026-07-28", &http.Client{Transport: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &sdk.CallToolParams{Name: "pacto_server_info", Arguments: map[string]any{}}
+	if _, err := cs.CallTool(t.Context(), info); err != nil {
+		t.Fatal(err)
+	}
+	if rec.last() {
+		t.Fatal("before shutdown an answer closed its connection")
+	}
+	cancel()
+	// Serve sees ctx done at once; the calls below are within the delay.
+	time.Sleep(100 * time.Millisecond)
+	for i := range 3 {
+		if res, err := cs.CallTool(t.Context(), info); err != nil || res.IsError {
+			t.Fatalf("call %d in the drain delay: %v %+v", i, err, res)
+		}
+		if !rec.last() {
+			t.Errorf("call %d in the drain delay: its answer kept the connection open", i)
+		}
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return within 30s of shutdown with DrainDelay 2s")
 	}
 }

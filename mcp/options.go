@@ -172,6 +172,12 @@ type Options struct {
 	// DrainTimeout bounds the HTTP shutdown, however many sessions are
 	// open (default 10s): calls in progress finish within it.
 	DrainTimeout time.Duration
+	// DrainDelay is how long the HTTP transport keeps serving after ctx is
+	// done and before it drains (default 0: none). Every answer in it
+	// closes its connection, so a client on a kept-alive connection opens
+	// a new one for its next request, which a Service sends to a replica
+	// that is not terminating, while the endpoints drop this one.
+	DrainDelay time.Duration
 	// Budget bounds the expensive calls: how many at once, overall and
 	// per caller, how long each, and the bundle memory they hold.
 	Budget BudgetOptions
@@ -239,6 +245,7 @@ func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "how long a client may take to send a whole request, body included")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "how long a keep-alive connection may wait for its next request")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "on shutdown (SIGTERM), how long calls in progress may take to finish, however many sessions are open")
+	fs.DurationVar(&o.DrainDelay, "drain-delay", o.DrainDelay, "on shutdown (SIGTERM), how long to keep serving before the drain, every answer closing its connection, so kept-alive clients reconnect to another replica while a Service drops this one (0: none)")
 }
 
 // FlagNames maps the option fields that errors from [NewContext] name to the
@@ -250,7 +257,7 @@ var FlagNames = map[string]string{
 	"ReadOnly": "--read-only", "Families": "--families", "AuthTokenFile": "--auth-token-file",
 	"AllowUnauthenticatedRemote": "--allow-unauthenticated-remote", "AllowedHosts": "--allowed-host",
 	"AllowedOrigins": "--allowed-origin", "SessionTimeout": "--session-timeout",
-	"MaxRequestBytes": "--max-request-bytes", "MaxRequestBytesInFlight": "--max-request-bytes-in-flight", "DrainTimeout": "--drain-timeout",
+	"MaxRequestBytes": "--max-request-bytes", "MaxRequestBytesInFlight": "--max-request-bytes-in-flight", "DrainTimeout": "--drain-timeout", "DrainDelay": "--drain-delay",
 	"MaxSessions": "--max-sessions", "MaxSessionsPerIdentity": "--max-sessions-per-identity", "MaxConnections": "--max-connections",
 	"ReadHeaderTimeout": "--read-header-timeout", "ReadTimeout": "--read-timeout", "IdleTimeout": "--idle-timeout",
 	"Fleet.Enabled": "--fleet", "Fleet.Local": "--local", "Fleet.OCI": "--oci",
@@ -388,7 +395,7 @@ func (o *Options) validate() error {
 		field string
 		value int64
 	}{
-		{"SessionTimeout", int64(o.SessionTimeout)}, {"DrainTimeout", int64(o.DrainTimeout)},
+		{"SessionTimeout", int64(o.SessionTimeout)}, {"DrainTimeout", int64(o.DrainTimeout)}, {"DrainDelay", int64(o.DrainDelay)},
 		{"MaxRequestBytes", o.MaxRequestBytes}, {"MaxRequestBytesInFlight", o.MaxRequestBytesInFlight}, {"ReadHeaderTimeout", int64(o.ReadHeaderTimeout)},
 		{"ReadTimeout", int64(o.ReadTimeout)}, {"IdleTimeout", int64(o.IdleTimeout)},
 	} {

@@ -55,6 +55,7 @@ type Server struct {
 	sessions    *sessionTable // the HTTP sessions of the 2025 era
 	reqBytes    *requestBytes // the HTTP request bodies held at once
 	gate        drainGate     // HTTP calls in progress, for shutdown
+	delaying    atomic.Bool   // in the drain delay: answers close their connections
 
 	confirms *confirmations // the generated tools' confirmations, with this server's secret
 

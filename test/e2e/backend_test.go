@@ -83,6 +83,12 @@ type backend interface {
 	// sidecar makes the sidecar injected into pod serve and returns its
 	// /mcp URL.
 	sidecar(t *testing.T, pod *corev1.Pod) string
+	// realPods says why Pods do not really run here ("": a kubelet runs
+	// them, so probes, restarts, Services and port-forward are real).
+	realPods() string
+	// forwardPort makes port of target (pod/NAME or svc/NAME in ns) reachable
+	// from the test and returns its host:port; only where realPods is "".
+	forwardPort(t *testing.T, ns, target, port string) string
 }
 
 var scheme = kruntime.NewScheme()

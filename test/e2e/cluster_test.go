@@ -127,6 +127,14 @@ func (b *clusterBackend) upgraded(t *testing.T) {
 	t.Fatal("the cluster back end does not run the README's upgrade (cannotInstall)")
 }
 
+// realPods: the cluster's kubelet runs the Pods.
+func (b *clusterBackend) realPods() string { return "" }
+
+func (b *clusterBackend) forwardPort(t *testing.T, ns, target, port string) string {
+	t.Helper()
+	return b.portForward(t, target, ns, port)
+}
+
 // operatorGone: the cluster stops the operator's Pods itself.
 func (b *clusterBackend) operatorGone(*testing.T) {}
 

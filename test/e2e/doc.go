@@ -31,6 +31,14 @@
 //     image is loaded, not pushed); every other README command runs as
 //     written, and everything is reached with `kubectl port-forward`.
 //
+// Where a kubelet runs the Pods (cluster), pods_test.go's steps add what
+// only real Pods show: readiness through probes, the webhook reached
+// through its Service, the native sidecar's start order, restart by the
+// kubelet, memory limit and GOMEMLIMIT (read on the node when the test
+// runs there), its reach limited to its own Pod, leader failover, and a
+// rolling upgrade behind the Service with the PodDisruptionBudget. On
+// envtest each is skipped with one line saying why.
+//
 // Unset, the tests skip and say how to run them. Assertions go through a
 // real MCP client over HTTP and kubectl-level reads only.
 //

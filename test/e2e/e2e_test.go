@@ -66,12 +66,19 @@ func TestE2E(t *testing.T) {
 	}{
 		{"Install", s.install},
 		{"OperatorReady", s.operatorReady},
+		{"OperatorReadyThroughProbes", s.operatorProbes},
 		{"ServiceContractsReady", s.contractsReady},
 		{"FleetAnswersByIdentity", s.fleetByIdentity},
 		{"UpgradeChangesTheCRD", s.upgrade},
 		{"DeploymentGetsSidecar", s.deploymentGetsSidecar},
+		{"WebhookThroughService", s.webhookThroughService},
 		{"SidecarCallsService", s.sidecarCallsService},
+		{"SidecarPortForwardREADME", s.sidecarPortForward},
+		{"SidecarRestartedByKubelet", s.sidecarRestarted},
+		{"SidecarReachesOnlyItsPod", s.sidecarOnlyLocalhost},
 		{"TagMovedIsFollowed", s.tagMoved},
+		{"LeaderFailover", s.leaderFailover},
+		{"RollingUpgradeThroughService", s.rollingUpgrade},
 		{"UninstallLeavesNothing", s.uninstall},
 	} {
 		if !t.Run(step.name, step.fn) {

@@ -162,6 +162,17 @@ func skipWithoutKubelet(cmd string) string {
 
 func (b *envtestBackend) cannotInstall() string { return "" }
 
+// realPods: envtest has no kubelet.
+func (b *envtestBackend) realPods() string {
+	return "envtest runs no kubelet, so no Pod runs: this step runs on a real node (hack/realnode) or kind"
+}
+
+func (b *envtestBackend) forwardPort(t *testing.T, _, _, _ string) string {
+	t.Helper()
+	t.Fatal(b.realPods())
+	return ""
+}
+
 // installed starts what the README's install installed: the webhook
 // configuration pointed at the operator process on loopback, and the
 // operator as the chart's Deployment runs it.

@@ -13,7 +13,7 @@ import (
 // README.md, splits into commands, and names only placeholders the suite
 // fills — so a README edit that the story could not run fails here first.
 func TestReadmeBlocks(t *testing.T) {
-	for _, name := range []string{"image", "install", "reach", "inject", "upgrade", "uninstall"} {
+	for _, name := range []string{"image", "install", "reach", "inject", "reach-sidecar", "upgrade", "uninstall"} {
 		cmds := commands(readmeBlock(t, name))
 		if len(cmds) == 0 {
 			t.Errorf("README block %s has no command", name)
