@@ -6,7 +6,8 @@
 # image (nodeimg) instead of registry:2. The test binary is compiled here
 # (the module proxy is not reachable inside the netns) and run inside the
 # netns with KUBEPACT_E2E=cluster; then the node is taken down and
-# leftovers.sh must find nothing.
+# leftovers.sh must find nothing. The node is brought up and down with the
+# README's `make node-up` and `make node-down`.
 #
 # Environment: HELM (helm binary, required), KUBEPACT_CLIENTS_DIR (the
 # TypeScript client harness), E2E_FLAGS (go test flags, as -test.* flags
@@ -49,14 +50,14 @@ finish() {
   fi
   if [ "${KEEP_CLUSTER:-}" = 1 ]; then say "kept: $RN/kc"; exit "$rc"; fi
   s=$(date +%s)
-  "$HERE/down.sh" || rc=1
-  say "down in $(($(date +%s) - s))s"
-  "$HERE/leftovers.sh" || rc=1
+  # README's `make node-down`: down.sh, then leftovers.sh must find nothing.
+  make -C "$REPO" --no-print-directory node-down || rc=1
+  say "down and checked in $(($(date +%s) - s))s"
   exit "$rc"
 }
 trap finish EXIT
 s=$(date +%s)
-"$HERE/up.sh"
+make -C "$REPO" --no-print-directory node-up # README's `make node-up`
 say "node up in $(($(date +%s) - s))s"
 ctr -a "$SOCK" -n k8s.io images import --base-name localhost/kubepact "$RN/images/kubepact-oci.tar" >/dev/null
 # The node's memory: the sum of the RSS of its processes (ours by folder, and
