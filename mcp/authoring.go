@@ -11,14 +11,14 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/authoring"
 	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/bundle/validate"
+	"github.com/kubepact/kubepact/internal/authoring"
 )
 
 // Structured authoring arguments: a native JSON array (or object) or the
 // same JSON encoded in a string. The argument decoder (args.go) takes
-// both, checks them against these schemas and hands bundle/authoring typed
+// both, checks them against these schemas and hands internal/authoring typed
 // values; authoring checks only what a schema cannot say (a name usable as
 // a file name, duplicates), naming the path (add_interfaces[1].name).
 var (
@@ -99,7 +99,7 @@ type SchemaResult struct {
 const pactoDescription = "A Pacto contract (pacto.yaml at the root of a bundle) describes a service operationally: identity and owner, interfaces (openapi, asyncapi, grpc specs inside the bundle), configuration schemas, policies, dependencies on other contracts, runtime state semantics, workload kind, capabilities and readiness."
 
 // authoringFamily is pacto_create, pacto_edit, pacto_check and
-// pacto_schema over one bundle/authoring instance confined to the workspace.
+// pacto_schema over one internal/authoring instance confined to the workspace.
 var authoringFamily = &family{
 	name:    FamilyAuthoring,
 	summary: "authoring — pacto_create, pacto_edit, pacto_check and pacto_schema create, edit, validate and explain Pacto contracts (pacto.yaml bundles) in the local workspace; they never touch a running service (validating may pull referenced policy and configuration bundles from a registry when one is configured)",

@@ -13,8 +13,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 
-	"github.com/kubepact/kubepact/bundle/catalog"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/catalog"
 )
 
 // FamilyCatalog is Pacto's catalog mode: the resources pacto://catalog and

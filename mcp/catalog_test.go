@@ -14,8 +14,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/catalog"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/catalog"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 

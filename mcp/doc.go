@@ -24,7 +24,7 @@
 //   - args.go: strict argument decoding: unknown names, wrong types and
 //     missing required arguments are errors that list the accepted names and
 //     suggest the nearest one.
-//   - authoring.go: the four pacto_* authoring tools over bundle/authoring.
+//   - authoring.go: the four pacto_* authoring tools over internal/authoring.
 //   - capability.go: a bundle's OpenAPI operations as generated tools over
 //     bundle/capability, pacto_skill, pacto_withheld, skills as resources
 //     and prompts.
@@ -41,7 +41,7 @@
 //     serves, or a fleet service by name or name@version (read again from
 //     where its source found it). It sits outside the fleet family so that
 //     family's tools/list stays within its token budget.
-//   - catalog.go: Pacto's catalog mode over bundle/catalog: the resources
+//   - catalog.go: Pacto's catalog mode over internal/catalog: the resources
 //     pacto://catalog and pacto://catalog/closure and pacto_catalog_revision,
 //     over roots kept live (re-resolved every Catalog.Refresh), served
 //     from the start: a RESOLVING placeholder answers until the first

@@ -11,9 +11,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/authoring"
 	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/validate"
+	"github.com/kubepact/kubepact/internal/authoring"
 )
 
 // Error codes that this package produces itself; see the package's

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/kubepact/kubepact/bundle/authoring"
+	"github.com/kubepact/kubepact/internal/authoring"
 )
 
 // fileToolError says in words what a file system error a tool ran into

@@ -16,9 +16,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 
-	"github.com/kubepact/kubepact/bundle/authoring"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
+	"github.com/kubepact/kubepact/internal/authoring"
 
 	"github.com/kubepact/kubepact/fleetgraph/source"
 )

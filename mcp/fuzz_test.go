@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/kubepact/kubepact/bundle/authoring"
+	"github.com/kubepact/kubepact/internal/authoring"
 )
 
 // FuzzDecodeArgs feeds arbitrary bytes to the argument decoders of the

@@ -26,7 +26,7 @@
 //     the request body as `body`, every $ref moved into $defs (cycles stay
 //     references), OpenAPI 3.0 dialect converted. An operation whose schema
 //     no validator can evaluate — a $ref cycle that never descends into a
-//     property or item, found by bundle/schemacycle — is withheld.
+//     property or item, found by internal/schemacycle — is withheld.
 //   - policy.go: exposure. Only GET and HEAD are exposed unless writes are
 //     allowed; allow and deny lists by tool name; names starting with
 //     `pacto_` are reserved for kubepact's own tools, so such an operation is

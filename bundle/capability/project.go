@@ -19,7 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/schemacycle"
+	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
 // Capability is the projection of a bundle: the tools to expose, the

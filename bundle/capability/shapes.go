@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/schemacycle"
+	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
 // Shape is one OpenAPI operation's request and response shapes in JSON

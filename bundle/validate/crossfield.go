@@ -11,7 +11,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/kubepact/kubepact/bundle/contract"
-	"github.com/kubepact/kubepact/bundle/schemacycle"
+	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
 // crossField runs layer 2. It records findings in v.res; the caller decides

@@ -13,7 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/kubepact/kubepact/bundle/contract"
-	"github.com/kubepact/kubepact/bundle/schemacycle"
+	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
 // checkSpec checks that data parses as the interface type claims.

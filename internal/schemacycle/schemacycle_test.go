@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/kubepact/kubepact/bundle/schemacycle"
+	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
 func decode(t *testing.T, src string) any {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubepact/kubepact/bundle/catalog"
+	"github.com/kubepact/kubepact/internal/catalog"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -15,7 +15,7 @@ import (
 // pulled) with refreshing it when nothing moved (one manifest resolution
 // per tag, content kept by digest). Run the two side by side:
 //
-//	go test ./bundle/catalog -run '^$' -bench RegistryCatalog -benchmem
+//	go test ./internal/catalog -run '^$' -bench RegistryCatalog -benchmem
 func BenchmarkRegistryCatalog(b *testing.B) {
 	reg := testregistry.New(b, nil)
 	c := client(b)
@@ -83,7 +83,7 @@ func BenchmarkLocalLayers(b *testing.B) {
 // time (concurrency=1, as before depth-at-a-time resolution) and four at
 // a time (the default). Compare the two in one run:
 //
-//	go test ./bundle/catalog -run '^$' -bench SlowRegistryCatalog -benchmem
+//	go test ./internal/catalog -run '^$' -bench SlowRegistryCatalog -benchmem
 func BenchmarkSlowRegistryCatalog(b *testing.B) {
 	reg := testregistry.New(b, &testregistry.Options{Wrap: testregistry.Delay(5 * time.Millisecond)})
 	c := client(b)

@@ -18,9 +18,9 @@ func TestImports(t *testing.T) {
 	for dep := range strings.FieldsSeq(string(out)) {
 		switch {
 		case strings.HasPrefix(dep, "k8s.io/"), strings.HasPrefix(dep, "sigs.k8s.io/"), strings.Contains(dep, "modelcontextprotocol"):
-			t.Errorf("bundle/catalog depends on %s", dep)
-		case strings.HasPrefix(dep, mod) && !strings.HasPrefix(dep, mod+"bundle") && dep != mod+"internal/jsonobj":
-			t.Errorf("bundle/catalog imports %s; only bundle and its sub-packages are allowed", dep)
+			t.Errorf("internal/catalog depends on %s", dep)
+		case strings.HasPrefix(dep, mod) && !strings.HasPrefix(dep, mod+"bundle") && dep != mod+"internal/catalog" && dep != mod+"internal/jsonobj":
+			t.Errorf("internal/catalog imports %s; only bundle and its sub-packages are allowed", dep)
 		}
 	}
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/catalog"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/catalog"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
