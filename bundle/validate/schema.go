@@ -23,30 +23,22 @@ import (
 
 var printer = message.NewPrinter(language.English)
 
-// contractSchema compiles the embedded contract schema once.
+// contractSchema compiles the embedded contract schema once, from the tree
+// contract.SchemaTree decoded.
 var contractSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(contract.Schema))
-	if err != nil {
-		return nil, err
-	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(contract.SchemaID, doc); err != nil {
+	if err := c.AddResource(contract.SchemaID, contract.SchemaTree()); err != nil {
 		return nil, err
 	}
 	return c.Compile(contract.SchemaID)
 })
 
-// contractSchemaTree is the embedded schema as a generic tree, used to look
+// contractSchemaDoc is the embedded schema as a generic tree, used to look
 // up descriptions, property names and oneOf titles for error messages.
-var contractSchemaTree = sync.OnceValue(func() any {
-	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(contract.Schema))
-	return doc
-})
-
 func contractSchemaDoc(u string) any {
 	if strings.HasPrefix(u, contract.SchemaID) {
-		return contractSchemaTree()
+		return contract.SchemaTree()
 	}
 	return nil
 }
