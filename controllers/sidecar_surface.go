@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/mcp"
 )
 
@@ -17,7 +17,7 @@ import (
 // args (SidecarArgs) serves from b: the value it reports as
 // toolSurfaceDigest on /readyz?verbose. The arguments that shape the tools
 // (--upstream and the exposure flags) are read by the flag binder the
-// sidecar itself uses (capability.Options.BindFlags); the tools are
+// sidecar itself uses (openapitools.Options.BindFlags); the tools are
 // projected and registered as the sidecar does, and the digest is the one
 // function the sidecar calls (mcp.Server.ToolSurfaceDigest). Other
 // arguments are ignored: they say where the bundle and the endpoints are,
@@ -27,7 +27,7 @@ func ToolSurface(ctx context.Context, b *bundle.Bundle, args []string) (string, 
 	if err != nil {
 		return "", err
 	}
-	c, err := capability.Project(ctx, b, &co)
+	c, err := openapitools.Project(ctx, b, &co)
 	if err != nil {
 		return "", fmt.Errorf("projecting the bundle's tools: %w", err)
 	}
@@ -44,8 +44,8 @@ func ToolSurface(ctx context.Context, b *bundle.Bundle, args []string) (string, 
 }
 
 // capabilityOptions reads the capability flags of a sidecar command line.
-func capabilityOptions(args []string) (capability.Options, error) {
-	var o capability.Options
+func capabilityOptions(args []string) (openapitools.Options, error) {
+	var o openapitools.Options
 	var lock string
 	fs := pflag.NewFlagSet("sidecar", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)

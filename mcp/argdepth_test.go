@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // TestGeneratedArgumentDepthIsBounded: a recursive schema (a tree of
 // nodes) is legitimate, but an argument nested past the bound (100
 // and 400 levels; 64 are allowed) is refused before validation on the
 // server's decoding path, which keeps the validator's recursion bounded
-// (capability.TooDeep); a tree of ordinary depth is sent.
+// (openapitools.TooDeep); a tree of ordinary depth is sent.
 func TestGeneratedArgumentDepthIsBounded(t *testing.T) {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -41,7 +41,7 @@ components:
         name: {type: string}
         children: {type: array, items: {$ref: '#/components/schemas/Node'}}
 `, nil)
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: upstream.URL, AllowWrites: true}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: upstream.URL, AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
 	nest := func(levels int) map[string]any {
 		var body map[string]any

@@ -7,7 +7,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // BenchmarkGeneratedArgs compares, in one run, what a generated tool call
@@ -19,7 +19,7 @@ import (
 // the protocol.
 func BenchmarkGeneratedArgs(b *testing.B) {
 	base := demoService(b, nil)
-	s := capabilityServer(b, "../examples/bundles/catalog", &capability.Options{BaseURL: base, AllowWrites: true}, nil)
+	s := capabilityServer(b, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base, AllowWrites: true}, nil)
 	ct := s.opts.Capability.Capability.Tool("listProducts")
 	var input jsonschema.Schema
 	if err := json.Unmarshal(ct.InputSchema, &input); err != nil {

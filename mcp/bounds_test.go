@@ -11,7 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // writeTree writes files below dir.
@@ -31,7 +31,7 @@ func writeTree(t testing.TB, dir string, files map[string]string) {
 // explosiveBundle is a bundle whose configuration schema recurses
 // through two alternatives that both descend: checking a value nested n
 // levels deep evaluates 2^n nodes unless the check is stopped (see
-// bundle/payload's guard). pad adds a file of that many bytes, to weigh
+// internal/payload's guard). pad adds a file of that many bytes, to weigh
 // the bundle.
 func explosiveBundle(t testing.TB, dir string, pad int) {
 	t.Helper()
@@ -102,7 +102,7 @@ func TestPayloadCancelledOverHTTP(t *testing.T) {
 // arguments (it would reach the service as written).
 func TestNumberBoundsInArguments(t *testing.T) {
 	long := "1" + strings.Repeat("0", 200000)
-	cs := connect(t.Context(), t, capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: demoService(t, nil), AllowWrites: true},
+	cs := connect(t.Context(), t, capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: demoService(t, nil), AllowWrites: true},
 		&Options{Families: []Family{FamilyCapability, FamilyPayload}}))
 	for _, n := range []string{"1e999999999", "1e-999999", long} {
 		payload := json.RawMessage(`{"sku":"A-1","name":"Lamp","price":{"currency":"EUR","amountMinor":` + n + `}}`)

@@ -9,7 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // TestCacheHints: a 2026-07-28 client over HTTP reads ttlMs and cacheScope
@@ -29,7 +29,7 @@ func TestCacheHints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := capability.Project(t.Context(), b, nil)
+		c, err := openapitools.Project(t.Context(), b, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

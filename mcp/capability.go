@@ -17,14 +17,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // CapabilityBundle is what the capability family serves: a loaded bundle
-// and its projection (see bundle/capability).
+// and its projection (see internal/openapitools).
 type CapabilityBundle struct {
 	Bundle     *bundle.Bundle
-	Capability *capability.Capability
+	Capability *openapitools.Capability
 }
 
 // Skill URIs: one resource per skill, and a template for skills added to a
@@ -75,11 +75,11 @@ var capabilityFamily = &family{
 func (st *capabilityState) tools() ([]*tool, error) {
 	cb := st.cb
 
-	output, err := jsonschema.For[capability.Result](&jsonschema.ForOptions{})
+	output, err := jsonschema.For[openapitools.Result](&jsonschema.ForOptions{})
 	if err != nil {
 		return nil, err
 	}
-	diags, err := jsonschema.For[[]capability.Diagnostic](nil)
+	diags, err := jsonschema.For[[]openapitools.Diagnostic](nil)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (st *capabilityState) tools() ([]*tool, error) {
 
 // generatedTool wraps one projected operation; confirms asks for the
 // confirmations its calls need.
-func generatedTool(ct *capability.Tool, output *jsonschema.Schema, confirms *confirmations) (*tool, error) {
+func generatedTool(ct *openapitools.Tool, output *jsonschema.Schema, confirms *confirmations) (*tool, error) {
 	if !json.Valid(ct.InputSchema) {
 		return nil, errors.New("the input schema is not JSON")
 	}
@@ -175,12 +175,12 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema, confirms *con
 			if len(diags) > 0 {
 				return argumentRefusal(ct, diags)
 			}
-			res, err := ct.CallChecked(capability.WithConfirmer(ctx, confirms.confirmer(values)), values)
+			res, err := ct.CallChecked(openapitools.WithConfirmer(ctx, confirms.confirmer(values)), values)
 			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
 				return ask.result()
 			}
 			if err != nil {
-				var ae *capability.ArgumentError
+				var ae *openapitools.ArgumentError
 				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
 					return argumentRefusal(ct, dec.expecting(ae.Diagnostics))
 				}
@@ -198,7 +198,7 @@ func generatedTool(ct *capability.Tool, output *jsonschema.Schema, confirms *con
 // resultText is the text beside the structured result: one line of
 // outcome. The result itself (status, headers, body) is carried once, in
 // structuredContent, so the response cap bounds the whole answer.
-func resultText(ct *capability.Tool, res *capability.Result) string {
+func resultText(ct *openapitools.Tool, res *openapitools.Result) string {
 	var head string
 	switch {
 	case res.TimedOut:
@@ -294,12 +294,12 @@ func (st *capabilityState) skill(_ context.Context, in SkillArgs) (*SkillResult,
 
 // WithheldResult is pacto_withheld's answer.
 type WithheldResult struct {
-	Service       string                        `json:"service"`
-	WritesAllowed bool                          `json:"writesAllowed" jsonschema:"whether operations other than GET and HEAD may be exposed"`
-	Interfaces    []capability.InterfaceSummary `json:"interfaces"`
-	Withheld      []capability.Withheld         `json:"withheld" jsonschema:"every operation not exposed, with its reason"`
-	SurfaceDigest string                        `json:"surfaceDigest" jsonschema:"digest of the generated tools offered (equals the lock's surfaceDigest when exactly the locked tools are offered)"`
-	Lock          *LockSummary                  `json:"lock,omitempty" jsonschema:"the tools lock the generated tools are held to; absent without one"`
+	Service       string                          `json:"service"`
+	WritesAllowed bool                            `json:"writesAllowed" jsonschema:"whether operations other than GET and HEAD may be exposed"`
+	Interfaces    []openapitools.InterfaceSummary `json:"interfaces"`
+	Withheld      []openapitools.Withheld         `json:"withheld" jsonschema:"every operation not exposed, with its reason"`
+	SurfaceDigest string                          `json:"surfaceDigest" jsonschema:"digest of the generated tools offered (equals the lock's surfaceDigest when exactly the locked tools are offered)"`
+	Lock          *LockSummary                    `json:"lock,omitempty" jsonschema:"the tools lock the generated tools are held to; absent without one"`
 }
 
 type noArgs struct{}
@@ -311,15 +311,15 @@ func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResul
 
 func (st *capabilityState) withheld() *WithheldResult {
 	c := st.cb.Capability
-	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]capability.Withheld, len(c.Withheld)),
+	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]openapitools.Withheld, len(c.Withheld)),
 		SurfaceDigest: c.SurfaceDigest, Lock: lockSummary(c.Lock)}
 	if res.Interfaces == nil {
-		res.Interfaces = []capability.InterfaceSummary{}
+		res.Interfaces = []openapitools.InterfaceSummary{}
 	}
 	// The reasons name option fields; this server's agent is told the
 	// flags that set them.
 	for i, w := range c.Withheld {
-		w.Reason = FlagWords(w.Reason, capability.FlagNames)
+		w.Reason = FlagWords(w.Reason, openapitools.FlagNames)
 		res.Withheld[i] = w
 	}
 	return res

@@ -14,11 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // specBundle writes a bundle with one openapi interface per spec, each a
-// file of bundle/capability/testdata: iface[i] names the interface of
+// file of internal/openapitools/testdata: iface[i] names the interface of
 // files[i]. With several interfaces every tool name is prefixed
 // "<interface>_".
 func specBundle(t *testing.T, ifaces, files []string) string {
@@ -27,7 +27,7 @@ func specBundle(t *testing.T, ifaces, files []string) string {
 	var manifest strings.Builder
 	manifest.WriteString("pactoVersion: \"2.0\"\nservice: {name: probe, version: 1.0.0}\ninterfaces:\n")
 	for i, file := range files {
-		data, err := os.ReadFile(filepath.Join("..", "bundle", "capability", "testdata", file))
+		data, err := os.ReadFile(filepath.Join("..", "internal", "openapitools", "testdata", file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,8 +58,8 @@ func countingService(t *testing.T) (string, *atomic.Int64) {
 
 // refusal is a refused generated tool call as the agent receives it.
 type refusal struct {
-	Error       *ToolError              `json:"error"`
-	Diagnostics []capability.Diagnostic `json:"diagnostics"`
+	Error       *ToolError                `json:"error"`
+	Diagnostics []openapitools.Diagnostic `json:"diagnostics"`
 	text        string
 }
 
@@ -91,39 +91,39 @@ func refusalOf(t *testing.T, res *sdk.CallToolResult) refusal {
 func TestGeneratedToolDiagnostics(t *testing.T) {
 	base, calls := countingService(t)
 	dir := specBundle(t, []string{"styles"}, []string{"styles.yaml"})
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: base + "/base", AllowWrites: true}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: base + "/base", AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
 	for _, tc := range []struct {
 		name, tool string
 		args       any
-		want       []capability.Diagnostic
+		want       []openapitools.Diagnostic
 		text       string
 	}{
 		{name: "not an object", tool: "search", args: json.RawMessage(`[1]`),
-			want: []capability.Diagnostic{{Code: capability.DiagNotAnObject, Expected: "a JSON object of named arguments",
+			want: []openapitools.Diagnostic{{Code: openapitools.DiagNotAnObject, Expected: "a JSON object of named arguments",
 				Message: "the arguments must be one JSON object of named arguments; got an array of 1 item(s)"}},
 			text: "Accepted arguments: X-Obj, X-Trace, filter, flat, ids, json, point, pp, prefs, q, raw, session, sp, tags."},
 		{name: "unknown and missing", tool: "echoJSON", args: map[string]any{"bogus": 1},
-			want: []capability.Diagnostic{
-				{Field: "bogus", Code: capability.DiagUnknown, Expected: "one of: body", Message: `unknown argument "bogus"`},
-				{Field: "body", Code: capability.DiagRequired, Expected: "a JSON object {n, big?, note?}",
+			want: []openapitools.Diagnostic{
+				{Field: "bogus", Code: openapitools.DiagUnknown, Expected: "one of: body", Message: `unknown argument "bogus"`},
+				{Field: "body", Code: openapitools.DiagRequired, Expected: "a JSON object {n, big?, note?}",
 					Message: `argument "body" is required. Example: {"n":1}`},
 			},
 			text: `echoJSON was not called: unknown argument "bogus"; argument "body" is required. Example: {"n":1}. Nothing was sent to the service. Accepted arguments: body.`},
 		{name: "wrong type", tool: "simpleArrayObject", args: map[string]any{"ids": "1,2", "obj": map[string]any{}},
-			want: []capability.Diagnostic{{Field: "ids", Code: capability.DiagInvalidValue, Expected: "a JSON array of integers",
+			want: []openapitools.Diagnostic{{Field: "ids", Code: openapitools.DiagInvalidValue, Expected: "a JSON array of integers",
 				Message: `"ids" must be a JSON array of integers; got the string "1,2". Example: [1]`}}},
 		{name: "schema violation in body", tool: "echoJSON", args: map[string]any{"body": map[string]any{"n": 0}},
-			want: []capability.Diagnostic{{Field: "body.n", Code: capability.DiagInvalidValue, Expected: "an integer of at least 1",
+			want: []openapitools.Diagnostic{{Field: "body.n", Code: openapitools.DiagInvalidValue, Expected: "an integer of at least 1",
 				Message: `"body.n" must be at least 1; got 0`}}},
 		{name: "duplicated argument", tool: "simplePath", args: json.RawMessage(`{"id":"a","id":"b"}`),
-			want: []capability.Diagnostic{{Field: "id", Code: capability.DiagDuplicate, Expected: "each argument once",
+			want: []openapitools.Diagnostic{{Field: "id", Code: openapitools.DiagDuplicate, Expected: "each argument once",
 				Message: `argument "id" is given more than once; give each argument once`}}},
 		{name: "header injection", tool: "search", args: map[string]any{"X-Trace": []string{"a\r\nX-Evil: 1"}},
-			want: []capability.Diagnostic{{Field: "X-Trace", Code: capability.DiagInvalidValue, Expected: "a value without line breaks",
+			want: []openapitools.Diagnostic{{Field: "X-Trace", Code: openapitools.DiagInvalidValue, Expected: "a value without line breaks",
 				Message: `"X-Trace" is sent as a header, and a header value cannot contain CR, LF or NUL`}}},
 		{name: "path value making a dot segment", tool: "simplePath", args: map[string]any{"id": ".."},
-			want: []capability.Diagnostic{{Field: "id", Code: capability.DiagInvalidValue, Expected: "a string",
+			want: []openapitools.Diagnostic{{Field: "id", Code: openapitools.DiagInvalidValue, Expected: "a string",
 				Message: `"id" would make the path segment "..", which reaches another path than the operation's`}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,23 +150,23 @@ func TestGeneratedToolDiagnostics(t *testing.T) {
 func TestSwaggerAndOpenAPI31Arguments(t *testing.T) {
 	base, calls := countingService(t)
 	dir := specBundle(t, []string{"legacy", "tree"}, []string{"swagger2.json", "circular31.yaml"})
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: base, AllowWrites: true}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: base, AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
-		want []capability.Diagnostic
+		want []openapitools.Diagnostic
 	}{
 		{tool: "legacy_listPets", args: map[string]any{"limit": 51},
-			want: []capability.Diagnostic{{Field: "limit", Code: capability.DiagInvalidValue, Expected: "an integer of at most 50",
+			want: []openapitools.Diagnostic{{Field: "limit", Code: openapitools.DiagInvalidValue, Expected: "an integer of at most 50",
 				Message: `"limit" must be at most 50; got 51`}}},
 		{tool: "tree_getThing", args: map[string]any{"id": "abd", "n": 0},
-			want: []capability.Diagnostic{
-				{Field: "id", Code: capability.DiagInvalidValue, Expected: `exactly "abc"`, Message: `"id" must be "abc"; got the string "abd"`},
-				{Field: "n", Code: capability.DiagInvalidValue, Expected: "an integer greater than 0", Message: `"n" must be greater than 0; got 0`},
+			want: []openapitools.Diagnostic{
+				{Field: "id", Code: openapitools.DiagInvalidValue, Expected: `exactly "abc"`, Message: `"id" must be "abc"; got the string "abd"`},
+				{Field: "n", Code: openapitools.DiagInvalidValue, Expected: "an integer greater than 0", Message: `"n" must be greater than 0; got 0`},
 			}},
 		{tool: "tree_createNode", args: map[string]any{"body": map[string]any{"name": "root", "children": []any{map[string]any{"name": "leaf", "children": []any{map[string]any{}}}}}},
-			want: []capability.Diagnostic{{Field: "body.children[0].children[0].name", Code: capability.DiagInvalidValue, Expected: "a string",
+			want: []openapitools.Diagnostic{{Field: "body.children[0].children[0].name", Code: openapitools.DiagInvalidValue, Expected: "a string",
 				Message: `"body.children[0].children[0]" needs the field "name". Example: {"name":"..."}`}}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
@@ -199,7 +199,7 @@ func TestSwaggerAndOpenAPI31Arguments(t *testing.T) {
 func TestOpenAPI31ConstructsArguments(t *testing.T) {
 	base, _ := countingService(t)
 	dir := specBundle(t, []string{"a"}, []string{"constructs31.yaml"})
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: base, AllowWrites: true}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: base, AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
 	for _, tc := range []struct {
 		tool, args string
@@ -268,18 +268,18 @@ paths:
 func TestRequestValidatorSpeaksOurWords(t *testing.T) {
 	base, calls := countingService(t)
 	dir := writeBundle(t, kinFormats, nil)
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: base, AllowWrites: true}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: base, AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
 	r := refusalOf(t, callTool(t, cs, "postEvent", map[string]any{
 		"since": "yesterday",
 		"body":  map[string]any{"day": "1st of May", "items": []any{map[string]any{"at": "2026-01-01T00:00:00Z"}, map[string]any{"at": "noon"}}},
 	}))
-	want := []capability.Diagnostic{
-		{Field: "since", Code: capability.DiagRequestInvalid, Expected: "a string",
+	want := []openapitools.Diagnostic{
+		{Field: "since", Code: openapitools.DiagRequestInvalid, Expected: "a string",
 			Message: `"since" as it would be sent (a query parameter) does not satisfy the operation's OpenAPI definition: it must have the format "date-time"`},
-		{Field: "body.day", Code: capability.DiagRequestInvalid, Expected: "a JSON object {day?, items?}",
+		{Field: "body.day", Code: openapitools.DiagRequestInvalid, Expected: "a JSON object {day?, items?}",
 			Message: `"body.day" as it would be sent (the request body) does not satisfy the operation's OpenAPI definition: it must have the format "date"`},
-		{Field: "body.items[1].at", Code: capability.DiagRequestInvalid, Expected: "a JSON object {day?, items?}",
+		{Field: "body.items[1].at", Code: openapitools.DiagRequestInvalid, Expected: "a JSON object {day?, items?}",
 			Message: `"body.items[1].at" as it would be sent (the request body) does not satisfy the operation's OpenAPI definition: it must have the format "date-time"`},
 	}
 	if diff := cmp.Diff(r.Diagnostics, want); diff != "" {

@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // BenchmarkSidecarOverhead makes the same call two ways in one run, each
@@ -20,7 +20,7 @@ import (
 // per-call durations give percentiles and the latency the MCP hop adds.
 func BenchmarkSidecarOverhead(b *testing.B) {
 	base := demoService(b, nil)
-	s := capabilityServer(b, "../examples/bundles/catalog", &capability.Options{BaseURL: base}, nil)
+	s := capabilityServer(b, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base}, nil)
 	srv := httptest.NewServer(s.Handler())
 	b.Cleanup(srv.Close)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v0"}, nil).Connect(b.Context(),

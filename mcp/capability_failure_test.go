@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // TestServiceCallFailuresInWords: a generated tool whose service gives no
@@ -40,7 +40,7 @@ func TestServiceCallFailuresInWords(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logs := &logSink{}
-			s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: tc.base}, &Options{Logger: logs.logger()})
+			s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: tc.base}, &Options{Logger: logs.logger()})
 			res := callTool(t, connect(t.Context(), t, s), "listProducts", map[string]any{})
 			sc := structured(t, res)
 			if !res.IsError || sc["status"] != float64(0) || !strings.Contains(sc["failure"].(string), tc.want) {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // errorOf returns the error envelope of a tool error result.
@@ -45,7 +45,7 @@ func TestWithheldToolCallIsAToolError(t *testing.T) {
 	base := demoService(t, nil)
 	for _, tc := range []struct {
 		name   string
-		copts  *capability.Options
+		copts  *openapitools.Options
 		opts   *Options
 		tool   string
 		reason string
@@ -54,13 +54,13 @@ func TestWithheldToolCallIsAToolError(t *testing.T) {
 		// option field it names, as this server's flag.
 		why string
 	}{
-		{name: "writes not allowed", copts: &capability.Options{BaseURL: base}, tool: "createProduct",
-			reason: capability.WithheldWritesNotAllowed, remedy: "--allow-writes", why: "POST is not a read-only method; --allow-writes exposes it"},
-		{name: "denied", copts: &capability.Options{BaseURL: base, DenyOperations: []string{"getProduct"}}, tool: "getProduct",
-			reason: capability.WithheldDenied, remedy: "--deny-operations", why: "named in --deny-operations"},
-		{name: "not allowed", copts: &capability.Options{BaseURL: base, AllowOperations: []string{"getHealth"}}, tool: "listProducts",
-			reason: capability.WithheldNotAllowed, remedy: "--allow-operations", why: "not named in --allow-operations"},
-		{name: "read-only server", copts: &capability.Options{BaseURL: base, AllowWrites: true}, opts: &Options{ReadOnly: true}, tool: "createProduct",
+		{name: "writes not allowed", copts: &openapitools.Options{BaseURL: base}, tool: "createProduct",
+			reason: openapitools.WithheldWritesNotAllowed, remedy: "--allow-writes", why: "POST is not a read-only method; --allow-writes exposes it"},
+		{name: "denied", copts: &openapitools.Options{BaseURL: base, DenyOperations: []string{"getProduct"}}, tool: "getProduct",
+			reason: openapitools.WithheldDenied, remedy: "--deny-operations", why: "named in --deny-operations"},
+		{name: "not allowed", copts: &openapitools.Options{BaseURL: base, AllowOperations: []string{"getHealth"}}, tool: "listProducts",
+			reason: openapitools.WithheldNotAllowed, remedy: "--allow-operations", why: "not named in --allow-operations"},
+		{name: "read-only server", copts: &openapitools.Options{BaseURL: base, AllowWrites: true}, opts: &Options{ReadOnly: true}, tool: "createProduct",
 			reason: withheldReadOnly, remedy: "--read-only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,7 +92,7 @@ func TestWithheldToolCallIsAToolError(t *testing.T) {
 				return
 			}
 			// pacto_withheld gives the same reason in the same words.
-			var list struct{ Withheld []capability.Withheld }
+			var list struct{ Withheld []openapitools.Withheld }
 			raw, _ := json.Marshal(structured(t, callTool(t, cs, "pacto_withheld", map[string]any{})))
 			if err := json.Unmarshal(raw, &list); err != nil {
 				t.Fatal(err)
@@ -106,7 +106,7 @@ func TestWithheldToolCallIsAToolError(t *testing.T) {
 	}
 
 	// A name that is no operation at all stays a protocol error.
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: base}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base}, nil)
 	cs := connect(t.Context(), t, s)
 	if _, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "noSuchTool", Arguments: map[string]any{}}); err == nil {
 		t.Error("an unknown tool is not a protocol error")
@@ -188,7 +188,7 @@ func seenOf(t *testing.T, res *sdk.CallToolResult) seen {
 // is not sent at all.
 func TestCookieArraysAndObjects(t *testing.T) {
 	dir := writeBundle(t, cookiesAndParts, nil)
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: partsEcho(t), AllowWrites: true}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: partsEcho(t), AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
 	for _, tc := range []struct {
 		args       map[string]any
@@ -213,7 +213,7 @@ func TestCookieArraysAndObjects(t *testing.T) {
 // Object fields of a multipart body are sent as JSON parts.
 func TestMultipartObjectFields(t *testing.T) {
 	dir := writeBundle(t, cookiesAndParts, nil)
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: partsEcho(t), AllowWrites: true}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: partsEcho(t), AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
 	got := seenOf(t, callTool(t, cs, "upload", map[string]any{"body": map[string]any{
 		"name":  "n1",
@@ -248,7 +248,7 @@ func TestSkillExampleNamesTheBundlesOwnSkill(t *testing.T) {
 	if doc := skillDoc(withSkills); !strings.Contains(doc, "e.g. restock-a-product") {
 		t.Errorf("pacto_skill's schema names no skill of the bundle: %s", doc)
 	}
-	none := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: "http://127.0.0.1:1"}, nil)
+	none := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: "http://127.0.0.1:1"}, nil)
 	doc := skillDoc(none)
 	if strings.Contains(doc, "e.g.") || !strings.Contains(doc, "no skills") {
 		t.Errorf("pacto_skill's schema on a bundle without skills: %s", doc)
@@ -268,12 +268,12 @@ func TestSkillExampleNamesTheBundlesOwnSkill(t *testing.T) {
 // fault at once, in words written for the agent (never the validator's
 // text), with did-you-mean and the path into a structured body.
 func TestGeneratedToolArgumentMessages(t *testing.T) {
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: demoService(t, nil), AllowWrites: true}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: demoService(t, nil), AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
-	diagsOf := func(res *sdk.CallToolResult) []capability.Diagnostic {
+	diagsOf := func(res *sdk.CallToolResult) []openapitools.Diagnostic {
 		t.Helper()
 		errorOf(t, res)
-		var out struct{ Diagnostics []capability.Diagnostic }
+		var out struct{ Diagnostics []openapitools.Diagnostic }
 		raw, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(raw, &out); err != nil {
 			t.Fatal(err)
@@ -287,9 +287,9 @@ func TestGeneratedToolArgumentMessages(t *testing.T) {
 	}
 	res := callTool(t, cs, "listProducts", map[string]any{"limit": 500, "tagg": []string{"x"}})
 	got := diagsOf(res)
-	want := []capability.Diagnostic{
-		{Field: "tagg", Code: capability.DiagUnknown, Expected: "one of: X-Request-ID, cursor, limit, tag", Message: `unknown argument "tagg" (did you mean "tag"?)`, DidYouMean: "tag"},
-		{Field: "limit", Code: capability.DiagInvalidValue, Expected: "an integer from 1 to 100", Message: `"limit" must be at most 100; got 500`},
+	want := []openapitools.Diagnostic{
+		{Field: "tagg", Code: openapitools.DiagUnknown, Expected: "one of: X-Request-ID, cursor, limit, tag", Message: `unknown argument "tagg" (did you mean "tag"?)`, DidYouMean: "tag"},
+		{Field: "limit", Code: openapitools.DiagInvalidValue, Expected: "an integer from 1 to 100", Message: `"limit" must be at most 100; got 500`},
 	}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("diagnostics (-got +want):\n%s", diff)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // TestGeneratedResultCarriedOnceWithinTheCap is issue 10, item 7 at the
@@ -33,7 +33,7 @@ paths:
       operationId: dump
       responses: {'200': {description: ok}}
 `, nil)
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: upstream.URL, MaxResponseBytes: limit}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: upstream.URL, MaxResponseBytes: limit}, nil)
 	cs := connect(t.Context(), t, s)
 	res := callTool(t, cs, "dump", map[string]any{})
 	whole, err := json.Marshal(res)

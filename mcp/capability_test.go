@@ -13,19 +13,19 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/test/demoservice"
 )
 
 // capabilityServer serves a bundle directory's generated tools against
 // baseURL.
-func capabilityServer(t testing.TB, dir string, copts *capability.Options, opts *Options) *Server {
+func capabilityServer(t testing.TB, dir string, copts *openapitools.Options, opts *Options) *Server {
 	t.Helper()
 	b, err := bundle.LoadDir(dir, nil)
 	if err != nil {
 		t.Fatalf("LoadDir: %v", err)
 	}
-	c, err := capability.Project(t.Context(), b, copts)
+	c, err := openapitools.Project(t.Context(), b, copts)
 	if err != nil {
 		t.Fatalf("Project: %v", err)
 	}
@@ -57,7 +57,7 @@ func callTool(t testing.TB, cs *sdk.ClientSession, name string, args any) *sdk.C
 
 func TestCapabilityFamilyInMemory(t *testing.T) {
 	base := demoService(t, &demoservice.Options{Token: "s3cret"})
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: base, Auth: []string{"bearerAuth=s3cret"}}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base, Auth: []string{"bearerAuth=s3cret"}}, nil)
 	cs := connect(t.Context(), t, s)
 
 	tools := map[string]*sdk.Tool{}
@@ -108,7 +108,7 @@ func TestCapabilityFamilyInMemory(t *testing.T) {
 	if !res.IsError || got["error"].(map[string]any)["code"] != CodeInvalidArgument {
 		t.Fatalf("bad arguments: %s", text(res))
 	}
-	var diags []capability.Diagnostic
+	var diags []openapitools.Diagnostic
 	raw, _ := json.Marshal(got["diagnostics"])
 	_ = json.Unmarshal(raw, &diags)
 	var fields []string
@@ -132,7 +132,7 @@ func TestCapabilityFamilyInMemory(t *testing.T) {
 
 func TestCapabilityWritesAndReadOnlyServer(t *testing.T) {
 	base := demoService(t, nil)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: base, AllowWrites: true}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base, AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
 	res := callTool(t, cs, "createProduct", map[string]any{"body": map[string]any{"sku": "NEW-1", "name": "Kettle", "price": map[string]any{"currency": "EUR", "amountMinor": 2500}}})
 	got := structured(t, res)
@@ -149,7 +149,7 @@ func TestCapabilityWritesAndReadOnlyServer(t *testing.T) {
 	}
 
 	// A read-only server leaves the generated write tools out too.
-	ro := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: base, AllowWrites: true}, &Options{ReadOnly: true})
+	ro := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base, AllowWrites: true}, &Options{ReadOnly: true})
 	if slices.Contains(ro.ToolNames(), "createProduct") {
 		t.Errorf("read-only server registers createProduct: %v", ro.ToolNames())
 	}
@@ -246,7 +246,7 @@ func TestSkillsToolResourcesPrompts(t *testing.T) {
 
 func TestCapabilityOverHTTP(t *testing.T) {
 	base := demoService(t, nil)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: base}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base}, nil)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(t.Context(),

@@ -17,7 +17,7 @@ import (
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/test/demoservice"
 )
 
@@ -96,7 +96,7 @@ func TestConfirmedDeletes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := newDemoCounter(t)
-			s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, nil)
+			s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, nil)
 			var asked []string
 			var answer func(*sdk.ElicitRequest) string
 			if tc.answer != "" {
@@ -153,7 +153,7 @@ func TestConfirmedDeletes(t *testing.T) {
 // write and shows the body.
 func TestConfirmPolicies(t *testing.T) {
 	svc := newDemoCounter(t)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true, ConfirmWrites: capability.ConfirmNever}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true, ConfirmWrites: openapitools.ConfirmNever}, nil)
 	cs := elicitingClient(t, s, "2025-11-25", func(*sdk.ElicitRequest) string {
 		t.Error("asked for confirmation with --confirm-writes=never")
 		return "decline"
@@ -167,7 +167,7 @@ func TestConfirmPolicies(t *testing.T) {
 	}
 
 	svc = newDemoCounter(t)
-	s = capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true, ConfirmWrites: capability.ConfirmAlways}, nil)
+	s = capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true, ConfirmWrites: openapitools.ConfirmAlways}, nil)
 	var asked string
 	cs = elicitingClient(t, s, "2025-11-25", func(req *sdk.ElicitRequest) string { asked = req.Params.Message; return "decline" })
 	body := map[string]any{"sku": "SKU-9", "name": "Nine", "price": map[string]any{"currency": "EUR", "amountMinor": 900}}
@@ -195,7 +195,7 @@ func TestConfirmPolicies(t *testing.T) {
 // HTTP session of the 2025-11-25 era.
 func TestConfirmedDeleteOverHTTP(t *testing.T) {
 	svc := newDemoCounter(t)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, nil)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	var asked atomic.Int32
@@ -221,7 +221,7 @@ func TestConfirmedDeleteOverHTTP(t *testing.T) {
 // not send another.
 func TestConfirmationCoversOnlyTheRequestShown(t *testing.T) {
 	svc := newDemoCounter(t)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, nil)
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := s.SDK().Connect(t.Context(), st, nil)
 	if err != nil {
@@ -274,7 +274,7 @@ func TestConfirmationCoversOnlyTheRequestShown(t *testing.T) {
 // served statelessly.
 func TestConfirmedDeleteStateless2026(t *testing.T) {
 	svc := newDemoCounter(t)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, nil)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	for _, answer := range []string{"decline", "accept"} {
@@ -403,7 +403,7 @@ func stateOfMain(tool, method, url string) string {
 // and only for the arguments it was issued for.
 func TestConfirmationStateStateless2026(t *testing.T) {
 	svc := newDemoCounter(t)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, nil)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	cs := retryingByHand(t, s, srv.URL+Endpoint, "")
@@ -449,7 +449,7 @@ func TestConfirmationStateStateless2026(t *testing.T) {
 func TestConfirmationStateBoundToCaller(t *testing.T) {
 	svc := newDemoCounter(t)
 	ids := tokenTable{"alice-token": {User: "alice"}, "bob-token": {User: "bob"}}
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, &Options{Authenticator: ids})
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, &Options{Authenticator: ids})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	alice := retryingByHand(t, s, srv.URL+Endpoint, "alice-token")
@@ -476,7 +476,7 @@ func TestConfirmationStateBoundToCaller(t *testing.T) {
 // refused EXPIRED; one answered within it is sent.
 func TestConfirmationStateExpires(t *testing.T) {
 	svc := newDemoCounter(t)
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true, ConfirmWrites: capability.ConfirmAlways}, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true, ConfirmWrites: openapitools.ConfirmAlways}, nil)
 	cs := retryingByHand(t, s, "", "")
 	var skew atomic.Int64
 	s.confirms.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }

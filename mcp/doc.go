@@ -26,7 +26,7 @@
 //     suggest the nearest one.
 //   - authoring.go: the four pacto_* authoring tools over internal/authoring.
 //   - capability.go: a bundle's OpenAPI operations as generated tools over
-//     bundle/capability, pacto_skill, pacto_withheld, skills as resources
+//     internal/openapitools, pacto_skill, pacto_withheld, skills as resources
 //     and prompts.
 //   - confirm.go: confirmations of the generated tools' writes: asked
 //     through elicitation, or on the 2026-07-28 era carried by a
@@ -35,7 +35,7 @@
 //   - fleet.go: the pacto_fleet_* tools and pacto_impact over fleetgraph
 //     snapshots, with per-session snapshot pinning.
 //   - payload.go: pacto_validate_payload and pacto_explain_field over
-//     bundle/payload, a family of its own (served by default) because it
+//     internal/payload, a family of its own (served by default) because it
 //     needs a contract, not a particular source: a bundle directory in the
 //     workspace, an oci:// reference, the bundle the capability family
 //     serves, or a fleet service by name or name@version (read again from

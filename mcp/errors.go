@@ -11,9 +11,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/validate"
 	"github.com/kubepact/kubepact/internal/authoring"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // Error codes that this package produces itself; see the package's
@@ -92,17 +92,17 @@ const (
 //	                        payload       bundle could not be read again), or what the caller may
 //	                                      see could not be decided now (a Scoper's authority is down)
 //
-// An argument diagnostic has one shape, capability.Diagnostic {field,
+// An argument diagnostic has one shape, openapitools.Diagnostic {field,
 // code, expected?, message, didYouMean?}, whoever finds the fault: this
 // package's decoder (every fault of a generated tool's arguments at once)
-// or capability.Tool.CallChecked (what only the request shows). Its code
+// or openapitools.Tool.CallChecked (what only the request shows). Its code
 // is one of NOT_AN_OBJECT, UNKNOWN_ARGUMENT, DUPLICATE_ARGUMENT, REQUIRED,
 // INVALID_VALUE and REQUEST_INVALID (the operation's OpenAPI definition
 // refuses the request as it would be sent, said in our words: the
 // argument or path into the body, and the rule it breaks).
 //
 // pacto_validate_payload's diagnostics[].code (a misfit is a result, not
-// an error) is one of bundle/payload's Diag* codes: TYPE_MISMATCH, REQUIRED,
+// an error) is one of internal/payload's Diag* codes: TYPE_MISMATCH, REQUIRED,
 // UNKNOWN_FIELD, NOT_ALLOWED_VALUE, CONST_MISMATCH, PATTERN_MISMATCH,
 // FORMAT_MISMATCH, OUT_OF_RANGE, LENGTH, COUNT, NOT_MULTIPLE, NOT_UNIQUE,
 // NO_MATCHING_ALTERNATIVE, NOT_ALLOWED_HERE, INVALID_VALUE, and the
@@ -114,7 +114,7 @@ const (
 //
 //	domain error                 mapped by          onto
 //	*authoring.Error             authoringError     code, message, field, accepted, didYouMean, findings: field for field
-//	*capability.ArgumentError,   argumentRefusal    INVALID_ARGUMENT naming the tool and each fault, field and
+//	*openapitools.ArgumentError,   argumentRefusal    INVALID_ARGUMENT naming the tool and each fault, field and
 //	  the decoder's diagnostics                     didYouMean of the first; the diagnostics beside it, unchanged
 //	*fleetgraph.QueryError,      queryToolError     code, field, message
 //	  *source.RefError                              code, message
@@ -122,7 +122,7 @@ const (
 //	validate.Finding             (carried as is)    findings[]: {path, code, message}, Pacto's codes plus kubepact's
 //	                                                CONFIG_REF_NOT_RESOLVED and REF_UNREACHABLE (a ref's registry did
 //	                                                not answer: "could not check", not "invalid")
-//	capability.Withheld          withheldError      TOOL_WITHHELD; reason is its code, the message its reason with
+//	openapitools.Withheld          withheldError      TOOL_WITHHELD; reason is its code, the message its reason with
 //	                                                option fields named as this server's flags (FlagWords)
 //	context.Canceled/Deadline    asToolError        CANCELLED
 //	anything else                asToolError        INTERNAL
@@ -139,7 +139,7 @@ type ToolError struct {
 	// DidYouMean is the accepted name nearest to an unknown one.
 	DidYouMean string `json:"didYouMean,omitempty" jsonschema:"the accepted name nearest to the unknown one"`
 	// Reason is the machine-readable cause of a TOOL_WITHHELD error
-	// (READ_ONLY or a capability.Withheld* code) or of a NOT_CONFIRMED
+	// (READ_ONLY or a openapitools.Withheld* code) or of a NOT_CONFIRMED
 	// one (see the table above).
 	Reason string `json:"reason,omitempty" jsonschema:"why a TOOL_WITHHELD tool is not offered"`
 	// Remedy says what would change the outcome, e.g. the server option
@@ -244,8 +244,8 @@ func authoringError(err error) *ToolError {
 // argumentFault is a generated tool's answer to refused arguments: the
 // error envelope plus one diagnostic per fault.
 type argumentFault struct {
-	Error       *ToolError              `json:"error"`
-	Diagnostics []capability.Diagnostic `json:"diagnostics"`
+	Error       *ToolError                `json:"error"`
+	Diagnostics []openapitools.Diagnostic `json:"diagnostics"`
 }
 
 // argumentRefusal answers a generated tool call whose arguments were
@@ -253,15 +253,15 @@ type argumentFault struct {
 // naming the tool and every fault (field and didYouMean of the first),
 // the accepted argument names when a fault is about names, and the
 // diagnostics themselves. Nothing was sent to the service.
-func argumentRefusal(ct *capability.Tool, diags []capability.Diagnostic) *sdk.CallToolResult {
+func argumentRefusal(ct *openapitools.Tool, diags []openapitools.Diagnostic) *sdk.CallToolResult {
 	msgs := make([]string, len(diags))
 	for i, d := range diags {
 		msgs[i] = d.Message
 	}
 	te := &ToolError{Code: CodeInvalidArgument, Field: diags[0].Field, DidYouMean: diags[0].DidYouMean,
 		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", ct.Name, strings.Join(msgs, "; "))}
-	if slices.ContainsFunc(diags, func(d capability.Diagnostic) bool {
-		return d.Code == capability.DiagUnknown || d.Code == capability.DiagNotAnObject
+	if slices.ContainsFunc(diags, func(d openapitools.Diagnostic) bool {
+		return d.Code == openapitools.DiagUnknown || d.Code == openapitools.DiagNotAnObject
 	}) {
 		te.Accepted, te.argNames = ct.Accepted(), true
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/test/demoservice"
 )
 
@@ -85,7 +85,7 @@ func TestExamplesAnswerTheirContracts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			shapes, err := capability.Shapes(t.Context(), b)
+			shapes, err := openapitools.Shapes(t.Context(), b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,10 +108,10 @@ func TestExamplesAnswerTheirContracts(t *testing.T) {
 			const token = "s3cret"
 			srv := httptest.NewServer(svc.handler(token))
 			t.Cleanup(srv.Close)
-			s := capabilityServer(t, dir, &capability.Options{BaseURL: srv.URL, AllowWrites: true, ConfirmWrites: capability.ConfirmNever, Auth: []string{"bearerAuth=" + token}},
+			s := capabilityServer(t, dir, &openapitools.Options{BaseURL: srv.URL, AllowWrites: true, ConfirmWrites: openapitools.ConfirmNever, Auth: []string{"bearerAuth=" + token}},
 				&Options{Workspace: t.TempDir(), Families: []Family{FamilyCapability, FamilyPayload}})
 			cs := connect(t.Context(), t, s)
-			byOp := map[string]*capability.Shape{}
+			byOp := map[string]*openapitools.Shape{}
 			for _, op := range shapes {
 				byOp[op.OperationID] = op
 			}
@@ -152,7 +152,7 @@ func TestExamplesAnswerTheirContracts(t *testing.T) {
 
 // declaredResponse is the response an operation declares for a status:
 // as written, else its range (2XX), else default.
-func declaredResponse(op *capability.Shape, code string) *capability.ResponseShape {
+func declaredResponse(op *openapitools.Shape, code string) *openapitools.ResponseShape {
 	if op == nil {
 		return nil
 	}

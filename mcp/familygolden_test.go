@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // TestToolListGoldenFamilies pins the tool list of every family beside the
@@ -45,7 +45,7 @@ func TestToolListGoldenFamilies(t *testing.T) {
 				label += "-writes"
 			}
 			configs[label] = func() *Server {
-				return capabilityServer(t, "../examples/bundles/"+name, &capability.Options{AllowWrites: writes}, nil)
+				return capabilityServer(t, "../examples/bundles/"+name, &openapitools.Options{AllowWrites: writes}, nil)
 			}
 		}
 	}

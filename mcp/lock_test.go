@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // catalogWithEdit copies the catalog example and replaces old with new in
@@ -42,13 +42,13 @@ func TestToolsLockThroughMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, err := capability.Project(t.Context(), b, &capability.Options{AllowWrites: true})
+	orig, err := openapitools.Project(t.Context(), b, &openapitools.Options{AllowWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock := capability.NewLock(orig)
+	lock := openapitools.NewLock(orig)
 	dir := catalogWithEdit(t, "delta: {type: integer, minimum: -10000, maximum: 10000}", "delta: {type: integer, minimum: -10000, maximum: 99999}")
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: "http://127.0.0.1:9", AllowWrites: true, ConfirmWrites: capability.ConfirmNever, Lock: lock}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: "http://127.0.0.1:9", AllowWrites: true, ConfirmWrites: openapitools.ConfirmNever, Lock: lock}, nil)
 	cs := connect(t.Context(), t, s)
 
 	var listed []string
@@ -61,7 +61,7 @@ func TestToolsLockThroughMCP(t *testing.T) {
 
 	res := callTool(t, cs, "adjustStock", map[string]any{"productId": "p-0001", "body": map[string]any{"delta": 1}})
 	te, _ := structured(t, res)["error"].(map[string]any)
-	if !res.IsError || te["code"] != CodeToolWithheld || te["reason"] != capability.WithheldDrift {
+	if !res.IsError || te["code"] != CodeToolWithheld || te["reason"] != openapitools.WithheldDrift {
 		t.Fatalf("calling the drifted tool: %s; want TOOL_WITHHELD with reason DRIFT", text(res))
 	}
 	if !strings.Contains(text(res), "input schema") || !strings.Contains(text(res), "kubepact lock") {
@@ -71,7 +71,7 @@ func TestToolsLockThroughMCP(t *testing.T) {
 	w := structured(t, callTool(t, cs, "pacto_withheld", map[string]any{}))
 	var drifted []string
 	for _, e := range w["withheld"].([]any) {
-		if m := e.(map[string]any); m["code"] == capability.WithheldDrift {
+		if m := e.(map[string]any); m["code"] == openapitools.WithheldDrift {
 			drifted = append(drifted, m["name"].(string))
 		}
 	}
@@ -104,12 +104,12 @@ func TestToolsLockMissingToolIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, err := capability.Project(t.Context(), b, nil)
+	orig, err := openapitools.Project(t.Context(), b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := catalogWithEdit(t, "operationId: getProduct", "operationId: fetchProduct")
-	s := capabilityServer(t, dir, &capability.Options{BaseURL: "http://127.0.0.1:9", Lock: capability.NewLock(orig)}, nil)
+	s := capabilityServer(t, dir, &openapitools.Options{BaseURL: "http://127.0.0.1:9", Lock: openapitools.NewLock(orig)}, nil)
 	cs := connect(t.Context(), t, s)
 	w := structured(t, callTool(t, cs, "pacto_withheld", map[string]any{}))
 	missing := w["lock"].(map[string]any)["missing"].([]any)

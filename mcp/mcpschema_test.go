@@ -9,9 +9,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // TestToolsMatchMCPSchema checks every tool definition of every server
@@ -60,13 +60,13 @@ func TestToolsMatchMCPSchema(t *testing.T) {
 				label += " --allow-writes"
 			}
 			configs[label] = func() *Server {
-				return capabilityServer(t, "../examples/bundles/"+name, &capability.Options{BaseURL: base, AllowWrites: writes},
+				return capabilityServer(t, "../examples/bundles/"+name, &openapitools.Options{BaseURL: base, AllowWrites: writes},
 					&Options{Families: []Family{FamilyAuthoring, FamilyCapability}})
 			}
 		}
 	}
 	configs["demo (catalog, fleet, authoring)"] = func() *Server {
-		return capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: base},
+		return capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base},
 			&Options{Families: []Family{FamilyAuthoring, FamilyCapability, FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: fleet()}})
 	}
 

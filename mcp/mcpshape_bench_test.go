@@ -7,14 +7,14 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // BenchmarkToolSchemaEncoding compares encoding tool schemas for tools/list
 // as before (json.Marshal) and as now (json.Marshal, then mcpShape), side
 // by side: the shaping runs once per tool, when the tool is registered.
 func BenchmarkToolSchemaEncoding(b *testing.B) {
-	s := capabilityServer(b, "../examples/bundles/catalog", &capability.Options{BaseURL: "http://127.0.0.1:1", AllowWrites: true}, nil)
+	s := capabilityServer(b, "../examples/bundles/catalog", &openapitools.Options{BaseURL: "http://127.0.0.1:1", AllowWrites: true}, nil)
 	var catalog []*jsonschema.Schema
 	for _, t := range s.tools {
 		catalog = append(catalog, t.input, withErrorAlternative(t.output))

@@ -11,7 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // Outcomes recorded per tool call, in the audit line and the metrics.
@@ -149,7 +149,7 @@ func causeOf(res sdk.Result) error {
 		return nil
 	}
 	switch sc := r.StructuredContent.(type) {
-	case *capability.Result:
+	case *openapitools.Result:
 		return sc.Cause
 	case errorEnvelope:
 		if sc.Error != nil {

@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // Transport names accepted by [Options.Transport].
@@ -43,7 +43,7 @@ const (
 
 // ListPageSize is the number of tools (resources, prompts) in one page of
 // a list: with each tool's input schema bounded by the projection
-// (capability.MaxInputSchemaBytes), a page of a large API stays a few
+// (openapitools.MaxInputSchemaBytes), a page of a large API stays a few
 // megabytes at most.
 const ListPageSize = 50
 
@@ -263,7 +263,7 @@ var FlagNames = map[string]string{
 }
 
 // FlagWords rewrites the option field names in s into the flags names
-// maps them to (FlagNames, oci.FlagNames, capability.FlagNames), for a
+// maps them to (FlagNames, oci.FlagNames, openapitools.FlagNames), for a
 // message a person or an agent reads from a command: the library's own
 // messages name fields. Only whole names are replaced, at the start or
 // after a space, quote, parenthesis or comma.
@@ -434,7 +434,7 @@ func (o *Options) validate() error {
 			}
 		}
 	}
-	if o.Transport == TransportHTTP && !capability.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && o.Authenticator == nil && !o.AllowUnauthenticatedRemote {
+	if o.Transport == TransportHTTP && !openapitools.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && o.Authenticator == nil && !o.AllowUnauthenticatedRemote {
 		return optionErrorf("Listen", "%s reaches beyond loopback without authentication: set AuthTokenFile (or an Authenticator), or AllowUnauthenticatedRemote to accept that risk", o.Listen)
 	}
 	return nil

@@ -14,9 +14,9 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/oci"
-	"github.com/kubepact/kubepact/bundle/payload"
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/internal/payload"
 )
 
 // FamilyPayload is pacto_validate_payload and pacto_explain_field:
@@ -191,7 +191,7 @@ func (st *payloadState) tools() ([]*tool, error) {
 }
 
 // compact is an output schema naming the top-level fields and their
-// types; the full shapes are documented on bundle/payload's types.
+// types; the full shapes are documented on internal/payload's types.
 func compact(required []string, props map[string]string) *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, Required: required}
 	for name, typ := range props {
@@ -496,7 +496,7 @@ func (st *payloadState) keep(key string, c *payload.Contract, weight int64) {
 	}
 }
 
-// payloadArgs maps bundle/payload's field names to the tools' arguments.
+// payloadArgs maps internal/payload's field names to the tools' arguments.
 var payloadArgs = map[string]string{"Kind": "kind", "Operation": "operation", "Status": "status", "Message": "message",
 	"Configuration": "configuration", "Value": "payload", "Path": "field"}
 

@@ -9,10 +9,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -66,7 +66,7 @@ func TestPayloadServices(t *testing.T) {
 			t.Errorf("%s: %v; want the one sku fault, from %s, digest %s", service, out, from, b.Identity)
 		}
 	}
-	served := connect(t.Context(), t, capabilityServer(t, "../examples/bundles/catalog", &capability.Options{}, &Options{Families: []Family{FamilyCapability, FamilyPayload}}))
+	served := connect(t.Context(), t, capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{}, &Options{Families: []Family{FamilyCapability, FamilyPayload}}))
 	if out := call(served, "catalog"); out["valid"] != false || out["service"].(map[string]any)["from"] != "served" {
 		t.Errorf("served bundle: %v", out)
 	}
@@ -96,7 +96,7 @@ func TestPayloadBounds(t *testing.T) {
 	}
 	cs := connect(t.Context(), t, newTestServer(t, &Options{Workspace: root, Families: []Family{FamilyPayload}}))
 	var deep any = "x"
-	for range capability.MaxArgumentDepth + 5 {
+	for range openapitools.MaxArgumentDepth + 5 {
 		deep = []any{deep}
 	}
 	res := callTool(t, cs, "pacto_validate_payload", map[string]any{"service": "examples/bundles/orders", "message": "OrderPlaced", "payload": deep})

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/test/bigspec"
 )
 
@@ -22,6 +22,6 @@ func BenchmarkServeLargeAPI(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		capabilityServer(b, dir, &capability.Options{AllowWrites: true}, nil)
+		capabilityServer(b, dir, &openapitools.Options{AllowWrites: true}, nil)
 	}
 }

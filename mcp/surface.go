@@ -1,6 +1,6 @@
 package mcp
 
-import "github.com/kubepact/kubepact/bundle/capability"
+import "github.com/kubepact/kubepact/internal/openapitools"
 
 // GeneratedToolsInfo describes the generated tools in [ServerInfo]: what
 // surface is offered, which calls wait for the user's confirmation, and
@@ -32,7 +32,7 @@ type MissingTool struct {
 }
 
 // lockSummary summarises a projection's lock status; nil without a lock.
-func lockSummary(l *capability.LockStatus) *LockSummary {
+func lockSummary(l *openapitools.LockStatus) *LockSummary {
 	if l == nil {
 		return nil
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/fleetgraph"
+	"github.com/kubepact/kubepact/internal/openapitools"
 
 	"github.com/kubepact/kubepact/fleetgraph/source"
 )
@@ -66,7 +66,7 @@ func fleetServer2(t *testing.T, families []Family) *Server {
 	opts := &Options{Workspace: root, Families: families, Fleet: FleetOptions{Enabled: true, Builder: b}}
 	for _, f := range families {
 		if f == FamilyCapability {
-			return capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: "http://127.0.0.1:8080"}, opts)
+			return capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: "http://127.0.0.1:8080"}, opts)
 		}
 	}
 	return newTestServer(t, opts)

@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // CodeToolWithheld is the code of a call to a tool this server knows but
@@ -17,7 +17,7 @@ import (
 const CodeToolWithheld = "TOOL_WITHHELD"
 
 // Reason of a tool withheld because the server is read-only; the
-// capability family's reasons are capability.Withheld* codes.
+// capability family's reasons are openapitools.Withheld* codes.
 const withheldReadOnly = "READ_ONLY"
 
 // answerWithheld returns receiving middleware that answers a tools/call
@@ -78,7 +78,7 @@ func (st *capabilityState) withheldError(name string) *ToolError {
 			Field:  "name",
 			Reason: w.Code,
 			Message: fmt.Sprintf("%s (%s %s of interface %q) is not offered by this server (%s): %s. Nothing was sent to the service; pacto_withheld lists every withheld operation.",
-				name, w.Method, w.Path, w.Interface, w.Code, FlagWords(w.Reason, capability.FlagNames)),
+				name, w.Method, w.Path, w.Interface, w.Code, FlagWords(w.Reason, openapitools.FlagNames)),
 			Remedy: remedyFor(w.Code, name),
 		}
 	}
@@ -89,18 +89,18 @@ func (st *capabilityState) withheldError(name string) *ToolError {
 // for code.
 func remedyFor(code, name string) string {
 	switch code {
-	case capability.WithheldWritesNotAllowed:
+	case openapitools.WithheldWritesNotAllowed:
 		return "start the server with writes allowed (--allow-writes)"
-	case capability.WithheldDenied:
+	case openapitools.WithheldDenied:
 		return fmt.Sprintf("remove %s from the denied operations (--deny-operations)", name)
-	case capability.WithheldNotAllowed:
+	case openapitools.WithheldNotAllowed:
 		return fmt.Sprintf("add %s to the allowed operations (--allow-operations)", name)
-	case capability.WithheldCredentialInQuery:
+	case openapitools.WithheldCredentialInQuery:
 		return "start the server with --allow-credentials-in-query if the credential may appear in URLs and the logs that record them, or give a credential for another security scheme the operation accepts"
-	case capability.WithheldDrift:
+	case openapitools.WithheldDrift:
 		return "none without review: compare the bundle with the tools lock (reason says what differs); if the change is intended, write a new lock (kubepact lock BUNDLE; -o FILE for --tools-lock) and restart the server"
-	case capability.WithheldReservedName:
-		return "none on this server: names starting with " + capability.ReservedPrefix + " are kubepact's own; the operation needs another operationId in the bundle"
+	case openapitools.WithheldReservedName:
+		return "none on this server: names starting with " + openapitools.ReservedPrefix + " are kubepact's own; the operation needs another operationId in the bundle"
 	default:
 		return "none on this server: the operation's definition in the bundle must be fixed (see reason)"
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/mcp"
 )
 
@@ -17,7 +17,7 @@ import (
 // `kubepact mcp BUNDLE` (base URL: --base-url) and `kubepact sidecar`
 // (base URL: --upstream).
 type capabilityOptions struct {
-	capability.Options
+	openapitools.Options
 	baseURLFlag string
 	// toolsLock is the lock file the generated tools are held to; empty:
 	// the bundle's own tools.lock.json, if it carries one.
@@ -29,7 +29,7 @@ func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHel
 	fs.StringVar(&o.BaseURL, baseURLFlag, o.BaseURL, baseURLHelp)
 	o.baseURLFlag = "--" + baseURLFlag
 	o.BindFlags(fs)
-	fs.StringVar(&o.toolsLock, "tools-lock", "", "offer only the generated tools this lock file (written by \"kubepact lock\") pins, unchanged; others are withheld with reason DRIFT (default: the bundle's own "+capability.LockFile+", if any; this flag wins over it)")
+	fs.StringVar(&o.toolsLock, "tools-lock", "", "offer only the generated tools this lock file (written by \"kubepact lock\") pins, unchanged; others are withheld with reason DRIFT (default: the bundle's own "+openapitools.LockFile+", if any; this flag wins over it)")
 }
 
 // loadCapability loads the bundle ref names, projects it, and prints the
@@ -55,17 +55,17 @@ func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limit
 	}
 	o.MaxSpecBytes = lim.MaxFileBytes
 	if o.toolsLock != "" {
-		if o.Lock, err = capability.ReadLock(o.toolsLock); err != nil {
+		if o.Lock, err = openapitools.ReadLock(o.toolsLock); err != nil {
 			return nil, fmt.Errorf("--tools-lock: %w", err)
 		}
 	}
-	c, err := capability.Project(ctx, b, &o.Options)
+	c, err := openapitools.Project(ctx, b, &o.Options)
 	if err != nil {
 		// The library names option fields; print this command's flags.
-		return nil, fieldsToFlags(err, capability.FlagNames, map[string]string{"BaseURL": o.baseURLFlag})
+		return nil, fieldsToFlags(err, openapitools.FlagNames, map[string]string{"BaseURL": o.baseURLFlag})
 	}
 	for _, line := range c.Warnings {
-		fmt.Fprintf(w, "%s: %s\n", prefix, mcp.FlagWords(line, capability.FlagNames))
+		fmt.Fprintf(w, "%s: %s\n", prefix, mcp.FlagWords(line, openapitools.FlagNames))
 	}
 	return &mcp.CapabilityBundle{Bundle: b, Capability: c}, nil
 }

@@ -20,7 +20,7 @@ import (
 func cyclicBundle(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	spec, err := os.ReadFile("../../bundle/capability/testdata/cyclic-openapi.yaml")
+	spec, err := os.ReadFile("../../internal/openapitools/testdata/cyclic-openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func TestOptionErrorsNameFlags(t *testing.T) {
 	}
 }
 
-// TestCapabilityErrorsNameFlags: capability.Project names option fields;
+// TestCapabilityErrorsNameFlags: openapitools.Project names option fields;
 // each command prints its own flag (--base-url for mcp).
 func TestCapabilityErrorsNameFlags(t *testing.T) {
 	catalog := filepath.Join(repoRoot(t), "examples", "bundles", "catalog")

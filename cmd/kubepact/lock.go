@@ -11,12 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/capability"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 func newLockCommand() *cobra.Command {
 	var out, baseURL string
-	capOpts := &capability.Options{AllowWrites: true, IgnoreBundleLock: true}
+	capOpts := &openapitools.Options{AllowWrites: true, IgnoreBundleLock: true}
 	reg := &registryOptions{}
 	cmd := &cobra.Command{
 		Use:   "lock BUNDLE [-o FILE]",
@@ -32,12 +32,12 @@ requirements and where each scheme puts its credential), plus one digest
 of the whole surface.
 
 A server started with --tools-lock FILE (or serving a bundle that carries
-` + capability.LockFile + ` at its root, when --tools-lock is not given) offers
+` + openapitools.LockFile + ` at its root, when --tools-lock is not given) offers
 a generated tool only when its entry matches; any other is withheld with
 reason DRIFT, and locked tools the bundle no longer has are reported.
 
 BUNDLE is a directory or an oci:// reference. Without -o, the lock is
-written into a directory bundle as ` + capability.LockFile + `, so it travels
+written into a directory bundle as ` + openapitools.LockFile + `, so it travels
 with the contract; -o - prints it. The file is written atomically.
 --allow-operations and --deny-operations pin a subset.`,
 		Example: `  kubepact lock examples/bundles/catalog -o catalog.lock.json
@@ -55,7 +55,7 @@ with the contract; -o - prints it. The file is written atomically.
 				if err != nil || !info.IsDir() {
 					return &exitError{code: 2, msg: "lock needs -o FILE for a bundle that is not a local directory (or -o - for standard output)"}
 				}
-				out = filepath.Join(ref, capability.LockFile)
+				out = filepath.Join(ref, openapitools.LockFile)
 			}
 			if out != "-" {
 				if err := refuseOutputDir(out); err != nil {
@@ -78,22 +78,22 @@ with the contract; -o - prints it. The file is written atomically.
 			if baseURL != "" {
 				// The lock pins the bundle's own servers URL; --base-url
 				// only stands in where the spec declares none.
-				if own, err := capability.Project(ctx, b, capOpts); err == nil {
+				if own, err := openapitools.Project(ctx, b, capOpts); err == nil {
 					return &exitError{code: 2, msg: fmt.Sprintf("--base-url is not used here: the bundle's spec declares its servers URL (%s), which the lock pins, and --base-url only stands in for a spec that declares none: drop --base-url", ownBase(own))}
 				}
 			}
 			capOpts.BaseURL = baseURL
-			c, err := capability.Project(ctx, b, capOpts)
+			c, err := openapitools.Project(ctx, b, capOpts)
 			if err != nil {
 				return &exitError{code: 2, msg: fieldsToFlags(err, map[string]string{"BaseURL": "--base-url",
 					"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations"}).Error()}
 			}
 			for _, w := range c.Withheld {
-				if w.Code != capability.WithheldWritesNotAllowed {
+				if w.Code != openapitools.WithheldWritesNotAllowed {
 					fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: not pinned: %s (%s %s): %s\n", w.Name, w.Method, w.Path, w.Reason)
 				}
 			}
-			l := capability.NewLock(c)
+			l := openapitools.NewLock(c)
 			if out == "-" {
 				raw, err := l.Marshal()
 				if err != nil {
@@ -102,7 +102,7 @@ with the contract; -o - prints it. The file is written atomically.
 				_, err = cmd.OutOrStdout().Write(raw)
 				return err
 			}
-			if err := capability.WriteLockFile(out, l); err != nil {
+			if err := openapitools.WriteLockFile(out, l); err != nil {
 				logr.FromContextOrDiscard(ctx).V(1).Info("Writing the output failed", "path", out, "error", err.Error())
 				return &exitError{code: 2, msg: outputFailure(out, err)}
 			}
@@ -110,7 +110,7 @@ with the contract; -o - prints it. The file is written atomically.
 			return err
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the lock to; - for standard output (default: "+capability.LockFile+" in a directory BUNDLE)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the lock to; - for standard output (default: "+openapitools.LockFile+" in a directory BUNDLE)")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "base URL, needed only when the spec declares no absolute servers[0].url (the lock pins the bundle's own servers URL, never this one)")
 	cmd.Flags().StringSliceVar(&capOpts.AllowOperations, "allow-operations", nil, "pin only these tools, by name (comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (comma-separated, repeatable)")
@@ -119,7 +119,7 @@ with the contract; -o - prints it. The file is written atomically.
 }
 
 // ownBase names the servers URLs a projection's interfaces declare.
-func ownBase(c *capability.Capability) string {
+func ownBase(c *openapitools.Capability) string {
 	var urls []string
 	for _, in := range c.Interfaces {
 		if !slices.Contains(urls, in.BaseURL) {

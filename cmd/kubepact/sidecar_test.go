@@ -264,7 +264,7 @@ func TestSidecarRefusals(t *testing.T) {
 // imports pulls in a Kubernetes package.
 func TestSidecarLinksNoKubernetes(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps",
-		"github.com/kubepact/kubepact/mcp", "github.com/kubepact/kubepact/bundle/capability",
+		"github.com/kubepact/kubepact/mcp", "github.com/kubepact/kubepact/internal/openapitools",
 		"github.com/kubepact/kubepact/bundle", "github.com/kubepact/kubepact/bundle/oci").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

@@ -13,7 +13,7 @@
 //
 // The check works on a decoded JSON or YAML tree (map[string]any, []any
 // and scalars) and follows local references ("#/…") only. It is run where
-// schemas are loaded: bundle/validate reports a finding, bundle/capability
+// schemas are loaded: bundle/validate reports a finding, internal/openapitools
 // withholds the operation. Which keywords apply in place comes from
 // internal/jsonschemakw; it imports no other kubepact package but
 // internal/jsonobj.

@@ -1,0 +1,138 @@
+package openapitools
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// securityScheme is what applying a credential needs from a declared
+// scheme.
+type securityScheme struct {
+	typ    string // apiKey, http, oauth2, openIdConnect, mutualTLS
+	scheme string // for http: bearer, basic, …
+	in     string // for apiKey: header, query, cookie
+	name   string // for apiKey: the header, query or cookie name
+}
+
+func (d *document) securitySchemes() map[string]securityScheme {
+	comps, _ := d.root["components"].(map[string]any)
+	raw, _ := comps["securitySchemes"].(map[string]any)
+	out := map[string]securityScheme{}
+	for name, v := range raw {
+		n, _ := d.deref(d.file, v)
+		m, _ := n.(map[string]any)
+		if m == nil {
+			continue
+		}
+		out[name] = securityScheme{typ: str(m, "type"), scheme: strings.ToLower(str(m, "scheme")), in: str(m, "in"), name: str(m, "name")}
+	}
+	return out
+}
+
+// effectiveSecurity returns the operation's security requirements (its own
+// when it declares them, else the document's) and every scheme they name.
+func effectiveSecurity(d *document, opNode map[string]any) ([]map[string][]string, map[string]bool) {
+	raw, ok := opNode["security"]
+	if !ok {
+		raw = d.root["security"]
+	}
+	list, _ := raw.([]any)
+	schemes := map[string]bool{}
+	var reqs []map[string][]string
+	for _, r := range list {
+		rm, _ := r.(map[string]any)
+		req := map[string][]string{}
+		for name := range rm {
+			req[name] = nil
+			schemes[name] = true
+		}
+		reqs = append(reqs, req)
+	}
+	for name := range d.securitySchemes() {
+		schemes[name] = true
+	}
+	return reqs, schemes
+}
+
+// applyCredentials adds the credentials of the requirement
+// credentialRequirement chooses for the given credentials. Nothing is
+// sent when none is chosen: the service answers for itself.
+func (op *operation) applyCredentials(req *http.Request, creds map[string]string) {
+	if len(creds) == 0 {
+		return
+	}
+	r, _ := op.credentialRequirement(func(name string) bool { return creds[name] != "" })
+	for _, name := range sortedKeys(r) {
+		apply(req, op.iface.schemes[name], creds[name])
+	}
+}
+
+// credentialRequirement chooses the security requirement whose
+// credentials a call sends: the first that the credentials present (have)
+// satisfy completely and, unless Options.AllowCredentialsInQuery, that
+// puts no credential in the URL query. A requirement naming no scheme
+// ({}: anonymous access) is satisfied by nothing sent. blocked names the
+// first scheme of a requirement the credentials satisfy but that was
+// passed over for its query placement, when no other requirement was
+// satisfied; it is "" otherwise.
+func (op *operation) credentialRequirement(have func(name string) bool) (chosen map[string][]string, blocked string) {
+	for _, r := range op.security {
+		ok := true
+		for name := range r {
+			_, known := op.iface.schemes[name]
+			if !known || !have(name) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		if q := op.queryScheme(r); q != "" && !op.opts.AllowCredentialsInQuery {
+			if blocked == "" {
+				blocked = q
+			}
+			continue
+		}
+		return r, ""
+	}
+	return nil, blocked
+}
+
+// queryScheme returns a scheme of the requirement that puts its credential
+// in the URL query, or "".
+func (op *operation) queryScheme(r map[string][]string) string {
+	for _, name := range sortedKeys(r) {
+		if s := op.iface.schemes[name]; s.typ == "apiKey" && s.in == "query" {
+			return name
+		}
+	}
+	return ""
+}
+
+// apply sends one credential as its scheme declares: an apiKey in its
+// header, query parameter or cookie; http basic as Authorization: Basic
+// with the value as given (pre-encoded user:pass); http bearer, oauth2 and
+// openIdConnect as Authorization: Bearer.
+func apply(req *http.Request, s securityScheme, value string) {
+	switch s.typ {
+	case "apiKey":
+		switch s.in {
+		case "query":
+			req.URL.RawQuery = strings.TrimPrefix(req.URL.RawQuery+"&"+url.QueryEscape(s.name)+"="+url.QueryEscape(value), "&")
+		case "cookie":
+			req.AddCookie(&http.Cookie{Name: s.name, Value: value})
+		default:
+			req.Header.Set(s.name, value)
+		}
+	case "http":
+		if s.scheme == "basic" {
+			req.Header.Set("Authorization", "Basic "+value)
+		} else {
+			req.Header.Set("Authorization", "Bearer "+value)
+		}
+	case "oauth2", "openIdConnect":
+		req.Header.Set("Authorization", "Bearer "+value)
+	}
+}

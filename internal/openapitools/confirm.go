@@ -1,0 +1,103 @@
+package openapitools
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+)
+
+// Confirmation policies: which calls wait for a person's confirmation
+// before they are sent (Options.ConfirmWrites).
+const (
+	ConfirmDelete = "delete" // DELETE operations (the default)
+	ConfirmAlways = "always" // every operation but GET and HEAD
+	ConfirmNever  = "never"  // none: for unattended use
+)
+
+var confirmPolicies = []string{ConfirmDelete, ConfirmAlways, ConfirmNever}
+
+// checkConfirmPolicy accepts the policies above and "" (the default).
+func checkConfirmPolicy(p string) error {
+	if p == "" || slices.Contains(confirmPolicies, p) {
+		return nil
+	}
+	return fmt.Errorf("ConfirmWrites %q is not accepted; use %s, %s or %s", p, ConfirmDelete, ConfirmAlways, ConfirmNever)
+}
+
+// NeedsConfirmation reports whether a call to t is sent only once a person
+// has confirmed it (see Options.ConfirmWrites): a call made without a
+// Confirmer in its context is then refused, never sent unconfirmed.
+func (t *Tool) NeedsConfirmation() bool {
+	if t.op == nil || t.op.opts == nil {
+		return false
+	}
+	switch t.op.opts.ConfirmWrites {
+	case ConfirmNever:
+		return false
+	case ConfirmAlways:
+		return !readMethod(t.Method)
+	default:
+		return t.Method == http.MethodDelete
+	}
+}
+
+// PendingCall is a call about to be sent, as a person confirms it: the
+// request exactly as it will leave, but for the credentials, which are
+// added after confirmation and never shown.
+type PendingCall struct {
+	Tool   string
+	Method string
+	// URL is the whole request URL, query included.
+	URL string
+	// Target is the path and query (the request target).
+	Target string
+	// Header holds the headers the arguments and the operation set
+	// (Accept, Content-Type, header and cookie parameters).
+	Header http.Header
+	// Body is the encoded request body; nil without one.
+	Body []byte
+}
+
+// Confirmer asks a person to confirm a pending call. It returns nil when
+// the call may be sent, and an error saying why not otherwise (declined,
+// cancelled, nobody to ask); that error is the call's error.
+type Confirmer func(ctx context.Context, call *PendingCall) error
+
+type confirmerKey struct{}
+
+// WithConfirmer returns a context whose calls to tools that need
+// confirmation ask confirm first.
+func WithConfirmer(ctx context.Context, confirm Confirmer) context.Context {
+	return context.WithValue(ctx, confirmerKey{}, confirm)
+}
+
+// NotConfirmedError is the error of a call that needed confirmation and
+// did not get it; nothing was sent.
+type NotConfirmedError struct {
+	Tool string
+}
+
+func (e *NotConfirmedError) Error() string {
+	return fmt.Sprintf("%s needs a person's confirmation before it is sent and no one was asked; nothing was sent", e.Tool)
+}
+
+// confirm asks the context's Confirmer about req when t needs
+// confirmation; without a Confirmer such a call is refused.
+func (t *Tool) confirm(ctx context.Context, req *http.Request, body []byte) error {
+	if !t.NeedsConfirmation() {
+		return nil
+	}
+	ask, _ := ctx.Value(confirmerKey{}).(Confirmer)
+	if ask == nil {
+		return &NotConfirmedError{Tool: t.Name}
+	}
+	return ask(ctx, &PendingCall{
+		Tool:   t.Name,
+		Method: req.Method,
+		URL:    req.URL.String(),
+		Target: req.URL.RequestURI(),
+		Header: req.Header.Clone(),
+		Body:   slices.Clone(body),
+	})
+}

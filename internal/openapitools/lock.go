@@ -1,0 +1,926 @@
+package openapitools
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kubepact/kubepact/internal/jsonobj"
+)
+
+// LockFile is where a bundle carries its tools lock.
+const LockFile = "tools.lock.json"
+
+// LockKind is the kind of a tools lock document.
+const LockKind = "kubepact.dev/ToolsLock"
+
+// lockVersion is the format version this package writes and reads.
+// Version 1 pinned names, annotations and schemas but not where requests
+// go; such a lock is refused with the command that writes a new one,
+// never read as if it pinned the request's shape.
+const lockVersion = 2
+
+// MaxLockBytes bounds a lock document.
+const MaxLockBytes = 16 << 20
+
+// WithheldDrift is the reason of a tool withheld because it does not match
+// the tools lock.
+const WithheldDrift = "DRIFT"
+
+// Lock is a tools lock. It pins the surface of generated tools a bundle may offer: for
+// each tool its name, the operation it calls, its annotations, digests
+// of what an agent is shown (title and description, input schema, the
+// operation's response schemas), and the shape of the request it sends
+// (the base URL the bundle declares, each parameter's location and
+// serialisation, the body's media type, the security requirements and
+// where each scheme puts its credential). A server held to a lock withholds, with
+// reason DRIFT, every generated tool whose digest differs from its entry or
+// that has no entry, and reports the entries the bundle no longer has.
+// Discovery never grants authority: a bundle that grows a tool, or changes
+// one, does not hand it to an agent until someone writes a new lock.
+//
+// # Format
+//
+// A lock is one JSON document (written indented, read strictly: unknown
+// fields, a key given twice, a tool named twice or a digest that does not
+// match what it covers are errors):
+//
+//	{
+//	  "kind": "kubepact.dev/ToolsLock",
+//	  "version": 2,
+//	  "service": "catalog",
+//	  "surfaceDigest": "sha256:…",
+//	  "tools": [
+//	    {
+//	      "name": "getProduct",
+//	      "operation": {"interface": "http", "method": "GET", "path": "/products/{id}", "operationId": "getProduct"},
+//	      "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true},
+//	      "text": "sha256:…",
+//	      "inputSchema": "sha256:…",
+//	      "outputSchema": "sha256:…",
+//	      "request": {
+//	        "baseUrl": "https://catalog.example.com/v1",
+//	        "parameters": [{"name": "id", "in": "path", "style": "simple", "explode": false, "allowReserved": false}],
+//	        "security": [[{"name": "bearerAuth", "type": "http", "httpScheme": "bearer"}], [{"name": "key", "type": "apiKey", "in": "header", "parameterName": "X-Key"}]]
+//	      },
+//	      "digest": "sha256:…"
+//	    }
+//	  ]
+//	}
+//
+// request is written out rather than digested, so a reviewer of the lock
+// sees where each tool's requests and credentials go:
+//
+//   - baseUrl: the bundle's own servers[0].url (its variables' defaults
+//     applied), absent when it declares none. It is compared only when the
+//     server sends requests there: a base URL the operator gives (BaseURL)
+//     wins over the bundle's, and then the bundle's does not matter;
+//   - parameters: every parameter (path-item and operation level merged),
+//     sorted by location then name, with its style, explode and
+//     allowReserved as OpenAPI's defaults make them, and contentType for
+//     one serialised as a media type;
+//   - body: the media type the request body is sent as; absent without one;
+//   - security: the operation's effective requirements (its own, else the
+//     document's), alternatives in order, each the schemes it needs sorted
+//     by name with their placement: type, and httpScheme for http, in and
+//     parameterName for apiKey ("type" is empty for a scheme the document
+//     does not declare). An empty list: no credentials are sent.
+//
+// Tools are sorted by name. Every digest is "sha256:" and the lower-case
+// hex SHA-256 of a canonical JSON encoding: the one Go's encoding/json
+// writes for the decoded value — object keys sorted bytewise, no white
+// space, <, > and & escaped as \u003c, \u003e and \u0026 — with numbers
+// kept as written.
+//
+//   - text: {"title", "description"}: the operation's summary and
+//     description as projected (the tool's title and description);
+//   - inputSchema: the tool's input schema (JSON Schema 2020-12, as
+//     projected, before the MCP shaping of tools/list);
+//   - outputSchema: what the service answers — a generated tool's MCP
+//     output schema is the same envelope for every tool — that is, the
+//     operation's responses object as written (status → description,
+//     headers, content, schemas), the spec file it is in, and every location
+//     it references directly or not ("file#pointer") with the digest of
+//     what is there;
+//   - digest: the entry itself without "digest";
+//   - surfaceDigest: the list of {"name", "digest"} of every tool, by name.
+//
+// openWorldHint is not locked: it follows where the server sends requests
+// (loopback or not), which is the deployment's choice, not the contract's.
+//
+// # In the bundle
+//
+// A bundle may carry its lock at [LockFile] (tools.lock.json at its root),
+// so the lock travels with the contract and is covered by the bundle's
+// digest. [Project] holds the projection to it unless [Options.Lock] gives
+// a lock (which wins: the operator's lock over the author's) or
+// [Options.IgnoreBundleLock] is set.
+//
+// Read a lock with ParseLock or ReadLock, make one with NewLock.
+type Lock struct {
+	Kind          string       `json:"kind"`
+	Version       int          `json:"version"`
+	Service       string       `json:"service"`
+	SurfaceDigest string       `json:"surfaceDigest"`
+	Tools         []LockedTool `json:"tools"`
+
+	source string // where it was read from, for messages
+}
+
+// LockedTool is one tool's entry in a lock.
+type LockedTool struct {
+	Name         string          `json:"name"`
+	Operation    LockedOperation `json:"operation"`
+	Annotations  LockedHints     `json:"annotations"`
+	Text         string          `json:"text" jsonschema:"digest of the title and description"`
+	InputSchema  string          `json:"inputSchema" jsonschema:"digest of the input schema"`
+	OutputSchema string          `json:"outputSchema" jsonschema:"digest of the operation's response schemas"`
+	Request      LockedRequest   `json:"request" jsonschema:"where the tool's requests go and how they are shaped"`
+	Digest       string          `json:"digest" jsonschema:"digest of the whole entry"`
+}
+
+// LockedRequest is the shape of a locked tool's request (see Lock).
+type LockedRequest struct {
+	BaseURL    string           `json:"baseUrl,omitempty"`
+	Parameters []LockedParam    `json:"parameters"`
+	Body       string           `json:"body,omitempty"`
+	Security   [][]LockedScheme `json:"security"`
+}
+
+// LockedParam is where one parameter goes and how it is serialised.
+type LockedParam struct {
+	Name          string `json:"name"`
+	In            string `json:"in"`
+	Style         string `json:"style"`
+	Explode       bool   `json:"explode"`
+	AllowReserved bool   `json:"allowReserved"`
+	ContentType   string `json:"contentType,omitempty"`
+}
+
+// LockedScheme is one security scheme a requirement names, and where it
+// puts its credential.
+type LockedScheme struct {
+	Name          string `json:"name"`
+	Type          string `json:"type"`
+	HTTPScheme    string `json:"httpScheme,omitempty"`
+	In            string `json:"in,omitempty"`
+	ParameterName string `json:"parameterName,omitempty"`
+}
+
+// LockedOperation is the operation a locked tool calls.
+type LockedOperation struct {
+	Interface   string `json:"interface"`
+	Method      string `json:"method"`
+	Path        string `json:"path"`
+	OperationID string `json:"operationId,omitempty"`
+}
+
+// LockedHints are the annotations a lock pins.
+type LockedHints struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+}
+
+// LockStatus says how a projection was held to a lock.
+type LockStatus struct {
+	Source        string       `json:"source" jsonschema:"where the lock was read: a file path, or the bundle's tools.lock.json"`
+	FromBundle    bool         `json:"fromBundle" jsonschema:"whether the lock is the one the bundle carries"`
+	SurfaceDigest string       `json:"surfaceDigest" jsonschema:"the lock's surface digest"`
+	Locked        int          `json:"locked" jsonschema:"tools the lock pins"`
+	Drifted       []string     `json:"drifted" jsonschema:"tools withheld with reason DRIFT"`
+	Missing       []LockedTool `json:"missing" jsonschema:"locked tools the bundle no longer has"`
+}
+
+// Pin returns the tool's lock entry, computed once.
+func (t *Tool) Pin() LockedTool {
+	if t.op == nil {
+		return t.pin()
+	}
+	t.op.pinOnce.Do(func() { t.op.pinned = t.pin() })
+	return t.op.pinned
+}
+
+func (t *Tool) pin() LockedTool {
+	lt := LockedTool{
+		Name:        t.Name,
+		Operation:   LockedOperation{Interface: t.Interface, Method: t.Method, Path: t.Path, OperationID: t.OperationID},
+		Annotations: LockedHints{ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent},
+		Text:        mustDigest(map[string]string{"title": t.Title, "description": t.Description}),
+		// The projection writes the input schema with encoding/json from
+		// a decoded tree: it is in canonical form already.
+		InputSchema: digestBytes(t.InputSchema),
+	}
+	if t.op != nil {
+		lt.OutputSchema = t.op.outputDigest
+		lt.Request = t.op.requestShape()
+	}
+	lt.normalize()
+	lt.Digest = lt.digest()
+	return lt
+}
+
+// normalize writes empty lists as [] (a lock read back has them so).
+func (lt *LockedTool) normalize() {
+	if lt.Request.Parameters == nil {
+		lt.Request.Parameters = []LockedParam{}
+	}
+	if lt.Request.Security == nil {
+		lt.Request.Security = [][]LockedScheme{}
+	}
+	for i, r := range lt.Request.Security {
+		if r == nil {
+			lt.Request.Security[i] = []LockedScheme{}
+		}
+	}
+}
+
+// requestShape is the operation's request as a lock pins it.
+func (op *operation) requestShape() LockedRequest {
+	r := LockedRequest{BaseURL: op.iface.declaredBase, Parameters: []LockedParam{}, Security: [][]LockedScheme{}}
+	for _, pr := range op.params {
+		r.Parameters = append(r.Parameters, LockedParam{Name: pr.name, In: pr.in, Style: pr.style, Explode: pr.explode, AllowReserved: pr.allowReserved, ContentType: pr.contentType})
+	}
+	slices.SortFunc(r.Parameters, func(a, b LockedParam) int {
+		return cmp.Or(cmp.Compare(slices.Index(locations, a.In), slices.Index(locations, b.In)), strings.Compare(a.Name, b.Name))
+	})
+	if op.body != nil {
+		r.Body = op.body.sentType()
+	}
+	for _, req := range op.security {
+		schemes := []LockedScheme{}
+		for _, name := range sortedKeys(req) {
+			s := op.iface.schemes[name]
+			ls := LockedScheme{Name: name, Type: s.typ}
+			switch s.typ {
+			case "http":
+				ls.HTTPScheme = s.scheme
+			case "apiKey":
+				ls.In, ls.ParameterName = s.in, s.name
+			}
+			schemes = append(schemes, ls)
+		}
+		r.Security = append(r.Security, schemes)
+	}
+	return r
+}
+
+// digest covers every field of the entry but Digest.
+func (lt LockedTool) digest() string {
+	lt.Digest = ""
+	return mustDigest(struct {
+		LockedTool
+		Digest string `json:"digest,omitempty"`
+	}{LockedTool: lt})
+}
+
+// NewLock pins every exposed tool of c.
+func NewLock(c *Capability) *Lock {
+	l := &Lock{Kind: LockKind, Version: lockVersion, Service: c.Service, Tools: []LockedTool{}}
+	for _, t := range c.Tools {
+		l.Tools = append(l.Tools, t.Pin())
+	}
+	slices.SortFunc(l.Tools, func(a, b LockedTool) int { return strings.Compare(a.Name, b.Name) })
+	l.SurfaceDigest = surfaceDigest(l.Tools)
+	return l
+}
+
+// surfaceDigest is the digest of the {name, digest} list of tools sorted
+// by name.
+func surfaceDigest(tools []LockedTool) string {
+	type entry struct {
+		Name   string `json:"name"`
+		Digest string `json:"digest"`
+	}
+	list := make([]entry, 0, len(tools))
+	for _, t := range tools {
+		list = append(list, entry{t.Name, t.Digest})
+	}
+	slices.SortFunc(list, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
+	return mustDigest(list)
+}
+
+// Marshal encodes the lock as written to a file: indented, one trailing
+// newline.
+func (l *Lock) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(l); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// ParseLock reads a lock document strictly; source names it in errors.
+func ParseLock(data []byte, source string) (*Lock, error) {
+	fail := func(format string, args ...any) (*Lock, error) {
+		return nil, fmt.Errorf("tools lock %s: %s", source, fmt.Sprintf(format, args...))
+	}
+	if len(data) > MaxLockBytes {
+		return fail("%d bytes, more than the %d a lock may have", len(data), MaxLockBytes)
+	}
+	if p, dup := jsonobj.DuplicateKeyPath(data); dup {
+		return fail("the key %s is given twice", p)
+	}
+	// The kind and version first: a lock of another version is told
+	// apart from a document that is no lock at all.
+	var head struct {
+		Kind    string `json:"kind"`
+		Version int    `json:"version"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
+		return fail("not a lock document: %s", jsonProblem(err))
+	}
+	switch {
+	case head.Kind != LockKind:
+		return fail("kind %q; want kind %q (a file `kubepact lock` writes)", head.Kind, LockKind)
+	case head.Version == 1:
+		return fail("version 1, written by an older kubepact, does not pin where requests go (base URL, parameter placement, security); " +
+			"write a new lock with `kubepact lock BUNDLE` and review what it pins")
+	case head.Version != lockVersion:
+		return fail("version %d is not one this kubepact reads (it reads version %d); write a new lock with `kubepact lock BUNDLE`", head.Version, lockVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var l Lock
+	if err := dec.Decode(&l); err != nil {
+		return fail("not a lock document: %s", jsonProblem(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fail("more than one JSON value")
+	}
+	seen := map[string]bool{}
+	for i, t := range l.Tools {
+		at := fmt.Sprintf("tools[%d]", i)
+		if t.Name == "" {
+			return fail("%s has no name", at)
+		}
+		if seen[t.Name] {
+			return fail("%s: the tool %q is locked twice", at, t.Name)
+		}
+		seen[t.Name] = true
+		if t.Operation.Method == "" || t.Operation.Path == "" {
+			return fail("%s (%s): operation needs method and path", at, t.Name)
+		}
+		for _, pr := range t.Request.Parameters {
+			if !slices.Contains(locations, pr.In) {
+				return fail("%s (%s): parameter %q is in %q; want one of %s", at, t.Name, pr.Name, pr.In, strings.Join(locations, ", "))
+			}
+		}
+		for field, d := range map[string]string{"text": t.Text, "inputSchema": t.InputSchema, "outputSchema": t.OutputSchema, "digest": t.Digest} {
+			if !digestPattern.MatchString(d) {
+				return fail("%s (%s): %s %q is not a digest (want sha256: and 64 lower-case hex digits)", at, t.Name, field, d)
+			}
+		}
+		if want := t.digest(); t.Digest != want {
+			return fail("%s (%s): digest %s does not cover the entry (it would be %s); the entry was changed by hand — write a new lock", at, t.Name, t.Digest, want)
+		}
+	}
+	if want := surfaceDigest(l.Tools); l.SurfaceDigest != want {
+		return fail("surfaceDigest %s does not cover the tools (it would be %s); write a new lock", l.SurfaceDigest, want)
+	}
+	if l.Tools == nil {
+		l.Tools = []LockedTool{}
+	}
+	l.source = source
+	return &l, nil
+}
+
+// jsonProblem says what is wrong with a document encoding/json refused,
+// in a sentence of ours.
+func jsonProblem(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("not valid JSON (at byte %d)", syn.Offset)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "the document"
+		}
+		return fmt.Sprintf("%s is a JSON %s where a %s belongs", field, typ.Value, typ.Type)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "the JSON ends too early"
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if f, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		return "unknown field " + f + " (a lock has only the fields `kubepact lock` writes)"
+	}
+	return msg
+}
+
+// lockFileError says in a sentence why a lock file cannot be read, and
+// keeps the system's error for errors.Is.
+type lockFileError struct {
+	msg string
+	err error
+}
+
+func (e *lockFileError) Error() string { return e.msg }
+func (e *lockFileError) Unwrap() error { return e.err }
+
+// ReadLock reads and parses the lock file at path.
+func ReadLock(path string) (*Lock, error) {
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &lockFileError{err: err, msg: fmt.Sprintf("tools lock %s does not exist: write it with `kubepact lock BUNDLE -o %s` (and review it), or give the path of an existing lock", path, path)}
+	case errors.Is(err, fs.ErrPermission):
+		return nil, &lockFileError{err: err, msg: fmt.Sprintf("tools lock %s cannot be read: permission denied", path)}
+	case err != nil:
+		return nil, fmt.Errorf("tools lock %s cannot be opened: %w", path, err)
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, MaxLockBytes+1))
+	if err != nil {
+		return nil, &lockFileError{err: err, msg: fmt.Sprintf("tools lock %s cannot be read: give the path of a lock file, not a directory or a device", path)}
+	}
+	return ParseLock(data, path)
+}
+
+// readBundleLock returns the lock the bundle carries at LockFile, or nil
+// when it carries none.
+func readBundleLock(fsys fs.FS) (*Lock, error) {
+	if fsys == nil {
+		return nil, nil
+	}
+	info, err := fs.Stat(fsys, LockFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tools lock %s in the bundle: %w", LockFile, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("tools lock %s in the bundle is not a regular file", LockFile)
+	}
+	f, err := fsys.Open(LockFile)
+	if err != nil {
+		return nil, fmt.Errorf("tools lock %s in the bundle: %w", LockFile, err)
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, MaxLockBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("tools lock %s in the bundle: %w", LockFile, err)
+	}
+	return ParseLock(data, LockFile+" (in the bundle)")
+}
+
+// WriteLockFile writes the lock to path atomically: to a temporary file in
+// the same directory, synced, then renamed over path. A failure leaves
+// path as it was.
+func WriteLockFile(path string, l *Lock) (err error) {
+	data, err := l.Marshal()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing the tools lock: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("writing the tools lock: %w", err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("writing the tools lock: %w", err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("writing the tools lock: %w", err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("writing the tools lock: %w", err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing the tools lock: %w", err)
+	}
+	return nil
+}
+
+// holdToLock withholds, with reason DRIFT, every exposed tool of c that
+// differs from its lock entry or has none, records the lock entries the
+// bundle no longer has, and sets c.Lock. With operatorBase the requests
+// go to a base URL the operator gave, so the bundle's own is not
+// compared.
+func holdToLock(c *Capability, l *Lock, fromBundle, operatorBase bool) {
+	src := cmp.Or(l.source, "given in Options.Lock")
+	st := &LockStatus{Source: src, FromBundle: fromBundle, SurfaceDigest: l.SurfaceDigest, Locked: len(l.Tools),
+		Drifted: []string{}, Missing: []LockedTool{}}
+	locked := make(map[string]LockedTool, len(l.Tools))
+	for _, lt := range l.Tools {
+		locked[lt.Name] = lt
+	}
+	kept := c.Tools[:0:0]
+	for _, t := range c.Tools {
+		pin := t.Pin()
+		lt, ok := locked[t.Name]
+		if ok && operatorBase {
+			lt.Request.BaseURL, pin.Request.BaseURL = "", ""
+			lt.Digest, pin.Digest = lt.digest(), pin.digest()
+		}
+		var reason string
+		switch {
+		case !ok:
+			reason = fmt.Sprintf("not in the tools lock %s, which pins %d tool(s): a tool is offered only once a lock names it", src, len(l.Tools))
+		case lt.Digest != pin.Digest:
+			reason = fmt.Sprintf("differs from its entry in the tools lock %s: %s", src, strings.Join(lockDiff(lt, pin), "; "))
+		default:
+			kept = append(kept, t)
+			continue
+		}
+		st.Drifted = append(st.Drifted, t.Name)
+		c.Withheld = append(c.Withheld, Withheld{Name: t.Name, Interface: t.Interface, Method: t.Method, Path: t.Path,
+			OperationID: t.OperationID, Code: WithheldDrift, Reason: reason})
+		for i := range c.Interfaces {
+			if c.Interfaces[i].Name == t.Interface {
+				c.Interfaces[i].Exposed--
+				c.Interfaces[i].Withheld++
+			}
+		}
+	}
+	c.Tools = kept
+	have := map[string]bool{}
+	for _, t := range kept {
+		have[t.Name] = true
+	}
+	for _, w := range c.Withheld {
+		have[w.Name] = true
+	}
+	for _, lt := range l.Tools {
+		if !have[lt.Name] {
+			st.Missing = append(st.Missing, lt)
+		}
+	}
+	c.Lock = st
+	if n := len(st.Drifted); n > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d tool(s) that do not match the tools lock %s (reason DRIFT): %s", n, src, strings.Join(st.Drifted, ", ")))
+	}
+	if n := len(st.Missing); n > 0 {
+		names := make([]string, n)
+		for i, lt := range st.Missing {
+			names[i] = fmt.Sprintf("%s (%s %s)", lt.Name, lt.Operation.Method, lt.Operation.Path)
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the tools lock %s pins %d tool(s) the bundle no longer has: %s", src, n, strings.Join(names, ", ")))
+	}
+}
+
+// lockDiff says which parts of a tool differ from its lock entry.
+func lockDiff(locked, now LockedTool) []string {
+	var out []string
+	if locked.Operation != now.Operation {
+		out = append(out, fmt.Sprintf("operation (locked %s %s of interface %q, now %s %s of interface %q)",
+			locked.Operation.Method, locked.Operation.Path, locked.Operation.Interface, now.Operation.Method, now.Operation.Path, now.Operation.Interface))
+	}
+	if locked.Annotations != now.Annotations {
+		out = append(out, fmt.Sprintf("annotations (locked %+v, now %+v)", locked.Annotations, now.Annotations))
+	}
+	for _, part := range []struct{ what, locked, now string }{
+		{"title or description", locked.Text, now.Text},
+		{"input schema", locked.InputSchema, now.InputSchema},
+		{"output schema (the operation's responses)", locked.OutputSchema, now.OutputSchema},
+	} {
+		if part.locked != part.now {
+			out = append(out, fmt.Sprintf("%s (locked %s, now %s)", part.what, short(part.locked), short(part.now)))
+		}
+	}
+	out = append(out, requestDiff(locked.Request, now.Request)...)
+	if len(out) == 0 {
+		out = append(out, "the entry's digest")
+	}
+	return out
+}
+
+// requestDiff says how the request's shape differs from the locked one:
+// where it goes, which parameters moved or are serialised otherwise, the
+// body's media type, and the security.
+func requestDiff(locked, now LockedRequest) []string {
+	var out []string
+	if locked.BaseURL != now.BaseURL {
+		out = append(out, fmt.Sprintf("base URL (the bundle's servers: locked %s, now %s)", orNothing(locked.BaseURL), orNothing(now.BaseURL)))
+	}
+	out = append(out, paramsDiff(locked.Parameters, now.Parameters)...)
+	if locked.Body != now.Body {
+		out = append(out, fmt.Sprintf("request body media type (locked %s, now %s)", orNothing(locked.Body), orNothing(now.Body)))
+	}
+	if !slices.EqualFunc(locked.Security, now.Security, slices.Equal[[]LockedScheme]) {
+		d := fmt.Sprintf("security (locked %s, now %s)", describeSecurity(locked.Security), describeSecurity(now.Security))
+		if credentialInQuery(now.Security) && !credentialInQuery(locked.Security) {
+			d += "; it now puts a credential in the URL query"
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// paramsDiff describes parameters the lock has and the bundle has not,
+// the reverse, and those whose location or serialisation changed.
+func paramsDiff(locked, now []LockedParam) []string {
+	byName := func(ps []LockedParam) map[string][]LockedParam {
+		m := map[string][]LockedParam{}
+		for _, p := range ps {
+			m[p.Name] = append(m[p.Name], p)
+		}
+		return m
+	}
+	was, is := byName(locked), byName(now)
+	names := sortedKeys(was)
+	for n := range is {
+		if _, ok := was[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		a, b := was[n], is[n]
+		switch {
+		case slices.Equal(a, b):
+		case len(a) == 1 && len(b) == 1:
+			out = append(out, fmt.Sprintf("parameter %q (locked %s, now %s)", n, describeParam(a[0]), describeParam(b[0])))
+		default:
+			for _, p := range a {
+				if !slices.Contains(b, p) {
+					out = append(out, fmt.Sprintf("parameter %q %s is no longer there", n, describeParam(p)))
+				}
+			}
+			for _, p := range b {
+				if !slices.Contains(a, p) {
+					out = append(out, fmt.Sprintf("parameter %q %s is new", n, describeParam(p)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func describeParam(p LockedParam) string {
+	d := fmt.Sprintf("in %s, style %s, explode %t, allowReserved %t", p.In, p.Style, p.Explode, p.AllowReserved)
+	if p.ContentType != "" {
+		d += ", as " + p.ContentType
+	}
+	return d
+}
+
+// describeSecurity writes requirements as "a or b+c"; "none" without one.
+func describeSecurity(reqs [][]LockedScheme) string {
+	if len(reqs) == 0 {
+		return "none"
+	}
+	alts := make([]string, len(reqs))
+	for i, r := range reqs {
+		if len(r) == 0 {
+			alts[i] = "anonymous"
+			continue
+		}
+		parts := make([]string, len(r))
+		for j, s := range r {
+			parts[j] = describeScheme(s)
+		}
+		alts[i] = strings.Join(parts, " + ")
+	}
+	return strings.Join(alts, " or ")
+}
+
+func describeScheme(s LockedScheme) string {
+	switch s.Type {
+	case "":
+		return s.Name + " (not declared)"
+	case "http":
+		return fmt.Sprintf("%s (http %s)", s.Name, s.HTTPScheme)
+	case "apiKey":
+		return fmt.Sprintf("%s (apiKey in %s %q)", s.Name, s.In, s.ParameterName)
+	}
+	return fmt.Sprintf("%s (%s)", s.Name, s.Type)
+}
+
+// credentialInQuery reports whether a requirement names a scheme that
+// puts its credential in the URL query.
+func credentialInQuery(reqs [][]LockedScheme) bool {
+	for _, r := range reqs {
+		for _, s := range r {
+			if s.Type == "apiKey" && s.In == "query" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// short abbreviates a digest for messages.
+func short(d string) string {
+	if len(d) > len("sha256:")+12 {
+		return d[:len("sha256:")+12] + "…"
+	}
+	return d
+}
+
+// SurfaceDigestOf is the surface digest of the tools c exposes: equal to a
+// lock's surfaceDigest when c offers exactly the tools the lock pins.
+func SurfaceDigestOf(c *Capability) string {
+	pins := make([]LockedTool, 0, len(c.Tools))
+	for _, t := range c.Tools {
+		pins = append(pins, t.Pin())
+	}
+	return surfaceDigest(pins)
+}
+
+// mustDigest is the digest of v's canonical JSON. v is always a value this
+// package built (or JSON it produced), so encoding cannot fail; if it ever
+// did, the digest of the error text still never equals a real one.
+func mustDigest(v any) string {
+	b, err := canonicalJSON(v)
+	if err != nil {
+		b = []byte("unencodable: " + err.Error())
+	}
+	return digestBytes(b)
+}
+
+func digestBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// canonicalJSON encodes v with object keys sorted bytewise, no white
+// space, encoding/json's escaping, and numbers kept as written.
+func canonicalJSON(v any) ([]byte, error) {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, err
+	}
+	return json.Marshal(tree)
+}
+
+// responseDigester digests operations' responses for the outputSchema
+// digest. Each node a $ref reaches is digested once per document, with
+// the locations it references in turn: an API whose responses all reach
+// one large schema graph is walked once, not once per operation.
+type responseDigester struct {
+	d     *document
+	nodes map[string]*refNode // location (file#pointer) → its digest and references
+	// seen and all are closure's scratch space, reused from one
+	// operation to the next.
+	seen map[string]bool
+	all  []string
+}
+
+type refNode struct {
+	digest string
+	refs   []string // locations it references directly
+	entry  []byte   // "location":"digest" as canonical JSON writes it
+}
+
+func newResponseDigester(d *document) *responseDigester {
+	return &responseDigester{d: d, nodes: map[string]*refNode{}, seen: map[string]bool{}}
+}
+
+// digest covers the operation's responses object as written (status →
+// description, headers, content and schemas) and every location it
+// references, directly or not, with that location's own digest.
+func (r *responseDigester) digest(opNode map[string]any, file string) string {
+	responses := opNode["responses"]
+	refs := r.closure(r.refsIn(responses, file))
+	// The canonical JSON of {"file", "references": {location: digest},
+	// "responses"}, written directly: keys in order, and the decoded tree
+	// is encoded as encoding/json encodes it, which is canonical.
+	h := sha256.New()
+	w := func(v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			b, _ = json.Marshal("unencodable: " + err.Error())
+		}
+		h.Write(b)
+	}
+	h.Write([]byte(`{"file":`))
+	w(file)
+	h.Write([]byte(`,"references":{`))
+	for i, loc := range refs {
+		if i > 0 {
+			h.Write([]byte(","))
+		}
+		h.Write(r.nodes[loc].entry)
+	}
+	h.Write([]byte(`},"responses":`))
+	w(responses)
+	h.Write([]byte("}"))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// closure returns every location reachable from direct, sorted.
+func (r *responseDigester) closure(direct []string) []string {
+	stack := direct
+	clear(r.seen)
+	seen, all := r.seen, r.all[:0]
+	defer func() { r.all = all }()
+	for len(stack) > 0 {
+		loc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[loc] {
+			continue
+		}
+		seen[loc] = true
+		all = append(all, loc)
+		stack = append(stack, r.nodes[loc].refs...)
+	}
+	slices.Sort(all)
+	return all
+}
+
+// refsIn returns the locations node references directly, digesting each
+// location the first time it is met.
+func (r *responseDigester) refsIn(node any, file string) []string {
+	var out []string
+	var walk func(n any, depth int)
+	walk = func(n any, depth int) {
+		if depth > maxSchemaDepth*4 {
+			return
+		}
+		switch v := n.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				out = append(out, r.location(file, ref))
+			}
+			for _, k := range sortedKeys(v) {
+				walk(v[k], depth+1)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e, depth+1)
+			}
+		}
+	}
+	walk(node, 0)
+	return out
+}
+
+// location resolves ref written in file to the location it names,
+// digesting what is there the first time.
+func (r *responseDigester) location(file, ref string) string {
+	target, tfile, err := r.d.resolve(file, ref)
+	before, frag, _ := strings.Cut(ref, "#")
+	loc := tfile + "#" + frag
+	if err != nil {
+		if before != "" {
+			file = path.Join(path.Dir(file), before)
+		}
+		loc = "unresolved:" + file + "#" + frag
+	}
+	if _, done := r.nodes[loc]; done {
+		return loc
+	}
+	n := &refNode{}
+	r.nodes[loc] = n // before the walk: a cycle meets it again
+	defer func() {
+		k, _ := json.Marshal(loc)
+		v, _ := json.Marshal(n.digest)
+		n.entry = append(append(k, ':'), v...)
+	}()
+	if err != nil {
+		n.digest = mustDigest(err.Error())
+		return loc
+	}
+	raw, merr := json.Marshal(target) // a decoded tree: canonical as encoded
+	if merr != nil {
+		raw = []byte(merr.Error())
+	}
+	n.digest = digestBytes(raw)
+	n.refs = r.refsIn(target, tfile)
+	return loc
+}

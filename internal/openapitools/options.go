@@ -1,0 +1,161 @@
+package openapitools
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Defaults applied to zero fields of [Options].
+const (
+	DefaultTimeout          = 30 * time.Second
+	DefaultMaxResponseBytes = 1 << 20
+)
+
+// Options configures projection and invocation. The zero value (and a nil
+// *Options) means: read-only (GET and HEAD), base URL from the spec, no
+// credentials, 30 s per call, 1 MiB per response.
+type Options struct {
+	// BaseURL is the service's base URL. Empty means the first server URL
+	// of each spec, with its variables' defaults applied.
+	BaseURL string
+	// Auth holds credentials as name=value, one per security scheme name.
+	Auth []string
+	// AuthFiles holds credentials as name=PATH: the trimmed content of the
+	// file (e.g. a mounted Secret) is the credential.
+	AuthFiles []string
+	// AllowWrites exposes every method, not only GET and HEAD.
+	AllowWrites bool
+	// AllowOperations, when not empty, exposes only the named tools.
+	AllowOperations []string
+	// DenyOperations withholds the named tools; it wins over AllowOperations.
+	DenyOperations []string
+	// Timeout bounds one call, response body included (default 30 s).
+	Timeout time.Duration
+	// MaxResponseBytes caps the response body kept (default 1 MiB); a longer
+	// body is cut and the result says truncated.
+	MaxResponseBytes int64
+	// MaxSpecBytes is the largest OpenAPI document (or file it references)
+	// read, in bytes; values under 16 MiB keep 16 MiB. A command that raises
+	// a bundle's per-file limit raises this with it.
+	MaxSpecBytes int64
+	// Transport sends the requests; nil means a default transport. Redirects
+	// are never followed whatever the transport.
+	Transport http.RoundTripper
+	// Lock, when set, holds the projection to this tools lock (see Lock):
+	// an exposed tool that differs from it, or that it does not name, is
+	// withheld with reason DRIFT. It wins over the lock a bundle carries.
+	Lock *Lock
+	// IgnoreBundleLock leaves the bundle's own tools.lock.json unread
+	// (writing a new lock reads the bundle as it is).
+	IgnoreBundleLock bool
+	// AllowCredentialsInQuery lets a credential go where its security
+	// scheme puts it in the URL query (apiKey, in: query). Without it such
+	// a scheme is never used: a URL is logged by proxies and services and
+	// shown in messages, so an operation with no other way to send the
+	// credentials given is withheld (WithheldCredentialInQuery).
+	AllowCredentialsInQuery bool
+	// ConfirmWrites says which calls need a person's confirmation before
+	// they are sent: ConfirmDelete (the default, ""), ConfirmAlways or
+	// ConfirmNever. See Tool.NeedsConfirmation.
+	ConfirmWrites string
+}
+
+// BindFlags binds the flags `kubepact mcp` and `kubepact sidecar` share:
+// credentials, the exposure policy and the per-call limits. The base URL is
+// bound by each command (mcp: --base-url; sidecar: --upstream).
+func (o *Options) BindFlags(fs *pflag.FlagSet) {
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxResponseBytes == 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	fs.StringArrayVar(&o.Auth, "auth", o.Auth, "service credential for an OpenAPI security scheme, as name=value (repeatable; needs an explicit base URL)")
+	fs.StringArrayVar(&o.AuthFiles, "auth-file", o.AuthFiles, "service credential read from a file (e.g. a mounted Secret), as name=PATH (repeatable; needs an explicit base URL)")
+	fs.BoolVar(&o.AllowWrites, "allow-writes", o.AllowWrites, "expose every operation, not only GET and HEAD")
+	fs.StringSliceVar(&o.AllowOperations, "allow-operations", o.AllowOperations, "expose only these generated tools, by name (comma-separated, repeatable)")
+	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (comma-separated, repeatable)")
+	fs.BoolVar(&o.AllowCredentialsInQuery, "allow-credentials-in-query", o.AllowCredentialsInQuery, "send a credential in the URL query where its security scheme says so (apiKey in: query); without it such operations are withheld, since URLs end up in logs")
+	fs.DurationVar(&o.Timeout, "call-timeout", o.Timeout, "time limit of one call to the service, response included")
+	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "response body bytes kept per call; the rest is cut and the result says truncated")
+	if o.ConfirmWrites == "" {
+		o.ConfirmWrites = ConfirmDelete
+	}
+	fs.StringVar(&o.ConfirmWrites, "confirm-writes", o.ConfirmWrites, "which generated tools ask the person at the client to confirm the exact request before it is sent (MCP elicitation): delete (DELETE operations), always (every operation but GET and HEAD) or never (unattended use)")
+}
+
+// FlagNames maps the option fields that errors, withheld reasons and
+// warnings name to the flags BindFlags binds. BaseURL is bound by each
+// command under its own name.
+var FlagNames = map[string]string{
+	"Auth": "--auth", "AuthFiles": "--auth-file", "AllowWrites": "--allow-writes",
+	"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations",
+	"Timeout": "--call-timeout", "MaxResponseBytes": "--max-response-bytes",
+	"ConfirmWrites": "--confirm-writes", "AllowCredentialsInQuery": "--allow-credentials-in-query",
+}
+
+func (o *Options) withDefaults() Options {
+	out := Options{}
+	if o != nil {
+		out = *o
+	}
+	if out.Timeout <= 0 {
+		out.Timeout = DefaultTimeout
+	}
+	if out.MaxResponseBytes <= 0 {
+		out.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	return out
+}
+
+// credentials parses Auth and AuthFiles into scheme name → value.
+func (o *Options) credentials() (map[string]string, error) {
+	creds := map[string]string{}
+	add := func(field, kv string, fromFile bool) error {
+		name, val, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || val == "" {
+			return fmt.Errorf("%s %q: want name=%s", field, redact(kv), map[bool]string{false: "value", true: "PATH"}[fromFile])
+		}
+		if fromFile {
+			raw, err := os.ReadFile(val)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", field, name, err)
+			}
+			if val = strings.TrimSpace(string(raw)); val == "" {
+				return fmt.Errorf("%s %s: the file is empty", field, name)
+			}
+		}
+		if _, dup := creds[name]; dup {
+			return fmt.Errorf("%s: security scheme %q is given twice", field, name)
+		}
+		creds[name] = val
+		return nil
+	}
+	for _, kv := range o.Auth {
+		if err := add("Auth", kv, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range o.AuthFiles {
+		if err := add("AuthFiles", kv, true); err != nil {
+			return nil, err
+		}
+	}
+	return creds, nil
+}
+
+// redact keeps the scheme name of a malformed credential flag and hides the
+// rest, so an error message never repeats a secret.
+func redact(kv string) string {
+	name, _, _ := strings.Cut(kv, "=")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return name + "=…"
+}

@@ -1,0 +1,773 @@
+package openapitools
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/schemacycle"
+)
+
+// Capability is the projection of a bundle: the tools to expose, the
+// operations withheld and why, and what to say about it on stderr. It is
+// not changed after Project returns and is safe for concurrent use.
+type Capability struct {
+	// Service is the contract's service name.
+	Service string
+	// Tools are the exposed tools in document order (interfaces in contract
+	// order, operations as the spec writes them).
+	Tools []*Tool
+	// Withheld lists every operation not exposed, with its reason.
+	Withheld []Withheld
+	// Interfaces summarises each projected interface.
+	Interfaces []InterfaceSummary
+	// Warnings are the lines to print on stderr (without a program prefix):
+	// skipped reserved names and per-interface withheld counts.
+	Warnings []string
+	// WritesAllowed echoes Options.AllowWrites.
+	WritesAllowed bool
+	// ConfirmWrites is the confirmation policy in force (Options.ConfirmWrites,
+	// ConfirmDelete when that is empty).
+	ConfirmWrites string
+	// SurfaceDigest is the digest of the exposed tools' lock entries (see
+	// Lock): equal to a lock's surfaceDigest when exactly its tools are
+	// exposed.
+	SurfaceDigest string
+	// Lock says how the projection was held to a tools lock; nil without
+	// one.
+	Lock *LockStatus
+}
+
+// InterfaceSummary describes one projected openapi interface.
+type InterfaceSummary struct {
+	Name     string `json:"name"`
+	Spec     string `json:"spec" jsonschema:"bundle path of the OpenAPI document"`
+	Version  string `json:"version" jsonschema:"OpenAPI (or Swagger) version the document declares"`
+	BaseURL  string `json:"baseUrl" jsonschema:"where its tools send requests"`
+	Exposed  int    `json:"exposed"`
+	Withheld int    `json:"withheld"`
+}
+
+// Withheld is an operation that is not exposed as a tool.
+type Withheld struct {
+	Name        string `json:"name" jsonschema:"the tool name the operation has (stable whether exposed or not)"`
+	Interface   string `json:"interface"`
+	Method      string `json:"method"`
+	Path        string `json:"path"`
+	OperationID string `json:"operationId,omitempty"`
+	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY or DRIFT"`
+	Reason      string `json:"reason"`
+}
+
+// Reasons an operation is withheld.
+const (
+	WithheldWritesNotAllowed = "WRITES_NOT_ALLOWED" // not GET/HEAD and writes are not allowed
+	WithheldDenied           = "DENIED"             // named in DenyOperations
+	WithheldNotAllowed       = "NOT_ALLOWED"        // AllowOperations is set and does not name it
+	WithheldReservedName     = "RESERVED_NAME"      // its name starts with pacto_
+	WithheldUnsupported      = "UNSUPPORTED"        // its input schema could not be built, or it declares what a tool cannot send
+	// WithheldCredentialInQuery: the credentials given would go in the URL
+	// query and AllowCredentialsInQuery is not set.
+	WithheldCredentialInQuery = "CREDENTIAL_IN_QUERY"
+)
+
+// Hints are the MCP tool annotations a tool derives from its HTTP method.
+type Hints struct {
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+}
+
+// Tool is one exposed operation.
+type Tool struct {
+	Name        string
+	Interface   string
+	Method      string // upper case
+	Path        string // as written in the spec
+	OperationID string
+	Title       string
+	Description string
+	// InputSchema is the JSON Schema 2020-12 of the arguments, as JSON.
+	InputSchema json.RawMessage
+	Hints       Hints
+
+	op *operation
+}
+
+// Tool returns the exposed tool with the given name, or nil.
+func (c *Capability) Tool(name string) *Tool {
+	for _, t := range c.Tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Project reads every openapi interface of b and projects its operations
+// under opts (nil means defaults). It fails when an interface cannot be read
+// or has no base URL, when credentials are given without an explicit base
+// URL or for an unknown security scheme, and when an allow or deny list
+// names no operation.
+func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability, error) {
+	if b.Contract == nil {
+		return nil, fmt.Errorf("bundle %s: the contract does not parse: %w", b.Source, b.ParseErr)
+	}
+	var specs []spec
+	for _, in := range b.Contract.Interfaces {
+		if in.Type == "openapi" && in.Ref != "" {
+			specs = append(specs, spec{name: in.Name, file: path.Clean(strings.TrimPrefix(in.Ref, "./"))})
+		}
+	}
+	c, err := project(ctx, b.FS, specs, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.Service = b.Contract.Service.Name
+	lock, fromBundle := (*Lock)(nil), false
+	switch {
+	case opts != nil && opts.Lock != nil:
+		lock = opts.Lock
+	case opts == nil || !opts.IgnoreBundleLock:
+		if lock, err = readBundleLock(b.FS); err != nil {
+			return nil, err
+		}
+		fromBundle = lock != nil
+	}
+	if lock != nil {
+		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
+	}
+	c.SurfaceDigest = SurfaceDigestOf(c)
+	return c, nil
+}
+
+// spec is one openapi interface to project.
+type spec struct{ name, file string }
+
+// projector holds what one projection shares across interfaces.
+type projector struct {
+	opts   Options
+	creds  map[string]string
+	client *http.Client
+	// shapesOnly describes operations (Shapes) instead of preparing calls:
+	// no base URL is needed, and responses are converted too.
+	shapesOnly bool
+}
+
+func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Capability, error) {
+	p := &projector{opts: opts.withDefaults()}
+	var err error
+	if p.creds, err = p.opts.credentials(); err != nil {
+		return nil, err
+	}
+	if err := checkConfirmPolicy(p.opts.ConfirmWrites); err != nil {
+		return nil, err
+	}
+	if p.opts.BaseURL != "" {
+		if err := checkBaseURL(p.opts.BaseURL); err != nil {
+			return nil, fmt.Errorf("BaseURL: %w", err)
+		}
+	} else if len(p.creds) > 0 {
+		return nil, errors.New("credentials (Auth, AuthFiles) need an explicit base URL (BaseURL): they are never sent to a host chosen by bundle content")
+	}
+	p.client = newHTTPClient(p.opts.Transport)
+
+	c := &Capability{WritesAllowed: p.opts.AllowWrites, ConfirmWrites: cmp.Or(p.opts.ConfirmWrites, ConfirmDelete)}
+	var all []*operation
+	knownSchemes := map[string]bool{}
+	for _, s := range specs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ops, sum, err := p.projectSpec(fsys, s, len(specs) > 1)
+		if err != nil {
+			return nil, fmt.Errorf("interface %q: %w", s.name, err)
+		}
+		for _, op := range ops {
+			for name := range op.schemes {
+				knownSchemes[name] = true
+			}
+		}
+		all = append(all, ops...)
+		c.Interfaces = append(c.Interfaces, sum)
+	}
+	if err := nameAll(all); err != nil {
+		return nil, err
+	}
+	for name := range p.creds {
+		if !knownSchemes[name] {
+			return nil, fmt.Errorf("security scheme %s (Auth): no interface declares a security scheme of that name (declared: %s)", name, orNone(sortedKeys(knownSchemes)))
+		}
+	}
+	if err := p.checkLists(all); err != nil {
+		return nil, err
+	}
+	p.expose(c, all)
+	return c, nil
+}
+
+// projectSpec names and builds every operation of one interface.
+func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation, InterfaceSummary, error) {
+	sum := InterfaceSummary{Name: s.name, Spec: s.file}
+	if !fs.ValidPath(s.file) {
+		return nil, sum, fmt.Errorf("ref %q leaves the bundle", s.file)
+	}
+	d, err := loadDocument(fsys, s.file, int(max(p.opts.MaxSpecBytes, maxSpecBytes)))
+	if err != nil {
+		return nil, sum, err
+	}
+	sum.Version = d.version
+	declared := d.serverURL()
+	base := p.opts.BaseURL
+	if p.shapesOnly {
+		base = "http://127.0.0.1"
+	}
+	if base == "" {
+		if base = declared; base == "" {
+			return nil, sum, errors.New("no base URL (set BaseURL or add an absolute servers[0].url to the spec)")
+		}
+		if err := checkBaseURL(base); err != nil {
+			return nil, sum, fmt.Errorf("servers[0].url: %w; set BaseURL to the service's address", err)
+		}
+	}
+	sum.BaseURL = base
+	bu, err := url.Parse(base)
+	if err != nil {
+		return nil, sum, fmt.Errorf("base URL %q: %w", base, err)
+	}
+	ifc := &iface{name: s.name, doc: d, baseURL: strings.TrimSuffix(base, "/"), scheme: bu.Scheme, host: bu.Host,
+		declaredBase: declared, loopback: IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
+	prefix := ""
+	if prefixed {
+		prefix = interfacePrefix(s.name)
+	}
+	var ops []*operation
+	for _, pm := range d.operationsInOrder() {
+		ops = append(ops, p.operation(ifc, prefix, pm[0], pm[1]))
+	}
+	d.release()
+	ifc.responses = nil
+	return ops, sum, nil
+}
+
+// checkLists refuses allow and deny lists that name no operation: a typo in
+// a deny list must not expose what it meant to hide.
+func (p *projector) checkLists(all []*operation) error {
+	names := map[string]bool{}
+	for _, op := range all {
+		names[op.name] = true
+	}
+	for flag, list := range map[string][]string{"AllowOperations": p.opts.AllowOperations, "DenyOperations": p.opts.DenyOperations} {
+		for _, n := range list {
+			if !names[strings.TrimSpace(n)] {
+				return fmt.Errorf("%s: no operation is named %q (names: %s)", flag, n, orNone(sortedKeys(names)))
+			}
+		}
+	}
+	return nil
+}
+
+// expose applies the exposure policy and fills the tools, the withheld
+// list, the per-interface counts and the warning lines.
+func (p *projector) expose(c *Capability, all []*operation) {
+	allow := setOf(p.opts.AllowOperations)
+	deny := setOf(p.opts.DenyOperations)
+	counts := map[string]map[string]int{} // interface → code → count
+	for _, op := range all {
+		code, reason := "", ""
+		switch {
+		case op.err != nil:
+			code, reason = WithheldUnsupported, op.err.Error()
+		case reserved(op.name):
+			code, reason = WithheldReservedName, "names starting with "+ReservedPrefix+" belong to kubepact's own tools"
+			c.Warnings = append(c.Warnings, fmt.Sprintf("skipped operation %q in interface %q (that name belongs to a Pacto tool)", op.name, op.iface.name))
+		case deny[op.name]:
+			code, reason = WithheldDenied, "named in DenyOperations"
+		case len(allow) > 0 && !allow[op.name]:
+			code, reason = WithheldNotAllowed, "not named in AllowOperations"
+		case !readMethod(op.method) && !p.opts.AllowWrites:
+			code, reason = WithheldWritesNotAllowed, op.method+" is not a read-only method; AllowWrites exposes it"
+		case len(p.creds) > 0:
+			if _, q := op.credentialRequirement(func(name string) bool { return p.creds[name] != "" }); q != "" {
+				s := op.iface.schemes[q]
+				code, reason = WithheldCredentialInQuery, fmt.Sprintf("its security requirement sends the credential of scheme %s in the URL query parameter %q, "+
+					"where URLs and their logs show it, and no other requirement is met by the credentials given; AllowCredentialsInQuery sends it there", q, s.name)
+			}
+		}
+		if code != "" {
+			c.Withheld = append(c.Withheld, Withheld{Name: op.name, Interface: op.iface.name, Method: op.method, Path: op.path, OperationID: op.operationID, Code: code, Reason: reason})
+			if counts[op.iface.name] == nil {
+				counts[op.iface.name] = map[string]int{}
+			}
+			counts[op.iface.name][code]++
+			continue
+		}
+		c.Tools = append(c.Tools, op.tool())
+	}
+	for i := range c.Interfaces {
+		in := &c.Interfaces[i]
+		cc := counts[in.Name]
+		for _, n := range cc {
+			in.Withheld += n
+		}
+		for _, op := range all {
+			if op.iface.name == in.Name {
+				in.Exposed++
+			}
+		}
+		in.Exposed -= in.Withheld
+		if n := cc[WithheldWritesNotAllowed]; n > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("skipped %d mutating operation(s) in interface %q (AllowWrites exposes them)", n, in.Name))
+		}
+		if n := cc[WithheldDenied] + cc[WithheldNotAllowed]; n > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q by AllowOperations or DenyOperations", n, in.Name))
+		}
+		if n := cc[WithheldCredentialInQuery]; n > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q that would send a credential in the URL query (AllowCredentialsInQuery allows it)", n, in.Name))
+		}
+		if n := cc[WithheldUnsupported]; n > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q whose input schema could not be built (pacto_withheld lists why)", n, in.Name))
+		}
+	}
+}
+
+// readMethod reports whether a method is exposed without AllowWrites:
+// GET and HEAD only.
+func readMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
+
+// hintsFor derives the annotations from the method.
+func hintsFor(method string, loopback bool) Hints {
+	h := Hints{OpenWorld: !loopback}
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		h.ReadOnly, h.Idempotent = true, true
+	case http.MethodPut, http.MethodDelete:
+		h.Destructive, h.Idempotent = true, true
+	case http.MethodOptions, http.MethodTrace:
+		h.Idempotent = true
+	default: // POST, PATCH
+		h.Destructive = true
+	}
+	return h
+}
+
+// iface is one projected interface: its document, base URL and schemes.
+type iface struct {
+	name    string
+	doc     *document
+	baseURL string // without trailing slash
+	scheme  string // of baseURL: every request must keep it
+	host    string // of baseURL (with port): every request must keep it
+	// declaredBase is the bundle's own base URL (servers[0].url), which a
+	// lock pins; empty when the spec declares none.
+	declaredBase string
+	loopback     bool
+	schemes      map[string]securityScheme
+	// responses digests the operations' responses during projection.
+	responses *responseDigester
+}
+
+// operation is one OpenAPI operation, named and (unless err) ready to call.
+type operation struct {
+	iface       *iface
+	name        string
+	base        string // the name asked for, before collisions are settled
+	claimed     bool   // base comes from the operationId: never renamed
+	method      string
+	path        string
+	operationID string
+	title       string
+	description string
+	params      []*param
+	body        *body
+	responses   []ResponseShape // set by Shapes only
+	accept      string
+	security    []map[string][]string // effective requirements; nil = none declared
+	schemes     map[string]bool       // scheme names the requirements mention
+	input       json.RawMessage
+	validator   *argValidator
+	kinOnce     sync.Once
+	kinRoute    *kinRoute // nil: no request validation by kin-openapi; set by route()
+	client      *http.Client
+	opts        *Options
+	err         error // why no tool can be built
+	// outputDigest is the digest of the declared responses (see Lock).
+	outputDigest string
+	pinOnce      sync.Once
+	pinned       LockedTool
+}
+
+func (op *operation) tool() *Tool {
+	return &Tool{
+		Name:        op.name,
+		Interface:   op.iface.name,
+		Method:      op.method,
+		Path:        op.path,
+		OperationID: op.operationID,
+		Title:       op.title,
+		Description: op.description,
+		InputSchema: op.input,
+		Hints:       hintsFor(op.method, op.iface.loopback),
+		op:          op,
+	}
+}
+
+// operation builds one operation. A failure is kept in op.err: the
+// operation is still named (names stay stable) and listed as withheld.
+func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation {
+	d := ifc.doc
+	paths, _ := d.root["paths"].(map[string]any)
+	itemNode, itemFile := d.deref(d.file, paths[pth])
+	item, _ := itemNode.(map[string]any)
+	opNode, _ := item[method].(map[string]any)
+	op := &operation{
+		iface:       ifc,
+		method:      strings.ToUpper(method),
+		path:        pth,
+		operationID: strings.TrimSpace(str(opNode, "operationId")),
+		client:      p.client,
+		opts:        &p.opts,
+	}
+	op.base = baseName(prefix, op.operationID, op.method, pth)
+	op.claimed = claimedName(op.operationID)
+	op.title, op.description = describe(opNode, op.method, pth)
+	if err := op.build(item, opNode, itemFile); err != nil {
+		op.err = err
+	} else if !p.shapesOnly {
+		op.err = checkHeaderParams(op.params)
+	}
+	if p.shapesOnly {
+		op.responses = responseShapes(d, opNode, itemFile)
+	}
+	return op
+}
+
+func (op *operation) build(item, opNode map[string]any, file string) (err error) {
+	defer recoverInto(&err)
+	// The path key is appended to the base URL as it is written: one that
+	// does not start with "/" (or that carries its own query or fragment)
+	// could move the request to another host ("@evil.example/x" turns the
+	// base host into user info) and the credentials with it.
+	if !strings.HasPrefix(op.path, "/") || strings.ContainsAny(op.path, "?#\\") {
+		return fmt.Errorf("path %q must start with / and hold no ?, # or \\", op.path)
+	}
+	for seg := range strings.SplitSeq(op.path, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("path %q holds a %q segment", op.path, seg)
+		}
+	}
+	d := op.iface.doc
+	c := newConverter(d)
+	op.params = mergeParams(d, item["parameters"], opNode["parameters"], file)
+	op.body = requestBody(d, opNode["requestBody"], file, c)
+	assignArgNames(op.params, op.body != nil)
+	props := map[string]any{}
+	var required []any
+	for _, pr := range op.params {
+		props[pr.arg] = pr.schemaFor(c)
+		if pr.required {
+			required = append(required, pr.arg)
+		}
+	}
+	if op.body != nil {
+		props["body"] = op.body.schema
+	}
+	for name, s := range props {
+		// A boolean schema (3.1) is valid JSON Schema, but MCP types each
+		// property of an input schema as an object.
+		if b, ok := s.(bool); ok {
+			props[name] = map[string]any{}
+			if !b {
+				props[name] = map[string]any{"not": map[string]any{}}
+			}
+		}
+	}
+	if op.body != nil {
+		if op.body.required {
+			required = append(required, "body")
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	for _, pr := range op.params {
+		pr.kind = kindOf(props[pr.arg], c.defs)
+	}
+	input := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		input["required"] = required
+	}
+	if len(c.defs) > 0 {
+		input["$defs"] = c.defs
+	}
+	// A schema that applies itself to the same value forever would
+	// overflow the validator's stack on the first call, and that kills the
+	// process: such an operation gets no tool.
+	if err := schemacycle.Check(input); err != nil {
+		var se *schemacycle.Error
+		if errors.As(err, &se) {
+			return errors.New(se.Describe(c.origin))
+		}
+		return err
+	}
+	if op.input, err = json.Marshal(input); err != nil {
+		return fmt.Errorf("input schema: %w", err)
+	}
+	if len(op.input) > MaxInputSchemaBytes {
+		return fmt.Errorf("the input schema is %d bytes, more than the %d a tool definition may take (its $defs hold %d definitions)", len(op.input), MaxInputSchemaBytes, len(c.defs))
+	}
+	if err := d.checkSchemas(op.input); err != nil {
+		return fmt.Errorf("input schema is not JSON Schema 2020-12: %w", err)
+	}
+	op.validator = newArgValidator(op.input, props)
+	op.accept = acceptHeader(d, opNode, file)
+	op.security, op.schemes = effectiveSecurity(d, opNode)
+	if op.iface.responses == nil {
+		op.iface.responses = newResponseDigester(d)
+	}
+	op.outputDigest = op.iface.responses.digest(opNode, file)
+	return nil
+}
+
+// route returns the operation's kin-openapi route, built on first use.
+func (op *operation) route() *kinRoute {
+	op.kinOnce.Do(func() { op.kinRoute = newKinRoute(op.iface.doc, op.path, op.method) })
+	return op.kinRoute
+}
+
+// describe returns the title and the description of an operation: summary
+// and description, then the method and path.
+func describe(opNode map[string]any, method, pth string) (string, string) {
+	summary := strings.TrimSpace(str(opNode, "summary"))
+	desc := strings.TrimSpace(str(opNode, "description"))
+	var parts []string
+	if summary != "" {
+		parts = append(parts, summary)
+	}
+	if desc != "" && desc != summary {
+		parts = append(parts, desc)
+	}
+	parts = append(parts, method+" "+pth)
+	d := strings.Join(parts, "\n\n")
+	if len(d) > 4096 {
+		d = d[:4093] + "…"
+	}
+	title := summary
+	if len(title) > 120 {
+		title = title[:117] + "…"
+	}
+	return title, d
+}
+
+// serverURL is servers[0].url with its variables' defaults substituted;
+// empty when there is none.
+func (d *document) serverURL() string {
+	servers, _ := d.root["servers"].([]any)
+	if len(servers) == 0 {
+		return ""
+	}
+	s, _ := servers[0].(map[string]any)
+	u := str(s, "url")
+	vars, _ := s["variables"].(map[string]any)
+	for name, v := range vars {
+		vm, _ := v.(map[string]any)
+		u = strings.ReplaceAll(u, "{"+name+"}", scalarString(vm["default"]))
+	}
+	return u
+}
+
+// checkBaseURL accepts absolute http and https URLs without a query,
+// fragment or user info.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q: want an absolute http or https URL", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q: a base URL has no query, fragment or user info", raw)
+	}
+	if strings.Contains(u.Path, "{") {
+		return fmt.Errorf("%q: a server variable has no default", raw)
+	}
+	return nil
+}
+
+// IsLoopbackHost reports whether a request to host (no port) stays on the
+// loopback interface: a 127.0.0.0/8 or ::1 address, or the name localhost,
+// which the resolver answers from /etc/hosts. Any other name — a
+// subdomain of localhost, or "localhost." — is looked up in DNS (with
+// the pod's search domains) and may lead anywhere.
+func IsLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// kinRoute is what kin-openapi's request validator needs for one operation.
+type kinRoute struct {
+	doc      *openapi3.T
+	pathItem *openapi3.PathItem
+	op       *openapi3.Operation
+}
+
+// newKinRoute returns the route kin-openapi validates an operation's
+// requests against, or nil when there is none.
+//
+// For 3.0 and converted Swagger 2.0 documents, whose schemas the projection
+// converts, kin-openapi checks the request against the original dialect.
+// For OpenAPI 3.1 it checks the request's wire form against wireRoute's
+// copy of the operation; see there.
+func newKinRoute(d *document, pth, method string) *kinRoute {
+	kin := d.kinDoc()
+	if kin == nil || kin.Paths == nil {
+		return nil
+	}
+	item := kin.Paths.Value(pth)
+	if item == nil {
+		return nil
+	}
+	kop := item.GetOperation(strings.ToUpper(method))
+	if kop == nil {
+		return nil
+	}
+	if kin.IsOpenAPI31OrLater() {
+		return wireRoute(kin, item, kop)
+	}
+	return &kinRoute{doc: kin, pathItem: item, op: kop}
+}
+
+// argValidator holds what checking a tool's arguments needs, for the
+// caller that checks them (Tool.ArgumentSchemas): one resolved schema per
+// property, so every argument gets its own diagnostic. The validators are
+// built on first use and kept, so serving a
+// large API compiles nothing for the tools nobody calls. What would make
+// them fail to build (an unresolvable reference, a pattern that is no
+// regular expression) is found by the converter at projection, and the
+// operation withheld with the reason.
+type argValidator struct {
+	input json.RawMessage
+	names []string // sorted
+
+	once  sync.Once
+	props map[string]*jsonschema.Resolved
+	err   error
+}
+
+func newArgValidator(input json.RawMessage, props map[string]any) *argValidator {
+	return &argValidator{input: input, names: sortedKeys(props)}
+}
+
+// checkSchemas checks that each property schema and each definition of an
+// input schema decodes as a JSON Schema: what makes a validator fail to
+// build once references and patterns are known to be right. Definitions
+// are shared by many tools of an API; each distinct one is decoded once
+// per document.
+func (d *document) checkSchemas(input json.RawMessage) error {
+	var whole struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(input, &whole); err != nil {
+		return err
+	}
+	if d.decoded == nil {
+		d.decoded = map[[sha256.Size]byte]bool{}
+	}
+	check := func(what, name string, raw json.RawMessage) error {
+		sum := sha256.Sum256(raw)
+		if d.decoded[sum] {
+			return nil
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("%s %s: %w", what, name, err)
+		}
+		d.decoded[sum] = true
+		return nil
+	}
+	for _, name := range sortedKeys(whole.Properties) {
+		if err := check("property", name, whole.Properties[name]); err != nil {
+			return err
+		}
+	}
+	for _, name := range sortedKeys(whole.Defs) {
+		if err := check("definition", name, whole.Defs[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolved returns the per-property validators, building them once.
+func (v *argValidator) resolved() (map[string]*jsonschema.Resolved, error) {
+	v.once.Do(func() { v.props, v.err = resolveProperties(v.input) })
+	return v.props, v.err
+}
+
+func resolveProperties(input json.RawMessage) (map[string]*jsonschema.Resolved, error) {
+	var whole struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       json.RawMessage            `json:"$defs"`
+	}
+	if err := json.Unmarshal(input, &whole); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*jsonschema.Resolved, len(whole.Properties))
+	for name, prop := range whole.Properties {
+		sub := map[string]json.RawMessage{"allOf": json.RawMessage("[" + string(prop) + "]")}
+		if len(whole.Defs) > 0 {
+			sub["$defs"] = whole.Defs
+		}
+		raw, err := json.Marshal(sub)
+		if err != nil {
+			return nil, err
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("property %s: %w", name, err)
+		}
+		r, err := s.Resolve(nil)
+		if err != nil {
+			return nil, fmt.Errorf("property %s: %w", name, err)
+		}
+		out[name] = r
+	}
+	return out, nil
+}
+
+func setOf(list []string) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range list {
+		if s = strings.TrimSpace(s); s != "" {
+			m[s] = true
+		}
+	}
+	return m
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,298 @@
+package openapitools
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kubepact/kubepact/internal/jsonobj"
+)
+
+// maxSchemaDepth bounds the nesting of inline schemas; references do not
+// count (they become $defs entries).
+const maxSchemaDepth = 64
+
+// maxToolDefs bounds the definitions one tool's input schema may carry in
+// its $defs: each tool definition is sent whole in tools/list, so a request
+// body that reaches an API's whole schema graph would repeat it in every
+// tool.
+const maxToolDefs = 256
+
+// MaxInputSchemaBytes bounds one tool's input schema as JSON: every tool
+// definition is sent whole in a tools/list page.
+const MaxInputSchemaBytes = 256 << 10
+
+// Keywords whose value is one schema, a map of schemas, or a list of
+// schemas. Everything else is copied as a value.
+var (
+	schemaKeywords = []string{
+		"items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
+		"additionalProperties", "unevaluatedProperties", "unevaluatedItems", "contentSchema",
+	}
+	schemaMapKeywords  = []string{"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
+	schemaListKeywords = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	// dropped: OpenAPI-only keywords, and identifiers that would change how
+	// references resolve once the schema is moved.
+	droppedKeywords = []string{"discriminator", "xml", "externalDocs", "$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary"}
+)
+
+// converter turns OpenAPI schemas into JSON Schema 2020-12. References are
+// moved into one $defs map shared by a tool's whole input schema; a
+// reference met again (a cycle included) reuses its entry.
+type converter struct {
+	doc  *document
+	defs map[string]any    // $defs key → converted schema
+	keys map[string]string // file#fragment → $defs key
+	err  error             // the first unresolvable reference
+	// base is the file and pointer of the definition being converted: the
+	// schema resource a "#/$defs/…" reference inside it may mean.
+	base [2]string
+}
+
+// resolve follows a schema's $ref and returns its target, the target's
+// file and its JSON pointer there. Besides JSON pointers it follows the
+// two OpenAPI 3.1 forms a pointer from the document root does not reach:
+// "#name", a schema's $anchor, and "#/$defs/…" written inside a component
+// schema for that schema's own $defs.
+func (c *converter) resolve(file, ref string) (any, string, string, error) {
+	target, tfile, err := c.doc.resolve(file, ref)
+	before, frag, _ := strings.Cut(ref, "#")
+	if err == nil {
+		return target, tfile, frag, nil
+	}
+	tfile = file
+	if before != "" {
+		tfile = path.Join(path.Dir(file), before)
+	}
+	tree, terr := c.doc.tree(tfile)
+	if terr != nil {
+		return nil, "", "", err
+	}
+	switch {
+	case frag != "" && !strings.HasPrefix(frag, "/"):
+		if p, ok := c.doc.anchor(tfile, tree, frag); ok {
+			node, _ := jsonobj.Pointer(tree, p)
+			return node, tfile, p, nil
+		}
+	case strings.HasPrefix(frag, "/$defs/") && c.base[0] == tfile && c.base[1] != "":
+		if node, ok := jsonobj.Pointer(tree, c.base[1]+frag); ok {
+			return node, tfile, c.base[1] + frag, nil
+		}
+	}
+	return nil, "", "", err
+}
+
+func newConverter(d *document) *converter {
+	return &converter{doc: d, defs: map[string]any{}, keys: map[string]string{}}
+}
+
+// schema converts the schema node written in file.
+func (c *converter) schema(node any, file string, depth int) any {
+	switch n := node.(type) {
+	case bool:
+		return n
+	case map[string]any:
+		if depth > maxSchemaDepth {
+			c.fail(fmt.Errorf("schema nesting is deeper than %d levels", maxSchemaDepth))
+			return map[string]any{}
+		}
+		if ref, ok := n["$ref"].(string); ok {
+			return c.ref(n, ref, file, depth)
+		}
+		return c.object(n, file, depth)
+	default:
+		return map[string]any{}
+	}
+}
+
+// ref converts a $ref into a reference to its $defs entry, converting the
+// target the first time it is met.
+func (c *converter) ref(n map[string]any, ref, file string, depth int) any {
+	target, tfile, frag, err := c.resolve(file, ref)
+	if err != nil {
+		c.fail(err)
+		return map[string]any{}
+	}
+	id := tfile + "#" + frag
+	key, seen := c.keys[id]
+	if !seen {
+		if len(c.defs) >= maxToolDefs {
+			c.fail(fmt.Errorf("the input schema reaches more than %d definitions through $ref; a tool definition that large is not served", maxToolDefs))
+			return map[string]any{}
+		}
+		key = c.defKey(frag)
+		c.keys[id] = key
+		c.defs[key] = map[string]any{} // placeholder: a cycle back here ends at the reference
+		// A definition's own nesting counts from zero: a long chain of
+		// references (common in large APIs) is bounded by the number of
+		// definitions, each converted once, not by maxSchemaDepth.
+		outer := c.base
+		c.base = [2]string{tfile, frag}
+		c.defs[key] = c.schema(target, tfile, 0)
+		c.base = outer
+	}
+	local := "#/$defs/" + escapePointer(key)
+	if c.doc.v30 || len(n) == 1 {
+		return map[string]any{"$ref": local} // 3.0 ignores keywords next to $ref
+	}
+	// 3.1: keywords next to $ref apply too.
+	out := c.object(withoutKey(n, "$ref"), file, depth)
+	out["$ref"] = local
+	return out
+}
+
+var defKeyUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// defKey picks a readable, unique $defs key: the last segment of the
+// reference (Product for #/components/schemas/Product), numbered on clash.
+func (c *converter) defKey(frag string) string {
+	segs := strings.Split(frag, "/")
+	base := defKeyUnsafe.ReplaceAllString(segs[len(segs)-1], "_")
+	if base == "" || base == "_" {
+		base = "schema"
+	}
+	key := base
+	for i := 2; ; i++ {
+		if _, used := c.defs[key]; !used {
+			return key
+		}
+		key = fmt.Sprintf("%s_%d", base, i)
+	}
+}
+
+// object converts one schema object that is not a bare reference.
+func (c *converter) object(n map[string]any, file string, depth int) map[string]any {
+	out := make(map[string]any, len(n))
+	for k, v := range n {
+		switch {
+		case strings.HasPrefix(k, "x-"), slices.Contains(droppedKeywords, k):
+		case slices.Contains(schemaKeywords, k):
+			out[k] = c.schema(v, file, depth+1)
+		case slices.Contains(schemaMapKeywords, k):
+			if m, ok := v.(map[string]any); ok {
+				cm := make(map[string]any, len(m))
+				for _, name := range sortedKeys(m) {
+					if k == "properties" && isReadOnly(m[name]) {
+						continue // readOnly properties are never sent
+					}
+					cm[name] = c.schema(m[name], file, depth+1)
+				}
+				out[k] = cm
+			}
+		case slices.Contains(schemaListKeywords, k):
+			if l, ok := v.([]any); ok {
+				cl := make([]any, len(l))
+				for i, s := range l {
+					cl[i] = c.schema(s, file, depth+1)
+				}
+				out[k] = cl
+			}
+		default:
+			out[k] = v
+		}
+	}
+	if p, ok := out["pattern"].(string); ok {
+		if _, err := regexp.Compile(p); err != nil {
+			c.fail(fmt.Errorf("pattern %q is not a regular expression: %w", p, err))
+		}
+	}
+	if pp, ok := out["patternProperties"].(map[string]any); ok {
+		for p := range pp {
+			if _, err := regexp.Compile(p); err != nil {
+				c.fail(fmt.Errorf("patternProperties key %q is not a regular expression: %w", p, err))
+			}
+		}
+	}
+	if props, ok := n["properties"].(map[string]any); ok {
+		if req, ok := out["required"].([]any); ok {
+			kept := req[:0:0]
+			for _, r := range req {
+				if name, ok := r.(string); !ok || !isReadOnly(props[name]) {
+					kept = append(kept, r)
+				}
+			}
+			out["required"] = kept
+		}
+	}
+	if c.doc.v30 {
+		convert30(out)
+	}
+	if ex, ok := out["example"]; ok {
+		if _, has := out["examples"]; !has {
+			out["examples"] = []any{ex}
+		}
+		delete(out, "example")
+	}
+	return out
+}
+
+// convert30 rewrites the OpenAPI 3.0 keywords whose meaning differs in
+// 2020-12: nullable, and boolean exclusive bounds.
+func convert30(s map[string]any) {
+	if nullable, _ := s["nullable"].(bool); nullable {
+		switch t := s["type"].(type) {
+		case string:
+			s["type"] = []any{t, "null"}
+		case []any:
+			if !slices.Contains(t, any("null")) {
+				s["type"] = append(slices.Clone(t), "null")
+			}
+		}
+		if enum, ok := s["enum"].([]any); ok && !slices.Contains(enum, nil) {
+			s["enum"] = append(slices.Clone(enum), nil)
+		}
+	}
+	delete(s, "nullable")
+	for _, b := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+		ex, ok := s[b[0]].(bool)
+		if !ok {
+			continue
+		}
+		delete(s, b[0])
+		if bound, has := s[b[1]]; ex && has {
+			s[b[0]] = bound
+			delete(s, b[1])
+		}
+	}
+}
+
+func isReadOnly(node any) bool {
+	m, _ := node.(map[string]any)
+	ro, _ := m["readOnly"].(bool)
+	return ro
+}
+
+// origin names a reference to the tool's $defs by the reference it was
+// converted from (spec.yaml#/components/schemas/A).
+func (c *converter) origin(local string) string {
+	for id, key := range c.keys {
+		if "#/$defs/"+escapePointer(key) == local {
+			return id
+		}
+	}
+	return local
+}
+
+func (c *converter) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+func withoutKey(m map[string]any, key string) map[string]any {
+	out := maps.Clone(m)
+	delete(out, key)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// escapePointer escapes one JSON pointer segment.
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
