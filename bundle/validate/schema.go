@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/internal/jsonobj"
+	"github.com/kubepact/kubepact/internal/schemamsg"
 )
 
 var printer = message.NewPrinter(language.English)
@@ -275,16 +276,8 @@ func describeError(e *jsonschema.ValidationError, inst any, lookup func(string) 
 	}
 }
 
-func article(s string) string {
-	switch {
-	case s == "":
-		return s
-	case strings.IndexByte("aeiou", s[0]) >= 0:
-		return "an " + s
-	default:
-		return "a " + s
-	}
-}
+// article puts the article before a type name (schemamsg.WithArticle).
+func article(s string) string { return schemamsg.WithArticle(s) }
 
 // explain returns "; <first sentence of the description>" when the schema
 // node has a description.
