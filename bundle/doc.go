@@ -18,6 +18,15 @@
 // followed. References are read by bundle/oci's ParseBundleRef, the one
 // parser of oci://, file:// and bare-path references.
 //
-// It must not import MCP or Kubernetes packages: the MCP server, the sidecar
-// and the operator all build on it.
+// bundle/ is the Pacto format and nothing else: this package, contract (the
+// model and its parser), archive (the layer's bytes), oci (the artifact and
+// the registry), validate (Pacto's rules) and diff (the semantic diff).
+// Product features built on the format live beside the other shapes'
+// code: internal/openapitools (operations as tools), internal/authoring,
+// internal/catalog, internal/payload.
+//
+// It must not import MCP or Kubernetes packages, nor any product feature:
+// of internal/ it uses only the small JSON helpers (jsonobj, didyoumean,
+// schemacycle). The MCP server, the sidecar and the operator all build on
+// it.
 package bundle

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/openapischema"
 	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/test/demoservice"
 )
@@ -111,7 +112,7 @@ func TestExamplesAnswerTheirContracts(t *testing.T) {
 			s := capabilityServer(t, dir, &openapitools.Options{BaseURL: srv.URL, AllowWrites: true, ConfirmWrites: openapitools.ConfirmNever, Auth: []string{"bearerAuth=" + token}},
 				&Options{Workspace: t.TempDir(), Families: []Family{FamilyCapability, FamilyPayload}})
 			cs := connect(t.Context(), t, s)
-			byOp := map[string]*openapitools.Shape{}
+			byOp := map[string]*openapischema.Shape{}
 			for _, op := range shapes {
 				byOp[op.OperationID] = op
 			}
@@ -152,7 +153,7 @@ func TestExamplesAnswerTheirContracts(t *testing.T) {
 
 // declaredResponse is the response an operation declares for a status:
 // as written, else its range (2XX), else default.
-func declaredResponse(op *openapitools.Shape, code string) *openapitools.ResponseShape {
+func declaredResponse(op *openapischema.Shape, code string) *openapischema.ResponseShape {
 	if op == nil {
 		return nil
 	}

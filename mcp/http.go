@@ -19,7 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/netx"
 )
 
 // Endpoint is the MCP endpoint; with Options.Metrics, MetricsEndpoint is
@@ -217,7 +217,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	}
 	hostOK := func(host string) bool {
 		host = strings.ToLower(strings.TrimSuffix(host, "."))
-		return openapitools.IsLoopbackHost(host) || allowedHosts[host]
+		return netx.IsLoopbackHost(host) || allowedHosts[host]
 	}
 	allowedOrigins := map[string]bool{}
 	for _, o := range s.opts.AllowedOrigins {
@@ -274,7 +274,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	url := "http://" + ln.Addr().String() + Endpoint
 	s.servedURL.Store(&url)
 	host := hostname(ln.Addr().String())
-	if !openapitools.IsLoopbackHost(host) && s.opts.Authenticator == nil {
+	if !netx.IsLoopbackHost(host) && s.opts.Authenticator == nil {
 		s.log.Info("WARNING: serving MCP beyond loopback without authentication; anyone who can reach this address can call every tool", "url", url)
 	}
 	lim := newConnLimiter(ln, s.opts.MaxConnections)

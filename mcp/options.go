@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubepact/kubepact/bundle/oci"
-	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/netx"
 )
 
 // Transport names accepted by [Options.Transport].
@@ -434,7 +434,7 @@ func (o *Options) validate() error {
 			}
 		}
 	}
-	if o.Transport == TransportHTTP && !openapitools.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && o.Authenticator == nil && !o.AllowUnauthenticatedRemote {
+	if o.Transport == TransportHTTP && !netx.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && o.Authenticator == nil && !o.AllowUnauthenticatedRemote {
 		return optionErrorf("Listen", "%s reaches beyond loopback without authentication: set AuthTokenFile (or an Authenticator), or AllowUnauthenticatedRemote to accept that risk", o.Listen)
 	}
 	return nil

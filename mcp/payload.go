@@ -16,6 +16,7 @@ import (
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/internal/payload"
 )
 
@@ -466,7 +467,7 @@ func (st *payloadState) read(ctx context.Context, b *bundle.Bundle) (*payload.Co
 	if err := leaseOf(ctx).charge(weight, "service", "projecting the interfaces of "+b.Source.String()); err != nil {
 		return nil, err
 	}
-	c, err := payload.Read(ctx, b)
+	c, err := payload.Read(ctx, b, openapitools.Shapes)
 	if err != nil {
 		return nil, payloadToolError(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubepact/kubepact/internal/netx"
 	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/mcp"
 )
@@ -109,7 +110,7 @@ func mcpFlagRules(opts *mcp.Options, capOpts *capabilityOptions, reg *registryOp
 			return len(opts.Catalog.Roots) > 0 || slices.Contains(opts.Families, mcp.FamilyCatalog)
 		}, why: "%[1]s applies to the catalog, which is off: add --root REF (a bundle directory or an oci:// reference), or drop %[1]s"},
 		{flags: []string{"allow-unauthenticated-remote"}, applies: func() bool {
-			return !openapitools.IsLoopbackHost(opts.Listen) && opts.AuthTokenFile == ""
+			return !netx.IsLoopbackHost(opts.Listen) && opts.AuthTokenFile == ""
 		}, why: "%[1]s permits listening beyond loopback without a token, and here there is nothing to permit (--listen is loopback, or --auth-token-file authenticates every request): drop %[1]s"},
 		cacheRule(reg),
 	}
@@ -137,7 +138,7 @@ func checkFlagRules(reg *registryOptions) []flagRule { return []flagRule{cacheRu
 // URL; one that does not parse is the sidecar's own validation's to refuse.
 func upstreamIsLoopback(upstream string) bool {
 	u, err := url.Parse(upstream)
-	return err == nil && u.Host != "" && openapitools.IsLoopbackHost(u.Hostname())
+	return err == nil && u.Host != "" && netx.IsLoopbackHost(u.Hostname())
 }
 
 // listenFailure says why a listener could not be opened on addr, naming

@@ -23,7 +23,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/oci"
-	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/netx"
 	"github.com/kubepact/kubepact/mcp"
 )
 
@@ -118,10 +118,10 @@ func (o *sidecarOptions) validate(upstream string) error {
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("--upstream %q: want an absolute http URL such as http://127.0.0.1:8080", upstream)
 	}
-	if !openapitools.IsLoopbackHost(u.Hostname()) && !o.allowRemoteUpstream {
+	if !netx.IsLoopbackHost(u.Hostname()) && !o.allowRemoteUpstream {
 		return fmt.Errorf("--upstream %s is not loopback: the sidecar reaches only its own pod unless --allow-remote-upstream is given", upstream)
 	}
-	if !openapitools.IsLoopbackHost(o.http.Listen) && o.http.AuthTokenFile == "" {
+	if !netx.IsLoopbackHost(o.http.Listen) && o.http.AuthTokenFile == "" {
 		return fmt.Errorf("--listen %s reaches beyond loopback: pass --auth-token-file (kubectl port-forward reaches loopback)", o.http.Listen)
 	}
 	return nil

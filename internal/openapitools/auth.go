@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
 
 // securityScheme is what applying a credential needs from a declared
@@ -15,27 +17,27 @@ type securityScheme struct {
 	name   string // for apiKey: the header, query or cookie name
 }
 
-func (d *document) securitySchemes() map[string]securityScheme {
-	comps, _ := d.root["components"].(map[string]any)
+func securitySchemes(d *openapischema.Document) map[string]securityScheme {
+	comps, _ := d.Root()["components"].(map[string]any)
 	raw, _ := comps["securitySchemes"].(map[string]any)
 	out := map[string]securityScheme{}
 	for name, v := range raw {
-		n, _ := d.deref(d.file, v)
+		n, _ := d.Deref(d.File(), v)
 		m, _ := n.(map[string]any)
 		if m == nil {
 			continue
 		}
-		out[name] = securityScheme{typ: str(m, "type"), scheme: strings.ToLower(str(m, "scheme")), in: str(m, "in"), name: str(m, "name")}
+		out[name] = securityScheme{typ: openapischema.StringAt(m, "type"), scheme: strings.ToLower(openapischema.StringAt(m, "scheme")), in: openapischema.StringAt(m, "in"), name: openapischema.StringAt(m, "name")}
 	}
 	return out
 }
 
 // effectiveSecurity returns the operation's security requirements (its own
 // when it declares them, else the document's) and every scheme they name.
-func effectiveSecurity(d *document, opNode map[string]any) ([]map[string][]string, map[string]bool) {
+func effectiveSecurity(d *openapischema.Document, opNode map[string]any) ([]map[string][]string, map[string]bool) {
 	raw, ok := opNode["security"]
 	if !ok {
-		raw = d.root["security"]
+		raw = d.Root()["security"]
 	}
 	list, _ := raw.([]any)
 	schemes := map[string]bool{}
@@ -49,7 +51,7 @@ func effectiveSecurity(d *document, opNode map[string]any) ([]map[string][]strin
 		}
 		reqs = append(reqs, req)
 	}
-	for name := range d.securitySchemes() {
+	for name := range securitySchemes(d) {
 		schemes[name] = true
 	}
 	return reqs, schemes
@@ -63,7 +65,7 @@ func (op *operation) applyCredentials(req *http.Request, creds map[string]string
 		return
 	}
 	r, _ := op.credentialRequirement(func(name string) bool { return creds[name] != "" })
-	for _, name := range sortedKeys(r) {
+	for _, name := range openapischema.SortedKeys(r) {
 		apply(req, op.iface.schemes[name], creds[name])
 	}
 }
@@ -103,7 +105,7 @@ func (op *operation) credentialRequirement(have func(name string) bool) (chosen 
 // queryScheme returns a scheme of the requirement that puts its credential
 // in the URL query, or "".
 func (op *operation) queryScheme(r map[string][]string) string {
-	for _, name := range sortedKeys(r) {
+	for _, name := range openapischema.SortedKeys(r) {
 		if s := op.iface.schemes[name]; s.typ == "apiKey" && s.in == "query" {
 			return name
 		}

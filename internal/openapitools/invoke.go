@@ -20,6 +20,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
 
 // Result is the outcome of one call to the service. It is the whole
@@ -178,7 +180,7 @@ func (t *Tool) CallChecked(ctx context.Context, typed map[string]any) (*Result, 
 // recurses once per level times the schemas applied at each level, which
 // projection bounds (schemacycle.MaxChain); together they keep the
 // validator's stack small whatever the arguments.
-const maxArgumentDepth = 64
+const maxArgumentDepth = openapischema.MaxValueDepth
 
 // TooDeep reports whether an argument value is nested deeper than
 // validation accepts (maxArgumentDepth levels of objects and arrays).
@@ -553,7 +555,7 @@ func (r *Result) fit(hdr http.Header, data []byte, contentType string, limit int
 	// durationMs is set last; 24 bytes hold any float64 it can be.
 	room := limit - int64(len(base)) + int64(len("null")) - 24
 	headerRoom := room / 2
-	for _, k := range sortedKeys(hdr) {
+	for _, k := range openapischema.SortedKeys(hdr) {
 		kj, _ := json.Marshal(k)
 		vj, _ := json.Marshal(hdr[k])
 		cost := int64(len(kj) + len(vj) + 2) // ':' and ','

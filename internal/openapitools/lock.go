@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubepact/kubepact/internal/atomicfile"
 	"github.com/kubepact/kubepact/internal/jsonobj"
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
 
 // LockFile is where a bundle carries its tools lock.
@@ -261,7 +262,7 @@ func (op *operation) requestShape() LockedRequest {
 	}
 	for _, req := range op.security {
 		schemes := []LockedScheme{}
-		for _, name := range sortedKeys(req) {
+		for _, name := range openapischema.SortedKeys(req) {
 			s := op.iface.schemes[name]
 			ls := LockedScheme{Name: name, Type: s.typ}
 			switch s.typ {
@@ -623,7 +624,7 @@ func paramsDiff(locked, now []LockedParam) []string {
 		return m
 	}
 	was, is := byName(locked), byName(now)
-	names := sortedKeys(was)
+	names := openapischema.SortedKeys(was)
 	for n := range is {
 		if _, ok := was[n]; !ok {
 			names = append(names, n)
@@ -771,7 +772,7 @@ func canonicalJSON(v any) ([]byte, error) {
 // the locations it references in turn: an API whose responses all reach
 // one large schema graph is walked once, not once per operation.
 type responseDigester struct {
-	d     *document
+	d     *openapischema.Document
 	nodes map[string]*refNode // location (file#pointer) → its digest and references
 	// seen and all are closure's scratch space, reused from one
 	// operation to the next.
@@ -785,7 +786,7 @@ type refNode struct {
 	entry  []byte   // "location":"digest" as canonical JSON writes it
 }
 
-func newResponseDigester(d *document) *responseDigester {
+func newResponseDigester(d *openapischema.Document) *responseDigester {
 	return &responseDigester{d: d, nodes: map[string]*refNode{}, seen: map[string]bool{}}
 }
 
@@ -847,7 +848,7 @@ func (r *responseDigester) refsIn(node any, file string) []string {
 	var out []string
 	var walk func(n any, depth int)
 	walk = func(n any, depth int) {
-		if depth > maxSchemaDepth*4 {
+		if depth > openapischema.MaxSchemaDepth*4 {
 			return
 		}
 		switch v := n.(type) {
@@ -855,7 +856,7 @@ func (r *responseDigester) refsIn(node any, file string) []string {
 			if ref, ok := v["$ref"].(string); ok {
 				out = append(out, r.location(file, ref))
 			}
-			for _, k := range sortedKeys(v) {
+			for _, k := range openapischema.SortedKeys(v) {
 				walk(v[k], depth+1)
 			}
 		case []any:
@@ -871,7 +872,7 @@ func (r *responseDigester) refsIn(node any, file string) []string {
 // location resolves ref written in file to the location it names,
 // digesting what is there the first time.
 func (r *responseDigester) location(file, ref string) string {
-	target, tfile, err := r.d.resolve(file, ref)
+	target, tfile, err := r.d.Resolve(file, ref)
 	before, frag, _ := strings.Cut(ref, "#")
 	loc := tfile + "#" + frag
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/openapischema"
 	"github.com/kubepact/kubepact/test/demoservice"
 )
 
@@ -472,7 +473,11 @@ func TestLockDriftThroughReferencedResponseSchema(t *testing.T) {
 // canonical JSON of the same value.
 func TestResponsesDigestIsCanonical(t *testing.T) {
 	responses := map[string]any{"200": map[string]any{"description": "<ok> & fine", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/x"}}}}}
-	d := &document{file: "a.yaml", trees: map[string]any{"a.yaml": map[string]any{"x": map[string]any{"type": "integer", "maximum": 1.5}}}}
+	fsys := fstest.MapFS{"a.yaml": {Data: []byte("openapi: 3.1.0\nx:\n  type: integer\n  maximum: 1.5\n")}}
+	d, err := openapischema.LoadDocument(fsys, "a.yaml", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := newResponseDigester(d)
 	got := r.digest(map[string]any{"responses": responses}, "a.yaml")
 	want := mustDigest(map[string]any{"file": "a.yaml", "references": map[string]string{"a.yaml#/x": mustDigest(map[string]any{"type": "integer", "maximum": 1.5})}, "responses": responses})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
 
 // Parameter locations, in the order they keep their bare names when two
@@ -29,13 +31,13 @@ type param struct {
 // entry wins over the path item's for the same name and location. Header
 // names compare case-insensitively. Accept, Content-Type and Authorization
 // header parameters are ignored, as OpenAPI says.
-func mergeParams(d *document, itemParams, opParams any, file string) []*param {
+func mergeParams(d *openapischema.Document, itemParams, opParams any, file string) []*param {
 	var out []*param
 	index := map[string]int{}
 	for _, list := range []any{itemParams, opParams} {
 		l, _ := list.([]any)
 		for _, raw := range l {
-			node, pfile := d.deref(file, raw)
+			node, pfile := d.Deref(file, raw)
 			m, _ := node.(map[string]any)
 			pr := newParam(m, pfile)
 			if pr == nil {
@@ -57,7 +59,7 @@ func mergeParams(d *document, itemParams, opParams any, file string) []*param {
 }
 
 func newParam(m map[string]any, file string) *param {
-	name, in := str(m, "name"), str(m, "in")
+	name, in := openapischema.StringAt(m, "name"), openapischema.StringAt(m, "in")
 	if name == "" || !slices.Contains(locations, in) {
 		return nil
 	}
@@ -72,7 +74,7 @@ func newParam(m map[string]any, file string) *param {
 	if in == "path" {
 		pr.required = true
 	}
-	pr.style = str(m, "style")
+	pr.style = openapischema.StringAt(m, "style")
 	if pr.style == "" {
 		pr.style = map[string]string{"path": "simple", "query": "form", "header": "simple", "cookie": "form"}[in]
 	}
@@ -110,7 +112,7 @@ func checkHeaderParams(params []*param) error {
 
 // schemaFor converts the parameter's schema (or its content's schema) and
 // adds the parameter's description.
-func (pr *param) schemaFor(c *converter) any {
+func (pr *param) schemaFor(c *openapischema.Converter) any {
 	var raw any = map[string]any{}
 	if s, ok := pr.node["schema"]; ok {
 		raw = s
@@ -120,12 +122,12 @@ func (pr *param) schemaFor(c *converter) any {
 			raw = s
 		}
 	}
-	s := c.schema(raw, pr.file, 0)
+	s := c.Schema(raw, pr.file, 0)
 	sm, ok := s.(map[string]any)
 	if !ok {
 		return s
 	}
-	if desc := str(pr.node, "description"); desc != "" && str(sm, "description") == "" {
+	if desc := openapischema.StringAt(pr.node, "description"); desc != "" && openapischema.StringAt(sm, "description") == "" {
 		sm["description"] = desc
 	}
 	if ex, ok := pr.node["example"]; ok && sm["examples"] == nil {
@@ -181,8 +183,8 @@ type body struct {
 
 // requestBody reads the request body, choosing one media type: JSON first,
 // then form, multipart, text, anything else (sent as text).
-func requestBody(d *document, node any, file string, c *converter) *body {
-	n, bfile := d.deref(file, node)
+func requestBody(d *openapischema.Document, node any, file string, c *openapischema.Converter) *body {
+	n, bfile := d.Deref(file, node)
 	m, _ := n.(map[string]any)
 	content, _ := m["content"].(map[string]any)
 	if len(content) == 0 {
@@ -198,13 +200,13 @@ func requestBody(d *document, node any, file string, c *converter) *body {
 		if !ok {
 			raw = map[string]any{}
 		}
-		b.schema = c.schema(raw, bfile, 0)
+		b.schema = c.Schema(raw, bfile, 0)
 	default:
 		b.schema = map[string]any{"type": "string"}
 	}
 	if sm, ok := b.schema.(map[string]any); ok {
-		desc := strings.TrimSpace(str(m, "description"))
-		if desc != "" && str(sm, "description") == "" {
+		desc := strings.TrimSpace(openapischema.StringAt(m, "description"))
+		if desc != "" && openapischema.StringAt(sm, "description") == "" {
 			sm["description"] = desc
 		}
 		if sm["description"] == nil {
@@ -226,7 +228,7 @@ func (b *body) sentType() string {
 // pickMedia chooses a media type deterministically, preferring what can be
 // serialized faithfully.
 func pickMedia(content map[string]any) string {
-	keys := sortedKeys(content)
+	keys := openapischema.SortedKeys(content)
 	rank := func(mt string) int {
 		switch encodingOf(mt) {
 		case "json":
@@ -269,15 +271,15 @@ func encodingOf(mt string) string {
 
 // acceptHeader lists the media types the operation's responses declare,
 // JSON first, then anything at low priority.
-func acceptHeader(d *document, opNode map[string]any, file string) string {
+func acceptHeader(d *openapischema.Document, opNode map[string]any, file string) string {
 	responses, _ := opNode["responses"].(map[string]any)
 	seen := map[string]bool{}
 	var types []string
-	for _, code := range sortedKeys(responses) {
-		n, _ := d.deref(file, responses[code])
+	for _, code := range openapischema.SortedKeys(responses) {
+		n, _ := d.Deref(file, responses[code])
 		m, _ := n.(map[string]any)
 		content, _ := m["content"].(map[string]any)
-		for _, mt := range sortedKeys(content) {
+		for _, mt := range openapischema.SortedKeys(content) {
 			b := mediaBase(mt)
 			if b != "" && !seen[b] && !strings.ContainsAny(b, ",\r\n") {
 				seen[b] = true
@@ -307,7 +309,7 @@ func acceptHeader(d *document, opNode map[string]any, file string) string {
 // kindOf tells arrays and objects from primitives, following a top-level
 // $ref into defs.
 func kindOf(s any, defs map[string]any) string {
-	for range maxRefHops {
+	for range openapischema.MaxRefHops {
 		m, ok := s.(map[string]any)
 		if !ok {
 			return ""

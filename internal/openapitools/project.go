@@ -3,12 +3,10 @@ package openapitools
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -19,8 +17,18 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/netx"
+	"github.com/kubepact/kubepact/internal/openapischema"
 	"github.com/kubepact/kubepact/internal/schemacycle"
 )
+
+// MaxInputSchemaBytes bounds one tool's input schema as JSON: every tool
+// definition is sent whole in a tools/list page.
+const MaxInputSchemaBytes = 256 << 10
+
+// maxSpecBytes bounds one spec file the projection reads, unless
+// Options.MaxSpecBytes is larger.
+const maxSpecBytes = 16 << 20
 
 // Capability is the projection of a bundle: the tools to expose, the
 // operations withheld and why, and what to say about it on stderr. It is
@@ -211,7 +219,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	}
 	for name := range p.creds {
 		if !knownSchemes[name] {
-			return nil, fmt.Errorf("security scheme %s (Auth): no interface declares a security scheme of that name (declared: %s)", name, orNone(sortedKeys(knownSchemes)))
+			return nil, fmt.Errorf("security scheme %s (Auth): no interface declares a security scheme of that name (declared: %s)", name, orNone(openapischema.SortedKeys(knownSchemes)))
 		}
 	}
 	if err := p.checkLists(all); err != nil {
@@ -227,12 +235,12 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	if !fs.ValidPath(s.file) {
 		return nil, sum, fmt.Errorf("ref %q leaves the bundle", s.file)
 	}
-	d, err := loadDocument(fsys, s.file, int(max(p.opts.MaxSpecBytes, maxSpecBytes)))
+	d, err := openapischema.LoadDocument(fsys, s.file, int(max(p.opts.MaxSpecBytes, maxSpecBytes)))
 	if err != nil {
 		return nil, sum, err
 	}
-	sum.Version = d.version
-	declared := d.serverURL()
+	sum.Version = d.Version()
+	declared := serverURL(d)
 	base := p.opts.BaseURL
 	if p.shapesOnly {
 		base = "http://127.0.0.1"
@@ -251,16 +259,16 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		return nil, sum, fmt.Errorf("base URL %q: %w", base, err)
 	}
 	ifc := &iface{name: s.name, doc: d, baseURL: strings.TrimSuffix(base, "/"), scheme: bu.Scheme, host: bu.Host,
-		declaredBase: declared, loopback: IsLoopbackHost(bu.Hostname()), schemes: d.securitySchemes()}
+		declaredBase: declared, loopback: netx.IsLoopbackHost(bu.Hostname()), schemes: securitySchemes(d)}
 	prefix := ""
 	if prefixed {
 		prefix = interfacePrefix(s.name)
 	}
 	var ops []*operation
-	for _, pm := range d.operationsInOrder() {
+	for _, pm := range d.OperationsInOrder() {
 		ops = append(ops, p.operation(ifc, prefix, pm[0], pm[1]))
 	}
-	d.release()
+	d.Release()
 	ifc.responses = nil
 	return ops, sum, nil
 }
@@ -275,7 +283,7 @@ func (p *projector) checkLists(all []*operation) error {
 	for flag, list := range map[string][]string{"AllowOperations": p.opts.AllowOperations, "DenyOperations": p.opts.DenyOperations} {
 		for _, n := range list {
 			if !names[strings.TrimSpace(n)] {
-				return fmt.Errorf("%s: no operation is named %q (names: %s)", flag, n, orNone(sortedKeys(names)))
+				return fmt.Errorf("%s: no operation is named %q (names: %s)", flag, n, orNone(openapischema.SortedKeys(names)))
 			}
 		}
 	}
@@ -369,7 +377,7 @@ func hintsFor(method string, loopback bool) Hints {
 // iface is one projected interface: its document, base URL and schemes.
 type iface struct {
 	name    string
-	doc     *document
+	doc     *openapischema.Document
 	baseURL string // without trailing slash
 	scheme  string // of baseURL: every request must keep it
 	host    string // of baseURL (with port): every request must keep it
@@ -395,7 +403,7 @@ type operation struct {
 	description string
 	params      []*param
 	body        *body
-	responses   []ResponseShape // set by Shapes only
+	responses   []openapischema.ResponseShape // set by Shapes only
 	accept      string
 	security    []map[string][]string // effective requirements; nil = none declared
 	schemes     map[string]bool       // scheme names the requirements mention
@@ -431,15 +439,15 @@ func (op *operation) tool() *Tool {
 // operation is still named (names stay stable) and listed as withheld.
 func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation {
 	d := ifc.doc
-	paths, _ := d.root["paths"].(map[string]any)
-	itemNode, itemFile := d.deref(d.file, paths[pth])
+	paths, _ := d.Root()["paths"].(map[string]any)
+	itemNode, itemFile := d.Deref(d.File(), paths[pth])
 	item, _ := itemNode.(map[string]any)
 	opNode, _ := item[method].(map[string]any)
 	op := &operation{
 		iface:       ifc,
 		method:      strings.ToUpper(method),
 		path:        pth,
-		operationID: strings.TrimSpace(str(opNode, "operationId")),
+		operationID: strings.TrimSpace(openapischema.StringAt(opNode, "operationId")),
 		client:      p.client,
 		opts:        &p.opts,
 	}
@@ -458,7 +466,7 @@ func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation
 }
 
 func (op *operation) build(item, opNode map[string]any, file string) (err error) {
-	defer recoverInto(&err)
+	defer openapischema.RecoverInto(&err)
 	// The path key is appended to the base URL as it is written: one that
 	// does not start with "/" (or that carries its own query or fragment)
 	// could move the request to another host ("@evil.example/x" turns the
@@ -472,7 +480,7 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 		}
 	}
 	d := op.iface.doc
-	c := newConverter(d)
+	c := openapischema.NewConverter(d)
 	op.params = mergeParams(d, item["parameters"], opNode["parameters"], file)
 	op.body = requestBody(d, opNode["requestBody"], file, c)
 	assignArgNames(op.params, op.body != nil)
@@ -502,18 +510,18 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 			required = append(required, "body")
 		}
 	}
-	if c.err != nil {
-		return c.err
+	if c.Err() != nil {
+		return c.Err()
 	}
 	for _, pr := range op.params {
-		pr.kind = kindOf(props[pr.arg], c.defs)
+		pr.kind = kindOf(props[pr.arg], c.Defs())
 	}
 	input := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		input["required"] = required
 	}
-	if len(c.defs) > 0 {
-		input["$defs"] = c.defs
+	if len(c.Defs()) > 0 {
+		input["$defs"] = c.Defs()
 	}
 	// A schema that applies itself to the same value forever would
 	// overflow the validator's stack on the first call, and that kills the
@@ -521,7 +529,7 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	if err := schemacycle.Check(input); err != nil {
 		var se *schemacycle.Error
 		if errors.As(err, &se) {
-			return errors.New(se.Describe(c.origin))
+			return errors.New(se.Describe(c.Origin))
 		}
 		return err
 	}
@@ -529,9 +537,9 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 		return fmt.Errorf("input schema: %w", err)
 	}
 	if len(op.input) > MaxInputSchemaBytes {
-		return fmt.Errorf("the input schema is %d bytes, more than the %d a tool definition may take (its $defs hold %d definitions)", len(op.input), MaxInputSchemaBytes, len(c.defs))
+		return fmt.Errorf("the input schema is %d bytes, more than the %d a tool definition may take (its $defs hold %d definitions)", len(op.input), MaxInputSchemaBytes, len(c.Defs()))
 	}
-	if err := d.checkSchemas(op.input); err != nil {
+	if err := d.CheckSchemas(op.input); err != nil {
 		return fmt.Errorf("input schema is not JSON Schema 2020-12: %w", err)
 	}
 	op.validator = newArgValidator(op.input, props)
@@ -553,8 +561,8 @@ func (op *operation) route() *kinRoute {
 // describe returns the title and the description of an operation: summary
 // and description, then the method and path.
 func describe(opNode map[string]any, method, pth string) (string, string) {
-	summary := strings.TrimSpace(str(opNode, "summary"))
-	desc := strings.TrimSpace(str(opNode, "description"))
+	summary := strings.TrimSpace(openapischema.StringAt(opNode, "summary"))
+	desc := strings.TrimSpace(openapischema.StringAt(opNode, "description"))
 	var parts []string
 	if summary != "" {
 		parts = append(parts, summary)
@@ -576,17 +584,17 @@ func describe(opNode map[string]any, method, pth string) (string, string) {
 
 // serverURL is servers[0].url with its variables' defaults substituted;
 // empty when there is none.
-func (d *document) serverURL() string {
-	servers, _ := d.root["servers"].([]any)
+func serverURL(d *openapischema.Document) string {
+	servers, _ := d.Root()["servers"].([]any)
 	if len(servers) == 0 {
 		return ""
 	}
 	s, _ := servers[0].(map[string]any)
-	u := str(s, "url")
+	u := openapischema.StringAt(s, "url")
 	vars, _ := s["variables"].(map[string]any)
 	for name, v := range vars {
 		vm, _ := v.(map[string]any)
-		u = strings.ReplaceAll(u, "{"+name+"}", scalarString(vm["default"]))
+		u = strings.ReplaceAll(u, "{"+name+"}", openapischema.ScalarString(vm["default"]))
 	}
 	return u
 }
@@ -610,19 +618,6 @@ func checkBaseURL(raw string) error {
 	return nil
 }
 
-// IsLoopbackHost reports whether a request to host (no port) stays on the
-// loopback interface: a 127.0.0.0/8 or ::1 address, or the name localhost,
-// which the resolver answers from /etc/hosts. Any other name — a
-// subdomain of localhost, or "localhost." — is looked up in DNS (with
-// the pod's search domains) and may lead anywhere.
-func IsLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // kinRoute is what kin-openapi's request validator needs for one operation.
 type kinRoute struct {
 	doc      *openapi3.T
@@ -637,8 +632,8 @@ type kinRoute struct {
 // converts, kin-openapi checks the request against the original dialect.
 // For OpenAPI 3.1 it checks the request's wire form against wireRoute's
 // copy of the operation; see there.
-func newKinRoute(d *document, pth, method string) *kinRoute {
-	kin := d.kinDoc()
+func newKinRoute(d *openapischema.Document, pth, method string) *kinRoute {
+	kin := d.KinDoc()
 	if kin == nil || kin.Paths == nil {
 		return nil
 	}
@@ -674,48 +669,7 @@ type argValidator struct {
 }
 
 func newArgValidator(input json.RawMessage, props map[string]any) *argValidator {
-	return &argValidator{input: input, names: sortedKeys(props)}
-}
-
-// checkSchemas checks that each property schema and each definition of an
-// input schema decodes as a JSON Schema: what makes a validator fail to
-// build once references and patterns are known to be right. Definitions
-// are shared by many tools of an API; each distinct one is decoded once
-// per document.
-func (d *document) checkSchemas(input json.RawMessage) error {
-	var whole struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Defs       map[string]json.RawMessage `json:"$defs"`
-	}
-	if err := json.Unmarshal(input, &whole); err != nil {
-		return err
-	}
-	if d.decoded == nil {
-		d.decoded = map[[sha256.Size]byte]bool{}
-	}
-	check := func(what, name string, raw json.RawMessage) error {
-		sum := sha256.Sum256(raw)
-		if d.decoded[sum] {
-			return nil
-		}
-		var s jsonschema.Schema
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("%s %s: %w", what, name, err)
-		}
-		d.decoded[sum] = true
-		return nil
-	}
-	for _, name := range sortedKeys(whole.Properties) {
-		if err := check("property", name, whole.Properties[name]); err != nil {
-			return err
-		}
-	}
-	for _, name := range sortedKeys(whole.Defs) {
-		if err := check("definition", name, whole.Defs[name]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return &argValidator{input: input, names: openapischema.SortedKeys(props)}
 }
 
 // resolved returns the per-property validators, building them once.

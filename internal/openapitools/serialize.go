@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
 
 // request is an HTTP request being built from a tool's arguments.
@@ -153,7 +155,7 @@ func items(v any, esc func(string) string) []string {
 
 func pairs(v any, esc func(string) string) ([]string, []string) {
 	m, _ := v.(map[string]any)
-	keys := sortedKeys(m)
+	keys := openapischema.SortedKeys(m)
 	vals := make([]string, len(keys))
 	for i, k := range keys {
 		vals[i] = esc(scalar(m[k]))
@@ -298,7 +300,7 @@ func deepObject(prefix string, v any, esc func(string) string) []string {
 		return []string{prefix + "=" + esc(scalar(v))}
 	}
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range openapischema.SortedKeys(m) {
 		out = append(out, deepObject(prefix+"%5B"+escapeStrict(k)+"%5D", m[k], esc)...)
 	}
 	return out
@@ -403,7 +405,7 @@ func multipartBody(v any) ([]byte, string, error) {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	m, _ := v.(map[string]any)
-	for _, k := range sortedKeys(m) {
+	for _, k := range openapischema.SortedKeys(m) {
 		vals, isList := m[k].([]any)
 		if !isList {
 			vals = []any{m[k]}

@@ -10,56 +10,15 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/openapischema"
 	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
-// Shape is one OpenAPI operation's request and response shapes in JSON
-// Schema 2020-12, each a self-contained document (its references in its
-// own $defs), for checking a payload against the contract without calling
-// the service (package internal/payload). Names are the tool names Project
-// gives, whatever the exposure policy.
-type Shape struct {
-	Name        string
-	Interface   string
-	Method      string // upper case
-	Path        string // as written in the spec
-	OperationID string
-	Summary     string
-	// Parameters is an object schema of the operation's parameters by
-	// argument name (path-item and operation level merged), admitting no
-	// other property; nil when the operation takes none.
-	Parameters json.RawMessage
-	// Body is the request body's schema; nil when there is none.
-	Body         json.RawMessage
-	BodyRequired bool
-	// BodyType is the body's media type as chosen for a call.
-	BodyType string
-	// Responses are the declared responses, in status order.
-	Responses []ResponseShape
-	// Problem says why no request shape could be built (an unresolvable
-	// reference, a schema no validator can evaluate); the request fields
-	// are then nil.
-	Problem string
-}
-
-// ResponseShape is one declared response.
-type ResponseShape struct {
-	// Status is as written: "200", "2XX" or "default".
-	Status      string
-	Description string
-	// MediaType is the JSON media type whose schema Schema is; empty when
-	// the response declares no JSON body.
-	MediaType string
-	// Schema is the body's schema; nil when the response has no JSON
-	// body, and for a response whose schema cannot be converted (Problem).
-	Schema  json.RawMessage
-	Problem string
-}
-
 // Shapes reads every openapi interface of b and returns each operation's
-// shapes, in document order. Unlike Project it needs no base URL and
+// shapes (see openapischema.Shape), in document order; each is named as
+// Project names the operation's tool, whatever the exposure policy. Unlike Project it needs no base URL and
 // applies no exposure policy: it describes the contract, it calls nothing.
-func Shapes(ctx context.Context, b *bundle.Bundle) ([]*Shape, error) {
+func Shapes(ctx context.Context, b *bundle.Bundle) ([]*openapischema.Shape, error) {
 	if b.Contract == nil {
 		return nil, fmt.Errorf("bundle %s: the contract does not parse: %w", b.Source, b.ParseErr)
 	}
@@ -86,7 +45,7 @@ func Shapes(ctx context.Context, b *bundle.Bundle) ([]*Shape, error) {
 	if err := nameAll(all); err != nil {
 		return nil, err
 	}
-	out := make([]*Shape, 0, len(all))
+	out := make([]*openapischema.Shape, 0, len(all))
 	for _, op := range all {
 		out = append(out, op.shape())
 	}
@@ -95,8 +54,8 @@ func Shapes(ctx context.Context, b *bundle.Bundle) ([]*Shape, error) {
 
 // shape is the operation's Shape; the responses were converted by
 // responseShapes while the document was loaded.
-func (op *operation) shape() *Shape {
-	s := &Shape{Name: op.name, Interface: op.iface.name, Method: op.method, Path: op.path, OperationID: op.operationID,
+func (op *operation) shape() *openapischema.Shape {
+	s := &openapischema.Shape{Name: op.name, Interface: op.iface.name, Method: op.method, Path: op.path, OperationID: op.operationID,
 		Summary: op.title, Responses: op.responses}
 	if op.err != nil {
 		s.Problem = op.err.Error()
@@ -152,10 +111,10 @@ func cloneMap(m map[string]any) map[string]any {
 
 // responseShapes converts the operation's declared responses, each with
 // a converter of its own so that its $defs hold only what it reaches.
-func responseShapes(d *document, opNode map[string]any, file string) (out []ResponseShape) {
+func responseShapes(d *openapischema.Document, opNode map[string]any, file string) (out []openapischema.ResponseShape) {
 	defer func() {
 		if p := recover(); p != nil {
-			out = []ResponseShape{{Status: "default", Problem: fmt.Sprintf("the responses could not be read: %v", p)}}
+			out = []openapischema.ResponseShape{{Status: "default", Problem: fmt.Sprintf("the responses could not be read: %v", p)}}
 		}
 	}()
 	responses, _ := opNode["responses"].(map[string]any)
@@ -176,9 +135,9 @@ func responseShapes(d *document, opNode map[string]any, file string) (out []Resp
 		return strings.Compare(a, b)
 	})
 	for _, st := range statuses {
-		n, rfile := d.deref(file, responses[st])
+		n, rfile := d.Deref(file, responses[st])
 		m, _ := n.(map[string]any)
-		r := ResponseShape{Status: st, Description: strings.TrimSpace(str(m, "description"))}
+		r := openapischema.ResponseShape{Status: st, Description: strings.TrimSpace(openapischema.StringAt(m, "description"))}
 		content, _ := m["content"].(map[string]any)
 		var media []string
 		for mt := range content {
@@ -200,10 +159,10 @@ func responseShapes(d *document, opNode map[string]any, file string) (out []Resp
 		if !ok {
 			raw = map[string]any{}
 		}
-		c := newConverter(d)
-		sch := c.schema(raw, rfile, 0)
-		if c.err != nil {
-			r.Problem = c.err.Error()
+		c := openapischema.NewConverter(d)
+		sch := c.Schema(raw, rfile, 0)
+		if c.Err() != nil {
+			r.Problem = c.Err().Error()
 			out = append(out, r)
 			continue
 		}
@@ -214,16 +173,16 @@ func responseShapes(d *document, opNode map[string]any, file string) (out []Resp
 				sm["not"] = map[string]any{}
 			}
 		}
-		if len(c.defs) > 0 {
+		if len(c.Defs()) > 0 {
 			sm = cloneMap(sm)
-			sm["$defs"] = c.defs
+			sm["$defs"] = c.Defs()
 		}
 		// A schema that applies itself to the same value forever would
 		// overflow a validator's stack: described, never evaluated.
 		if err := schemacycle.Check(sm); err != nil {
 			var se *schemacycle.Error
 			if errors.As(err, &se) {
-				err = errors.New(se.Describe(c.origin))
+				err = errors.New(se.Describe(c.Origin))
 			}
 			r.Problem = err.Error()
 			out = append(out, r)

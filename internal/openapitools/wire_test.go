@@ -61,7 +61,7 @@ func TestWireRouteFor31(t *testing.T) {
 	}
 
 	// The original document is left as it was.
-	if orig := op.iface.doc.kinDoc(); !orig.IsOpenAPI31OrLater() || orig.Paths.Value("/things/{id}").Get.Parameters[0].Value.Schema.Value.Const == nil {
+	if orig := op.iface.doc.KinDoc(); !orig.IsOpenAPI31OrLater() || orig.Paths.Value("/things/{id}").Get.Parameters[0].Value.Schema.Value.Const == nil {
 		t.Error("wireRoute changed the loaded document")
 	}
 }

@@ -5,7 +5,7 @@ import "fmt"
 // annotations walks the value beside its schema and warns, without making
 // the value invalid, about fields the contract marks deprecated and
 // write-only fields in a response. (Read-only fields are not in a request
-// schema at all: internal/openapitools leaves them out, as they are never sent.)
+// schema at all: internal/openapischema leaves them out, as they are never sent.)
 // Each node visited is a step of g: the schema's alternatives multiply
 // the nodes beside a value.
 func annotations(g *guard, doc, root, v any, k string) []Diagnostic {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // BenchmarkPayload compares, side by side, what a call costs: reading a
@@ -21,11 +22,11 @@ func BenchmarkPayload(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := Read(b.Context(), catalog)
+	c, err := Read(b.Context(), catalog, openapitools.Shapes)
 	if err != nil {
 		b.Fatal(err)
 	}
-	orders, err := Read(b.Context(), ordersB)
+	orders, err := Read(b.Context(), ordersB, openapitools.Shapes)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func BenchmarkPayload(b *testing.B) {
 
 	b.Run("Read", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Read(b.Context(), catalog); err != nil {
+			if _, err := Read(b.Context(), catalog, openapitools.Shapes); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/internal/jsonobj"
-	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
 
 // Subject kinds: what a payload is checked against, and where a field is
@@ -46,9 +46,9 @@ type Contract struct {
 	Version string
 
 	fsys       fs.FS
-	operations []*openapitools.Shape
+	operations []*openapischema.Shape
 	// trees are the operations' schemas decoded once, by operation.
-	trees    map[*openapitools.Shape]*opTrees
+	trees    map[*openapischema.Shape]*opTrees
 	messages []*message
 	configs  []*configuration
 	// problems are interfaces that could not be read, said in a miss.
@@ -132,10 +132,17 @@ type instance struct {
 	g      *guard
 }
 
-// Read reads b's interfaces and configurations. It fails only when the
-// contract does not parse; an interface or schema that cannot be read is
-// kept as a problem, said when a question reaches it.
-func Read(ctx context.Context, b *bundle.Bundle) (*Contract, error) {
+// Shapes returns the shapes of every OpenAPI operation of a bundle, each
+// named by its tool name (openapitools.Shapes is the one the product uses).
+// It is a parameter of Read so that payload checks share the generated
+// tools' conversion and names without importing tool projection.
+type Shapes func(ctx context.Context, b *bundle.Bundle) ([]*openapischema.Shape, error)
+
+// Read reads b's interfaces (its OpenAPI operations through shapes) and
+// configurations. It fails only when the contract does not parse; an
+// interface or schema that cannot be read is kept as a problem, said when
+// a question reaches it.
+func Read(ctx context.Context, b *bundle.Bundle, shapes Shapes) (*Contract, error) {
 	if b == nil || b.Contract == nil {
 		var perr error
 		if b != nil {
@@ -144,16 +151,16 @@ func Read(ctx context.Context, b *bundle.Bundle) (*Contract, error) {
 		return nil, &Error{Code: CodeInvalidContract, Message: fmt.Sprintf("the contract does not parse: %v", perr)}
 	}
 	c := &Contract{Service: b.Contract.Service.Name, Version: b.Contract.Service.Version, fsys: b.FS, compiled: map[string]*compiled{}}
-	shapes, err := openapitools.Shapes(ctx, b)
+	ops, err := shapes(ctx, b)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		c.problems = append(c.problems, "the OpenAPI interfaces could not be read: "+firstLine(err.Error()))
 	}
-	c.operations = shapes
-	c.trees = make(map[*openapitools.Shape]*opTrees, len(shapes))
-	for _, op := range shapes {
+	c.operations = ops
+	c.trees = make(map[*openapischema.Shape]*opTrees, len(ops))
+	for _, op := range ops {
 		t := &opTrees{params: decodeTree(op.Parameters), body: decodeTree(op.Body)}
 		for _, r := range op.Responses {
 			t.responses = append(t.responses, decodeTree(r.Schema))

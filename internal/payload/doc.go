@@ -3,7 +3,7 @@
 // mean (Explain).
 //
 // A [Contract] is read once from a loaded bundle: every OpenAPI operation's
-// parameters, request body and responses (as internal/openapitools converts
+// parameters, request body and responses (as internal/openapischema converts
 // them to JSON Schema 2020-12, OpenAPI 3.0 and Swagger 2.0 included), every
 // AsyncAPI message payload, and every configuration's schema file. Values
 // are checked with the JSON Schema validator bundle/validate uses
@@ -34,6 +34,7 @@
 // nesting (the MCP argument decoder's bound), refused with an *Error past
 // either, before any schema sees them.
 //
-// The package imports bundle and its sub-packages; never MCP and never
-// Kubernetes.
+// The package imports bundle and its sub-packages and the OpenAPI schema
+// converter (internal/openapischema); never the tools package (Read is given
+// openapitools.Shapes by its caller), never MCP and never Kubernetes.
 package payload

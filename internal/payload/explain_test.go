@@ -121,7 +121,7 @@ func contains(list []string, s string) bool {
 }
 
 // TestExplainOpenAPI30: an OpenAPI 3.0 schema's example, nullable and
-// deprecated come through internal/openapitools's conversion.
+// deprecated come through internal/openapischema's conversion.
 func TestExplainOpenAPI30(t *testing.T) {
 	c := writeBundle(t, map[string]string{
 		"pacto.yaml": "pactoVersion: \"2.0\"\nservice: {name: svc, version: 1.0.0}\ninterfaces:\n  - {name: http, type: openapi, ref: openapi.yaml}\n",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // writeBundle writes files into a temporary bundle directory and reads it.
@@ -26,7 +27,7 @@ func writeBundle(t testing.TB, files map[string]string) *Contract {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Read(t.Context(), b)
+	c, err := Read(t.Context(), b, openapitools.Shapes)
 	if err != nil {
 		t.Fatal(err)
 	}

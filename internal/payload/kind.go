@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
 
 // maxNamedKeys bounds the value's keys an ambiguity message names.
@@ -81,6 +81,6 @@ func paramNames(tree any) []string {
 }
 
 // hasJSONResponse reports whether some 2XX response declares a JSON body.
-func hasJSONResponse(rs []openapitools.ResponseShape) bool {
-	return slices.ContainsFunc(rs, func(r openapitools.ResponseShape) bool { return strings.HasPrefix(r.Status, "2") && r.MediaType != "" })
+func hasJSONResponse(rs []openapischema.ResponseShape) bool {
+	return slices.ContainsFunc(rs, func(r openapischema.ResponseShape) bool { return strings.HasPrefix(r.Status, "2") && r.MediaType != "" })
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 func read(t *testing.T, dir string) *Contract {
@@ -17,7 +18,7 @@ func read(t *testing.T, dir string) *Contract {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Read(t.Context(), b)
+	c, err := Read(t.Context(), b, openapitools.Shapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ paths:
 	if err != nil {
 		t.Fatal(err)
 	}
-	// id is read-only: internal/openapitools leaves it out of request schemas,
+	// id is read-only: internal/openapischema leaves it out of request schemas,
 	// and this object admits other fields.
 	want := []brief{{"legacy", DiagDeprecated, "warning"}}
 	if diff := cmp.Diff(want, briefs(res.Diagnostics)); diff != "" || !res.Valid {

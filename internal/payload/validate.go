@@ -16,14 +16,14 @@ import (
 
 	"github.com/kubepact/kubepact/internal/didyoumean"
 	"github.com/kubepact/kubepact/internal/jsonobj"
-	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapischema"
 	"github.com/kubepact/kubepact/internal/schemamsg"
 )
 
 // Bounds on a value: the MCP argument decoder's depth bound, and a size
 // far above any message or configuration a contract describes.
 const (
-	MaxDepth       = openapitools.MaxArgumentDepth
+	MaxDepth       = openapischema.MaxValueDepth
 	MaxValueBytes  = 1 << 20
 	maxDiagnostics = 100
 	maxShownValue  = 200 // bytes of an offending string shown
@@ -362,7 +362,7 @@ func conflicting(k string, sub Subject) error {
 	return nil
 }
 
-func opName(op *openapitools.Shape) string {
+func opName(op *openapischema.Shape) string {
 	if op.OperationID != "" {
 		return op.OperationID
 	}
@@ -370,7 +370,7 @@ func opName(op *openapitools.Shape) string {
 }
 
 // operation finds an operation by operationId, else by tool name.
-func (c *Contract) operation(name string) (*openapitools.Shape, error) {
+func (c *Contract) operation(name string) (*openapischema.Shape, error) {
 	var names []string
 	for _, op := range c.operations {
 		if op.OperationID == name {
@@ -397,12 +397,12 @@ func (c *Contract) operation(name string) (*openapitools.Shape, error) {
 // pickResponse finds the response for status: as written, else the
 // range (2XX) or default that covers a concrete code; empty status picks
 // the first 2XX with a JSON body.
-func pickResponse(op *openapitools.Shape, status string) (int, error) {
+func pickResponse(op *openapischema.Shape, status string) (int, error) {
 	var statuses []string
 	for _, r := range op.Responses {
 		statuses = append(statuses, r.Status)
 	}
-	var found *openapitools.ResponseShape
+	var found *openapischema.ResponseShape
 	at := -1
 	if status == "" {
 		for i, r := range op.Responses {

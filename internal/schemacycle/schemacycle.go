@@ -14,9 +14,9 @@
 // The check works on a decoded JSON or YAML tree (map[string]any, []any
 // and scalars) and follows local references ("#/…") only. It is run where
 // schemas are loaded: bundle/validate reports a finding, internal/openapitools
-// withholds the operation. Which keywords apply in place comes from
-// internal/jsonschemakw; it imports no other kubepact package but
-// internal/jsonobj.
+// withholds the operation. It is a JSON-Schema helper, not part of the Pacto
+// format; which keywords apply in place comes from internal/jsonschemakw,
+// and it imports nothing else of kubepact but internal/jsonobj.
 package schemacycle
 
 import (

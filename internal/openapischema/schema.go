@@ -1,4 +1,4 @@
-package openapitools
+package openapischema
 
 import (
 	"fmt"
@@ -11,19 +11,15 @@ import (
 	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
-// maxSchemaDepth bounds the nesting of inline schemas; references do not
+// MaxSchemaDepth bounds the nesting of inline schemas; references do not
 // count (they become $defs entries).
-const maxSchemaDepth = 64
+const MaxSchemaDepth = 64
 
 // maxToolDefs bounds the definitions one tool's input schema may carry in
 // its $defs: each tool definition is sent whole in tools/list, so a request
 // body that reaches an API's whole schema graph would repeat it in every
 // tool.
 const maxToolDefs = 256
-
-// MaxInputSchemaBytes bounds one tool's input schema as JSON: every tool
-// definition is sent whole in a tools/list page.
-const MaxInputSchemaBytes = 256 << 10
 
 // Keywords whose value is one schema, a map of schemas, or a list of
 // schemas. Everything else is copied as a value.
@@ -39,11 +35,11 @@ var (
 	droppedKeywords = []string{"discriminator", "xml", "externalDocs", "$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary"}
 )
 
-// converter turns OpenAPI schemas into JSON Schema 2020-12. References are
+// Converter turns OpenAPI schemas into JSON Schema 2020-12. References are
 // moved into one $defs map shared by a tool's whole input schema; a
 // reference met again (a cycle included) reuses its entry.
-type converter struct {
-	doc  *document
+type Converter struct {
+	doc  *Document
 	defs map[string]any    // $defs key → converted schema
 	keys map[string]string // file#fragment → $defs key
 	err  error             // the first unresolvable reference
@@ -57,8 +53,8 @@ type converter struct {
 // two OpenAPI 3.1 forms a pointer from the document root does not reach:
 // "#name", a schema's $anchor, and "#/$defs/…" written inside a component
 // schema for that schema's own $defs.
-func (c *converter) resolve(file, ref string) (any, string, string, error) {
-	target, tfile, err := c.doc.resolve(file, ref)
+func (c *Converter) resolve(file, ref string) (any, string, string, error) {
+	target, tfile, err := c.doc.Resolve(file, ref)
 	before, frag, _ := strings.Cut(ref, "#")
 	if err == nil {
 		return target, tfile, frag, nil
@@ -85,18 +81,21 @@ func (c *converter) resolve(file, ref string) (any, string, string, error) {
 	return nil, "", "", err
 }
 
-func newConverter(d *document) *converter {
-	return &converter{doc: d, defs: map[string]any{}, keys: map[string]string{}}
+// NewConverter returns a converter of schemas of d with no definitions yet.
+func NewConverter(d *Document) *Converter {
+	return &Converter{doc: d, defs: map[string]any{}, keys: map[string]string{}}
 }
 
-// schema converts the schema node written in file.
-func (c *converter) schema(node any, file string, depth int) any {
+// Schema converts the schema node written in file, depth levels of inline
+// nesting below the schema the caller started from. A failure is kept
+// for Err and the schema converted so far is returned.
+func (c *Converter) Schema(node any, file string, depth int) any {
 	switch n := node.(type) {
 	case bool:
 		return n
 	case map[string]any:
-		if depth > maxSchemaDepth {
-			c.fail(fmt.Errorf("schema nesting is deeper than %d levels", maxSchemaDepth))
+		if depth > MaxSchemaDepth {
+			c.fail(fmt.Errorf("schema nesting is deeper than %d levels", MaxSchemaDepth))
 			return map[string]any{}
 		}
 		if ref, ok := n["$ref"].(string); ok {
@@ -110,7 +109,7 @@ func (c *converter) schema(node any, file string, depth int) any {
 
 // ref converts a $ref into a reference to its $defs entry, converting the
 // target the first time it is met.
-func (c *converter) ref(n map[string]any, ref, file string, depth int) any {
+func (c *Converter) ref(n map[string]any, ref, file string, depth int) any {
 	target, tfile, frag, err := c.resolve(file, ref)
 	if err != nil {
 		c.fail(err)
@@ -131,7 +130,7 @@ func (c *converter) ref(n map[string]any, ref, file string, depth int) any {
 		// definitions, each converted once, not by maxSchemaDepth.
 		outer := c.base
 		c.base = [2]string{tfile, frag}
-		c.defs[key] = c.schema(target, tfile, 0)
+		c.defs[key] = c.Schema(target, tfile, 0)
 		c.base = outer
 	}
 	local := "#/$defs/" + escapePointer(key)
@@ -148,7 +147,7 @@ var defKeyUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // defKey picks a readable, unique $defs key: the last segment of the
 // reference (Product for #/components/schemas/Product), numbered on clash.
-func (c *converter) defKey(frag string) string {
+func (c *Converter) defKey(frag string) string {
 	segs := strings.Split(frag, "/")
 	base := defKeyUnsafe.ReplaceAllString(segs[len(segs)-1], "_")
 	if base == "" || base == "_" {
@@ -164,21 +163,21 @@ func (c *converter) defKey(frag string) string {
 }
 
 // object converts one schema object that is not a bare reference.
-func (c *converter) object(n map[string]any, file string, depth int) map[string]any {
+func (c *Converter) object(n map[string]any, file string, depth int) map[string]any {
 	out := make(map[string]any, len(n))
 	for k, v := range n {
 		switch {
 		case strings.HasPrefix(k, "x-"), slices.Contains(droppedKeywords, k):
 		case slices.Contains(schemaKeywords, k):
-			out[k] = c.schema(v, file, depth+1)
+			out[k] = c.Schema(v, file, depth+1)
 		case slices.Contains(schemaMapKeywords, k):
 			if m, ok := v.(map[string]any); ok {
 				cm := make(map[string]any, len(m))
-				for _, name := range sortedKeys(m) {
+				for _, name := range SortedKeys(m) {
 					if k == "properties" && isReadOnly(m[name]) {
 						continue // readOnly properties are never sent
 					}
-					cm[name] = c.schema(m[name], file, depth+1)
+					cm[name] = c.Schema(m[name], file, depth+1)
 				}
 				out[k] = cm
 			}
@@ -186,7 +185,7 @@ func (c *converter) object(n map[string]any, file string, depth int) map[string]
 			if l, ok := v.([]any); ok {
 				cl := make([]any, len(l))
 				for i, s := range l {
-					cl[i] = c.schema(s, file, depth+1)
+					cl[i] = c.Schema(s, file, depth+1)
 				}
 				out[k] = cl
 			}
@@ -265,9 +264,17 @@ func isReadOnly(node any) bool {
 	return ro
 }
 
-// origin names a reference to the tool's $defs by the reference it was
+// Err is the first failure of a conversion (an unresolvable reference, a
+// bound exceeded); nil while every schema converted.
+func (c *Converter) Err() error { return c.err }
+
+// Defs are the definitions the converted schemas reference, by $defs key;
+// the caller puts them in the enclosing schema's $defs.
+func (c *Converter) Defs() map[string]any { return c.defs }
+
+// Origin names a reference to the tool's $defs by the reference it was
 // converted from (spec.yaml#/components/schemas/A).
-func (c *converter) origin(local string) string {
+func (c *Converter) Origin(local string) string {
 	for id, key := range c.keys {
 		if "#/$defs/"+escapePointer(key) == local {
 			return id
@@ -276,7 +283,7 @@ func (c *converter) origin(local string) string {
 	return local
 }
 
-func (c *converter) fail(err error) {
+func (c *Converter) fail(err error) {
 	if c.err == nil {
 		c.err = err
 	}
@@ -288,7 +295,8 @@ func withoutKey(m map[string]any, key string) map[string]any {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys returns the keys of m in order.
+func SortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 

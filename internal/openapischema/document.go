@@ -1,4 +1,4 @@
-package openapitools
+package openapischema
 
 import (
 	"crypto/sha256"
@@ -22,21 +22,21 @@ import (
 	"github.com/kubepact/kubepact/internal/jsonobj"
 )
 
-// Bounds on what one interface may make the projection read.
+// Bounds on what one document may make a reader follow.
 const (
-	maxSpecBytes = 16 << 20 // one spec file, unless Options.MaxSpecBytes is larger
-	maxSpecFiles = 64       // files reached through $ref
-	maxRefHops   = 64       // a chain of $ref to $ref to …
+	maxSpecFiles = 64 // files reached through $ref
+	// MaxRefHops bounds a chain of $ref to $ref to … that Deref follows.
+	MaxRefHops = 64
 )
 
 // methods are the HTTP methods an OpenAPI path item can hold, in the order
 // used when a document's own order is unknown.
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
-// document is one interface's spec as a JSON-compatible tree (the source
+// Document is one interface's spec as a JSON-compatible tree (the source
 // of names, schemas and serialization rules) plus, when kin-openapi can load
 // it, its typed model (used to validate requests before they are sent).
-type document struct {
+type Document struct {
 	fsys     fs.FS
 	file     string         // bundle path of the spec
 	maxBytes int            // the largest spec file read
@@ -59,14 +59,23 @@ type document struct {
 
 // release drops what only projection reads: the decoded trees of a large
 // API are most of the memory a server would otherwise keep for its
-// lifetime. Calls read their operation's own fields and kinDoc.
-func (d *document) release() {
+// lifetime. Calls read their operation's own fields and KinDoc.
+func (d *Document) Release() {
 	d.trees, d.root, d.order, d.decoded, d.anchors = nil, nil, nil, nil, nil
 }
 
+// File is the bundle path of the document's root file.
+func (d *Document) File() string { return d.file }
+
+// Root is the decoded tree of the root file, nil after Release.
+func (d *Document) Root() map[string]any { return d.root }
+
+// Version is the OpenAPI (or Swagger) version the document declares.
+func (d *Document) Version() string { return d.version }
+
 // anchor returns the pointer of the schema in file whose $anchor is name.
 // An anchor declared twice in a file resolves to neither.
-func (d *document) anchor(file string, tree any, name string) (string, bool) {
+func (d *Document) anchor(file string, tree any, name string) (string, bool) {
 	if d.anchors == nil {
 		d.anchors = map[string]map[string]string{}
 	}
@@ -106,8 +115,8 @@ func (d *document) anchor(file string, tree any, name string) (string, bool) {
 	return p, ok
 }
 
-// kinDoc returns kin-openapi's model of the document, loading it once.
-func (d *document) kinDoc() *openapi3.T {
+// KinDoc returns kin-openapi's model of the document, loading it once.
+func (d *Document) KinDoc() *openapi3.T {
 	d.kinOnce.Do(func() {
 		if d.kinData == nil {
 			return // d.kinErr says why
@@ -118,6 +127,12 @@ func (d *document) kinDoc() *openapi3.T {
 	return d.kin
 }
 
+// KinErr says why KinDoc is nil: kin-openapi could not load the document.
+func (d *Document) KinErr() error {
+	d.KinDoc()
+	return d.kinErr
+}
+
 // pathOrder is one path key and its method keys, in document order.
 type pathOrder struct {
 	path    string
@@ -126,7 +141,7 @@ type pathOrder struct {
 
 // loadDocument reads and decodes the spec at file in fsys. Swagger 2.0 is
 // converted to OpenAPI 3.0 first.
-func loadDocument(fsys fs.FS, file string, maxBytes int) (*document, error) {
+func LoadDocument(fsys fs.FS, file string, maxBytes int) (*Document, error) {
 	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
@@ -134,7 +149,7 @@ func loadDocument(fsys fs.FS, file string, maxBytes int) (*document, error) {
 	return parseDocument(fsys, file, data, maxBytes)
 }
 
-func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*document, error) {
+func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*Document, error) {
 	var tree any
 	var order []pathOrder
 	if contract.IsJSON(file, data) {
@@ -154,8 +169,8 @@ func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*documen
 	if root == nil {
 		return nil, fmt.Errorf("%s: the document is not a mapping", file)
 	}
-	d := &document{fsys: fsys, file: file, maxBytes: maxBytes, trees: map[string]any{file: root}, root: root, order: order}
-	switch sw, oa := scalarString(root["swagger"]), scalarString(root["openapi"]); {
+	d := &Document{fsys: fsys, file: file, maxBytes: maxBytes, trees: map[string]any{file: root}, root: root, order: order}
+	switch sw, oa := ScalarString(root["swagger"]), ScalarString(root["openapi"]); {
 	case strings.HasPrefix(sw, "2."):
 		d.version, d.v30 = sw, true
 		if err := d.convertSwagger(); err != nil {
@@ -179,8 +194,8 @@ func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*documen
 }
 
 // convertSwagger replaces the tree with its OpenAPI 3.0 conversion.
-func (d *document) convertSwagger() (err error) {
-	defer recoverInto(&err)
+func (d *Document) convertSwagger() (err error) {
+	defer RecoverInto(&err)
 	raw, err := json.Marshal(d.root)
 	if err != nil {
 		return err
@@ -211,7 +226,7 @@ func (d *document) convertSwagger() (err error) {
 // validation.
 // External references are read from the bundle only.
 func loadKin(fsys fs.FS, file string, data []byte) (doc *openapi3.T, err error) {
-	defer recoverInto(&err)
+	defer RecoverInto(&err)
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
 	loader.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
@@ -240,7 +255,7 @@ func loadKin(fsys fs.FS, file string, data []byte) (doc *openapi3.T, err error) 
 
 // recoverInto turns a panic in third-party parsing code into an error: no
 // document may crash the process.
-func recoverInto(err *error) {
+func RecoverInto(err *error) {
 	if p := recover(); p != nil {
 		*err = fmt.Errorf("the document could not be processed: %v", p)
 	}
@@ -314,7 +329,7 @@ func deAlias(n *yaml.Node) *yaml.Node {
 // order of the YAML/JSON text, or sorted paths and the fixed method order
 // when the text order is unknown (e.g. a converted Swagger document whose
 // path item is a $ref).
-func (d *document) operationsInOrder() [][2]string {
+func (d *Document) OperationsInOrder() [][2]string {
 	paths, _ := d.root["paths"].(map[string]any)
 	seen := map[string]bool{}
 	var out [][2]string
@@ -323,7 +338,7 @@ func (d *document) operationsInOrder() [][2]string {
 			return
 		}
 		seen[p] = true
-		item, _ := d.deref(d.file, paths[p])
+		item, _ := d.Deref(d.file, paths[p])
 		im, _ := item.(map[string]any)
 		if im == nil {
 			return
@@ -365,7 +380,7 @@ var errRef = errors.New("unresolvable reference")
 // resolve follows one $ref written in file and returns the node it points
 // at and the file that node lives in. Only references inside the bundle
 // are followed.
-func (d *document) resolve(file, ref string) (any, string, error) {
+func (d *Document) Resolve(file, ref string) (any, string, error) {
 	target, frag, _ := strings.Cut(ref, "#")
 	if target != "" {
 		if strings.Contains(target, "://") || strings.HasPrefix(target, "/") {
@@ -389,7 +404,7 @@ func (d *document) resolve(file, ref string) (any, string, error) {
 	return node, target, nil
 }
 
-func (d *document) tree(file string) (any, error) {
+func (d *Document) tree(file string) (any, error) {
 	if t, ok := d.trees[file]; ok {
 		return t, nil
 	}
@@ -411,8 +426,8 @@ func (d *document) tree(file string) (any, error) {
 // deref follows a chain of $refs (for parameters, request bodies, path
 // items, security schemes) and returns the object and its file. A broken
 // reference yields nil.
-func (d *document) deref(file string, node any) (any, string) {
-	for range maxRefHops {
+func (d *Document) Deref(file string, node any) (any, string) {
+	for range MaxRefHops {
 		m, ok := node.(map[string]any)
 		if !ok {
 			return node, file
@@ -421,7 +436,7 @@ func (d *document) deref(file string, node any) (any, string) {
 		if !ok {
 			return node, file
 		}
-		n, f, err := d.resolve(file, ref)
+		n, f, err := d.Resolve(file, ref)
 		if err != nil {
 			return nil, file
 		}
@@ -430,8 +445,8 @@ func (d *document) deref(file string, node any) (any, string) {
 	return nil, file
 }
 
-// scalarString renders a scalar (a version may be written as a number).
-func scalarString(v any) string {
+// ScalarString renders a scalar (a version may be written as a number).
+func ScalarString(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
@@ -443,7 +458,8 @@ func scalarString(v any) string {
 	return ""
 }
 
-func str(m map[string]any, key string) string {
+// StringAt is m[key] when it is a string, else "".
+func StringAt(m map[string]any, key string) string {
 	s, _ := m[key].(string)
 	return s
 }
