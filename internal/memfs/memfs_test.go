@@ -41,7 +41,7 @@ func TestOpenDir(t *testing.T) {
 	if err != nil || len(rest) != 1 || rest[0].Name() != "c" {
 		t.Fatalf("ReadDir(0) = %v, %v", rest, err)
 	}
-	if more, err := d.ReadDir(1); len(more) != 0 || err != io.EOF {
+	if more, err := d.ReadDir(1); len(more) != 0 || !errors.Is(err, io.EOF) {
 		t.Errorf("ReadDir(1) at the end = %v, %v; want io.EOF", more, err)
 	}
 	if entries[0] == nil {
