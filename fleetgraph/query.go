@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kubepact/kubepact/internal/didyoumean"
 )
 
 // Query error codes.
@@ -773,8 +775,9 @@ func pick(q string, all func(yield func(key, name string) bool)) []string {
 		switch {
 		case strings.Contains(nl, ql) || strings.Contains(ql, nl) || strings.Contains(strings.ToLower(key), ql):
 			d = 0
-		case len(ql) <= 64:
-			if e := distance(ql, nl); e <= max(2, len(ql)/3) {
+		default:
+			// The same rule and distance as an argument's didYouMean.
+			if e, ok := didyoumean.Typo(ql, nl); ok {
 				d = e
 			}
 		}
@@ -814,25 +817,4 @@ func (s *Snapshot) suggestTargets(q string) []string {
 			}
 		}
 	})
-}
-
-// distance is the Levenshtein distance of a and b, by bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

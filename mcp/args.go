@@ -35,7 +35,7 @@ var rawTypeSchemas = map[reflect.Type]*jsonschema.Schema{
 // as absent. Errors are *ToolError values with code INVALID_ARGUMENT that
 // name the argument (or the path into it, add_interfaces[1].type), say
 // what is accepted, suggest the nearest name of an unknown one and, for
-// structured values, show an example (see explain.go).
+// structured values, show an example (see argfaults.go).
 //
 // The SDK's own validation is not used: it answers with free text, and the
 // error envelope must be ours.

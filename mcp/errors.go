@@ -39,7 +39,7 @@ const (
 //
 // Arguments are decoded and checked in one place, this package's argument
 // decoder (args.go), for every family; its messages are written from the
-// schema (explain.go): what was given, what is accepted, an example for
+// schema (argfaults.go): what was given, what is accepted, an example for
 // structured values — never a Go rendering of a value nor a validator's
 // text. The domain packages receive decoded, checked values.
 //

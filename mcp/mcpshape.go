@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/kubepact/kubepact/internal/jsonschemakw"
 )
 
 // A schema that every MCP client accepts.
@@ -21,28 +23,11 @@ import (
 // tools are handed to the SDK: the root gets type "object"; every boolean
 // subschema becomes the object that means the same ({} for true, {"not": {}}
 // for false), except under additionalProperties, additionalItems,
-// unevaluatedProperties and unevaluatedItems, where "false" is the idiom
-// every client reads and the MCP schema asks for nothing else. Values that
+// unevaluatedProperties and unevaluatedItems (jsonschemakw's BoolIdiom),
+// where "false" is the idiom every client reads and the MCP schema asks
+// for nothing else. Values that
 // are not schemas (const, enum, default, examples, extensions) are left as
 // they are, numbers keep their exact text, and 2020-12 semantics are kept.
-
-// schemaMapKeywords hold an object whose every value is a schema.
-var schemaMapKeywords = map[string]bool{
-	"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true,
-}
-
-// schemaListKeywords hold an array of schemas.
-var schemaListKeywords = map[string]bool{
-	"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true,
-}
-
-// schemaKeywords hold one schema; the value is whether a boolean stays a
-// boolean there.
-var schemaKeywords = map[string]bool{
-	"not": false, "if": false, "then": false, "else": false, "contains": false, "propertyNames": false,
-	"items": false, "contentSchema": false,
-	"additionalProperties": true, "additionalItems": true, "unevaluatedProperties": true, "unevaluatedItems": true,
-}
 
 // mcpShape returns the tool schema raw in the shape the MCP schema types
 // (see above). It fails only when raw is not a JSON object.
@@ -72,33 +57,9 @@ func mcpShape(raw []byte) ([]byte, error) {
 
 // shapeSchema rewrites the subschemas of one schema object in place.
 func shapeSchema(s map[string]any) {
-	for k, v := range s {
-		switch {
-		case schemaMapKeywords[k]:
-			if m, ok := v.(map[string]any); ok {
-				for name, sub := range m {
-					m[name] = shapeSub(sub, false)
-				}
-			}
-		case schemaListKeywords[k]:
-			if l, ok := v.([]any); ok {
-				for i, sub := range l {
-					l[i] = shapeSub(sub, false)
-				}
-			}
-		default:
-			if keepBool, ok := schemaKeywords[k]; ok {
-				if l, isList := v.([]any); isList && k == "items" {
-					// Draft-04 style tuple items, as some OpenAPI 3.0 documents have.
-					for i, sub := range l {
-						l[i] = shapeSub(sub, false)
-					}
-					continue
-				}
-				s[k] = shapeSub(v, keepBool)
-			}
-		}
-	}
+	jsonschemakw.Rewrite(s, func(sub jsonschemakw.Sub) any {
+		return shapeSub(sub.Value, jsonschemakw.Lookup(sub.Keyword).BoolIdiom)
+	})
 }
 
 // shapeSub returns one subschema in object form (a boolean kept only when

@@ -2,12 +2,12 @@ package archive
 
 import (
 	"bytes"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/kubepact/kubepact/internal/memfs"
 )
 
 // FS is an extracted archive held in memory. It is immutable: it implements
@@ -41,7 +41,7 @@ func (b *builder) build() *FS {
 			f.size += int64(len(n.data))
 		}
 		parent := path.Dir(name)
-		f.dirs[parent] = append(f.dirs[parent], dirEntry{info: f.info(name, n.dir, len(n.data))})
+		f.dirs[parent] = append(f.dirs[parent], fs.FileInfoToDirEntry(f.info(name, n.dir, len(n.data))))
 	}
 	for _, entries := range f.dirs {
 		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
@@ -72,7 +72,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 		return &openFile{info: f.info(name, false, len(data)), Reader: bytes.NewReader(data)}, nil
 	}
 	if entries, ok := f.dirs[name]; ok {
-		return &openDir{info: f.info(name, true, 0), entries: entries}, nil
+		return memfs.NewOpenDir(f.info(name, true, 0), entries), nil
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
@@ -122,78 +122,27 @@ func (f *FS) Stat(name string) (fs.FileInfo, error) {
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 }
 
-func (f *FS) info(name string, dir bool, size int) fileInfo {
-	return fileInfo{name: path.Base(name), dir: dir, size: int64(size)}
+func (f *FS) info(name string, dir bool, size int) memfs.FileInfo {
+	if dir {
+		return memfs.Dir(path.Base(name))
+	}
+	return memfs.File(path.Base(name), int64(size))
 }
 
 type fsError string
 
 func (e fsError) Error() string { return string(e) }
 
-const (
-	errIsDir  = fsError("is a directory")
-	errNotDir = fsError("not a directory")
-)
+const errNotDir = fsError("not a directory")
 
-type fileInfo struct {
-	name string
-	dir  bool
-	size int64
-}
-
-func (i fileInfo) Name() string { return i.name }
-func (i fileInfo) Size() int64  { return i.size }
-func (i fileInfo) Mode() fs.FileMode {
-	if i.dir {
-		return fs.ModeDir | 0o755
-	}
-	return 0o644
-}
-func (i fileInfo) ModTime() time.Time { return time.Time{} }
-func (i fileInfo) IsDir() bool        { return i.dir }
-func (i fileInfo) Sys() any           { return nil }
-
-type dirEntry struct{ info fileInfo }
-
-func (d dirEntry) Name() string               { return d.info.name }
-func (d dirEntry) IsDir() bool                { return d.info.dir }
-func (d dirEntry) Type() fs.FileMode          { return d.info.Mode().Type() }
-func (d dirEntry) Info() (fs.FileInfo, error) { return d.info, nil }
-func (d dirEntry) String() string             { return fs.FormatDirEntry(d) }
+var errIsDir = memfs.ErrIsDir
 
 // openFile is an open regular file; it also implements io.Seeker and
 // io.ReaderAt through the embedded reader.
 type openFile struct {
-	info fileInfo
+	info memfs.FileInfo
 	*bytes.Reader
 }
 
 func (o *openFile) Stat() (fs.FileInfo, error) { return o.info, nil }
 func (o *openFile) Close() error               { return nil }
-
-type openDir struct {
-	info    fileInfo
-	entries []fs.DirEntry
-	offset  int
-}
-
-func (d *openDir) Stat() (fs.FileInfo, error) { return d.info, nil }
-func (d *openDir) Close() error               { return nil }
-func (d *openDir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errIsDir}
-}
-
-// ReadDir implements fs.ReadDirFile.
-func (d *openDir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.entries[d.offset:]
-	if n <= 0 {
-		d.offset = len(d.entries)
-		return slices.Clone(rest), nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	n = min(n, len(rest))
-	d.offset += n
-	return slices.Clone(rest[:n]), nil
-}

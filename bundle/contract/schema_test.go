@@ -101,3 +101,14 @@ func resolveItems(defs map[string]any, items map[string]any) map[string]any {
 	}
 	return items
 }
+
+// TestSchemaTreeDecodedOnce: every caller gets the one decoded tree.
+func TestSchemaTreeDecodedOnce(t *testing.T) {
+	a, b := contract.SchemaTree(), contract.SchemaTree()
+	if a["$id"] != contract.SchemaID {
+		t.Fatalf("SchemaTree()[$id] = %v, want %s", a["$id"], contract.SchemaID)
+	}
+	if reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
+		t.Error("SchemaTree decoded the schema twice")
+	}
+}

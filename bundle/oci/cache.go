@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
+
+	"github.com/kubepact/kubepact/internal/atomicfile"
 )
 
 // cache keeps content by digest under dir/blobs/<algorithm>/<encoded>, the
@@ -50,29 +52,15 @@ func (c *cache) get(d digest.Digest, max int64) ([]byte, bool) {
 	return data, true
 }
 
-// put stores data, already verified to match d: written to a temporary file
-// in the same directory, then renamed over the entry.
+// put stores data, already verified to match d, through internal/atomicfile:
+// only the owner may read it.
 func (c *cache) put(d digest.Digest, data []byte) error {
 	target := c.path(d)
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return fmt.Errorf("oci: cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-"+d.Encoded()[:12]+"-*")
-	if err != nil {
-		return fmt.Errorf("oci: cache: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), target)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("oci: cache %s: %w", d, werr)
+	if err := atomicfile.Write(target, data, 0o600); err != nil {
+		return fmt.Errorf("oci: cache %s: %w", d, err)
 	}
 	return nil
 }

@@ -363,7 +363,7 @@ func TestCache(t *testing.T) {
 	if got := reg.Requests(); len(got) != 0 {
 		t.Errorf("pull after repair made requests %v; want none", got)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(cacheDir, "blobs", "sha256", ".tmp-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(cacheDir, "blobs", "sha256", ".*.tmp-*"))
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left in the cache: %v", leftovers)
 	}

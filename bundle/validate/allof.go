@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/internal/jsonobj"
+	"github.com/kubepact/kubepact/internal/jsonschemakw"
 )
 
 // Bounds on the closed-allOf check: branches looked at per allOf, $ref
@@ -20,12 +21,12 @@ const (
 	maxClosedFindings = 20
 )
 
-// notSchemaKeys hold values, not schemas: the walk does not look for an
-// allOf inside them.
-var notSchemaKeys = []string{"example", "examples", "default", "const", "enum"}
-
-// nameMaps are the keywords whose value maps names to schemas.
-var nameMaps = []string{"properties", "patternProperties", "$defs", "definitions", "schemas", "dependentSchemas"}
+// nameMap reports a keyword whose value maps names to schemas: the
+// JSON Schema ones (internal/jsonschemakw) and OpenAPI's components
+// "schemas".
+func nameMap(k string) bool {
+	return k == "schemas" || jsonschemakw.Lookup(k).Shape == jsonschemakw.Map
+}
 
 // warnClosedAllOf warns (ALLOF_CLOSED_SCHEMA) of every allOf in an
 // interface spec with a branch closed by additionalProperties: false that
@@ -68,10 +69,10 @@ func (v *validator) warnClosedAllOf(path, ref string, data []byte) {
 				}
 			}
 			for _, k := range sortedKeys(n) {
-				if !names && (slices.Contains(notSchemaKeys, k) || strings.HasPrefix(k, "x-")) {
+				if !names && (jsonschemakw.IsData(k) || strings.HasPrefix(k, "x-")) {
 					continue
 				}
-				walk(n[k], ptr+"/"+escapeToken(k), depth+1, !names && slices.Contains(nameMaps, k))
+				walk(n[k], ptr+"/"+escapeToken(k), depth+1, !names && nameMap(k))
 			}
 		case []any:
 			for i, x := range n {

@@ -19,34 +19,27 @@ import (
 
 	"github.com/kubepact/kubepact/bundle/contract"
 	"github.com/kubepact/kubepact/internal/jsonobj"
+	"github.com/kubepact/kubepact/internal/schemamsg"
 )
 
 var printer = message.NewPrinter(language.English)
 
-// contractSchema compiles the embedded contract schema once.
+// contractSchema compiles the embedded contract schema once, from the tree
+// contract.SchemaTree decoded.
 var contractSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(contract.Schema))
-	if err != nil {
-		return nil, err
-	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(contract.SchemaID, doc); err != nil {
+	if err := c.AddResource(contract.SchemaID, contract.SchemaTree()); err != nil {
 		return nil, err
 	}
 	return c.Compile(contract.SchemaID)
 })
 
-// contractSchemaTree is the embedded schema as a generic tree, used to look
+// contractSchemaDoc is the embedded schema as a generic tree, used to look
 // up descriptions, property names and oneOf titles for error messages.
-var contractSchemaTree = sync.OnceValue(func() any {
-	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(contract.Schema))
-	return doc
-})
-
 func contractSchemaDoc(u string) any {
 	if strings.HasPrefix(u, contract.SchemaID) {
-		return contractSchemaTree()
+		return contract.SchemaTree()
 	}
 	return nil
 }
@@ -283,16 +276,8 @@ func describeError(e *jsonschema.ValidationError, inst any, lookup func(string) 
 	}
 }
 
-func article(s string) string {
-	switch {
-	case s == "":
-		return s
-	case strings.IndexByte("aeiou", s[0]) >= 0:
-		return "an " + s
-	default:
-		return "a " + s
-	}
-}
+// article puts the article before a type name (schemamsg.WithArticle).
+func article(s string) string { return schemamsg.WithArticle(s) }
 
 // explain returns "; <first sentence of the description>" when the schema
 // node has a description.

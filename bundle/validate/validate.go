@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/internal/schemamsg"
 )
 
 // Finding is one problem found in a bundle. Path points into pacto.yaml in
@@ -267,8 +268,5 @@ func display(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	if len(b) > 60 {
-		return string(b[:60]) + "…"
-	}
-	return string(b)
+	return schemamsg.Cut(string(b), 60)
 }

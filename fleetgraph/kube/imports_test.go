@@ -19,7 +19,7 @@ func TestImports(t *testing.T) {
 		case strings.Contains(dep, "modelcontextprotocol"):
 			t.Errorf("fleetgraph/kube depends on %s", dep)
 		case strings.HasPrefix(dep, mod) && dep != mod+"fleetgraph" && dep != mod+"fleetgraph/kube" && dep != mod+"api/v1alpha1" &&
-			!strings.HasPrefix(dep, mod+"bundle") && dep != mod+"internal/jsonobj" && dep != mod+"internal/didyoumean" && dep != mod+"internal/schemacycle":
+			!strings.HasPrefix(dep, mod+"bundle") && dep != mod+"internal/jsonobj" && dep != mod+"internal/atomicfile" && dep != mod+"internal/jsonschemakw" && dep != mod+"internal/schemamsg" && dep != mod+"internal/memfs" && dep != mod+"internal/didyoumean" && dep != mod+"internal/schemacycle":
 			t.Errorf("fleetgraph/kube imports %s; only fleetgraph, bundle and api/v1alpha1 are allowed", dep)
 		}
 	}

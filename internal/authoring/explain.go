@@ -1,12 +1,10 @@
 package authoring
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/kubepact/kubepact/bundle/contract"
 )
@@ -32,19 +30,6 @@ type FieldHelp struct {
 	Fields []string `json:"fields,omitempty"`
 }
 
-var (
-	schemaOnce sync.Once
-	schemaDoc  map[string]any
-	schemaErr  error
-)
-
-func loadSchema() (map[string]any, error) {
-	schemaOnce.Do(func() {
-		schemaErr = json.Unmarshal(contract.Schema, &schemaDoc)
-	})
-	return schemaDoc, schemaErr
-}
-
 var indexSuffix = regexp.MustCompile(`\[\d*\]$`)
 
 // ExplainField explains the schema field at a dotted path such as
@@ -53,10 +38,7 @@ var indexSuffix = regexp.MustCompile(`\[\d*\]$`)
 // "" explains the top level. An unknown path is an INVALID_ARGUMENT error
 // listing the valid names at the deepest level reached, with a did-you-mean.
 func ExplainField(path string) (*FieldHelp, error) {
-	doc, err := loadSchema()
-	if err != nil {
-		return nil, internalError("reading the embedded schema", err)
-	}
+	doc := contract.SchemaTree()
 	node := doc
 	required := true
 	var walked []string

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/internal/didyoumean"
+	"github.com/kubepact/kubepact/internal/schemamsg"
 )
 
 // Metadata is a JSON object of metadata keys and values that keeps the
@@ -70,17 +71,14 @@ func fromNative(v any) any {
 
 // describeValue names the JSON type of an ordered value for messages.
 func describeValue(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case *object:
+	if _, ok := v.(*object); ok {
 		return "an object"
+	}
+	if v == nil {
+		return "null"
+	}
+	if t := schemamsg.JSONType(v); t != "" {
+		return schemamsg.WithArticle(t)
 	}
 	return "a number"
 }

@@ -3,12 +3,12 @@ package authoring
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/kubepact/kubepact/internal/memfs"
 )
 
 // overlayFS is the bundle directory as it will be after a write: the files
@@ -31,14 +31,14 @@ func (o *overlayFS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	if data, ok := o.files[name]; ok {
-		return &memFile{info: memInfo{name: path.Base(name), size: int64(len(data))}, r: bytes.NewReader(data)}, nil
+		return &memFile{info: memfs.File(path.Base(name), int64(len(data))), r: bytes.NewReader(data)}, nil
 	}
 	if o.hasChildren(name) {
 		entries, err := o.ReadDir(name)
 		if err != nil {
 			return nil, err
 		}
-		return &memDir{info: memInfo{name: path.Base(name), dir: true}, entries: entries}, nil
+		return memfs.NewOpenDir(memfs.Dir(path.Base(name)), entries), nil
 	}
 	return o.base.Open(name)
 }
@@ -94,10 +94,10 @@ func (o *overlayFS) ReadDir(dir string) ([]fs.DirEntry, error) {
 		}
 		if child, _, nested := strings.Cut(rest, "/"); nested {
 			if _, ok := byName[child]; !ok {
-				byName[child] = fs.FileInfoToDirEntry(memInfo{name: child, dir: true})
+				byName[child] = fs.FileInfoToDirEntry(memfs.Dir(child))
 			}
 		} else {
-			byName[rest] = fs.FileInfoToDirEntry(memInfo{name: rest, size: int64(len(data))})
+			byName[rest] = fs.FileInfoToDirEntry(memfs.File(rest, int64(len(data))))
 		}
 	}
 	out := make([]fs.DirEntry, 0, len(byName))
@@ -108,55 +108,11 @@ func (o *overlayFS) ReadDir(dir string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-type memInfo struct {
-	name string
-	size int64
-	dir  bool
-}
-
-func (m memInfo) Name() string { return m.name }
-func (m memInfo) Size() int64  { return m.size }
-func (m memInfo) Mode() fs.FileMode {
-	if m.dir {
-		return fs.ModeDir | 0o755
-	}
-	return 0o644
-}
-func (m memInfo) ModTime() time.Time { return time.Time{} }
-func (m memInfo) IsDir() bool        { return m.dir }
-func (m memInfo) Sys() any           { return nil }
-
 type memFile struct {
-	info memInfo
+	info memfs.FileInfo
 	r    *bytes.Reader
 }
 
 func (f *memFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 func (f *memFile) Read(p []byte) (int, error) { return f.r.Read(p) }
 func (f *memFile) Close() error               { return nil }
-
-type memDir struct {
-	info    memInfo
-	entries []fs.DirEntry
-	off     int
-}
-
-func (d *memDir) Stat() (fs.FileInfo, error) { return d.info, nil }
-func (d *memDir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errors.New("is a directory")}
-}
-func (d *memDir) Close() error { return nil }
-
-func (d *memDir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.entries[d.off:]
-	if n <= 0 {
-		d.off = len(d.entries)
-		return rest, nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	n = min(n, len(rest))
-	d.off += n
-	return rest[:n], nil
-}

@@ -1,6 +1,9 @@
 package didyoumean
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNearest(t *testing.T) {
 	accepted := []string{"add_interfaces", "dry_run", "name", "overwrite", "path", "http", "tier"}
@@ -35,6 +38,30 @@ func TestEditDistance(t *testing.T) {
 	} {
 		if got := editDistance(tt.a, tt.b); got != tt.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestTypo(t *testing.T) {
+	for _, tt := range []struct {
+		name, candidate string
+		dist            int
+		ok              bool
+	}{
+		{"orders", "Orders", 0, true},                                // case folds
+		{"dry-run", "dry_run", 0, true},                              // separators drop
+		{"ordres", "orders", 1, true},                                // a transposition costs one
+		{"ordrs", "orders", 1, true},                                 // one deletion
+		{"ordr", "orders", 2, false},                                 // two edits in a four-letter name is another name
+		{"paymnts", "payments", 1, true},                             // limit is a third of the shorter name
+		{"pamnts", "payments", 2, true},                              // two in six
+		{"web", "api", 3, false},                                     // nothing alike
+		{"x", "y", 1, true},                                          // the limit is at least one
+		{strings.Repeat("a", 65), strings.Repeat("a", 65), 0, false}, // too long to be a typo
+	} {
+		dist, ok := Typo(tt.name, tt.candidate)
+		if ok != tt.ok || (ok && dist != tt.dist) {
+			t.Errorf("Typo(%q, %q) = %d, %v, want %d, %v", tt.name, tt.candidate, dist, ok, tt.dist, tt.ok)
 		}
 	}
 }

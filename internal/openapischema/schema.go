@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/internal/jsonobj"
+	"github.com/kubepact/kubepact/internal/jsonschemakw"
 )
 
 // MaxSchemaDepth bounds the nesting of inline schemas; references do not
@@ -21,19 +22,11 @@ const MaxSchemaDepth = 64
 // tool.
 const maxToolDefs = 256
 
-// Keywords whose value is one schema, a map of schemas, or a list of
-// schemas. Everything else is copied as a value.
-var (
-	schemaKeywords = []string{
-		"items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
-		"additionalProperties", "unevaluatedProperties", "unevaluatedItems", "contentSchema",
-	}
-	schemaMapKeywords  = []string{"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
-	schemaListKeywords = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
-	// dropped: OpenAPI-only keywords, and identifiers that would change how
-	// references resolve once the schema is moved.
-	droppedKeywords = []string{"discriminator", "xml", "externalDocs", "$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary"}
-)
+// droppedKeywords are OpenAPI-only keywords, and identifiers that would
+// change how references resolve once the schema is moved. Which of the
+// other keywords hold one schema, a map or a list of them comes from
+// internal/jsonschemakw; everything else is copied as a value.
+var droppedKeywords = []string{"discriminator", "xml", "externalDocs", "$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary"}
 
 // Converter turns OpenAPI schemas into JSON Schema 2020-12. References are
 // moved into one $defs map shared by a tool's whole input schema; a
@@ -168,9 +161,9 @@ func (c *Converter) object(n map[string]any, file string, depth int) map[string]
 	for k, v := range n {
 		switch {
 		case strings.HasPrefix(k, "x-"), slices.Contains(droppedKeywords, k):
-		case slices.Contains(schemaKeywords, k):
+		case jsonschemakw.Lookup(k).Shape == jsonschemakw.One:
 			out[k] = c.Schema(v, file, depth+1)
-		case slices.Contains(schemaMapKeywords, k):
+		case jsonschemakw.Lookup(k).Shape == jsonschemakw.Map:
 			if m, ok := v.(map[string]any); ok {
 				cm := make(map[string]any, len(m))
 				for _, name := range SortedKeys(m) {
@@ -181,7 +174,7 @@ func (c *Converter) object(n map[string]any, file string, depth int) map[string]
 				}
 				out[k] = cm
 			}
-		case slices.Contains(schemaListKeywords, k):
+		case jsonschemakw.Lookup(k).Shape == jsonschemakw.List:
 			if l, ok := v.([]any); ok {
 				cl := make([]any, len(l))
 				for i, s := range l {

@@ -12,11 +12,11 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/kubepact/kubepact/internal/atomicfile"
 	"github.com/kubepact/kubepact/internal/jsonobj"
 	"github.com/kubepact/kubepact/internal/openapischema"
 )
@@ -490,37 +490,15 @@ func readBundleLock(fsys fs.FS) (*Lock, error) {
 	return ParseLock(data, LockFile+" (in the bundle)")
 }
 
-// WriteLockFile writes the lock to path atomically: to a temporary file in
-// the same directory, synced, then renamed over path. A failure leaves
-// path as it was.
-func WriteLockFile(path string, l *Lock) (err error) {
+// WriteLockFile writes the lock to path atomically (internal/atomicfile):
+// to a temporary file in the same directory, synced, then renamed over
+// path. A failure leaves path as it was.
+func WriteLockFile(path string, l *Lock) error {
 	data, err := l.Marshal()
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing the tools lock: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("writing the tools lock: %w", err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing the tools lock: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("writing the tools lock: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing the tools lock: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("writing the tools lock: %w", err)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/kubepact/kubepact/internal/didyoumean"
 	"github.com/kubepact/kubepact/internal/jsonobj"
 	"github.com/kubepact/kubepact/internal/openapischema"
+	"github.com/kubepact/kubepact/internal/schemamsg"
 )
 
 // Bounds on a value: the MCP argument decoder's depth bound, and a size
@@ -737,16 +738,8 @@ func ratString(r *big.Rat) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-func article(s string) string {
-	switch {
-	case s == "":
-		return s
-	case strings.IndexByte("aeiou", s[0]) >= 0:
-		return "an " + s
-	default:
-		return "a " + s
-	}
-}
+// article puts the article before a type name (schemamsg.WithArticle).
+func article(s string) string { return schemamsg.WithArticle(s) }
 
 // display renders a JSON value for a message: scalars as JSON, objects and
 // arrays by kind.
@@ -757,10 +750,7 @@ func display(v any) string {
 	case []any:
 		return fmt.Sprintf("an array of %d items", len(x))
 	case string:
-		if len(x) > maxShownValue {
-			x = x[:maxShownValue] + "…"
-		}
-		return strconv.Quote(x)
+		return strconv.Quote(schemamsg.Cut(x, maxShownValue))
 	case nil:
 		return "null"
 	}
@@ -778,9 +768,7 @@ func shown(v any) any {
 	case map[string]any, []any, nil:
 		return nil
 	case string:
-		if len(x) > maxShownValue {
-			return x[:maxShownValue] + "…"
-		}
+		return schemamsg.Cut(x, maxShownValue)
 	}
 	return v
 }

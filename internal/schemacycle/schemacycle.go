@@ -15,7 +15,8 @@
 // and scalars) and follows local references ("#/…") only. It is run where
 // schemas are loaded: bundle/validate reports a finding, internal/openapitools
 // withholds the operation. It is a JSON-Schema helper, not part of the Pacto
-// format, and imports nothing of kubepact but internal/jsonobj.
+// format; which keywords apply in place comes from internal/jsonschemakw,
+// and it imports nothing else of kubepact but internal/jsonobj.
 package schemacycle
 
 import (
@@ -25,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/internal/jsonobj"
+	"github.com/kubepact/kubepact/internal/jsonschemakw"
 )
 
 // MaxChain bounds how many schemas may apply, one inside the other, to the
@@ -95,13 +97,6 @@ type walker struct {
 	err   *Error
 }
 
-// data holds keywords whose values are instances, not schemas.
-var data = map[string]bool{"enum": true, "const": true, "default": true, "examples": true, "example": true}
-
-// named holds keywords whose value maps names to schemas that apply to
-// another value than this one (or to none: $defs).
-var named = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true}
-
 // chain walks the schema n, applied at the given level of the current
 // chain, and returns the length of the longest chain that starts at n.
 // Guarded subschemas are queued, not walked, so the recursion is bounded
@@ -125,13 +120,14 @@ func (w *walker) chain(n any, level int) int {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		d := 0
+		kw := jsonschemakw.Lookup(k)
 		switch {
-		case data[k], strings.HasPrefix(k, "x-"):
+		case jsonschemakw.IsData(k), strings.HasPrefix(k, "x-"):
 		case k == "$ref":
 			if s, ok := v.(string); ok {
 				d = w.ref(s, level)
 			}
-		case k == "allOf" || k == "anyOf" || k == "oneOf":
+		case kw.InPlace && kw.Shape == jsonschemakw.List:
 			l, ok := v.([]any)
 			if !ok {
 				w.guard(v)
@@ -140,15 +136,17 @@ func (w *walker) chain(n any, level int) int {
 			for _, s := range l {
 				d = max(d, w.chain(s, level+1))
 			}
-		case k == "not" || k == "if" || k == "then" || k == "else":
+		case kw.InPlace && kw.Shape == jsonschemakw.One:
 			d = w.chain(v, level+1)
-		case k == "dependentSchemas":
+		case kw.InPlace && kw.Shape == jsonschemakw.Map:
 			if sm, ok := v.(map[string]any); ok {
 				for _, name := range slices.Sorted(maps.Keys(sm)) {
 					d = max(d, w.chain(sm[name], level+1))
 				}
 			}
-		case named[k]:
+		case kw.Shape == jsonschemakw.Map:
+			// Schemas that apply to members, or ($defs) to nothing by
+			// themselves: each starts a chain of its own.
 			if sm, ok := v.(map[string]any); ok {
 				for _, name := range slices.Sorted(maps.Keys(sm)) {
 					w.guard(sm[name])

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/kubepact/kubepact/internal/schemamsg"
 )
 
 // This file writes the messages of argument faults for the agent, from
@@ -352,7 +354,7 @@ func (r schemaReader) describeType(t string, s *jsonschema.Schema) string {
 	case "null":
 		return "null"
 	}
-	return article(t) + " " + t
+	return schemamsg.WithArticle(t)
 }
 
 // span says a count's bounds: " of 1 to 64 character(s)", " with at most 5
@@ -548,13 +550,6 @@ func (r schemaReader) example(s *jsonschema.Schema, depth int) (any, bool) {
 		return true, true
 	}
 	return nil, false
-}
-
-func article(t string) string {
-	if t != "" && strings.ContainsRune("aeiou", rune(t[0])) {
-		return "an"
-	}
-	return "a"
 }
 
 // describeValue names v's JSON type and shows short scalars, never a Go
