@@ -211,9 +211,6 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.Var((*familiesValue)(&o.Families), "families", "comma-separated tool families to serve: "+strings.Join(familyNames(knownFamilies()), ", "))
 	o.BindHTTPFlags(fs)
 	fs.BoolVar(&o.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", o.AllowUnauthenticatedRemote, "allow listening beyond loopback without --auth-token-file (logged as a warning)")
-	// The flag's old name, kept for existing command lines.
-	fs.DurationVar(&o.DrainTimeout, "shutdown-timeout", o.DrainTimeout, "")
-	_ = fs.MarkDeprecated("shutdown-timeout", "use --drain-timeout")
 	o.Budget.BindFlags(fs)
 	o.Fleet.BindFlags(fs)
 	o.Catalog.BindFlags(fs)
