@@ -111,10 +111,10 @@ targets:
 		t.Fatal(err)
 	}
 	b := fleetgraph.NewBuilder(nil)
-	snap := source.Populate(t.Context(), b, []source.Source{
+	snap := source.NewFeed(b, []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.TargetStateSource{Path: path},
-	})
+	}).Collect(t.Context(), nil)
 	if sv, _, tg := snap.Counts(); sv != 3 || tg != 3 {
 		t.Fatalf("fleet: %d services, %d targets; want 3 and 3 (%v)", sv, tg, snap.Meta().Limitations)
 	}

@@ -37,11 +37,11 @@ func fleetServer(t *testing.T) (*Server, *fleetgraph.Builder, *fakeClock) {
 	t.Helper()
 	clock := &fakeClock{now: time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)}
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: clock.Now, Freshness: 24 * time.Hour, Retention: time.Minute})
-	source.Populate(t.Context(), b, []source.Source{
+	source.NewFeed(b, []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.LocalSource{Dir: "../fleetgraph/testdata/bundles"},
 		&source.TargetStateSource{Path: "../fleetgraph/testdata/targets.yaml"},
-	})
+	}).Collect(t.Context(), nil)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

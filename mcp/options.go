@@ -81,7 +81,7 @@ type Options struct {
 	// Listen is the address the HTTP transport binds to (default 127.0.0.1).
 	Listen string
 	// Port is the HTTP port (default 8585). To serve on a listener of your
-	// own (a free port, a manager), use [Server.Serve] or [Server.Handler].
+	// own (a free port, a manager), use [Server.Serve].
 	Port int
 	// Workspace is the directory below which the authoring tools may read and
 	// write (default: the current directory).
