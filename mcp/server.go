@@ -51,10 +51,10 @@ type Server struct {
 	withheld []string         // write tools left out because of ReadOnly
 
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
-	httpHandler http.Handler // /mcp behind the Host, Origin and bearer checks; Serve mounts it
-	sessions    *sessionTable // the HTTP sessions of the 2025 era
-	reqBytes    *requestBytes // the HTTP request bodies held at once
-	gate        drainGate     // HTTP calls in progress, for shutdown
+	httpHandler http.Handler           // /mcp behind the Host, Origin and bearer checks; Serve mounts it
+	sessions    *sessionTable          // the HTTP sessions of the 2025 era
+	reqBytes    *requestBytes          // the HTTP request bodies held at once
+	gate        drainGate              // HTTP calls in progress, for shutdown
 
 	confirms *confirmations // the generated tools' confirmations, with this server's secret
 
