@@ -449,7 +449,7 @@ func TestConfirmationStateStateless2026(t *testing.T) {
 func TestConfirmationStateBoundToCaller(t *testing.T) {
 	svc := newDemoCounter(t)
 	ids := tokenTable{"alice-token": {User: "alice"}, "bob-token": {User: "bob"}}
-	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, &Options{Authenticator: ids})
+	s := capabilityServer(t, "../examples/bundles/catalog", &capability.Options{BaseURL: svc.url, AllowWrites: true}, &Options{HTTPOptions: HTTPOptions{Authenticator: ids}})
 	srv := httptest.NewServer(s.httpHandler)
 	t.Cleanup(srv.Close)
 	alice := retryingByHand(t, s, srv.URL+Endpoint, "alice-token")
