@@ -123,7 +123,7 @@ targets:
 
 func serveMCP(t testing.TB, opts *mcp.Options) string {
 	t.Helper()
-	srv, err := mcp.NewContext(t.Context(), opts)
+	srv, err := mcp.NewServer(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ func TestProductBuildHasNoFixtures(t *testing.T) {
 	if slices.Contains(knownFamilies(), FamilyConformance) {
 		t.Errorf("knownFamilies %v include %s", knownFamilies(), FamilyConformance)
 	}
-	_, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyAuthoring, FamilyConformance}})
+	_, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyAuthoring, FamilyConformance}})
 	if err == nil || !strings.Contains(err.Error(), `unknown family "conformance"`) {
-		t.Errorf("NewContext with the conformance family: %v, want unknown family", err)
+		t.Errorf("NewServer with the conformance family: %v, want unknown family", err)
 	}
 }

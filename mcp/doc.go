@@ -5,7 +5,7 @@
 //
 // # Map
 //
-//   - The server and its options. [NewContext] builds a [Server] from
+//   - The server and its options. [NewServer] builds a [Server] from
 //     [Options] (nil means the defaults): the families the options select,
 //     their tools registered explicitly on one go-sdk server, the
 //     instructions text and pacto_server_info written from what was

@@ -58,7 +58,7 @@ type familyEnv struct {
 	opts *Options
 	log  logr.Logger
 
-	// bg is done when the server is closed or NewContext's ctx is; wg
+	// bg is done when the server is closed or NewServer's ctx is; wg
 	// counts the goroutines started with background.
 	bg context.Context //nolint:containedctx // the server's life, handed to the families' background work
 	wg *sync.WaitGroup

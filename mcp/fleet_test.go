@@ -193,13 +193,13 @@ func TestFleetSnapshotPinning(t *testing.T) {
 }
 
 func TestFleetNeedsASource(t *testing.T) {
-	_, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Fleet: FleetOptions{Enabled: true}})
+	_, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Fleet: FleetOptions{Enabled: true}})
 	if err == nil || !strings.Contains(err.Error(), "Fleet.Local") || !strings.Contains(err.Error(), "Fleet.TargetState") {
-		t.Errorf("NewContext(--fleet without sources) = %v, want an error naming the source flags", err)
+		t.Errorf("NewServer(--fleet without sources) = %v, want an error naming the source flags", err)
 	}
-	_, err = NewContext(t.Context(), &Options{Workspace: t.TempDir(), Fleet: FleetOptions{Local: []string{"."}}})
+	_, err = NewServer(t.Context(), &Options{Workspace: t.TempDir(), Fleet: FleetOptions{Local: []string{"."}}})
 	if err == nil || !strings.Contains(err.Error(), "Fleet.Enabled") {
-		t.Errorf("NewContext(--local without --fleet) = %v", err)
+		t.Errorf("NewServer(--local without --fleet) = %v", err)
 	}
 }
 

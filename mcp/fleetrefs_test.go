@@ -158,7 +158,7 @@ func TestFleetRefsOnlyOptions(t *testing.T) {
 		{FleetRefsOnly: true, Fleet: FleetOptions{Enabled: true, Builder: fleetgraph.NewBuilder(nil)}}, // the default families hold authoring
 	} {
 		o.Workspace = t.TempDir()
-		_, err := NewContext(t.Context(), o)
+		_, err := NewServer(t.Context(), o)
 		if oe, ok := errors.AsType[*OptionError](err); !ok || oe.Field != "FleetRefsOnly" {
 			t.Errorf("%+v: %v, want an OptionError for FleetRefsOnly", o, err)
 		}

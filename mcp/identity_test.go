@@ -296,14 +296,14 @@ func TestScoperNeedsACaller(t *testing.T) {
 		{Options{Scoper: &namespaceTable{}}, "Scoper"},
 		{Options{HTTPOptions: HTTPOptions{Authenticator: tokenTable{}, AuthTokenFile: "/dev/null"}}, "AuthTokenFile"},
 	} {
-		_, err := NewContext(t.Context(), &tc.opts)
+		_, err := NewServer(t.Context(), &tc.opts)
 		var oe *OptionError
 		if !errors.As(err, &oe) || oe.Field != tc.field {
-			t.Errorf("NewContext(%+v): %v, want an OptionError on %s", tc.opts, err, tc.field)
+			t.Errorf("NewServer(%+v): %v, want an OptionError on %s", tc.opts, err, tc.field)
 		}
 	}
 	// Beyond loopback, an Authenticator is authentication enough.
-	if s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{Listen: "0.0.0.0", Authenticator: tokenTable{}}, Workspace: t.TempDir()}); err != nil {
+	if s, err := NewServer(t.Context(), &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{Listen: "0.0.0.0", Authenticator: tokenTable{}}, Workspace: t.TempDir()}); err != nil {
 		t.Errorf("listening beyond loopback with an Authenticator: %v", err)
 	} else {
 		_ = s.Close()

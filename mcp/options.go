@@ -47,7 +47,7 @@ const (
 // megabytes at most.
 const ListPageSize = 50
 
-// Defaults applied by [NewContext] to zero fields of [Options].
+// Defaults applied by [NewServer] to zero fields of [Options].
 const (
 	DefaultPort            = 8585
 	DefaultListen          = "127.0.0.1"
@@ -449,7 +449,7 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// OptionError is an option [NewContext] refuses. It names the option field, not
+// OptionError is an option [NewServer] refuses. It names the option field, not
 // a flag: the options may come from a resource as well as from flags.
 // [OptionError.Named] says it with a command's own names for the fields
 // (FlagNames for the flags [Options.BindFlags] binds).

@@ -118,7 +118,7 @@ func TestRequestBytesDefaults(t *testing.T) {
 	if p := newRequestBytes(64<<20, 4<<20); p.perCaller != 8<<20 {
 		t.Errorf("a caller's share of 64 MiB: %d, want an eighth: it takes eight callers to hold it all", p.perCaller)
 	}
-	_, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), HTTPOptions: HTTPOptions{MaxRequestBytes: 1 << 20, MaxRequestBytesInFlight: 1 << 10}})
+	_, err := NewServer(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), HTTPOptions: HTTPOptions{MaxRequestBytes: 1 << 20, MaxRequestBytesInFlight: 1 << 10}})
 	if err == nil || !strings.Contains(err.Error(), "MaxRequestBytesInFlight") || !strings.Contains(err.Error(), "MaxRequestBytes (1048576)") {
 		t.Errorf("a bound below one request: %v", err)
 	}

@@ -31,7 +31,7 @@ const reservedPrefix = "pacto_"
 // FixedListTTL is the ttlMs hint (2026-07-28 caching, SEP-2549) of what
 // is fixed for a server's life: server/discover, tools/list, prompts/list,
 // resources/list and resources/templates/list (every family registers its
-// tools, prompts and resources once, in NewContext), and reads of
+// tools, prompts and resources once, in NewServer), and reads of
 // resources that never change. It is not longer because a restarted
 // server with other options or another bundle answers on the same URL.
 const FixedListTTL = 15 * time.Minute
@@ -72,7 +72,7 @@ type familyState struct {
 	tools      []string     // their names
 }
 
-// NewContext assembles a server from opts (nil means defaults): it builds
+// NewServer assembles a server from opts (nil means defaults): it builds
 // the selected tool families, leaves out every tool that can write when
 // ReadOnly is set, and registers the rest explicitly on one SDK server.
 // ctx bounds the start-up I/O (collecting the fleet sources) and the life
@@ -80,7 +80,7 @@ type familyState struct {
 // directories and target-state file), which ends when ctx is done or
 // [Server.Close] is called, whichever comes first. Call Close when done
 // with the server: it returns once that work has ended.
-func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
+func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -197,7 +197,7 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 // long as the family owning the resource says, else it is not cached.
 // Behind a bearer token the scope is private, so that no intermediary
 // hands what a token holder read to anyone else. The SDK calls it with
-// its own lock held: it reads only what NewContext settled.
+// its own lock held: it reads only what NewServer settled.
 func (s *Server) cacheHints(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
 	ttl := FixedListTTL
 	if r, ok := req.(*sdk.ReadResourceRequest); ok {

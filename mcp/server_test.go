@@ -53,9 +53,9 @@ func newTestServer(t testing.TB, opts *Options) *Server {
 	if opts.Workspace == "" {
 		opts.Workspace = t.TempDir()
 	}
-	s, err := NewContext(t.Context(), opts)
+	s, err := NewServer(t.Context(), opts)
 	if err != nil {
-		t.Fatalf("NewContext: %v", err)
+		t.Fatalf("NewServer: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
@@ -315,12 +315,12 @@ func TestOptionsValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
 			opts.Workspace = t.TempDir()
-			s, err := NewContext(t.Context(), &opts)
+			s, err := NewServer(t.Context(), &opts)
 			switch {
 			case tc.want == "" && err != nil:
-				t.Errorf("NewContext: %v, want success", err)
+				t.Errorf("NewServer: %v, want success", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("NewContext: %v, want an error containing %q", err, tc.want)
+				t.Errorf("NewServer: %v, want an error containing %q", err, tc.want)
 			}
 			if err == nil {
 				_ = s.Close()

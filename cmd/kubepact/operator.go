@@ -172,7 +172,7 @@ func (o *operatorOptions) validate(ctx context.Context) error {
 		if o.mcpAuth == mcpAuthKubernetes {
 			opts.Authenticator = refuseAll{}
 		}
-		s, err := mcp.NewContext(ctx, opts)
+		s, err := mcp.NewServer(ctx, opts)
 		if err != nil {
 			return fieldsToFlags(err, mcp.FlagNames, oci.FlagNames)
 		}
@@ -364,7 +364,7 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		}
 		opts.Authenticator, opts.Scoper = ident, ident
 	}
-	s, err := mcp.NewContext(ctx, opts)
+	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {
 		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
 	}
