@@ -58,8 +58,10 @@
 //   - Observation. Every tool call has an audit line and Prometheus
 //     metrics.
 //
-// The MCP conformance suite's fixtures are one more family, compiled only
-// with the build tag conformance: the release binary has none of them.
+// A program adds families of its own through [Options.Extensions]: each
+// [Extension] is built, listed and switched on like kubepact's families.
+// hack/conformance/server serves the MCP conformance suite's fixtures this
+// way; the release binary has none of them.
 //
 // # Safety
 //

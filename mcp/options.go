@@ -96,6 +96,9 @@ type Options struct {
 	// Catalog is the catalog family's roots (see catalog.go); roots turn
 	// the family on.
 	Catalog CatalogOptions
+	// Extensions are families a program adds beside kubepact's own (a
+	// test server's fixtures); Families switches them on by name.
+	Extensions []*Extension
 
 	// Scoper restricts every fleet answer to what the caller may see
 	// (the operator's asks SubjectAccessReview which namespaces it may
@@ -388,9 +391,10 @@ func (o *Options) validate() error {
 	if err := o.Budget.validate(); err != nil {
 		return err
 	}
+	known := knownFamilies(o.allFamilies()...)
 	for _, f := range o.Families {
-		if !slices.Contains(knownFamilies(), f) {
-			return optionErrorf("Families", ": unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies()), ", "))
+		if !slices.Contains(known, f) {
+			return optionErrorf("Families", ": unknown family %q (known: %s)", f, strings.Join(familyNames(known), ", "))
 		}
 	}
 	for _, n := range []struct {

@@ -119,7 +119,7 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 	s.budget = newBudget(s.opts.Budget)
 	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg, confirms: s.confirms, budget: s.budget}
 	var all []*tool
-	for _, f := range families {
+	for _, f := range s.opts.allFamilies() {
 		st := familyState{family: f, enabled: env.enabled(f.name)}
 		if st.enabled {
 			parts, err := f.build(ctx, env)
@@ -128,8 +128,8 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 			}
 			st.parts = parts
 			for _, t := range parts.tools {
-				// The conformance suite's fixtures keep the names it calls them by.
-				if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) && !parts.foreignNames {
+				// An extension's tools are neither (it refuses the prefix itself).
+				if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) && !parts.extension {
 					return nil, fmt.Errorf("tool %s: kubepact's own tools, and only they, carry the %s prefix", t.name, reservedPrefix)
 				}
 				if t.writes() && s.opts.ReadOnly {
