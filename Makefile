@@ -77,7 +77,6 @@ vet: ## Run go vet.
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint with the project's style contract (.golangci.yml).
 	$(GOLANGCI_LINT) run ./...
-	$(GOLANGCI_LINT) run --build-tags conformance ./mcp/...
 	$(GOLANGCI_LINT) run --build-tags e2e ./test/e2e/...
 	@$(MAKE) --no-print-directory lint-sh
 
@@ -204,7 +203,7 @@ CONFORMANCE_DIR ?= $(CURDIR)/.cache/conformance
 
 .PHONY: test-conformance
 test-conformance: build ## Run the official MCP conformance suite against `kubepact mcp -t http`, without and with its fixtures.
-	$(GO_BUILD) -tags conformance -o $(LOCALBIN)/kubepact-conformance ./cmd/kubepact
+	$(GO_BUILD) -o $(LOCALBIN)/kubepact-conformance ./hack/conformance/server
 	CONFORMANCE_DIR=$(CONFORMANCE_DIR) KUBEPACT=$(LOCALBIN)/kubepact KUBEPACT_CONFORMANCE=$(LOCALBIN)/kubepact-conformance hack/conformance/run.sh
 
 .PHONY: bench

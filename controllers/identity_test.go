@@ -111,10 +111,10 @@ targets:
 		t.Fatal(err)
 	}
 	b := fleetgraph.NewBuilder(nil)
-	snap := source.Populate(t.Context(), b, []source.Source{
+	snap := source.NewFeed(b, []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.TargetStateSource{Path: path},
-	})
+	}).Collect(t.Context(), nil)
 	if sv, _, tg := snap.Counts(); sv != 3 || tg != 3 {
 		t.Fatalf("fleet: %d services, %d targets; want 3 and 3 (%v)", sv, tg, snap.Meta().Limitations)
 	}
@@ -123,7 +123,7 @@ targets:
 
 func serveMCP(t testing.TB, opts *mcp.Options) string {
 	t.Helper()
-	srv, err := mcp.NewContext(t.Context(), opts)
+	srv, err := mcp.NewServer(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,8 +217,8 @@ func TestKubeIdentityScopesMCP(t *testing.T) {
 	}
 	url := serveMCP(t, &mcp.Options{
 		Transport: mcp.TransportHTTP, Workspace: t.TempDir(), Families: []mcp.Family{mcp.FamilyFleet},
-		Fleet:         mcp.FleetOptions{Enabled: true, Builder: identityFleet(t, nsA, nsB)},
-		Authenticator: ident, Scoper: ident,
+		Fleet:       mcp.FleetOptions{Enabled: true, Builder: identityFleet(t, nsA, nsB)},
+		HTTPOptions: mcp.HTTPOptions{Authenticator: ident}, Scoper: ident,
 	})
 
 	for _, era := range []string{"2025-11-25", "2026-07-28"} {
@@ -426,7 +426,7 @@ func TestKubeIdentitySharedRevision(t *testing.T) {
 	}
 	url := serveMCP(t, &mcp.Options{
 		Transport: mcp.TransportHTTP, Workspace: t.TempDir(), Families: []mcp.Family{mcp.FamilyFleet},
-		Fleet: mcp.FleetOptions{Enabled: true, Builder: b}, Authenticator: ident, Scoper: ident,
+		Fleet: mcp.FleetOptions{Enabled: true, Builder: b}, HTTPOptions: mcp.HTTPOptions{Authenticator: ident}, Scoper: ident,
 	})
 	// Stateless calls answer from the current snapshot.
 	alice, bob, erin := mcpClient(t, url, aliceTok, "2026-07-28"), mcpClient(t, url, bobTok, "2026-07-28"), mcpClient(t, url, erinTok, "2026-07-28")
@@ -524,7 +524,7 @@ func TestKubeIdentityBoundsTokenReviews(t *testing.T) {
 
 	// Over HTTP: a made-up token past the bound is a 503 with a retry hint.
 	url := serveMCP(t, &mcp.Options{Transport: mcp.TransportHTTP, Families: []mcp.Family{mcp.FamilyFleet},
-		Fleet: mcp.FleetOptions{Builder: fleetgraph.NewBuilder(nil)}, Authenticator: ident, Scoper: ident, Workspace: t.TempDir()})
+		Fleet: mcp.FleetOptions{Builder: fleetgraph.NewBuilder(nil)}, HTTPOptions: mcp.HTTPOptions{Authenticator: ident}, Scoper: ident, Workspace: t.TempDir()})
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
 		t.Fatal(err)

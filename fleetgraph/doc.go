@@ -4,37 +4,34 @@
 //
 // # Map
 //
-//   - keys.go: Pacto's three identities (service, revision, target keys) and
-//     their escaping; reference parsing (domain, repository, tag, digest).
-//   - model.go: the records a source or an informer feeds in ([Revision],
-//     [Target]), statuses and attention categories.
-//   - envelope.go: the completeness envelope every answer carries ([Meta]):
-//     sources, limitations and sanitised error codes.
-//   - pmap.go, sorted.go: the persistent (copy-on-write, sharded) maps and
-//     the chunked sorted maps that let one change publish a new snapshot
-//     without copying the fleet.
-//   - index.go: the search posting lists (a sorted key set per filter
-//     term) and the streams search intersects, smallest first.
-//   - builder.go, snapshot.go: [Builder] takes incremental upserts and
-//     deletes, coalesces bursts and publishes a [Snapshot] through an
-//     atomic pointer.
-//   - query.go, graph.go, status.go: pure, deterministic queries over one
-//     snapshot (search with cursors, get, graph, status, explain). Status
-//     walks attention lists the Builder keeps per code.
-//   - view.go: restricted views ([Snapshot.Restrict]): the snapshot as a
-//     reader who may see only some scopes (namespaces) sees it, with every
-//     index rebuilt over the visible records, so totals, cursors, misses,
-//     graphs and impact never reveal a hidden record.
-//   - impact.go, impact_text.go: the semantic diff of two contract
-//     revisions (package bundle/diff) projected onto a snapshot's
-//     dependents, each with a risk (at risk when its range admits a
-//     breaking version, excluded when it stops below), and the answer's
-//     one-line headline.
+//   - Identities and records. Pacto's three identities (service, revision
+//     and target keys, with their escaping and reference parsing) and the
+//     records a feed hands in: a [Revision] (one contract revision, its
+//     declared edges and where its bundle can be read again) and a [Target]
+//     (where a revision runs), with their statuses and attention
+//     categories.
+//   - Building and publishing. A [Builder] takes incremental upserts and
+//     deletes, coalesces bursts and publishes an immutable [Snapshot]
+//     through an atomic pointer; persistent, sharded copy-on-write maps let
+//     one change publish a new snapshot without copying the fleet.
+//   - Queries. Pure, deterministic answers over one snapshot: search (posting
+//     lists per filter term, intersected smallest first, with cursors),
+//     get, locate, graph, status (attention lists the Builder keeps per
+//     code) and explain; a miss names the nearest candidates.
+//   - Impact. The semantic diff of two contract revisions (bundle/diff)
+//     projected onto a snapshot's dependents, each with a risk, and the
+//     answer's one-line headline.
+//   - Restricted views. [Snapshot.Restrict] is the snapshot as a reader who
+//     may see only some scopes (namespaces) sees it, every index rebuilt
+//     over the visible records, so totals, cursors, misses, graphs and
+//     impact never reveal a hidden record.
+//   - The envelope. Every answer carries [Meta]: the sources, their
+//     limitations and sanitised error codes, and how complete it is.
 //
 // What feeds a Builder lives beside the core: fleetgraph/source holds the
 // laptop and CI sources (local directories, OCI references, Pacto's
 // target-state file, watched for changes) and the loader impact resolves
-// refs with; the Kubernetes feed will be its sibling fleetgraph/kube.
+// refs with; fleetgraph/kube feeds it from a Kubernetes API server.
 //
 // # Memory
 //
@@ -58,7 +55,7 @@
 //
 // The package imports github.com/kubepact/kubepact/bundle and its
 // sub-packages and a few general libraries (semver); never Kubernetes,
-// never MCP and never its own sub-packages (TestImports enforces it). A
-// feed lives in its own sub-package and drives a [Builder] through its
-// upsert/delete methods.
+// never MCP and never its own sub-packages (depguard in .golangci.yml
+// enforces it). A feed lives in its own sub-package and drives a
+// [Builder] through its upsert/delete methods.
 package fleetgraph

@@ -3,7 +3,6 @@ package fleetgraph_test
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,30 +13,6 @@ import (
 
 	"github.com/kubepact/kubepact/fleetgraph"
 )
-
-// TestImports enforces the package's import rule: bundle (and the
-// standard-library-only leaves internal/jsonobj and internal/didyoumean) and general libraries, never Kubernetes, never MCP, never its own sub-packages (the
-// feeds depend on the core, not the other way round).
-func TestImports(t *testing.T) {
-	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for dep := range strings.FieldsSeq(string(out)) {
-		switch {
-		case strings.HasPrefix(dep, "k8s.io/"), strings.HasPrefix(dep, "sigs.k8s.io/controller-runtime"),
-			strings.Contains(dep, "modelcontextprotocol"), strings.HasPrefix(dep, "github.com/kubepact/kubepact/mcp"):
-			t.Errorf("fleetgraph depends on %s", dep)
-		case strings.HasPrefix(dep, "github.com/kubepact/kubepact/") &&
-			!strings.HasPrefix(dep, "github.com/kubepact/kubepact/bundle") && dep != "github.com/kubepact/kubepact/fleetgraph" &&
-			dep != "github.com/kubepact/kubepact/internal/jsonobj" && dep != "github.com/kubepact/kubepact/internal/didyoumean" &&
-			dep != "github.com/kubepact/kubepact/internal/schemacycle" &&
-			dep != "github.com/kubepact/kubepact/internal/atomicfile" && dep != "github.com/kubepact/kubepact/internal/jsonschemakw" &&
-			dep != "github.com/kubepact/kubepact/internal/schemamsg" && dep != "github.com/kubepact/kubepact/internal/memfs": // standard-library-only leaves any package may use
-			t.Errorf("fleetgraph imports %s; only bundle and its sub-packages are allowed (feeds such as fleetgraph/source import the core)", dep)
-		}
-	}
-}
 
 func TestCursorAcrossSnapshotChange(t *testing.T) {
 	b, s := testFleet(t)

@@ -28,11 +28,11 @@ var testAsOf = time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
 func testFleet(t testing.TB) (*fleetgraph.Builder, *fleetgraph.Snapshot) {
 	t.Helper()
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: func() time.Time { return testAsOf }, Freshness: 24 * time.Hour})
-	snap := source.Populate(t.Context(), b, []source.Source{
+	snap := source.NewFeed(b, []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.LocalSource{Dir: "testdata/bundles"},
 		&source.TargetStateSource{Path: "testdata/targets.yaml"},
-	})
+	}).Collect(t.Context(), nil)
 	if err := snap.CheckInvariants(); err != nil {
 		t.Fatal(err)
 	}

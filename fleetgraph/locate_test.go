@@ -16,10 +16,10 @@ import (
 // TestLocate finds where a revision's bundle can be read again and which
 // targets run it, over the example bundles and their targets.
 func TestLocate(t *testing.T) {
-	snap := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{
+	snap := source.NewFeed(fleetgraph.NewBuilder(nil), []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
-	})
+	}).Collect(t.Context(), nil)
 	dir, err := filepath.Abs("../examples/bundles/payments")
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestLocateNewestFirstPactoDemo(t *testing.T) {
 
 func locateNewestFirst(t *testing.T, dir, service string, want []string) {
 	t.Helper()
-	snap := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{&source.LocalSource{Dir: dir}})
+	snap := source.NewFeed(fleetgraph.NewBuilder(nil), []source.Source{&source.LocalSource{Dir: dir}}).Collect(t.Context(), nil)
 	got, miss := snap.Locate(fleetgraph.LocateQuery{Service: service})
 	if !miss.Found {
 		t.Fatalf("%+v", miss)

@@ -123,12 +123,6 @@ func (s *Snapshot) Sources() []SourceState { return cloneSources(s.sources) }
 // Meta returns the envelope of an answer that adds no limitation of its own.
 func (s *Snapshot) Meta() Meta { return s.meta(nil) }
 
-// CheckInvariants verifies the snapshot's internal consistency: every index
-// agrees with the records. It is O(fleet) and meant for tests.
-func (s *Snapshot) CheckInvariants() error {
-	return s.checkInvariants()
-}
-
 func (s *Snapshot) service(key string) *service {
 	sv, _ := s.services.get(key)
 	return sv

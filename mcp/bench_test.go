@@ -82,7 +82,7 @@ func BenchmarkToolCall(b *testing.B) {
 			benchCalls(b, cs, "noop", args)
 		})
 		b.Run("http-"+version+"/kubepact", func(b *testing.B) {
-			ts := httptest.NewServer(ourServer(b).Handler())
+			ts := httptest.NewServer(ourServer(b).httpHandler)
 			b.Cleanup(ts.Close)
 			cs, err := httpClient(b.Context(), b, ts.URL+Endpoint, version, nil)
 			if err != nil {

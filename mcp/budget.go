@@ -135,7 +135,7 @@ func (o *BudgetOptions) validate() error {
 	case o.MaxCalls < 0:
 		return optionErrorf("Budget.MaxCalls", "%d: want a positive number (0 means the default, %d)", o.MaxCalls, DefaultMaxExpensiveCalls)
 	case o.MaxCallsPerCaller < 0 || o.MaxCallsPerCaller > o.MaxCalls:
-		return optionErrorf("Budget.MaxCallsPerCaller", "%d: want 1..%d (Budget.MaxCalls)", o.MaxCallsPerCaller, o.MaxCalls)
+		return optionErrorf("Budget.MaxCallsPerCaller", "%d: want 1..%d (%s)", o.MaxCallsPerCaller, o.MaxCalls, fieldName("Budget.MaxCalls"))
 	case o.CallTimeout < 0:
 		return optionErrorf("Budget.CallTimeout", "must not be negative")
 	case o.BundleMemory < 0:
@@ -145,7 +145,7 @@ func (o *BudgetOptions) validate() error {
 	}
 	_, call, caller := o.memory()
 	if call > caller {
-		return optionErrorf("Budget.CallBundleMemory", "%s is more than one caller may hold (%s, half of Budget.BundleMemory), so no call could use it: lower it or raise Budget.BundleMemory", mib(call), mib(caller))
+		return optionErrorf("Budget.CallBundleMemory", "%s is more than one caller may hold (%s, half of %s), so no call could use it: lower it or raise %[3]s", mib(call), mib(caller), fieldName("Budget.BundleMemory"))
 	}
 	return nil
 }

@@ -52,8 +52,8 @@ func TestBudgetHostileCaller(t *testing.T) {
 	ws := t.TempDir()
 	explosiveBundle(t, filepath.Join(ws, "explosive"), 0)
 	s := newTestServer(t, &Options{Transport: TransportHTTP, Workspace: ws, Registry: client, Families: []Family{FamilyPayload},
-		Authenticator: tokenTable{"hostile-token": {User: "hostile"}, "legit-token": {User: "legit"}},
-		Budget:        BudgetOptions{MaxCalls: 3, MaxCallsPerCaller: 2, BundleMemory: 3 << 30, CallBundleMemory: 64 << 20}})
+		HTTPOptions: HTTPOptions{Authenticator: tokenTable{"hostile-token": {User: "hostile"}, "legit-token": {User: "legit"}}},
+		Budget:      BudgetOptions{MaxCalls: 3, MaxCallsPerCaller: 2, BundleMemory: 3 << 30, CallBundleMemory: 64 << 20}})
 	url := serveHTTP(t, s)
 	as := func(token, version string) *sdk.ClientSession {
 		cs, err := httpClient(t.Context(), t, url, version, &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}})
@@ -165,8 +165,8 @@ func TestSharedBundleMemory(t *testing.T) {
 	ws := t.TempDir()
 	explosiveBundle(t, filepath.Join(ws, "small"), 0)
 	s := newTestServer(t, &Options{Transport: TransportHTTP, Workspace: ws, Registry: client, Families: []Family{FamilyPayload},
-		Authenticator: tokenTable{"a": {User: "a"}, "b": {User: "b"}, "c": {User: "c"}},
-		Budget:        BudgetOptions{MaxCalls: 4, MaxCallsPerCaller: 2, BundleMemory: 512 << 20}})
+		HTTPOptions: HTTPOptions{Authenticator: tokenTable{"a": {User: "a"}, "b": {User: "b"}, "c": {User: "c"}}},
+		Budget:      BudgetOptions{MaxCalls: 4, MaxCallsPerCaller: 2, BundleMemory: 512 << 20}})
 	url := serveHTTP(t, s)
 	as := func(token string) *sdk.ClientSession {
 		cs, err := httpClient(t.Context(), t, url, "", &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}})

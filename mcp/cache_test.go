@@ -48,7 +48,7 @@ func TestCacheHints(t *testing.T) {
 		}, "", 0, "public"},
 		{"pulled bundle", pulled, "", fixed, "public"},
 		{"behind a bearer token", func(t *testing.T) *Server {
-			return capabilityServer(t, "../examples/bundles/payments", nil, &Options{Transport: TransportHTTP, AuthTokenFile: tokenFile})
+			return capabilityServer(t, "../examples/bundles/payments", nil, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{AuthTokenFile: tokenFile}})
 		}, "s3cret-token", 0, "private"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

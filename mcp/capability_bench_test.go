@@ -21,7 +21,7 @@ import (
 func BenchmarkSidecarOverhead(b *testing.B) {
 	base := demoService(b, nil)
 	s := capabilityServer(b, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base}, nil)
-	srv := httptest.NewServer(s.Handler())
+	srv := httptest.NewServer(s.httpHandler)
 	b.Cleanup(srv.Close)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v0"}, nil).Connect(b.Context(),
 		&sdk.StreamableClientTransport{Endpoint: srv.URL + Endpoint, DisableStandaloneSSE: true, MaxRetries: -1}, nil)

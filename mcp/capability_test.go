@@ -247,7 +247,7 @@ func TestSkillsToolResourcesPrompts(t *testing.T) {
 func TestCapabilityOverHTTP(t *testing.T) {
 	base := demoService(t, nil)
 	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base}, nil)
-	srv := httptest.NewServer(s.Handler())
+	srv := httptest.NewServer(s.httpHandler)
 	t.Cleanup(srv.Close)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(t.Context(),
 		&sdk.StreamableClientTransport{Endpoint: srv.URL + Endpoint, DisableStandaloneSSE: true, MaxRetries: -1}, nil)

@@ -81,7 +81,7 @@ func (o *CatalogOptions) validate(families []Family) error {
 	}
 	switch {
 	case on && len(o.Roots) == 0 && o.Live == nil:
-		return optionErrorf("Families", ": the catalog family needs Catalog.Roots (local bundle directories or oci:// references); nothing is discovered implicitly")
+		return optionErrorf("Families", ": the catalog family needs %s (local bundle directories or oci:// references); nothing is discovered implicitly", fieldName("Catalog.Roots"))
 	case o.Refresh < 0:
 		return optionErrorf("Catalog.Refresh", "must not be negative")
 	}

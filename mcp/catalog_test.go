@@ -123,7 +123,7 @@ func TestCatalogFamilyOverRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyCatalog}, Catalog: CatalogOptions{Live: live}})
+	s, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyCatalog}, Catalog: CatalogOptions{Live: live}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestCatalogFamilyOverRegistry(t *testing.T) {
 func TestCatalogRefreshFollowsMovedTag(t *testing.T) {
 	reg, c := catalogRegistry(t)
 	pushContract(t, c, reg.Host, "orders", "stable", "1.0.0", nil)
-	s, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Registry: c,
+	s, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Registry: c,
 		Catalog: CatalogOptions{Roots: []string{"oci://" + reg.Host + "/acme/orders:stable"}, Refresh: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func TestCatalogOptions(t *testing.T) {
 		{Options{Catalog: CatalogOptions{Roots: []string{"."}, Bounds: catalog.Bounds{MaxDepth: 99}}}, "Catalog.Bounds.MaxDepth is 99: the ceiling is 25"},
 	} {
 		tc.opts.Workspace = t.TempDir()
-		_, err := NewContext(t.Context(), &tc.opts)
+		_, err := NewServer(t.Context(), &tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.opts.Catalog, err, tc.want)
 		}
@@ -259,7 +259,7 @@ func TestCatalogCombinesWithOtherFamilies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyAuthoring, FamilyFleet, FamilyCatalog},
+	s2, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyAuthoring, FamilyFleet, FamilyCatalog},
 		Fleet: FleetOptions{Enabled: true, Local: []string{"../examples/bundles"}}, Catalog: CatalogOptions{Roots: []string{root}}})
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +304,7 @@ func catalogServer(t *testing.T) *Server {
 	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte("pactoVersion: \"2.0\"\nservice:\n  name: solo\n  version: 1.0.0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyCatalog}, Catalog: CatalogOptions{Roots: []string{dir}}})
+	s, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyCatalog}, Catalog: CatalogOptions{Roots: []string{dir}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestCloseEndsTheCatalogRefresh(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte("pactoVersion: \"2.0\"\nservice:\n  name: solo\n  version: 1.0.0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyCatalog}, Catalog: CatalogOptions{Roots: []string{dir}, Refresh: time.Millisecond}})
+	s, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyCatalog}, Catalog: CatalogOptions{Roots: []string{dir}, Refresh: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestCatalogServesBeforeFirstResolution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: patient, Families: []Family{FamilyCatalog},
+	s, err := NewServer(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: patient, Families: []Family{FamilyCatalog},
 		Catalog: CatalogOptions{Roots: []string{"oci://" + stalled.Host + "/acme/held:1.0.0", "oci://" + reg.Host + "/acme/orders:1.0.0"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -414,7 +414,7 @@ func TestCatalogStalledDependencyIsALimitation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: timed, Families: []Family{FamilyCatalog},
+	s, err := NewServer(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), Registry: timed, Families: []Family{FamilyCatalog},
 		Catalog: CatalogOptions{Roots: []string{"oci://" + reg.Host + "/acme/orders:1.0.0"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func watching() bool {
 // watchedFleet is a server whose fleet watches a local directory.
 func watchedFleet(ctx context.Context, t *testing.T) *Server {
 	t.Helper()
-	s, err := NewContext(ctx, &Options{Workspace: t.TempDir(), Families: []Family{FamilyFleet},
+	s, err := NewServer(ctx, &Options{Workspace: t.TempDir(), Families: []Family{FamilyFleet},
 		Fleet: FleetOptions{Enabled: true, Local: []string{"../examples/bundles"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestCloseEndsTheFleetWatch(t *testing.T) {
 	goleak.VerifyNone(t, before)
 }
 
-// TestContextEndsTheFleetWatch: the ctx given to NewContext bounds the
+// TestContextEndsTheFleetWatch: the ctx given to NewServer bounds the
 // same work; Close after it is done returns at once.
 func TestContextEndsTheFleetWatch(t *testing.T) {
 	before := goleak.IgnoreCurrent()
@@ -67,7 +67,7 @@ func TestContextEndsTheFleetWatch(t *testing.T) {
 	}
 }
 
-// TestFailedServerLeavesNothingRunning: a server NewContext refuses after
+// TestFailedServerLeavesNothingRunning: a server NewServer refuses after
 // its fleet was built does not keep watching.
 func TestFailedServerLeavesNothingRunning(t *testing.T) {
 	before := goleak.IgnoreCurrent()
@@ -76,10 +76,10 @@ func TestFailedServerLeavesNothingRunning(t *testing.T) {
 	families = append(families[:len(families):len(families)], &family{name: "broken", build: func(context.Context, *familyEnv) (*familyParts, error) {
 		return &familyParts{tools: []*tool{{name: "pacto_fleet_search"}}}, nil // a name the fleet already has
 	}})
-	_, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyFleet, "broken"},
+	_, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyFleet, "broken"},
 		Fleet: FleetOptions{Enabled: true, Local: []string{"../examples/bundles"}}})
 	if err == nil || !strings.Contains(err.Error(), "registered twice") {
-		t.Fatalf("NewContext with a duplicate tool: %v, want refused", err)
+		t.Fatalf("NewServer with a duplicate tool: %v, want refused", err)
 	}
 	if watching() {
 		t.Error("a refused server left its fleet watch running")

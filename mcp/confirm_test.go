@@ -196,7 +196,7 @@ func TestConfirmPolicies(t *testing.T) {
 func TestConfirmedDeleteOverHTTP(t *testing.T) {
 	svc := newDemoCounter(t)
 	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, nil)
-	srv := httptest.NewServer(s.Handler())
+	srv := httptest.NewServer(s.httpHandler)
 	t.Cleanup(srv.Close)
 	var asked atomic.Int32
 	c := sdk.NewClient(&sdk.Implementation{Name: "confirm-http", Version: "v0"}, &sdk.ClientOptions{
@@ -275,7 +275,7 @@ func TestConfirmationCoversOnlyTheRequestShown(t *testing.T) {
 func TestConfirmedDeleteStateless2026(t *testing.T) {
 	svc := newDemoCounter(t)
 	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, nil)
-	srv := httptest.NewServer(s.Handler())
+	srv := httptest.NewServer(s.httpHandler)
 	t.Cleanup(srv.Close)
 	for _, answer := range []string{"decline", "accept"} {
 		c := sdk.NewClient(&sdk.Implementation{Name: "confirm-2026", Version: "v0"}, &sdk.ClientOptions{
@@ -404,7 +404,7 @@ func stateOfMain(tool, method, url string) string {
 func TestConfirmationStateStateless2026(t *testing.T) {
 	svc := newDemoCounter(t)
 	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, nil)
-	srv := httptest.NewServer(s.Handler())
+	srv := httptest.NewServer(s.httpHandler)
 	t.Cleanup(srv.Close)
 	cs := retryingByHand(t, s, srv.URL+Endpoint, "")
 	p1 := map[string]any{"productId": "p-0001"}
@@ -449,8 +449,8 @@ func TestConfirmationStateStateless2026(t *testing.T) {
 func TestConfirmationStateBoundToCaller(t *testing.T) {
 	svc := newDemoCounter(t)
 	ids := tokenTable{"alice-token": {User: "alice"}, "bob-token": {User: "bob"}}
-	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, &Options{Authenticator: ids})
-	srv := httptest.NewServer(s.Handler())
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: svc.url, AllowWrites: true}, &Options{HTTPOptions: HTTPOptions{Authenticator: ids}})
+	srv := httptest.NewServer(s.httpHandler)
 	t.Cleanup(srv.Close)
 	alice := retryingByHand(t, s, srv.URL+Endpoint, "alice-token")
 	bob := retryingByHand(t, s, srv.URL+Endpoint, "bob-token")

@@ -5,86 +5,63 @@
 //
 // # Map
 //
-//   - options.go: [Options], the flag group `kubepact mcp` binds, and defaults.
-//   - server.go: [NewContext] and [Server]; the families Options selects
-//     are built and their tools registered explicitly on one SDK server
-//     instance.
-//   - family.go: a tool family is a value (name, summary, build function
-//     returning its tools and optional resources, prompts, instructions
-//     paragraph and withheld-tool answers), not a method on Server. To add
-//     a family, write one such value in its own file and list it in the
-//     families variable; the server builds and registers it with no other
-//     change.
-//   - tool.go: what a tool is; the envelope every tool answers with
-//     (structuredContent plus a short text, or an isError result carrying
-//     {error:{code,message,...}}).
-//   - mcpshape.go: tool schemas as tools/list shows them, in the shape the
-//     MCP schema types (root type object, every subschema an object), which
-//     clients such as the TypeScript SDK enforce on the whole list.
-//   - args.go: strict argument decoding: unknown names, wrong types and
-//     missing required arguments are errors that list the accepted names and
-//     suggest the nearest one.
-//   - authoring.go: the four pacto_* authoring tools over internal/authoring.
-//   - capability.go: a bundle's OpenAPI operations as generated tools over
-//     internal/openapitools, pacto_skill, pacto_withheld, skills as resources
-//     and prompts.
-//   - confirm.go: confirmations of the generated tools' writes: asked
-//     through elicitation, or on the 2026-07-28 era carried by a
-//     requestState the server issued (HMAC'd, bound to the request and the
-//     caller, single-use, expiring), never by one a client can make.
-//   - fleet.go: the pacto_fleet_* tools and pacto_impact over fleetgraph
-//     snapshots, with per-session snapshot pinning.
-//   - payload.go: pacto_validate_payload and pacto_explain_field over
-//     internal/payload, a family of its own (served by default) because it
-//     needs a contract, not a particular source: a bundle directory in the
-//     workspace, an oci:// reference, the bundle the capability family
-//     serves, or a fleet service by name or name@version (read again from
-//     where its source found it). It sits outside the fleet family so that
-//     family's tools/list stays within its token budget.
-//   - catalog.go: Pacto's catalog mode over internal/catalog: the resources
-//     pacto://catalog and pacto://catalog/closure and pacto_catalog_revision,
-//     over roots kept live (re-resolved every Catalog.Refresh), served
-//     from the start: a RESOLVING placeholder answers until the first
-//     resolution, in the background, has ended.
-//   - conformance_fixtures.go: the MCP conformance suite's fixtures as one
-//     more family, compiled only with the build tag conformance (the release
-//     binary has none of it).
-//   - info.go: the instructions text and the read-only pacto_server_info tool.
-//   - observe.go: the audit line and Prometheus metrics per tool call.
-//   - http.go: Streamable HTTP at /mcp serving both protocol eras (sessions
-//     for 2025-11-25 clients, stateless for 2026-07-28 ones), Host/Origin
-//     checks, bearer authentication, limits and graceful shutdown.
-//     Serve is the one HTTP server of every shape (mcp -t http, sidecar):
-//     it drains calls in progress before closing sessions. A request with
-//     Transfer-Encoding is refused and its connection closed (Go's server
-//     hides a Content-Length beside it).
-//   - stdio.go: the stdio transport, the SDK's own behind a filter that
-//     applies the strict envelope to every line and answers, without
-//     ending the session, the lines the SDK would end it on.
-//   - identity.go: who calls. [Authenticator] turns a bearer token into an
-//     [Identity] (AuthTokenFile is the static one; the operator's checks
-//     Kubernetes tokens); the identity binds a session to its creator,
-//     reaches every tool call and is named in its audit line. [Scoper]
-//     decides which namespaces of a fleet snapshot a caller may see, and
-//     fleet answers are computed inside that restricted view
-//     (fleetgraph.Snapshot.Restrict), never filtered afterwards.
-//   - envelope.go: the strict JSON-RPC envelope (no key twice at any
-//     depth, no two keys differing only in case, no case variant of a
-//     JSON-RPC or MCP member, ids the SDK echoes exactly), one function
-//     both transports apply before the SDK decodes.
-//   - connlimit.go, sessions.go: the connection and session limits, with
-//     O(1) eviction of the connection or session idle longest (a GET
-//     stream is not activity) and a per-caller session quota.
-//   - requestbytes.go: the request bodies held at once, overall and per
-//     caller: a request is refused unread when its Content-Length does
-//     not fit, so many large requests cannot hold many times the memory.
-//   - budget.go: bounded work per call and per caller. Tools marked
-//     expensive (they read, project or diff bundles, or check values
-//     against their schemas) and the catalog's document reads run within
-//     [BudgetOptions]: so many at once overall and per caller (past that
-//     BUSY, never a queue), each within a deadline that stops its work,
-//     and holding only so much bundle memory, per call and together
-//     (bundle bytes times what reading or projecting makes of them).
+//   - The server and its options. [NewServer] builds a [Server] from
+//     [Options] (nil means the defaults): the families the options select,
+//     their tools registered explicitly on one go-sdk server, the
+//     instructions text and pacto_server_info written from what was
+//     registered. [HTTPOptions], embedded in Options, are the Streamable
+//     HTTP transport's settings; each option group binds its own flags
+//     (BindFlags, BindHTTPFlags), and an [OptionError] names the option
+//     it refuses, which a command renders as its flag ([OptionError.Named]).
+//   - Tool families. A family is a value, not a method on Server: a name, a
+//     summary and a build function returning its tools and, optionally,
+//     resources, prompts, an instructions paragraph and answers for the
+//     tools it withholds. Adding one means writing such a value and
+//     listing it; nothing on Server changes. The families are authoring
+//     (the pacto_* authoring tools), capability (a bundle's OpenAPI
+//     operations as generated tools, calling the live service, with
+//     pacto_skill and pacto_withheld), fleet (pacto_fleet_* and
+//     pacto_impact over fleetgraph snapshots, pinned per session), payload
+//     (pacto_validate_payload and pacto_explain_field, from any contract
+//     source) and catalog (Pacto's catalog mode over roots kept live).
+//   - Tools and the envelope. Every tool answers with structuredContent
+//     and a short text, or an isError result carrying
+//     {error:{code,message,...}} with the codes of one table; its schemas
+//     are shown in the shape MCP clients enforce on tools/list, and its
+//     arguments are decoded strictly (unknown names, wrong types and
+//     missing required arguments are errors that list what is accepted and
+//     suggest the nearest name).
+//   - Confirmations. A generated tool that writes asks the person at the
+//     client to confirm the exact request: through elicitation, or on the
+//     2026-07-28 era by a requestState the server issued (HMAC'd, bound to
+//     the request and the caller, single-use, expiring), never one a
+//     client can make.
+//   - Transports. stdio is the SDK's own behind a filter that applies the
+//     strict JSON-RPC envelope to every line (no key twice at any depth, no
+//     case variant of a protocol member, ids echoed exactly). Streamable
+//     HTTP at /mcp serves both protocol eras (sessions for 2025-11-25,
+//     stateless for 2026-07-28) behind Host and Origin checks and bearer
+//     authentication; [Server.Serve] is the one HTTP server of every shape
+//     and drains calls in progress before closing sessions.
+//   - Identity and scope. An [Authenticator] turns a bearer token into an
+//     [Identity] (the static token of AuthTokenFile, or the operator's
+//     Kubernetes one), which binds a session to its creator and is named in
+//     every audit line; a [Scoper] decides which namespaces of the fleet a
+//     caller sees, and fleet answers are computed inside that restricted
+//     view, never filtered afterwards.
+//   - Limits. Connections, sessions (overall and per caller, the one idle
+//     longest evicted first), the request bytes held at once (a request
+//     that does not fit is refused unread) and the expensive calls
+//     ([BudgetOptions]: so many at once overall and per caller, each within
+//     a deadline and a share of bundle memory) are each bounded, and every
+//     bound's refusal says which it was.
+//   - Observation. Every tool call has an audit line and Prometheus
+//     metrics.
+//
+// A program adds families of its own through [Options.Extensions]: each
+// [Extension] is built, listed and switched on like kubepact's families.
+// hack/conformance/server serves the MCP conformance suite's fixtures this
+// way; the release binary has none of them.
 //
 // # Safety
 //
@@ -96,7 +73,9 @@
 //
 // # Imports
 //
-// This package may import bundle/... and, later, fleetgraph. It must never
-// import Kubernetes packages: the operator mounts [Server.Handler] itself.
+// This package may import bundle/..., internal/..., fleetgraph and
+// fleetgraph/source. It must never import Kubernetes packages: the
+// operator gives it Kubernetes identity through [Authenticator] and
+// [Scoper], and serves it with [Server.Serve] on a listener of its own.
 // The SDK is imported as sdk "github.com/modelcontextprotocol/go-sdk/mcp".
 package mcp

@@ -108,7 +108,7 @@ func TestParamsInWords(t *testing.T) {
 // line, not the SDK's "malformed payload: unmarshaling jsonrpc message:
 // json: …" or a bare "request body exceeds N bytes".
 func TestHTTPBodyRefusalsInWords(t *testing.T) {
-	url := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP, MaxRequestBytes: 512}))
+	url := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxRequestBytes: 512}}))
 	for _, version := range []string{"", statelessEra} {
 		for _, body := range []string{`{not json`, `{"jsonrpc":"2.0","id":1,"method":`, `{"jsonrpc":"2.0","id":1,"method":"ping"} {}`, ``} {
 			r := rpcPost(t, url, "", version, body)

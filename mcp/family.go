@@ -37,16 +37,28 @@ type family struct {
 	build func(ctx context.Context, env *familyEnv) (*familyParts, error)
 }
 
-// families are every family this binary knows, in the order the
-// instructions and pacto_server_info list them. fixtureFamilies is empty
-// unless the binary is built with -tags conformance.
-var families = append([]*family{authoringFamily, capabilityFamily, fleetFamily, payloadFamily, catalogFamily}, fixtureFamilies...)
+// families are kubepact's own families, in the order the instructions and
+// pacto_server_info list them.
+var families = []*family{authoringFamily, capabilityFamily, fleetFamily, payloadFamily, catalogFamily}
 
-// knownFamilies returns the names of [families], for the options check
-// and the --families help.
-func knownFamilies() []Family {
-	out := make([]Family, len(families))
-	for i, f := range families {
+// allFamilies are kubepact's families followed by the options'
+// extensions.
+func (o *Options) allFamilies() []*family {
+	out := append([]*family{}, families...)
+	for _, x := range o.Extensions {
+		out = append(out, x.family())
+	}
+	return out
+}
+
+// knownFamilies returns the names of fs (default: kubepact's own), for the
+// options check and the --families help.
+func knownFamilies(fs ...*family) []Family {
+	if fs == nil {
+		fs = families
+	}
+	out := make([]Family, len(fs))
+	for i, f := range fs {
 		out[i] = f.name
 	}
 	return out
@@ -58,7 +70,7 @@ type familyEnv struct {
 	opts *Options
 	log  logr.Logger
 
-	// bg is done when the server is closed or NewContext's ctx is; wg
+	// bg is done when the server is closed or NewServer's ctx is; wg
 	// counts the goroutines started with background.
 	bg context.Context //nolint:containedctx // the server's life, handed to the families' background work
 	wg *sync.WaitGroup
@@ -119,7 +131,7 @@ type familyParts struct {
 	// withheld answers a call to a tool of this family the server does
 	// not offer, or returns nil when name is none of its tools.
 	withheld func(name string) *ToolError
-	// foreignNames exempts the family's tools from the pacto_ prefix rule:
-	// they keep names another party calls them by (the conformance suite).
-	foreignNames bool
+	// extension says the family is an [Extension]: its tools are neither
+	// kubepact's own (pacto_*) nor generated from a bundle.
+	extension bool
 }

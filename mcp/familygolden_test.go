@@ -23,10 +23,10 @@ func TestToolListGoldenFamilies(t *testing.T) {
 	configs := map[string]func() *Server{
 		"fleet": func() *Server {
 			b := fleetgraph.NewBuilder(nil)
-			source.Populate(t.Context(), b, []source.Source{
+			source.NewFeed(b, []source.Source{
 				&source.LocalSource{Dir: "../examples/bundles"},
 				&source.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
-			})
+			}).Collect(t.Context(), nil)
 			return newTestServer(t, &Options{Families: []Family{FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: b}})
 		},
 		// The operator's /mcp: the fleet family with fleet-only

@@ -78,6 +78,10 @@ func (o *FleetOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Retention, "snapshot-retention", o.Retention, "how long a replaced fleet snapshot still answers pinned requests (default 10m)")
 }
 
+// fleetSources is the remedy of a fleet without a source; its verbs are
+// the three source fields.
+const fleetSources = "set %s (directories scanned for bundles), %s (oci:// references of published bundles) or %s (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly"
+
 // validate rejects the fleet family (Fleet.Enabled, or named in
 // families) without a source, and sources without the fleet family.
 func (o *FleetOptions) validate(families []Family) error {
@@ -85,13 +89,13 @@ func (o *FleetOptions) validate(families []Family) error {
 	named := slices.Contains(families, FamilyFleet)
 	switch {
 	case o.Enabled && !hasSource:
-		return errors.New("Fleet.Enabled needs at least one source: set Fleet.Local (directories scanned for bundles), Fleet.OCI (oci:// references of published bundles) or Fleet.TargetState (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
+		return optionErrorf("Fleet.Enabled", "needs at least one source: "+fleetSources, fieldName("Fleet.Local"), fieldName("Fleet.OCI"), fieldName("Fleet.TargetState"))
 	case named && !hasSource:
-		return optionErrorf("Families", ": the fleet family needs at least one source: set Fleet.Local (directories scanned for bundles), Fleet.OCI (oci:// references of published bundles) or Fleet.TargetState (a pacto.dev/fleet-targets/v1 file); nothing is scanned implicitly")
+		return optionErrorf("Families", ": the fleet family needs at least one source: "+fleetSources, fieldName("Fleet.Local"), fieldName("Fleet.OCI"), fieldName("Fleet.TargetState"))
 	case !o.Enabled && !named && hasSource && o.Builder == nil:
-		return errors.New("Fleet.Local, Fleet.OCI and Fleet.TargetState are fleet sources: set Fleet.Enabled to serve the fleet tools")
+		return optionErrorf("Fleet.Local", ", %s and %s are fleet sources: set %s to serve the fleet tools", fieldName("Fleet.OCI"), fieldName("Fleet.TargetState"), fieldName("Fleet.Enabled"))
 	case o.Freshness < 0:
-		return errors.New("Fleet.Freshness must not be negative")
+		return optionErrorf("Fleet.Freshness", "must not be negative")
 	}
 	return nil
 }

@@ -17,10 +17,10 @@ import (
 // resolve is refused with the candidates.
 func TestCreateResolvesDependenciesAgainstTheFleet(t *testing.T) {
 	b := fleetgraph.NewBuilder(nil)
-	source.Populate(t.Context(), b, []source.Source{
+	source.NewFeed(b, []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.LocalSource{Dir: "../fleetgraph/testdata/bundles"},
-	})
+	}).Collect(t.Context(), nil)
 	ws := t.TempDir()
 	s := newTestServer(t, &Options{Workspace: ws, Families: []Family{FamilyAuthoring, FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: b}})
 	cs := connect(t.Context(), t, s)

@@ -21,7 +21,7 @@ func TestFleetSessionMovesToLatest(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	s, err := NewContext(ctx, &Options{Workspace: ws, Families: []Family{FamilyAuthoring, FamilyFleet},
+	s, err := NewServer(ctx, &Options{Workspace: ws, Families: []Family{FamilyAuthoring, FamilyFleet},
 		Fleet: FleetOptions{Enabled: true, Local: []string{ws}, WatchDebounce: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

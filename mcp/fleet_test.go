@@ -37,11 +37,11 @@ func fleetServer(t *testing.T) (*Server, *fleetgraph.Builder, *fakeClock) {
 	t.Helper()
 	clock := &fakeClock{now: time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)}
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Clock: clock.Now, Freshness: 24 * time.Hour, Retention: time.Minute})
-	source.Populate(t.Context(), b, []source.Source{
+	source.NewFeed(b, []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.LocalSource{Dir: "../fleetgraph/testdata/bundles"},
 		&source.TargetStateSource{Path: "../fleetgraph/testdata/targets.yaml"},
-	})
+	}).Collect(t.Context(), nil)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -193,13 +193,13 @@ func TestFleetSnapshotPinning(t *testing.T) {
 }
 
 func TestFleetNeedsASource(t *testing.T) {
-	_, err := NewContext(t.Context(), &Options{Workspace: t.TempDir(), Fleet: FleetOptions{Enabled: true}})
+	_, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Fleet: FleetOptions{Enabled: true}})
 	if err == nil || !strings.Contains(err.Error(), "Fleet.Local") || !strings.Contains(err.Error(), "Fleet.TargetState") {
-		t.Errorf("NewContext(--fleet without sources) = %v, want an error naming the source flags", err)
+		t.Errorf("NewServer(--fleet without sources) = %v, want an error naming the source flags", err)
 	}
-	_, err = NewContext(t.Context(), &Options{Workspace: t.TempDir(), Fleet: FleetOptions{Local: []string{"."}}})
+	_, err = NewServer(t.Context(), &Options{Workspace: t.TempDir(), Fleet: FleetOptions{Local: []string{"."}}})
 	if err == nil || !strings.Contains(err.Error(), "Fleet.Enabled") {
-		t.Errorf("NewContext(--local without --fleet) = %v", err)
+		t.Errorf("NewServer(--local without --fleet) = %v", err)
 	}
 }
 

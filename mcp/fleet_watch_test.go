@@ -59,7 +59,7 @@ func TestFleetWatchesLocalSources(t *testing.T) {
 	writeTargets("payments")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	s, err := NewContext(ctx, &Options{Workspace: dir, Families: []Family{FamilyAuthoring, FamilyFleet},
+	s, err := NewServer(ctx, &Options{Workspace: dir, Families: []Family{FamilyAuthoring, FamilyFleet},
 		Fleet: FleetOptions{Enabled: true, Local: []string{dir}, TargetState: ts, WatchDebounce: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

@@ -20,10 +20,10 @@ import (
 func fleetRefsServer(t *testing.T) (*Server, *fleetgraph.Snapshot) {
 	t.Helper()
 	b := fleetgraph.NewBuilder(nil)
-	snap := source.Populate(t.Context(), b, []source.Source{
+	snap := source.NewFeed(b, []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
-	})
+	}).Collect(t.Context(), nil)
 	reg, err := oci.NewClient(&oci.ClientOptions{AllowedRegistries: []string{"127.0.0.2"}, PlainHTTP: true, NoRetry: true, DockerConfigJSON: []byte(`{"auths":{}}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestFleetRefsOnlyOptions(t *testing.T) {
 		{FleetRefsOnly: true, Fleet: FleetOptions{Enabled: true, Builder: fleetgraph.NewBuilder(nil)}}, // the default families hold authoring
 	} {
 		o.Workspace = t.TempDir()
-		_, err := NewContext(t.Context(), o)
+		_, err := NewServer(t.Context(), o)
 		if oe, ok := errors.AsType[*OptionError](err); !ok || oe.Field != "FleetRefsOnly" {
 			t.Errorf("%+v: %v, want an OptionError for FleetRefsOnly", o, err)
 		}

@@ -40,11 +40,6 @@ const MetricsEndpoint = "/metrics"
 // stateful.
 const statelessEra = "2026-07-28"
 
-// Handler returns the hardened HTTP handler: /mcp behind Host and Origin
-// checks and, when configured, bearer authentication. The operator mounts
-// it on its own server; Run and Serve use it too.
-func (s *Server) Handler() http.Handler { return s.httpHandler }
-
 func (s *Server) newHTTPHandler() http.Handler {
 	getServer := func(*http.Request) *sdk.Server { return s.sdk }
 	sdkLog := sdkLogger(s.log.WithName("http"))

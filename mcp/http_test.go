@@ -133,8 +133,8 @@ func TestHTTPHardening(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte("s3cret-token\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	open := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP, AllowedHosts: []string{"mcp.example.internal"}}))
-	authed := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP, AuthTokenFile: tokenFile}))
+	open := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{AllowedHosts: []string{"mcp.example.internal"}}}))
+	authed := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{AuthTokenFile: tokenFile}}))
 
 	tests := []struct {
 		name       string
@@ -188,7 +188,7 @@ func TestHTTPHardening(t *testing.T) {
 	})
 
 	t.Run("body limit", func(t *testing.T) {
-		small := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP, MaxRequestBytes: 512}))
+		small := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxRequestBytes: 512}}))
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, small, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 2048)+`"}}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -205,7 +205,7 @@ func TestHTTPHardening(t *testing.T) {
 }
 
 func TestHTTPSessionTimeout(t *testing.T) {
-	s := newTestServer(t, &Options{Transport: TransportHTTP, SessionTimeout: 200 * time.Millisecond})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{SessionTimeout: 200 * time.Millisecond}})
 	url := serveHTTP(t, s)
 	cs, err := httpClient(t.Context(), t, url, "2025-11-25", nil)
 	if err != nil {
@@ -219,7 +219,7 @@ func TestHTTPSessionTimeout(t *testing.T) {
 
 func TestServeBeyondLoopbackWarns(t *testing.T) {
 	logs := &logSink{}
-	s := newTestServer(t, &Options{Transport: TransportHTTP, Listen: "0.0.0.0", AllowUnauthenticatedRemote: true, Logger: logs.logger()})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{Listen: "0.0.0.0", AllowUnauthenticatedRemote: true}, Logger: logs.logger()})
 	var lc net.ListenConfig
 	ln, err := lc.Listen(t.Context(), "tcp", "0.0.0.0:0")
 	if err != nil {

@@ -86,8 +86,8 @@ func scopedServer(t *testing.T, logs *logSink) (url string, scoper *namespaceTab
 	scoper = &namespaceTable{ns: map[string][]string{"alice": {"team-a"}, "bob": {"team-b"}, "admin": {"team-a", "team-b"}}}
 	opts := &Options{
 		Transport: TransportHTTP, Families: []Family{FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: scopedFleet(t)},
-		Authenticator: tokenTable{"alice-token": {User: "alice", UID: "u-1"}, "bob-token": {User: "bob", UID: "u-2"},
-			"admin-token": {User: "admin"}, "flaky-token": {User: "flaky"}, "nobody-token": {User: "nobody"}},
+		HTTPOptions: HTTPOptions{Authenticator: tokenTable{"alice-token": {User: "alice", UID: "u-1"}, "bob-token": {User: "bob", UID: "u-2"},
+			"admin-token": {User: "admin"}, "flaky-token": {User: "flaky"}, "nobody-token": {User: "nobody"}}},
 		Scoper: scoper,
 	}
 	if logs != nil {
@@ -283,7 +283,7 @@ func TestHTTPIdentityRefusals(t *testing.T) {
 // options refuse a Scoper without an Authenticator and two authenticators.
 func TestScoperNeedsACaller(t *testing.T) {
 	s := newTestServer(t, &Options{Families: []Family{FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: scopedFleet(t)},
-		Authenticator: tokenTable{}, Scoper: &namespaceTable{}})
+		HTTPOptions: HTTPOptions{Authenticator: tokenTable{}}, Scoper: &namespaceTable{}})
 	cs := connect(t.Context(), t, s)
 	res := fleetCall(t, cs, "pacto_fleet_search", map[string]any{})
 	if !res.IsError || !strings.Contains(text(res), "UNAVAILABLE") {
@@ -294,16 +294,16 @@ func TestScoperNeedsACaller(t *testing.T) {
 		field string
 	}{
 		{Options{Scoper: &namespaceTable{}}, "Scoper"},
-		{Options{Authenticator: tokenTable{}, AuthTokenFile: "/dev/null"}, "AuthTokenFile"},
+		{Options{HTTPOptions: HTTPOptions{Authenticator: tokenTable{}, AuthTokenFile: "/dev/null"}}, "AuthTokenFile"},
 	} {
-		_, err := NewContext(t.Context(), &tc.opts)
+		_, err := NewServer(t.Context(), &tc.opts)
 		var oe *OptionError
 		if !errors.As(err, &oe) || oe.Field != tc.field {
-			t.Errorf("NewContext(%+v): %v, want an OptionError on %s", tc.opts, err, tc.field)
+			t.Errorf("NewServer(%+v): %v, want an OptionError on %s", tc.opts, err, tc.field)
 		}
 	}
 	// Beyond loopback, an Authenticator is authentication enough.
-	if s, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Listen: "0.0.0.0", Authenticator: tokenTable{}, Workspace: t.TempDir()}); err != nil {
+	if s, err := NewServer(t.Context(), &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{Listen: "0.0.0.0", Authenticator: tokenTable{}}, Workspace: t.TempDir()}); err != nil {
 		t.Errorf("listening beyond loopback with an Authenticator: %v", err)
 	} else {
 		_ = s.Close()

@@ -255,7 +255,7 @@ func blockingTool(t testing.TB, started chan<- struct{}, release <-chan struct{}
 // error, and the busy ones keep working.
 func TestHTTPSessionLimit(t *testing.T) {
 	started, release := make(chan struct{}, 8), make(chan struct{})
-	s := newTestServer(t, &Options{Transport: TransportHTTP, MaxSessions: 3})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxSessions: 3}})
 	addTestTool(t, s, blockingTool(t, started, release, 0))
 	url := serveHTTP(t, s)
 
@@ -329,7 +329,7 @@ func closedByServer(c net.Conn, wait time.Duration) bool {
 // TestHTTPSlowBodyTimesOut: a client trickling its body is cut off by
 // ReadTimeout, not held forever.
 func TestHTTPSlowBodyTimesOut(t *testing.T) {
-	s := newTestServer(t, &Options{Transport: TransportHTTP, ReadTimeout: 300 * time.Millisecond})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{ReadTimeout: 300 * time.Millisecond}})
 	url := serveHTTP(t, s)
 	c := dialSlow(t, url)
 	if !closedByServer(c, 10*time.Second) {
@@ -340,7 +340,7 @@ func TestHTTPSlowBodyTimesOut(t *testing.T) {
 // TestHTTPReadTimeoutSparesLongCalls: ReadTimeout bounds reading the
 // request only; a call that runs longer still writes its full result.
 func TestHTTPReadTimeoutSparesLongCalls(t *testing.T) {
-	s := newTestServer(t, &Options{Transport: TransportHTTP, ReadTimeout: 200 * time.Millisecond})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{ReadTimeout: 200 * time.Millisecond}})
 	addTestTool(t, s, blockingTool(t, nil, nil, 700*time.Millisecond))
 	url := serveHTTP(t, s)
 	sid := rawSession(t, url)
@@ -356,7 +356,7 @@ func TestHTTPReadTimeoutSparesLongCalls(t *testing.T) {
 // connection is answered 503.
 func TestHTTPConnectionLimit(t *testing.T) {
 	started, release := make(chan struct{}, 8), make(chan struct{})
-	s := newTestServer(t, &Options{Transport: TransportHTTP, MaxConnections: 4})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxConnections: 4}})
 	addTestTool(t, s, blockingTool(t, started, release, 0))
 	url := serveHTTP(t, s)
 	var slow []net.Conn
@@ -443,7 +443,7 @@ func TestHTTPConnectionLimit(t *testing.T) {
 // all get their full responses (both eras); Serve then returns.
 func TestHTTPShutdownLosesNoResponse(t *testing.T) {
 	started := make(chan struct{}, 64)
-	s := newTestServer(t, &Options{Transport: TransportHTTP, DrainTimeout: 20 * time.Second})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{DrainTimeout: 20 * time.Second}})
 	addTestTool(t, s, blockingTool(t, started, nil, 400*time.Millisecond))
 	var lc net.ListenConfig
 	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
@@ -514,7 +514,7 @@ func TestHTTPShutdownLosesNoResponse(t *testing.T) {
 func TestHTTPDrainIsBounded(t *testing.T) {
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	defer close(release)
-	s := newTestServer(t, &Options{Transport: TransportHTTP, DrainTimeout: 300 * time.Millisecond, MaxSessions: 5000})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{DrainTimeout: 300 * time.Millisecond, MaxSessions: 5000}})
 	addTestTool(t, s, blockingTool(t, started, release, 0))
 	var lc net.ListenConfig
 	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
@@ -640,7 +640,7 @@ func (c *closeRecorder) last() bool {
 // kept-alive client reconnects, through a Service to another replica);
 // only then does it drain and Serve return.
 func TestHTTPDrainDelayKeepsServing(t *testing.T) {
-	s := newTestServer(t, &Options{Transport: TransportHTTP, DrainDelay: 2 * time.Second})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{DrainDelay: 2 * time.Second}})
 	var lc net.ListenConfig
 	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {

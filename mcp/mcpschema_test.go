@@ -40,10 +40,10 @@ func TestToolsMatchMCPSchema(t *testing.T) {
 	base := demoService(t, nil)
 	fleet := func() *fleetgraph.Builder {
 		b := fleetgraph.NewBuilder(nil)
-		source.Populate(t.Context(), b, []source.Source{
+		source.NewFeed(b, []source.Source{
 			&source.LocalSource{Dir: "../examples/bundles"},
 			&source.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
-		})
+		}).Collect(t.Context(), nil)
 		return b
 	}
 	configs := map[string]func() *Server{

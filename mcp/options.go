@@ -47,7 +47,7 @@ const (
 // megabytes at most.
 const ListPageSize = 50
 
-// Defaults applied by [NewContext] to zero fields of [Options].
+// Defaults applied by [NewServer] to zero fields of [Options].
 const (
 	DefaultPort            = 8585
 	DefaultListen          = "127.0.0.1"
@@ -78,11 +78,9 @@ var DefaultFamilies = []Family{FamilyAuthoring, FamilyPayload}
 type Options struct {
 	// Transport is TransportStdio (default) or TransportHTTP.
 	Transport string
-	// Listen is the address the HTTP transport binds to (default 127.0.0.1).
-	Listen string
-	// Port is the HTTP port (default 8585). To serve on a listener of your
-	// own (a free port, a manager), use [Server.Serve] or [Server.Handler].
-	Port int
+	// HTTPOptions configure the HTTP transport (ignored on stdio, but for
+	// MaxRequestBytes, which bounds a stdio line too).
+	HTTPOptions
 	// Workspace is the directory below which the authoring tools may read and
 	// write (default: the current directory).
 	Workspace string
@@ -98,15 +96,10 @@ type Options struct {
 	// Catalog is the catalog family's roots (see catalog.go); roots turn
 	// the family on.
 	Catalog CatalogOptions
+	// Extensions are families a program adds beside kubepact's own (a
+	// test server's fixtures); Families switches them on by name.
+	Extensions []*Extension
 
-	// AuthTokenFile names a file whose trimmed content is the bearer token
-	// every HTTP request must carry. Empty means no authentication, unless
-	// Authenticator is set.
-	AuthTokenFile string
-	// Authenticator checks the bearer token every HTTP request must carry
-	// and names the caller (the operator's checks Kubernetes tokens with
-	// TokenReview). Set it or AuthTokenFile, not both.
-	Authenticator Authenticator
 	// Scoper restricts every fleet answer to what the caller may see
 	// (the operator's asks SubjectAccessReview which namespaces it may
 	// list ServiceContracts in). It needs an Authenticator; a call without
@@ -122,6 +115,54 @@ type Options struct {
 	// ServiceContracts resolved, never one a caller names. It needs the
 	// fleet family, and neither catalog roots nor the authoring family.
 	FleetRefsOnly bool
+	// Budget bounds the expensive calls: how many at once, overall and
+	// per caller, how long each, and the bundle memory they hold.
+	Budget BudgetOptions
+
+	// Registry pulls the oci:// bundles that contracts reference (policy
+	// and configuration refs) when the tools validate. Nil resolves only
+	// local references, confined to the workspace.
+	Registry *oci.Client
+
+	// Version is reported in serverInfo and pacto_server_info.
+	Version string
+	// Logger receives the audit line of every tool call and the server's own
+	// log lines. The zero Logger discards.
+	Logger logr.Logger
+	// Registerer receives the per-tool metrics. Nil registers nothing (the
+	// metrics are still counted).
+	Registerer prometheus.Registerer
+	// Metrics, when set, is served at MetricsEndpoint on the HTTP
+	// transport, behind the same checks and authentication as the MCP
+	// endpoint (`kubepact mcp -t http` serves its own registry there,
+	// which is also its Registerer). The operator leaves it nil: its
+	// manager serves /metrics on a listener of its own.
+	Metrics prometheus.Gatherer
+	// Stdin and Stdout are the stdio transport's streams (default os.Stdin
+	// and os.Stdout).
+	Stdin  io.Reader
+	Stdout io.Writer
+}
+
+// HTTPOptions are the Streamable HTTP transport's settings: where it
+// listens, who may call it and how much it holds. Every shape serving MCP
+// over HTTP shares them (`kubepact mcp -t http`, `kubepact sidecar`, the
+// operator's /mcp); [Options] embeds them. The zero value of every field
+// means its documented default.
+type HTTPOptions struct {
+	// Listen is the address the HTTP transport binds to (default 127.0.0.1).
+	Listen string
+	// Port is the HTTP port (default 8585). To serve on a listener of your
+	// own (a free port, a manager), use [Server.Serve].
+	Port int
+	// AuthTokenFile names a file whose trimmed content is the bearer token
+	// every HTTP request must carry. Empty means no authentication, unless
+	// Authenticator is set.
+	AuthTokenFile string
+	// Authenticator checks the bearer token every HTTP request must carry
+	// and names the caller (the operator's checks Kubernetes tokens with
+	// TokenReview). Set it or AuthTokenFile, not both.
+	Authenticator Authenticator
 	// AllowUnauthenticatedRemote permits listening beyond loopback without a
 	// bearer token. It is logged as a warning.
 	AllowUnauthenticatedRemote bool
@@ -178,33 +219,6 @@ type Options struct {
 	// a new one for its next request, which a Service sends to a replica
 	// that is not terminating, while the endpoints drop this one.
 	DrainDelay time.Duration
-	// Budget bounds the expensive calls: how many at once, overall and
-	// per caller, how long each, and the bundle memory they hold.
-	Budget BudgetOptions
-
-	// Registry pulls the oci:// bundles that contracts reference (policy
-	// and configuration refs) when the tools validate. Nil resolves only
-	// local references, confined to the workspace.
-	Registry *oci.Client
-
-	// Version is reported in serverInfo and pacto_server_info.
-	Version string
-	// Logger receives the audit line of every tool call and the server's own
-	// log lines. The zero Logger discards.
-	Logger logr.Logger
-	// Registerer receives the per-tool metrics. Nil registers nothing (the
-	// metrics are still counted).
-	Registerer prometheus.Registerer
-	// Metrics, when set, is served at MetricsEndpoint on the HTTP
-	// transport, behind the same checks and authentication as the MCP
-	// endpoint (`kubepact mcp -t http` serves its own registry there,
-	// which is also its Registerer). The operator leaves it nil: its
-	// manager serves /metrics on a listener of its own.
-	Metrics prometheus.Gatherer
-	// Stdin and Stdout are the stdio transport's streams (default os.Stdin
-	// and os.Stdout).
-	Stdin  io.Reader
-	Stdout io.Writer
 }
 
 // BindFlags binds the options that `kubepact mcp` exposes to fs, with the
@@ -217,9 +231,6 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.Var((*familiesValue)(&o.Families), "families", "comma-separated tool families to serve: "+strings.Join(familyNames(knownFamilies()), ", "))
 	o.BindHTTPFlags(fs)
 	fs.BoolVar(&o.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", o.AllowUnauthenticatedRemote, "allow listening beyond loopback without --auth-token-file (logged as a warning)")
-	// The flag's old name, kept for existing command lines.
-	fs.DurationVar(&o.DrainTimeout, "shutdown-timeout", o.DrainTimeout, "")
-	_ = fs.MarkDeprecated("shutdown-timeout", "use --drain-timeout")
 	o.Budget.BindFlags(fs)
 	o.Fleet.BindFlags(fs)
 	o.Catalog.BindFlags(fs)
@@ -229,7 +240,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 // over HTTP shares (`kubepact mcp -t http`, `kubepact sidecar`): address,
 // authentication, allow-lists, limits, timeouts and the drain. Defaults
 // are the current field values.
-func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
+func (o *HTTPOptions) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Listen, "listen", o.Listen, "address the HTTP transport binds to; anything but loopback needs --auth-token-file")
 	fs.IntVar(&o.Port, "port", o.Port, "HTTP port (the endpoint is /mcp)")
 	fs.StringVar(&o.AuthTokenFile, "auth-token-file", o.AuthTokenFile, "file holding the bearer token every HTTP request must carry")
@@ -248,10 +259,10 @@ func (o *Options) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.DrainDelay, "drain-delay", o.DrainDelay, "on shutdown (SIGTERM), how long to keep serving before the drain, every answer closing its connection, so kept-alive clients reconnect to another replica while a Service drops this one (0: none)")
 }
 
-// FlagNames maps the option fields that errors from [NewContext] name to the
-// flags BindFlags binds, so a command can print its own flag names (the
-// library's errors name fields: an operator fills them from a resource,
-// not from flags).
+// FlagNames maps the option fields that an [OptionError] names to the flags
+// BindFlags binds, so a command can print its own flag names
+// ([OptionError.Named]; the library's errors name fields: an operator fills
+// them from a resource, not from flags).
 var FlagNames = map[string]string{
 	"Transport": "--transport", "Listen": "--listen", "Port": "--port", "Workspace": "--workspace",
 	"ReadOnly": "--read-only", "Families": "--families", "AuthTokenFile": "--auth-token-file",
@@ -270,10 +281,11 @@ var FlagNames = map[string]string{
 }
 
 // FlagWords rewrites the option field names in s into the flags names
-// maps them to (FlagNames, oci.FlagNames, openapitools.FlagNames), for a
-// message a person or an agent reads from a command: the library's own
-// messages name fields. Only whole names are replaced, at the start or
-// after a space, quote, parenthesis or comma.
+// maps them to, for text that names fields in free words rather than as an
+// [OptionError]: the capability projection's warnings, withheld reasons and
+// errors (openapitools.FlagNames) and the registry client's (oci.FlagNames).
+// Only whole names are replaced, at the start or after a space, quote,
+// parenthesis or comma.
 func FlagWords(s string, names ...map[string]string) string {
 	for _, m := range names {
 		for field, flag := range m {
@@ -386,9 +398,10 @@ func (o *Options) validate() error {
 	if err := o.Budget.validate(); err != nil {
 		return err
 	}
+	known := knownFamilies(o.allFamilies()...)
 	for _, f := range o.Families {
-		if !slices.Contains(knownFamilies(), f) {
-			return optionErrorf("Families", ": unknown family %q (known: %s)", f, strings.Join(familyNames(knownFamilies()), ", "))
+		if !slices.Contains(known, f) {
+			return optionErrorf("Families", ": unknown family %q (known: %s)", f, strings.Join(familyNames(known), ", "))
 		}
 	}
 	for _, n := range []struct {
@@ -404,13 +417,13 @@ func (o *Options) validate() error {
 		}
 	}
 	if o.MaxRequestBytesInFlight != 0 && o.MaxRequestBytesInFlight < o.MaxRequestBytes {
-		return optionErrorf("MaxRequestBytesInFlight", "%d is less than MaxRequestBytes (%d), so a request of the largest size accepted could never be read: raise it, or lower MaxRequestBytes", o.MaxRequestBytesInFlight, o.MaxRequestBytes)
+		return optionErrorf("MaxRequestBytesInFlight", "%d is less than %s (%d), so a request of the largest size accepted could never be read: raise it, or lower %[2]s", o.MaxRequestBytesInFlight, fieldName("MaxRequestBytes"), o.MaxRequestBytes)
 	}
 	if o.MaxSessions < 0 {
 		return optionErrorf("MaxSessions", "%d: want a positive number (0 means the default, %d)", o.MaxSessions, DefaultMaxSessions)
 	}
 	if o.MaxSessionsPerIdentity < 0 {
-		return optionErrorf("MaxSessionsPerIdentity", "%d: want a positive number (0 means the default, %d; above MaxSessions it is MaxSessions)", o.MaxSessionsPerIdentity, DefaultMaxSessionsPerIdentity)
+		return optionErrorf("MaxSessionsPerIdentity", "%d: want a positive number (0 means the default, %d; above %s it is %[3]s)", o.MaxSessionsPerIdentity, DefaultMaxSessionsPerIdentity, fieldName("MaxSessions"))
 	}
 	if o.MaxConnections < 0 {
 		return optionErrorf("MaxConnections", "%d: want a positive number (0 means the default, %d)", o.MaxConnections, DefaultMaxConnections)
@@ -419,14 +432,14 @@ func (o *Options) validate() error {
 		return optionErrorf("AuthTokenFile", "and Authenticator both authenticate requests: set one of them")
 	}
 	if o.Scoper != nil && o.AuthTokenFile == "" && o.Authenticator == nil {
-		return optionErrorf("Scoper", "needs an identity to scope by: set Authenticator (or AuthTokenFile)")
+		return optionErrorf("Scoper", "needs an identity to scope by: set Authenticator (or %s)", fieldName("AuthTokenFile"))
 	}
 	if o.FleetRefsOnly {
 		switch {
 		case !o.Fleet.Enabled && o.Fleet.Builder == nil:
-			return optionErrorf("FleetRefsOnly", "needs the fleet (Fleet.Enabled or Fleet.Builder): its revisions are the only bundles it lets tools read")
+			return optionErrorf("FleetRefsOnly", "needs the fleet (%s or Fleet.Builder): its revisions are the only bundles it lets tools read", fieldName("Fleet.Enabled"))
 		case len(o.Catalog.Roots) > 0:
-			return optionErrorf("FleetRefsOnly", "and Catalog.Roots: catalog roots are references the fleet did not resolve; serve the catalog without FleetRefsOnly")
+			return optionErrorf("FleetRefsOnly", "and %s: catalog roots are references the fleet did not resolve; serve the catalog without FleetRefsOnly", fieldName("Catalog.Roots"))
 		case slices.Contains(o.Families, FamilyAuthoring):
 			return optionErrorf("FleetRefsOnly", "and the authoring family: its tools take paths in the workspace; serve the fleet and payload families only")
 		}
@@ -442,28 +455,79 @@ func (o *Options) validate() error {
 		}
 	}
 	if o.Transport == TransportHTTP && !netx.IsLoopbackHost(o.Listen) && o.AuthTokenFile == "" && o.Authenticator == nil && !o.AllowUnauthenticatedRemote {
-		return optionErrorf("Listen", "%s reaches beyond loopback without authentication: set AuthTokenFile (or an Authenticator), or AllowUnauthenticatedRemote to accept that risk", o.Listen)
+		return optionErrorf("Listen", "%s reaches beyond loopback without authentication: set %s (or an Authenticator), or %s to accept that risk", o.Listen, fieldName("AuthTokenFile"), fieldName("AllowUnauthenticatedRemote"))
 	}
 	return nil
 }
 
-// OptionError is an option [NewContext] refuses. It names the option field, not
-// a flag: the options may come from a resource as well as from flags
-// (FlagNames maps them for a command).
+// OptionError is an option [NewServer] refuses. It names the option field, not
+// a flag: the options may come from a resource as well as from flags.
+// [OptionError.Named] says it with a command's own names for the fields
+// (FlagNames for the flags [Options.BindFlags] binds).
 type OptionError struct {
-	Field   string
+	// Field is the option refused, as a Go selector below Options
+	// ("Listen", "Fleet.Local", "Catalog.Roots[2]").
+	Field string
+	// Message says what is wrong and what to do, naming fields as fields.
 	Message string
+
+	// format and args are Message before it was written: the args of type
+	// fieldName are the other options it names, which Named renders through a
+	// command's names.
+	format string
+	args   []any
 }
 
-func (e *OptionError) Error() string {
-	if strings.HasPrefix(e.Message, ":") {
-		return e.Field + e.Message
+// fieldName is an option field named in an [OptionError]'s message.
+type fieldName string
+
+func (e *OptionError) Error() string { return joinField(e.Field, e.Message) }
+
+// Named is the error's text with Field and every option field its message
+// names given by names (FlagNames, for a command binding [Options.BindFlags];
+// a field names lacks keeps its own name): what a command prints. Only the
+// fields are named differently; every other word is Error's.
+func (e *OptionError) Named(names map[string]string) string {
+	msg := e.Message
+	if e.format != "" {
+		args := slices.Clone(e.args)
+		for i, a := range args {
+			if f, ok := a.(fieldName); ok {
+				args[i] = nameOf(string(f), names)
+			}
+		}
+		msg = fmt.Sprintf(e.format, args...)
 	}
-	return e.Field + " " + e.Message
+	return joinField(nameOf(e.Field, names), msg)
 }
 
-func optionErrorf(field, format string, args ...any) error {
-	return &OptionError{Field: field, Message: fmt.Sprintf(format, args...)}
+// nameOf is field's name in names; an indexed field ("Catalog.Roots[2]")
+// is its list's name with the index.
+func nameOf(field string, names map[string]string) string {
+	if n, ok := names[field]; ok {
+		return n
+	}
+	if list, index, ok := strings.Cut(field, "["); ok {
+		if n, ok := names[list]; ok {
+			return n + "[" + index
+		}
+	}
+	return field
+}
+
+// joinField puts a field before its message: a message that starts with
+// punctuation (": …", ", …") follows the field directly.
+func joinField(field, msg string) string {
+	if strings.HasPrefix(msg, ":") || strings.HasPrefix(msg, ",") {
+		return field + msg
+	}
+	return field + " " + msg
+}
+
+func optionErrorf(f, format string, args ...any) error {
+	e := &OptionError{Field: f, format: format, args: args}
+	e.Message = fmt.Sprintf(format, args...)
+	return e
 }
 
 // familiesValue adapts []Family to a comma-separated pflag value.

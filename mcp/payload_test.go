@@ -45,7 +45,7 @@ func TestPayloadServices(t *testing.T) {
 		t.Fatal(err)
 	}
 	fleet := fleetgraph.NewBuilder(nil)
-	source.Populate(t.Context(), fleet, []source.Source{&source.OCISource{Refs: []string{"oci://" + ref}, Client: client}})
+	source.NewFeed(fleet, []source.Source{&source.OCISource{Refs: []string{"oci://" + ref}, Client: client}}).Collect(t.Context(), nil)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestExplainConfigurationSetBy(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := fleetgraph.NewBuilder(nil)
-	source.Populate(t.Context(), b, []source.Source{&source.LocalSource{Dir: ws}, &source.TargetStateSource{Path: "../examples/fleet/targets.yaml"}})
+	source.NewFeed(b, []source.Source{&source.LocalSource{Dir: ws}, &source.TargetStateSource{Path: "../examples/fleet/targets.yaml"}}).Collect(t.Context(), nil)
 	cs := connect(t.Context(), t, newTestServer(t, &Options{Workspace: ws, Families: []Family{FamilyPayload, FamilyFleet}, Fleet: FleetOptions{Enabled: true, Builder: b}}))
 
 	// By name (the newest semantic version, the release candidate) and by

@@ -69,8 +69,7 @@ func eventually(t *testing.T, url, token string, want int) rpcReply {
 // are served from what is left, and a request larger than
 // MaxRequestBytes is refused before its body is read.
 func TestHTTPRequestBytesInFlight(t *testing.T) {
-	s := newTestServer(t, &Options{Transport: TransportHTTP, MaxRequestBytes: 64 << 10, MaxRequestBytesInFlight: 128 << 10,
-		Authenticator: tokenTable{"hostile-token": {User: "hostile"}, "other-token": {User: "other"}, "third-token": {User: "third"}}})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxRequestBytes: 64 << 10, MaxRequestBytesInFlight: 128 << 10, Authenticator: tokenTable{"hostile-token": {User: "hostile"}, "other-token": {User: "other"}, "third-token": {User: "third"}}}})
 	url := serveHTTP(t, s)
 
 	// The hostile caller holds its share with one request it never finishes.
@@ -106,8 +105,8 @@ func TestRequestBytesDefaults(t *testing.T) {
 		opts Options
 		want int64
 	}{
-		{"16 largest requests without a memory limit", Options{MaxRequestBytes: 4 << 20}, 64 << 20},
-		{"as set", Options{MaxRequestBytes: 4 << 20, MaxRequestBytesInFlight: 5 << 20}, 5 << 20},
+		{"16 largest requests without a memory limit", Options{HTTPOptions: HTTPOptions{MaxRequestBytes: 4 << 20}}, 64 << 20},
+		{"as set", Options{HTTPOptions: HTTPOptions{MaxRequestBytes: 4 << 20, MaxRequestBytesInFlight: 5 << 20}}, 5 << 20},
 	} {
 		if got := requestBytesBound(&tc.opts); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
@@ -119,7 +118,7 @@ func TestRequestBytesDefaults(t *testing.T) {
 	if p := newRequestBytes(64<<20, 4<<20); p.perCaller != 8<<20 {
 		t.Errorf("a caller's share of 64 MiB: %d, want an eighth: it takes eight callers to hold it all", p.perCaller)
 	}
-	_, err := NewContext(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), MaxRequestBytes: 1 << 20, MaxRequestBytesInFlight: 1 << 10})
+	_, err := NewServer(t.Context(), &Options{Transport: TransportHTTP, Workspace: t.TempDir(), HTTPOptions: HTTPOptions{MaxRequestBytes: 1 << 20, MaxRequestBytesInFlight: 1 << 10}})
 	if err == nil || !strings.Contains(err.Error(), "MaxRequestBytesInFlight") || !strings.Contains(err.Error(), "MaxRequestBytes (1048576)") {
 		t.Errorf("a bound below one request: %v", err)
 	}

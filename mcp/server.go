@@ -31,7 +31,7 @@ const reservedPrefix = "pacto_"
 // FixedListTTL is the ttlMs hint (2026-07-28 caching, SEP-2549) of what
 // is fixed for a server's life: server/discover, tools/list, prompts/list,
 // resources/list and resources/templates/list (every family registers its
-// tools, prompts and resources once, in NewContext), and reads of
+// tools, prompts and resources once, in NewServer), and reads of
 // resources that never change. It is not longer because a restarted
 // server with other options or another bundle answers on the same URL.
 const FixedListTTL = 15 * time.Minute
@@ -51,11 +51,11 @@ type Server struct {
 	withheld []string         // write tools left out because of ReadOnly
 
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
-	httpHandler http.Handler
-	sessions    *sessionTable // the HTTP sessions of the 2025 era
-	reqBytes    *requestBytes // the HTTP request bodies held at once
-	gate        drainGate     // HTTP calls in progress, for shutdown
-	delaying    atomic.Bool   // in the drain delay: answers close their connections
+	httpHandler http.Handler           // /mcp behind the Host, Origin and bearer checks; Serve mounts it
+	sessions    *sessionTable          // the HTTP sessions of the 2025 era
+	reqBytes    *requestBytes          // the HTTP request bodies held at once
+	gate        drainGate              // HTTP calls in progress, for shutdown
+	delaying    atomic.Bool            // in the drain delay: answers close their connections
 
 	confirms *confirmations // the generated tools' confirmations, with this server's secret
 
@@ -73,7 +73,7 @@ type familyState struct {
 	tools      []string     // their names
 }
 
-// NewContext assembles a server from opts (nil means defaults): it builds
+// NewServer assembles a server from opts (nil means defaults): it builds
 // the selected tool families, leaves out every tool that can write when
 // ReadOnly is set, and registers the rest explicitly on one SDK server.
 // ctx bounds the start-up I/O (collecting the fleet sources) and the life
@@ -81,7 +81,7 @@ type familyState struct {
 // directories and target-state file), which ends when ctx is done or
 // [Server.Close] is called, whichever comes first. Call Close when done
 // with the server: it returns once that work has ended.
-func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
+func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -120,7 +120,7 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 	s.budget = newBudget(s.opts.Budget)
 	env := &familyEnv{opts: &s.opts, log: s.log, bg: bg, wg: &s.wg, confirms: s.confirms, budget: s.budget}
 	var all []*tool
-	for _, f := range families {
+	for _, f := range s.opts.allFamilies() {
 		st := familyState{family: f, enabled: env.enabled(f.name)}
 		if st.enabled {
 			parts, err := f.build(ctx, env)
@@ -129,8 +129,8 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 			}
 			st.parts = parts
 			for _, t := range parts.tools {
-				// The conformance suite's fixtures keep the names it calls them by.
-				if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) && !parts.foreignNames {
+				// An extension's tools are neither (it refuses the prefix itself).
+				if t.generated == strings.HasPrefix(strings.ToLower(t.name), reservedPrefix) && !parts.extension {
 					return nil, fmt.Errorf("tool %s: kubepact's own tools, and only they, carry the %s prefix", t.name, reservedPrefix)
 				}
 				if t.writes() && s.opts.ReadOnly {
@@ -198,7 +198,7 @@ func NewContext(ctx context.Context, opts *Options) (_ *Server, err error) {
 // long as the family owning the resource says, else it is not cached.
 // Behind a bearer token the scope is private, so that no intermediary
 // hands what a token holder read to anyone else. The SDK calls it with
-// its own lock held: it reads only what NewContext settled.
+// its own lock held: it reads only what NewServer settled.
 func (s *Server) cacheHints(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
 	ttl := FixedListTTL
 	if r, ok := req.(*sdk.ReadResourceRequest); ok {

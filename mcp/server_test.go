@@ -53,9 +53,9 @@ func newTestServer(t testing.TB, opts *Options) *Server {
 	if opts.Workspace == "" {
 		opts.Workspace = t.TempDir()
 	}
-	s, err := NewContext(t.Context(), opts)
+	s, err := NewServer(t.Context(), opts)
 	if err != nil {
-		t.Fatalf("NewContext: %v", err)
+		t.Fatalf("NewServer: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
@@ -302,25 +302,25 @@ func TestOptionsValidation(t *testing.T) {
 	}{
 		{"defaults", Options{}, ""},
 		{"bad transport", Options{Transport: "sse"}, "Transport"},
-		{"remote without auth", Options{Transport: TransportHTTP, Listen: "0.0.0.0"}, "AllowUnauthenticatedRemote"},
-		{"remote explicitly unauthenticated", Options{Transport: TransportHTTP, Listen: "0.0.0.0", AllowUnauthenticatedRemote: true}, ""},
+		{"remote without auth", Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{Listen: "0.0.0.0"}}, "AllowUnauthenticatedRemote"},
+		{"remote explicitly unauthenticated", Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{Listen: "0.0.0.0", AllowUnauthenticatedRemote: true}}, ""},
 		{"unknown family", Options{Families: []Family{"fleeet"}}, "unknown family"},
-		{"missing token file", Options{AuthTokenFile: "/nonexistent/token"}, "AuthTokenFile"},
-		{"negative session limit", Options{MaxSessions: -1}, "MaxSessions -1: want a positive number"},
-		{"negative per-caller session quota", Options{MaxSessionsPerIdentity: -1}, "MaxSessionsPerIdentity -1: want a positive number"},
-		{"negative connection limit", Options{MaxConnections: -5}, "MaxConnections -5: want a positive number"},
-		{"negative read timeout", Options{ReadTimeout: -1}, "ReadTimeout must not be negative"},
+		{"missing token file", Options{HTTPOptions: HTTPOptions{AuthTokenFile: "/nonexistent/token"}}, "AuthTokenFile"},
+		{"negative session limit", Options{HTTPOptions: HTTPOptions{MaxSessions: -1}}, "MaxSessions -1: want a positive number"},
+		{"negative per-caller session quota", Options{HTTPOptions: HTTPOptions{MaxSessionsPerIdentity: -1}}, "MaxSessionsPerIdentity -1: want a positive number"},
+		{"negative connection limit", Options{HTTPOptions: HTTPOptions{MaxConnections: -5}}, "MaxConnections -5: want a positive number"},
+		{"negative read timeout", Options{HTTPOptions: HTTPOptions{ReadTimeout: -1}}, "ReadTimeout must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
 			opts.Workspace = t.TempDir()
-			s, err := NewContext(t.Context(), &opts)
+			s, err := NewServer(t.Context(), &opts)
 			switch {
 			case tc.want == "" && err != nil:
-				t.Errorf("NewContext: %v, want success", err)
+				t.Errorf("NewServer: %v, want success", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("NewContext: %v, want an error containing %q", err, tc.want)
+				t.Errorf("NewServer: %v, want an error containing %q", err, tc.want)
 			}
 			if err == nil {
 				_ = s.Close()

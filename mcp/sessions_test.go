@@ -57,7 +57,7 @@ func openGetStream(t *testing.T, hc *http.Client, url, sid string) *getStream {
 // stream counts as a call in progress for as long as it is open, so the
 // new client is refused 503.
 func TestHTTPGetStreamsDoNotPinSessions(t *testing.T) {
-	s := newTestServer(t, &Options{Transport: TransportHTTP, MaxSessions: 3})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxSessions: 3}})
 	url := serveHTTP(t, s)
 	first := rawSession(t, url)
 	stream := openGetStream(t, &http.Client{}, url, first)
@@ -118,7 +118,7 @@ func TestHTTPSessionQuotaPerCaller(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			started, release := make(chan struct{}, 4), make(chan struct{})
-			s := newTestServer(t, &Options{Transport: TransportHTTP, MaxSessions: 4, MaxSessionsPerIdentity: 2, Authenticator: tc.auth})
+			s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxSessions: 4, MaxSessionsPerIdentity: 2, Authenticator: tc.auth}})
 			addTestTool(t, s, blockingTool(t, started, release, 0))
 			url := serveHTTP(t, s)
 			session := func(hc *http.Client) string {
@@ -168,7 +168,7 @@ func TestHTTPSessionQuotaPerCaller(t *testing.T) {
 // and answers). Today a stream's connection counts as serving for as long
 // as it is open, so the new connection is refused 503.
 func TestHTTPGetStreamsDoNotPinConnections(t *testing.T) {
-	s := newTestServer(t, &Options{Transport: TransportHTTP, MaxConnections: 2})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxConnections: 2}})
 	url := serveHTTP(t, s)
 	// Both sessions first, over one keep-alive connection: the second
 	// stream then takes that connection's slot, and both slots are
@@ -248,7 +248,7 @@ func openListen(t *testing.T, url, sid string, id int) *getStream {
 // waits the whole drain timeout for them.
 func TestHTTPListenStreamsDoNotPin(t *testing.T) {
 	t.Run("connections", func(t *testing.T) {
-		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, MaxConnections: 2})
+		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxConnections: 2}})
 		url := serveHTTP(t, s)
 		first := openListen(t, url, "", 1)
 		openListen(t, url, "", 2)
@@ -266,7 +266,7 @@ func TestHTTPListenStreamsDoNotPin(t *testing.T) {
 		}
 	})
 	t.Run("sessions", func(t *testing.T) {
-		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, MaxSessions: 2})
+		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{MaxSessions: 2}})
 		url := serveHTTP(t, s)
 		a, b := rawSession(t, url), rawSession(t, url)
 		streamA := openListen(t, url, a, 1)
@@ -289,7 +289,7 @@ func TestHTTPListenStreamsDoNotPin(t *testing.T) {
 	})
 	t.Run("shutdown", func(t *testing.T) {
 		var logs logSink
-		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, DrainTimeout: time.Minute, Logger: logs.logger()})
+		s := capabilityServer(t, "../examples/bundles/catalog", nil, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{DrainTimeout: time.Minute}, Logger: logs.logger()})
 		var lc net.ListenConfig
 		ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
 		if err != nil {

@@ -55,10 +55,10 @@ func TestToolListSize(t *testing.T) {
 func fleetServer2(t *testing.T, families []Family) *Server {
 	t.Helper()
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Freshness: 24 * time.Hour, Retention: time.Minute})
-	source.Populate(t.Context(), b, []source.Source{
+	source.NewFeed(b, []source.Source{
 		&source.LocalSource{Dir: "../examples/bundles"},
 		&source.TargetStateSource{Path: "../examples/fleet/targets.yaml"},
-	})
+	}).Collect(t.Context(), nil)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

@@ -139,7 +139,7 @@ func runTranscript(t *testing.T, file string) {
 		if _, err := os.Stat(filepath.Join(ws, "targets.yaml")); err == nil {
 			sources = append(sources, &source.TargetStateSource{Path: filepath.Join(ws, "targets.yaml")})
 		}
-		source.Populate(t.Context(), b, sources)
+		source.NewFeed(b, sources).Collect(t.Context(), nil)
 		opts.Families = append(opts.Families, FamilyFleet)
 		opts.Fleet = FleetOptions{Enabled: true, Builder: b}
 	}

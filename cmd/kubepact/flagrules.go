@@ -60,11 +60,10 @@ func flagsOf(bind func(*pflag.FlagSet)) []string {
 var stdioToo = []string{"max-request-bytes"}
 
 // httpFlags are the flags only the HTTP transport reads (mcp.Options'
-// BindHTTPFlags group but stdioToo, the deprecated --shutdown-timeout and
-// --allow-unauthenticated-remote).
+// BindHTTPFlags group but stdioToo, and --allow-unauthenticated-remote).
 func httpFlags() []string {
 	names := slices.DeleteFunc(flagsOf(mcp.DefaultOptions().BindHTTPFlags), func(n string) bool { return slices.Contains(stdioToo, n) })
-	return append(names, "shutdown-timeout", "allow-unauthenticated-remote")
+	return append(names, "allow-unauthenticated-remote")
 }
 
 // capabilityFlags are the flags that configure a bundle's generated

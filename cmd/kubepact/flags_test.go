@@ -37,7 +37,7 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 		{"token on stdio", []string{"mcp", "--auth-token-file", "/dev/null"}, "--auth-token-file " + stdio},
 		{"limits on stdio", []string{"mcp", "--max-sessions", "5"}, "--max-sessions " + stdio},
 		{"drain on stdio", []string{"mcp", "-t", "stdio", "--drain-timeout", "1s"}, "--drain-timeout " + stdio},
-		{"deprecated drain on stdio", []string{"mcp", "--shutdown-timeout", "1s"}, "--shutdown-timeout " + stdio},
+		{"the removed drain alias", []string{"mcp", "--shutdown-timeout", "1s"}, "unknown flag: --shutdown-timeout"},
 		{"allowed host on stdio", []string{"mcp", "--allowed-host", "mcp.example.com"}, "--allowed-host " + stdio},
 		{"tools lock without a bundle", []string{"mcp", "--tools-lock", "catalog.lock.json"}, "--tools-lock " + noBundle},
 		{"base URL without a bundle", []string{"mcp", "--base-url", "http://127.0.0.1:8080"}, "--base-url " + noBundle},

@@ -105,7 +105,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 					opts.Families = append(opts.Families, mcp.FamilyCapability)
 				}
 			}
-			s, err := mcp.NewContext(ctx, opts)
+			s, err := mcp.NewServer(ctx, opts)
 			if err != nil {
 				return &exitError{code: 2, msg: inWords(fieldsToFlags(err, mcp.FlagNames, oci.FlagNames))}
 			}

@@ -341,7 +341,7 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		}
 		opts.Authenticator, opts.Scoper = ident, ident
 	}
-	s, err := mcp.NewContext(ctx, opts)
+	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {
 		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
 	}

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
@@ -61,15 +65,25 @@ type flagError struct {
 func (e *flagError) Error() string { return e.msg }
 func (e *flagError) Unwrap() error { return e.err }
 
-// fieldsToFlags rewrites a library error that names option fields
+// fieldsToFlags turns a library error that names option fields
 // (Options.Transport, SecretFile, …) into one that names the command's
-// flags. Only whole field names at the start of the message or after a
-// space, quote or parenthesis are replaced.
+// flags. An mcp.OptionError is named by its fields (OptionError.Named);
+// the registry and capability packages name fields in free text, which
+// mcp.FlagWords rewrites (whole field names only).
 func fieldsToFlags(err error, names ...map[string]string) error {
 	if err == nil {
 		return nil
 	}
-	msg := mcp.FlagWords(err.Error(), names...)
+	msg := err.Error()
+	if oe, ok := errors.AsType[*mcp.OptionError](err); ok && strings.HasSuffix(msg, oe.Error()) {
+		all := map[string]string{}
+		for _, m := range slices.Backward(names) {
+			maps.Copy(all, m)
+		}
+		msg = msg[:len(msg)-len(oe.Error())] + oe.Named(all)
+	} else {
+		msg = mcp.FlagWords(msg, names...)
+	}
 	if msg == err.Error() {
 		return err
 	}

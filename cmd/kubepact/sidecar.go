@@ -119,7 +119,7 @@ func runSidecar(ctx context.Context, o *sidecarOptions) error {
 	opts.Capability = cb
 	opts.Version = version
 	opts.Logger = log.WithName("mcp")
-	s, err := mcp.NewContext(ctx, &opts)
+	s, err := mcp.NewServer(ctx, &opts)
 	if err != nil {
 		return &exitError{code: 2, msg: inWords(fieldsToFlags(err, mcp.FlagNames))}
 	}

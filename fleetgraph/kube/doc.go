@@ -41,5 +41,5 @@
 //
 // The package is the only one below cmd and controllers that imports
 // Kubernetes. It imports fleetgraph and bundle; never mcp, never
-// fleetgraph/source (TestImports enforces it).
+// fleetgraph/source (depguard in .golangci.yml enforces it).
 package kube

@@ -174,7 +174,7 @@ func startLiveCtx(parent context.Context, cfg *rest.Config, opts *kube.Options, 
 		cancel()
 		return nil, nil, err
 	}
-	s, err := mcp.NewContext(ctx, &mcp.Options{Transport: mcp.TransportHTTP, Families: []mcp.Family{mcp.FamilyFleet},
+	s, err := mcp.NewServer(ctx, &mcp.Options{Transport: mcp.TransportHTTP, Families: []mcp.Family{mcp.FamilyFleet},
 		Fleet: mcp.FleetOptions{Enabled: true, Builder: b}})
 	if err != nil {
 		cancel()

@@ -3,8 +3,10 @@
 // bundles by OCI reference ([OCISource]) and Pacto's
 // pacto.dev/fleet-targets/v1 target-state file ([TargetStateSource]).
 //
-// [Populate] collects every source once, with the caller's context, and
-// publishes one snapshot.
+// A [Feed] keeps a builder in step with a fixed set of sources: each
+// [Feed.Collect] re-reads them, with the caller's context, and publishes
+// the difference as one snapshot; [Feed.Watch] re-collects the local ones
+// when they change.
 //
 // [RefLoader] loads the two bundles pacto_impact compares: oci:// refs
 // through the registry client, local directories confined to a workspace.

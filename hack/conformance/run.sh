@@ -4,10 +4,10 @@
 #   product   the release binary (KUBEPACT, default bin/kubepact), active suite.
 #             It ships no test fixtures, so every scenario that calls one by
 #             name fails; expected-failures.yml lists those and the rest.
-#   fixtures  a binary built with -tags conformance (KUBEPACT_CONFORMANCE,
-#             default bin/kubepact-conformance) serving the suite's fixture
-#             tools, resources and prompts (mcp/conformance_fixtures.go) through
-#             the same server assembly, all suites (active and pending).
+#   fixtures  hack/conformance/server (KUBEPACT_CONFORMANCE, default
+#             bin/kubepact-conformance): the same server with the suite's
+#             fixture tools, resources and prompts added as an mcp.Extension,
+#             all suites (active and pending); it takes `mcp` and its flags.
 #             expected-failures-fixtures.yml lists what kubepact does not offer
 #             even then.
 #

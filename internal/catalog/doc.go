@@ -38,5 +38,5 @@
 // costs one manifest resolution per tag.
 //
 // The package imports bundle and its sub-packages and general libraries;
-// never MCP and never Kubernetes (TestImports enforces it).
+// never MCP and never Kubernetes (depguard in .golangci.yml enforces it).
 package catalog

@@ -32,7 +32,7 @@ func ToolSurface(ctx context.Context, cfg Config, b *bundle.Bundle) (string, err
 	opts.Transport = mcp.TransportHTTP
 	opts.Families = []mcp.Family{mcp.FamilyCapability}
 	opts.Capability = &mcp.CapabilityBundle{Bundle: b, Capability: c}
-	s, err := mcp.NewContext(ctx, opts)
+	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {
 		return "", fmt.Errorf("registering the bundle's tools: %w", err)
 	}

@@ -58,7 +58,7 @@ func Check(ctx context.Context, opts *mcp.Options, m Mode) error {
 	if m == ModeKubernetes {
 		o.Authenticator = refuseAll{}
 	}
-	s, err := mcp.NewContext(ctx, &o)
+	s, err := mcp.NewServer(ctx, &o)
 	if err != nil {
 		return err
 	}

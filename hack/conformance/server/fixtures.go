@@ -1,20 +1,13 @@
-//go:build conformance
-
-package mcp
-
-// The conformance fixture family: the tools, resources and prompts that the
-// official MCP conformance suite (@modelcontextprotocol/conformance) calls
-// by fixed names. They exist so the suite can prove the protocol plumbing
-// every family shares — content types, tool errors, logging and progress
-// notifications, sampling and elicitation through a session, resources,
-// templates, subscriptions, prompts and completion — through the real
-// assembly: the same transports and era routing, strict argument decoding,
-// error envelope, audit and metrics middleware.
-//
-// This file is compiled only with -tags conformance (`make
-// test-conformance` builds bin/kubepact-conformance with it), and even then
-// the family is off unless --families names it. Release builds carry none
-// of it; conformance_fixtures_off.go stands in for it there.
+// Command server is kubepact's MCP server with the official MCP conformance
+// suite's fixtures added (hack/conformance/run.sh runs the suite against
+// it): the tools, resources and prompts that @modelcontextprotocol/conformance
+// calls by fixed names, served as an mcp.Extension through the product's
+// own assembly — the same transports and era routing, strict argument
+// decoding, error envelope, audit and metrics middleware — so the suite
+// proves the protocol plumbing every family shares. It takes the flags of
+// `kubepact mcp` (without a bundle); the fixture family is on only when
+// --families names it. The release binary has none of this.
+package main
 
 import (
 	"bytes"
@@ -34,25 +27,31 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/mcp"
 )
 
-// FamilyConformance is the MCP conformance suite's fixture tools,
+// familyConformance is the MCP conformance suite's fixture tools,
 // resources and prompts, named as the suite calls them.
-const FamilyConformance Family = "conformance"
+const familyConformance mcp.Family = "conformance"
 
-// fixtureFamilies adds the fixture family to [families] in this build.
-var fixtureFamilies = []*family{{
-	name: FamilyConformance,
-	// Only in a binary built with -tags conformance.
-	summary: "conformance — the fixture tools, resources and prompts the official MCP conformance suite calls by name (test_*, test://...); a test build only, never part of a release",
-	build: func(context.Context, *familyEnv) (*familyParts, error) {
-		fx, tools, err := fixtureTools()
-		if err != nil {
-			return nil, err
-		}
-		return &familyParts{tools: tools, configure: fx.configure, register: fx.register, foreignNames: true}, nil
-	},
-}}
+// fixtureExtension is the fixture family as an extension of the server.
+func fixtureExtension() (*mcp.Extension, error) {
+	fx, tools, err := fixtureTools()
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.Extension{
+		Name:      familyConformance,
+		Summary:   "conformance — the fixture tools, resources and prompts the official MCP conformance suite calls by name (test_*, test://...); a test build only, never part of a release",
+		Tools:     tools,
+		Configure: fx.configure,
+		Register:  fx.register,
+	}, nil
+}
+
+// hints are a fixture tool's annotations.
+type hints struct{ readOnly, idempotent bool }
 
 // Error codes of fixture tool results.
 const (
@@ -107,14 +106,14 @@ type ElicitationArgs struct {
 
 // fixtureTools builds the fixture tools; the resources, prompts and
 // server options follow in configure and register.
-func fixtureTools() (*fixtureState, []*tool, error) {
+func fixtureTools() (*fixtureState, []mcp.ExtensionTool, error) {
 	fx := &fixtureState{}
 	quiet := hints{readOnly: true, idempotent: true}
 	asks := hints{readOnly: true} // asks the client's model or user: the answer may differ each time
 
-	var out []*tool
+	var out []mcp.ExtensionTool
 	var errs []error
-	add := func(t *tool, err error) {
+	add := func(t mcp.ExtensionTool, err error) {
 		if err != nil {
 			errs = append(errs, err)
 			return
@@ -135,7 +134,7 @@ func fixtureTools() (*fixtureState, []*tool, error) {
 		&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: mixedURI, MIMEType: "application/json", Text: `{"test":"data","value":123}`}})))
 	add(newFixtureTool("test_error_handling", "Fail on purpose", quiet,
 		func(context.Context, fixtureNoArgs) ([]sdk.Content, fixtureOutcome, error) {
-			return nil, fixtureOutcome{}, &ToolError{Code: codeFixtureError, Message: "This tool intentionally returns an error for testing"}
+			return nil, fixtureOutcome{}, &mcp.ToolError{Code: codeFixtureError, Message: "This tool intentionally returns an error for testing"}
 		}))
 	add(newFixtureTool("test_tool_with_logging", "Send three log messages", quiet, logSteps))
 	add(newFixtureTool("test_tool_with_progress", "Report progress in three steps", quiet, progressSteps))
@@ -323,42 +322,42 @@ var fixtureOutputSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 // arguments decoded strictly into In, errors in the envelope. The
 // difference is the content: run returns the blocks the scenario expects
 // (images, audio, resources), and structuredContent says which they are.
-func newFixtureTool[In any](name, title string, h hints, run func(context.Context, In) ([]sdk.Content, fixtureOutcome, error)) (*tool, error) {
+func newFixtureTool[In any](name, title string, h hints, run func(context.Context, In) ([]sdk.Content, fixtureOutcome, error)) (mcp.ExtensionTool, error) {
 	input, err := jsonschema.For[In](nil)
 	if err != nil {
-		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+		return mcp.ExtensionTool{}, fmt.Errorf("tool %s: input schema: %w", name, err)
 	}
 	return fixtureTool(name, title, h, input, run)
 }
 
 func fixtureTool[In any](name, title string, h hints, input *jsonschema.Schema,
-	run func(context.Context, In) ([]sdk.Content, fixtureOutcome, error)) (*tool, error) {
-	dec, err := newArgDecoder(input)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: %w", name, err)
-	}
+	run func(context.Context, In) ([]sdk.Content, fixtureOutcome, error)) (mcp.ExtensionTool, error) {
 	output, err := fixtureOutputSchema()
 	if err != nil {
-		return nil, fmt.Errorf("tool %s: output schema: %w", name, err)
+		return mcp.ExtensionTool{}, fmt.Errorf("tool %s: output schema: %w", name, err)
 	}
-	return &tool{
-		name:        name,
-		title:       title,
-		description: "Conformance fixture: " + title + ". Part of the fixture family the official MCP conformance suite calls by name; test builds only.",
-		hints:       h,
-		input:       input,
-		output:      output,
-		call: func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
+	return mcp.ExtensionTool{
+		Name:        name,
+		Title:       title,
+		Description: "Conformance fixture: " + title + ". Part of the fixture family the official MCP conformance suite calls by name; test builds only.",
+		ReadOnly:    h.readOnly,
+		Idempotent:  h.idempotent,
+		Input:       input,
+		Output:      output,
+		Call: func(ctx context.Context, args json.RawMessage) (*sdk.CallToolResult, error) {
+			// The server checked args against input; they decode.
 			var in In
-			if err := dec.decode(args, &in); err != nil {
-				return errorResult(err)
+			if len(args) > 0 {
+				if err := json.Unmarshal(args, &in); err != nil {
+					return nil, err
+				}
 			}
 			content, out, err := run(ctx, in)
 			if err != nil {
-				return errorResult(err)
+				return nil, err
 			}
 			out.Content = contentTypes(content)
-			return &sdk.CallToolResult{Content: content, StructuredContent: out}
+			return &sdk.CallToolResult{Content: content, StructuredContent: out}, nil
 		},
 	}, nil
 }
@@ -389,11 +388,11 @@ func contentTypes(content []sdk.Content) []string {
 	return kinds
 }
 
-// callingSession is the session of the tool call in ctx (see withSession).
+// callingSession is the session of the tool call in ctx.
 func callingSession(ctx context.Context) (*sdk.ServerSession, error) {
-	ss, _ := ctx.Value(sessionKey{}).(*sdk.ServerSession)
+	ss := mcp.SessionOf(ctx)
 	if ss == nil {
-		return nil, &ToolError{Code: codeClientCapability, Message: "no client session to talk to"}
+		return nil, &mcp.ToolError{Code: codeClientCapability, Message: "no client session to talk to"}
 	}
 	return ss, nil
 }
@@ -416,7 +415,7 @@ func logSteps(ctx context.Context, _ fixtureNoArgs) ([]sdk.Content, fixtureOutco
 			}
 		}
 		if err := ss.Log(ctx, &sdk.LoggingMessageParams{Level: "info", Logger: "conformance", Data: msg}); err != nil {
-			return nil, fixtureOutcome{}, &ToolError{Code: codeClientRequest, Message: "sending a log message: " + err.Error()}
+			return nil, fixtureOutcome{}, &mcp.ToolError{Code: codeClientRequest, Message: "sending a log message: " + err.Error()}
 		}
 	}
 	return []sdk.Content{&sdk.TextContent{Text: "Sent 3 log messages."}}, fixtureOutcome{Notifications: len(msgs)}, nil
@@ -457,7 +456,7 @@ func progressSteps(ctx context.Context, _ fixtureNoArgs) ([]sdk.Content, fixture
 			continue
 		}
 		if err := ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: p, Total: 100, Message: fmt.Sprintf("step %d of 3", i+1)}); err != nil {
-			return nil, fixtureOutcome{}, &ToolError{Code: codeClientRequest, Message: "sending a progress notification: " + err.Error()}
+			return nil, fixtureOutcome{}, &mcp.ToolError{Code: codeClientRequest, Message: "sending a progress notification: " + err.Error()}
 		}
 		sent++
 	}
@@ -484,14 +483,14 @@ func sample(ctx context.Context, in SamplingArgs) ([]sdk.Content, fixtureOutcome
 		return nil, fixtureOutcome{}, err
 	}
 	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.Sampling == nil {
-		return nil, fixtureOutcome{}, &ToolError{Code: codeClientCapability, Message: "the client did not declare the sampling capability"}
+		return nil, fixtureOutcome{}, &mcp.ToolError{Code: codeClientCapability, Message: "the client did not declare the sampling capability"}
 	}
 	res, err := ss.CreateMessage(ctx, &sdk.CreateMessageParams{
 		Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: in.Prompt}}},
 		MaxTokens: 100,
 	})
 	if err != nil {
-		return nil, fixtureOutcome{}, &ToolError{Code: codeClientRequest, Message: "sampling/createMessage: " + err.Error()}
+		return nil, fixtureOutcome{}, &mcp.ToolError{Code: codeClientRequest, Message: "sampling/createMessage: " + err.Error()}
 	}
 	answer := ""
 	if tc, ok := res.Content.(*sdk.TextContent); ok {
@@ -510,7 +509,7 @@ func elicit(ctx context.Context, message string, schema json.RawMessage, label s
 	// Elicit itself refuses a client without the elicitation capability.
 	res, err := ss.Elicit(ctx, &sdk.ElicitParams{Message: message, RequestedSchema: schema})
 	if err != nil {
-		return nil, fixtureOutcome{}, &ToolError{Code: codeClientRequest, Message: "elicitation/create: " + err.Error()}
+		return nil, fixtureOutcome{}, &mcp.ToolError{Code: codeClientRequest, Message: "elicitation/create: " + err.Error()}
 	}
 	raw, err := json.Marshal(res.Content)
 	if err != nil {
@@ -524,7 +523,7 @@ func elicit(ctx context.Context, message string, schema json.RawMessage, label s
 // input schema uses $schema, $defs and $ref, which tools/list must pass on
 // untouched. The one argument decoder resolves each property's $ref
 // against the input schema's $defs, as it does for generated tools.
-func jsonSchema2020Tool() (*tool, error) {
+func jsonSchema2020Tool() (mcp.ExtensionTool, error) {
 	var input jsonschema.Schema
 	if err := json.Unmarshal([]byte(`{
 		"$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -533,7 +532,7 @@ func jsonSchema2020Tool() (*tool, error) {
 		"properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
 		"additionalProperties": false
 	}`), &input); err != nil {
-		return nil, err
+		return mcp.ExtensionTool{}, err
 	}
 	type args struct {
 		Name    string          `json:"name"`

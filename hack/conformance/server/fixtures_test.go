@@ -1,9 +1,8 @@
-//go:build conformance
-
-package mcp
+package main
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/mcp"
 )
 
 // fixtureClient records what the server sends it during calls and answers
@@ -25,7 +26,7 @@ type fixtureClient struct {
 // speaks 2025-11-25: sessions, where the server may ask the client).
 //
 //nolint:staticcheck // SA1019: the suite tests logging and sampling, deprecated in 2026-07-28 but in force for 2025-11-25 sessions.
-func (fc *fixtureClient) connect(t *testing.T, s *Server, version string) *sdk.ClientSession {
+func (fc *fixtureClient) connect(t *testing.T, s *mcp.Server, version string) *sdk.ClientSession {
 	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := s.SDK().Connect(t.Context(), st, nil)
@@ -60,9 +61,68 @@ func (fc *fixtureClient) connect(t *testing.T, s *Server, version string) *sdk.C
 	return cs
 }
 
-func newFixtureServer(t *testing.T) *Server {
+// newTestServer builds a server with the fixture extension over a
+// temporary workspace; families nil means the defaults.
+func newTestServer(t *testing.T, families []mcp.Family) *mcp.Server {
 	t.Helper()
-	return newTestServer(t, &Options{Families: []Family{FamilyAuthoring, FamilyConformance}})
+	fx, err := fixtureExtension()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := mcp.NewServer(t.Context(), &mcp.Options{Workspace: t.TempDir(), Families: families, Extensions: []*mcp.Extension{fx}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func newFixtureServer(t *testing.T) *mcp.Server {
+	t.Helper()
+	return newTestServer(t, []mcp.Family{mcp.FamilyAuthoring, familyConformance})
+}
+
+// structured decodes a result's structuredContent.
+func structured(t testing.TB, res *sdk.CallToolResult) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatalf("marshal structuredContent: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("structuredContent %s is not an object: %v", raw, err)
+	}
+	return m
+}
+
+func text(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+func errorCode(t *testing.T, res *sdk.CallToolResult) string {
+	t.Helper()
+	if !res.IsError {
+		return ""
+	}
+	e, _ := structured(t, res)["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
 }
 
 // TestFixtureToolsInMemory calls every fixture tool through the real
@@ -98,9 +158,9 @@ func TestFixtureToolsInMemory(t *testing.T) {
 		{tool: "test_elicitation", args: map[string]any{"message": "Who are you?"}, wantTypes: []string{"text"}, wantText: `action=accept, content={"email":"ada@example.com","username":"ada"}`},
 		{tool: "json_schema_2020_12_tool", args: map[string]any{"name": "n", "address": map[string]any{"city": "Lyon"}}, wantTypes: []string{"text"}, wantText: `"city":"Lyon"`},
 		// Strict decoding applies to fixtures as to every tool.
-		{tool: "test_simple_text", args: map[string]any{"verbose": true}, wantCode: CodeInvalidArgument, wantText: `unknown argument "verbose"`},
-		{tool: "test_sampling", wantCode: CodeInvalidArgument, wantText: `argument "prompt" is required`},
-		{tool: "json_schema_2020_12_tool", args: map[string]any{"address": map[string]any{"city": 7}}, wantCode: CodeInvalidArgument},
+		{tool: "test_simple_text", args: map[string]any{"verbose": true}, wantCode: mcp.CodeInvalidArgument, wantText: `unknown argument "verbose"`},
+		{tool: "test_sampling", wantCode: mcp.CodeInvalidArgument, wantText: `argument "prompt" is required`},
+		{tool: "json_schema_2020_12_tool", args: map[string]any{"address": map[string]any{"city": 7}}, wantCode: mcp.CodeInvalidArgument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool, func(t *testing.T) {
@@ -210,37 +270,32 @@ func TestFixtureResourcesPromptsCompletion(t *testing.T) {
 	}
 }
 
-// TestFixturesAreAFamily checks the fixtures are opt-in, described like any
-// family, and the only tools exempt from the pacto_ prefix rule.
+// TestFixturesAreAFamily checks the fixtures are opt-in and described like
+// any family, in pacto_server_info and the instructions.
 func TestFixturesAreAFamily(t *testing.T) {
 	if names := newTestServer(t, nil).ToolNames(); slices.Contains(names, "test_simple_text") {
 		t.Errorf("default families include fixtures: %v", names)
 	}
-	s := newFixtureServer(t)
-	info := s.info()
-	var fam *FamilyInfo
+	cs := (&fixtureClient{}).connect(t, newFixtureServer(t), "2025-11-25")
+	raw, err := json.Marshal(call(t, cs, "pacto_server_info", map[string]any{}).StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info mcp.ServerInfo
+	if err := json.Unmarshal(raw, &info); err != nil {
+		t.Fatalf("pacto_server_info %s: %v", raw, err)
+	}
+	var fam *mcp.FamilyInfo
 	for i := range info.Families {
-		if info.Families[i].Name == string(FamilyConformance) {
+		if info.Families[i].Name == string(familyConformance) {
 			fam = &info.Families[i]
 		}
 	}
-	if fam == nil || !fam.Enabled || !slices.Contains(fam.Tools, "test_simple_text") {
-		t.Errorf("pacto_server_info families %+v: want conformance on with its tools", info.Families)
+	if fam == nil || !fam.Enabled || !slices.Contains(fam.Tools, "test_simple_text") || !slices.Contains(fam.Tools, "test_sampling") || slices.Contains(fam.Tools, "pacto_server_info") {
+		t.Errorf("pacto_server_info families %+v: want conformance on with exactly its fixture tools", info.Families)
 	}
-	if !strings.Contains(s.instructions(), "conformance — ") {
-		t.Errorf("instructions do not describe the conformance family:\n%s", s.instructions())
-	}
-	// Only the fixture family's tools are exempt from the pacto_ prefix rule.
-	for _, f := range s.families {
-		if f.parts == nil {
-			continue
-		}
-		if exempt := f.name == FamilyConformance; f.parts.foreignNames != exempt {
-			t.Errorf("family %s: foreignNames %v, want %v", f.name, f.parts.foreignNames, exempt)
-		}
-		if f.name == FamilyConformance && (slices.Contains(f.tools, "pacto_server_info") || !slices.Contains(f.tools, "test_sampling")) {
-			t.Errorf("conformance family tools %v: want exactly the fixture tools", f.tools)
-		}
+	if instr := cs.InitializeResult().Instructions; !strings.Contains(instr, "conformance — ") {
+		t.Errorf("instructions do not describe the conformance family:\n%s", instr)
 	}
 }
 
