@@ -57,7 +57,8 @@
 // and never cmd.
 //
 // The envtest suite of this package is the operator's: one API server, the
-// generated RBAC, and the reconciler, the webhook and /mcp identity running
-// together as the operator's ServiceAccount; the tests of the webhook and
-// of identity that need that control plane live here with it.
+// generated RBAC, and the reconciler and the webhook running together as
+// the operator's ServiceAccount; the tests of the webhook that need that
+// control plane live here with it. Identity's run on a control plane of
+// their own, in mcp/kubeauth.
 package controllers
