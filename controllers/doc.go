@@ -56,9 +56,8 @@
 // controllers/injection only for the names the webhook writes on a Pod,
 // and never cmd.
 //
-// The envtest suite of this package is the operator's: one API server, the
-// generated RBAC, and the reconciler and the webhook running together as
-// the operator's ServiceAccount; the tests of the webhook that need that
-// control plane live here with it. Identity's run on a control plane of
-// their own, in mcp/kubeauth.
+// The envtest suite of this package is the reconciler's: one API server,
+// the generated RBAC, and the reconciler running as the operator's
+// ServiceAccount. The webhook's tests run on a control plane of their own
+// in controllers/injection, identity's in mcp/kubeauth.
 package controllers
