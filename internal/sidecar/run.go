@@ -117,22 +117,31 @@ func Run(ctx context.Context, cfg Config, l Loaders) error {
 	return nil
 }
 
-// load loads the pod's bundle (a packed file when cfg.Bundle is a regular
-// file and no oci:// reference, else a directory or reference), refuses
-// another digest than cfg.BundleDigest, and projects it.
+// load loads the pod's bundle and projects it, refusing another digest
+// than cfg.BundleDigest: a packed file (cfg.Bundle is a regular file and no
+// oci:// reference) is checked before it is projected; a directory or
+// reference after, as `kubepact mcp` loads and projects one.
 func load(ctx context.Context, cfg Config, l Loaders) (*mcp.CapabilityBundle, error) {
-	var b *bundle.Bundle
-	var err error
-	if st, serr := os.Stat(cfg.Bundle); serr == nil && st.Mode().IsRegular() && !bundle.IsOCIRef(cfg.Bundle) {
-		b, err = l.LoadFile(cfg.Bundle)
-	} else {
-		b, err = l.Load(ctx, cfg.Bundle)
+	if st, err := os.Stat(cfg.Bundle); err == nil && st.Mode().IsRegular() && !bundle.IsOCIRef(cfg.Bundle) {
+		b, err := l.LoadFile(cfg.Bundle)
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckDigest(cfg, b); err != nil {
+			return nil, err
+		}
+		return l.Project(ctx, b)
 	}
+	b, err := l.Load(ctx, cfg.Bundle)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckDigest(cfg, b); err != nil {
+	cb, err := l.Project(ctx, b)
+	if err != nil {
 		return nil, err
 	}
-	return l.Project(ctx, b)
+	if err := CheckDigest(cfg, cb.Bundle); err != nil {
+		return nil, err
+	}
+	return cb, nil
 }

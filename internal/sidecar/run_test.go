@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,14 +20,19 @@ import (
 // TestRunSaysWhereItFailed: each failure before ready is a StartError
 // naming its stage (and, for a busy address, the address), so that the
 // command can say it in its flags; a refused configuration reaches no
-// loader, a bundle of another digest is never projected, and the probes'
-// port is given back when the start fails.
+// loader, a packed bundle of another digest is never projected, and the
+// probes' port is given back when the start fails.
 func TestRunSaysWhereItFailed(t *testing.T) {
 	b, err := bundle.LoadDir(filepath.Join("..", "..", "examples", "bundles", "catalog"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join("..", "..", "examples", "bundles", "catalog")
+	// A regular file is loaded as a packed bundle (LoadFile).
+	packed := filepath.Join(t.TempDir(), "bundle.tar.gz")
+	if err := os.WriteFile(packed, []byte("packed"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	busy, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +65,13 @@ func TestRunSaysWhereItFailed(t *testing.T) {
 		{name: "busy probes", cfg: func() sidecar.Config { c := base(); c.HealthAddr = busy.Addr().String(); return c },
 			stage: sidecar.StageHealth, addr: func(c sidecar.Config) string { return c.HealthAddr }, is: syscall.EADDRINUSE},
 		{name: "load fails", cfg: base, loadErr: errors.New("no such bundle"), stage: sidecar.StageLoad},
-		{name: "other digest", cfg: func() sidecar.Config { c := base(); c.BundleDigest = "sha256:" + hex64('a'); return c }, stage: sidecar.StageLoad},
+		{name: "other digest", cfg: func() sidecar.Config { c := base(); c.BundleDigest = "sha256:" + hex64('a'); return c },
+			stage: sidecar.StageLoad, projected: true},
+		{name: "packed file of another digest", cfg: func() sidecar.Config {
+			c := base()
+			c.Bundle, c.BundleDigest = packed, "sha256:"+hex64('a')
+			return c
+		}, stage: sidecar.StageLoad},
 		{name: "busy MCP port", cfg: func() sidecar.Config {
 			c := base()
 			host, port, _ := net.SplitHostPort(busy.Addr().String())
@@ -73,14 +85,16 @@ func TestRunSaysWhereItFailed(t *testing.T) {
 			err := sidecar.Run(t.Context(), cfg, sidecar.Loaders{
 				Load: func(_ context.Context, ref string) (*bundle.Bundle, error) {
 					loads++
-					if ref != cfg.Bundle {
-						t.Errorf("loaded %q, want %q", ref, cfg.Bundle)
+					if ref != cfg.Bundle || ref == packed {
+						t.Errorf("loaded %q as a directory or reference, want %q", ref, cfg.Bundle)
 					}
 					return b, tc.loadErr
 				},
-				LoadFile: func(string) (*bundle.Bundle, error) {
-					t.Error("a directory was loaded as a packed file")
-					return nil, nil
+				LoadFile: func(path string) (*bundle.Bundle, error) {
+					if path != packed {
+						t.Errorf("%s was loaded as a packed file", path)
+					}
+					return b, tc.loadErr
 				},
 				Project: func(ctx context.Context, b *bundle.Bundle) (*mcp.CapabilityBundle, error) {
 					projections++
