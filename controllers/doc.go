@@ -30,13 +30,13 @@
 // a patch of that field alone, so that Pods coming and going never cost a
 // registry round trip.
 //
-// # Fleet Runnables
+// # The fleet
 //
-// FleetBuilder and MCPServer run on every replica (NeedLeaderElection is
-// false): the first publishes the snapshots the fleetgraph/kube feed
-// builds, the second answers the fleet tools from them at /mcp. The feed
-// keeps its own informer cache; its RBAC marker (Pacto's CRs, read only)
-// sits beside them.
+// The live fleet (the fleetgraph/kube feed, the snapshots it builds and
+// /mcp answering from them) is not this package's: the operator command
+// runs it on every replica beside the reconciler, and this package never
+// imports mcp. Only the feed's RBAC marker (Pacto's CRs, read only) sits
+// here, so that the operator's one ClusterRole is generated in one place.
 //
 // # RBAC
 //
@@ -56,8 +56,8 @@
 // controllers/injection only for the names the webhook writes on a Pod,
 // and never cmd.
 //
-// The envtest suite of this package is the operator's: one API server, the
-// generated RBAC, and the reconciler, the webhook and /mcp identity running
-// together as the operator's ServiceAccount; the tests of the webhook and
-// of identity that need that control plane live here with it.
+// The envtest suite of this package is the reconciler's: one API server,
+// the generated RBAC, and the reconciler running as the operator's
+// ServiceAccount. The webhook's tests run on a control plane of their own
+// in controllers/injection, identity's in mcp/kubeauth.
 package controllers

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubepact/kubepact/controllers"
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/kube"
 )
@@ -29,7 +28,7 @@ func TestFleetFeedRunsWithOperatorRBAC(t *testing.T) {
 	}
 	done := make(chan error, 2)
 	go func() { done <- feed.Start(ctx) }()
-	go func() { done <- controllers.FleetBuilder{Builder: b}.Start(ctx) }()
+	go func() { done <- b.Run(ctx) }()
 	defer func() {
 		cancel()
 		for range 2 {

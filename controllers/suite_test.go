@@ -3,7 +3,6 @@ package controllers_test
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,17 +30,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers"
-	"github.com/kubepact/kubepact/controllers/injection"
+	"github.com/kubepact/kubepact/test/kcm"
 )
 
 // The package's control plane: one real kube-apiserver and etcd for all
 // tests, and one manager running the reconciler as the operator's
 // ServiceAccount, bound to the ClusterRole `make manifests` generated.
+// (The webhook's tests run on a control plane of their own, in
+// controllers/injection.)
 var (
 	// admin is a client with the test's full authority, for setting up.
 	admin client.Client
@@ -52,19 +52,6 @@ var (
 	operatorConfig *rest.Config
 	scheme         = runtime.NewScheme()
 	skipReason     string
-	// injector and rotator are the webhook the manager serves, installed
-	// through envtest's webhook options from config/webhook.
-	injector *injection.Injector
-	rotator  *injection.CertRotator
-	// webhookHost and webhookPort are where the installed webhook
-	// configuration sends the API server.
-	webhookHost string
-	webhookPort int
-	// webhookCertDir holds envtest's serving certificate for webhookHost
-	// (tls.crt, tls.key), which webhookCAData signs: for the tests' other
-	// webhook servers.
-	webhookCertDir string
-	webhookCAData  []byte
 )
 
 const (
@@ -101,12 +88,6 @@ func runMain(m *testing.M) int {
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
-		// The API server calls the webhook on 127.0.0.1; the operator's
-		// own certificates replace envtest's (see rotator below).
-		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			Paths:            []string{filepath.Join("..", "config", "webhook", "manifests.yaml")},
-			LocalServingHost: "127.0.0.1",
-		},
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -135,8 +116,6 @@ func runMain(m *testing.M) int {
 	operatorConfig = rest.CopyConfig(cfg)
 	operatorConfig.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + operatorNamespace + ":" + operatorSA}
 	operatorConfig.QPS = -1 // as ctrl.GetConfig: API priority and fairness, no client-side limit
-	webhookHost, webhookPort = env.WebhookInstallOptions.LocalServingHost, env.WebhookInstallOptions.LocalServingPort
-	webhookCertDir, webhookCAData = env.WebhookInstallOptions.LocalServingCertDir, env.WebhookInstallOptions.LocalServingCAData
 	if benchmarking() {
 		// The benchmark runs its own manager over its own objects.
 		return m.Run()
@@ -147,7 +126,6 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(cacheDir)
-	rotator = newRotator()
 	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
@@ -155,7 +133,6 @@ func runMain(m *testing.M) int {
 		LeaderElection:          true,
 		LeaderElectionID:        "kubepact-operator",
 		LeaderElectionNamespace: operatorNamespace,
-		WebhookServer:           webhookServer(rotator),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
@@ -169,11 +146,6 @@ func runMain(m *testing.M) int {
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		fmt.Fprintf(os.Stderr, "setup: %v\n", err)
-		return 1
-	}
-	injector = &injection.Injector{Options: injection.SidecarOptions{Image: sidecarImage, PlainHTTP: true}}
-	if err := injection.SetupInjector(mgr, injector, rotator); err != nil {
-		fmt.Fprintf(os.Stderr, "webhook setup: %v\n", err)
 		return 1
 	}
 	mgrDone := make(chan error, 1)
@@ -227,21 +199,6 @@ func installRBAC(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-func newRotator() *injection.CertRotator {
-	return &injection.CertRotator{Options: injection.CertOptions{
-		Namespace:   operatorNamespace,
-		DNSNames:    []string{"localhost"},
-		IPAddresses: []net.IP{net.ParseIP(webhookHost)},
-		// Short, so that TestCertRotation sees a CA replaced in seconds.
-		CAOverlap:     3 * time.Second,
-		CheckInterval: 250 * time.Millisecond,
-	}}
-}
-
-func webhookServer(rot *injection.CertRotator) webhook.Server {
-	return webhook.NewServer(webhook.Options{Host: webhookHost, Port: webhookPort, TLSOpts: []func(*tls.Config){rot.TLSConfig}})
 }
 
 func needControlPlane(t testing.TB) {
@@ -459,4 +416,31 @@ func (p *flakyProxy) pipe(c net.Conn) {
 
 func workload(ns, name string) *appsv1.Deployment {
 	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// The kube-controller-manager of the package's control plane (Deployments
+// become ReplicaSets and Pods), started by the first test that needs it.
+var (
+	kcmOnce sync.Once
+	kcmProc *kcm.Process
+	kcmErr  error
+)
+
+func needKCM(t *testing.T) {
+	t.Helper()
+	needControlPlane(t)
+	kcmOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second) //nolint:forbidigo // outlives the first test that asks
+		defer cancel()
+		kcmProc, kcmErr = kcm.Start(ctx, adminConfig, nil)
+	})
+	if kcmErr != nil {
+		t.Fatal(kcmErr)
+	}
+}
+
+func stopKCM() {
+	if kcmProc != nil {
+		_ = kcmProc.Stop()
+	}
 }

@@ -36,6 +36,17 @@ func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHel
 // projection's warnings (skipped and withheld operations) on w, each line
 // prefixed with the command's name and naming its flags.
 func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, client *oci.Client, limits *limitOptions, w io.Writer, prefix string) (*mcp.CapabilityBundle, error) {
+	b, err := loadBundle(ctx, ref, client, limits)
+	if err != nil {
+		return nil, err
+	}
+	return o.project(ctx, b, limits, w, prefix)
+}
+
+// loadBundle loads the bundle ref names (a directory or an oci://
+// reference, through client) within the bundle limits, naming the limit
+// flag a bundle exceeds.
+func loadBundle(ctx context.Context, ref string, client *oci.Client, limits *limitOptions) (*bundle.Bundle, error) {
 	lim, err := limits.limits()
 	if err != nil {
 		return nil, err
@@ -44,7 +55,7 @@ func (o *capabilityOptions) loadCapability(ctx context.Context, ref string, clie
 	if err != nil {
 		return nil, explainLimit(err)
 	}
-	return o.project(ctx, b, limits, w, prefix)
+	return b, nil
 }
 
 // project projects a loaded bundle into its tools, as loadCapability does.

@@ -323,7 +323,7 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 	if err := mgr.Add(feed); err != nil {
 		return err
 	}
-	if err := mgr.Add(controllers.FleetBuilder{Builder: b}); err != nil {
+	if err := mgr.Add(everyReplica(b.Run)); err != nil {
 		return err
 	}
 	if !o.serveMCP {
@@ -350,8 +350,20 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 	if err != nil {
 		return fmt.Errorf("/mcp: %w", err)
 	}
-	return mgr.Add(controllers.MCPServer{Server: s, Listener: ln})
+	// /mcp drains on stop (mcp.Server.Serve).
+	return mgr.Add(everyReplica(func(ctx context.Context) error { return s.Serve(ctx, ln) }))
 }
+
+// everyReplica is a Runnable of the manager that runs on every replica,
+// not only the leader: the fleet's publisher and /mcp, so that each
+// replica keeps its own snapshots and answers queries.
+type everyReplica func(context.Context) error
+
+// Start runs r until ctx is done.
+func (r everyReplica) Start(ctx context.Context) error { return r(ctx) }
+
+// NeedLeaderElection is false: every replica runs it.
+func (everyReplica) NeedLeaderElection() bool { return false }
 
 // mcpOptions are /mcp's server options: the HTTP flags, the fleet family
 // alone, on b. A tool argument naming a bundle names a revision the

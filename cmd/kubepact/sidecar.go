@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
-	"strconv"
-	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -86,96 +82,45 @@ when in-flight calls are drained before the process exits.`,
 	return cmd
 }
 
+// runSidecar runs the sidecar of the parsed flags with the loaders that
+// `kubepact mcp` and `check` share, and says a failure to start in the
+// sidecar's flags (exit code 2).
 func runSidecar(ctx context.Context, o *sidecarOptions) error {
-	start := time.Now()
-	log := logr.FromContextOrDiscard(ctx).WithName("sidecar")
-	cfg := o.config()
-	if err := cfg.Validate(); err != nil {
-		return &exitError{code: 2, msg: inWords(err)}
-	}
-
-	health, err := sidecar.ServeHealth(ctx, cfg.HealthAddr)
-	if err != nil {
-		if msg, ok := listenFailure(err, cfg.HealthAddr, "--health-addr"); ok {
-			return &exitError{code: 2, msg: msg}
-		}
-		return &exitError{code: 2, msg: inWords(err)}
-	}
-	defer health.Close()
-
-	var client *oci.Client // only an oci:// bundle needs one (and its cache directory)
-	if bundle.IsOCIRef(cfg.Bundle) {
-		if client, err = o.reg.client(ctx, cfg.Bundle); err != nil {
-			return &exitError{code: 2, msg: inWords(err)}
-		}
-	}
-	cb, err := o.load(ctx, cfg, client)
-	if err != nil {
-		return &exitError{code: 2, msg: inWords(err)}
-	}
-	opts := cfg.HTTP
-	opts.Transport = mcp.TransportHTTP
-	opts.Families = []mcp.Family{mcp.FamilyCapability}
-	opts.Capability = cb
-	opts.Version = version
-	opts.Logger = log.WithName("mcp")
-	s, err := mcp.NewServer(ctx, &opts)
-	if err != nil {
-		return &exitError{code: 2, msg: inWords(fieldsToFlags(err, mcp.FlagNames))}
-	}
-	defer s.Close()
-	var lc net.ListenConfig
-	addr := net.JoinHostPort(opts.Listen, strconv.Itoa(opts.Port))
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		if msg, ok := listenFailure(err, addr, "--listen and --port"); ok {
-			return &exitError{code: 2, msg: msg}
-		}
-		return &exitError{code: 2, msg: fmt.Sprintf("listening for MCP on %s: %v", addr, err)}
-	}
-	surface, err := s.ToolSurfaceDigest(ctx)
-	if err != nil {
-		return fmt.Errorf("listing the tools: %w", err)
-	}
-	health.Ready(sidecar.ReadyDetails{Bundle: cfg.Bundle, BundleDigest: cb.Bundle.Identity.String(), ToolSurfaceDigest: surface, Tools: len(s.ToolNames())})
-	sidecar.SettleMemory(cfg.MemoryLimitMiB)
-	log.Info("Sidecar ready", "url", "http://"+ln.Addr().String()+mcp.Endpoint, "health", cfg.HealthAddr,
-		"service", cb.Capability.Service, "bundle", cb.Bundle.Identity.String(), "tools", s.ToolNames(),
-		"withheld", len(cb.Capability.Withheld), "toolSurface", surface, "startupMs", time.Since(start).Milliseconds())
-	// On SIGTERM the kubelet's probe sees unready at once, while Serve
-	// drains the calls in progress.
-	stopReady := context.AfterFunc(ctx, health.Unready)
-	defer stopReady()
-	if err := s.Serve(ctx, ln); err != nil {
-		return fmt.Errorf("serving MCP: %w", err)
-	}
-	log.Info("Stopped")
-	return nil
-}
-
-// load loads and projects the pod's bundle: a directory or oci://
-// reference as every command loads one, or a packed bundle.tar.gz file;
-// with --bundle-digest, only the bundle of that digest.
-func (o *sidecarOptions) load(ctx context.Context, cfg sidecar.Config, client *oci.Client) (*mcp.CapabilityBundle, error) {
 	const prefix = "kubepact sidecar"
-	if st, err := os.Stat(cfg.Bundle); err == nil && st.Mode().IsRegular() && !bundle.IsOCIRef(cfg.Bundle) {
-		b, err := loadLayerFile(cfg.Bundle, &o.reg.limits)
-		if err != nil {
-			return nil, err
+	err := sidecar.Run(ctx, o.config(), sidecar.Loaders{
+		Load: func(ctx context.Context, ref string) (*bundle.Bundle, error) {
+			var client *oci.Client // only an oci:// bundle needs one (and its cache directory)
+			if bundle.IsOCIRef(ref) {
+				var err error
+				if client, err = o.reg.client(ctx, ref); err != nil {
+					return nil, err
+				}
+			}
+			return loadBundle(ctx, ref, client, &o.reg.limits)
+		},
+		LoadFile: func(path string) (*bundle.Bundle, error) { return loadLayerFile(path, &o.reg.limits) },
+		Project: func(ctx context.Context, b *bundle.Bundle) (*mcp.CapabilityBundle, error) {
+			return o.tools.project(ctx, b, &o.reg.limits, os.Stderr, prefix)
+		},
+		Version: version,
+	})
+	se, ok := errors.AsType[*sidecar.StartError](err)
+	if !ok {
+		return err
+	}
+	switch se.Stage {
+	case sidecar.StageHealth:
+		if msg, ok := listenFailure(se.Err, se.Addr, "--health-addr"); ok {
+			return &exitError{code: 2, msg: msg}
 		}
-		if err := sidecar.CheckDigest(cfg, b); err != nil {
-			return nil, err
+	case sidecar.StageListen:
+		if msg, ok := listenFailure(se.Err, se.Addr, "--listen and --port"); ok {
+			return &exitError{code: 2, msg: msg}
 		}
-		return o.tools.project(ctx, b, &o.reg.limits, os.Stderr, prefix)
+	case sidecar.StageServer:
+		return &exitError{code: 2, msg: inWords(fieldsToFlags(se.Err, mcp.FlagNames))}
 	}
-	cb, err := o.tools.loadCapability(ctx, cfg.Bundle, client, &o.reg.limits, os.Stderr, prefix)
-	if err != nil {
-		return nil, err
-	}
-	if err := sidecar.CheckDigest(cfg, cb.Bundle); err != nil {
-		return nil, err
-	}
-	return cb, nil
+	return &exitError{code: 2, msg: inWords(se.Err)}
 }
 
 // loadLayerFile loads a packed bundle file (bundle.tar.gz), bounded by the

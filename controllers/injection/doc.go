@@ -36,4 +36,8 @@
 // It may import api, bundle, internal and controller-runtime; never
 // controllers (which imports it for the Pod names) or cmd, and mcp only
 // through internal/sidecar (the tool surface of a Config).
+//
+// Its tests that need a control plane run on an envtest suite of their
+// own (suite_test.go): the webhook and the reconciler as the operator's
+// ServiceAccount, the real kube-controller-manager when Pods must exist.
 package injection

@@ -29,6 +29,7 @@ type ReadyDetails struct {
 // ?verbose, the ReadyDetails as JSON).
 type Health struct {
 	srv     *http.Server
+	ln      net.Listener
 	ready   atomic.Bool
 	details atomic.Pointer[ReadyDetails]
 }
@@ -58,7 +59,7 @@ func ServeHealth(ctx context.Context, addr string) (*Health, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--health-addr: %w", err)
 	}
-	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	h.srv, h.ln = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln
 	go func() { _ = h.srv.Serve(ln) }()
 	return h, nil
 }
@@ -72,8 +73,13 @@ func (h *Health) Ready(d ReadyDetails) {
 // Unready turns /readyz unready (on SIGTERM, while calls drain).
 func (h *Health) Unready() { h.ready.Store(false) }
 
-// Close stops serving the probes.
-func (h *Health) Close() error { return h.srv.Close() }
+// Close stops serving the probes; the address is free when it returns
+// (the listener is closed here, not only when Serve next runs).
+func (h *Health) Close() error {
+	err := h.srv.Close()
+	_ = h.ln.Close() // closed twice when Serve already runs; the second is a no-op
+	return err
+}
 
 // CheckDigest refuses a bundle whose digest is not cfg.BundleDigest.
 func CheckDigest(cfg Config, b *bundle.Bundle) error {

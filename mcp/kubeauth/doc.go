@@ -12,5 +12,7 @@
 // # Imports
 //
 // It may import mcp, fleetgraph, api and client-go; never controllers or
-// cmd. Its RBAC markers are read by `make manifests`.
+// cmd. Its RBAC markers are read by `make manifests`. Its tests run on an
+// envtest control plane of their own (suite_test.go): the generated RBAC,
+// the operator's ServiceAccount sending the reviews.
 package kubeauth

@@ -1,4 +1,4 @@
-package controllers_test
+package kubeauth_test
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ import (
 // of 2,000 services and 6,000 targets in 20 namespaces; the caller may list
 // ServiceContracts in 5 of them.
 //
-//	KUBEBUILDER_ASSETS=… go test ./controllers -run '^$' -bench ScopedMCPQuery -benchmem
+//	KUBEBUILDER_ASSETS=… go test ./mcp/kubeauth -run '^$' -bench ScopedMCPQuery -benchmem
 func BenchmarkScopedMCPQuery(b *testing.B) {
 	if skipReason != "" {
 		b.Skip(skipReason)

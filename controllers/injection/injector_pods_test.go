@@ -1,4 +1,4 @@
-package controllers_test
+package injection_test
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ import (
 // replaced: another digest, and (without a port) no contract HTTP port.
 func catalogVariant(t *testing.T, serverURL string) string {
 	t.Helper()
-	src := filepath.Join("..", "examples", "bundles", "catalog")
+	src := filepath.Join("..", "..", "examples", "bundles", "catalog")
 	dst := t.TempDir()
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestInjectedPodsReport(t *testing.T) {
 	reg := testregistry.New(t, nil)
 	oc := plainClient(t, nil)
 	ref := reg.Host + "/bundles/catalog:stable"
-	d1 := string(push(t, oc, filepath.Join("..", "examples", "bundles", "catalog"), ref))
+	d1 := string(push(t, oc, filepath.Join("..", "..", "examples", "bundles", "catalog"), ref))
 	create(t, deployment(ns, "catalog", 0, map[string]string{injection.AnnotationContract: "catalog"}))
 	key := client.ObjectKey{Namespace: ns, Name: "catalog"}
 	create(t, newContract(ns, "catalog", "oci://"+ref, "catalog"))
@@ -166,7 +166,7 @@ func TestInjectedPodsReport(t *testing.T) {
 func TestInjectConfigMapBundle(t *testing.T) {
 	needWebhook(t)
 	ns := injectionNamespace(t, true)
-	b, err := bundle.LoadDir(filepath.Join("..", "examples", "bundles", "catalog"), nil)
+	b, err := bundle.LoadDir(filepath.Join("..", "..", "examples", "bundles", "catalog"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package controllers_test
+package injection_test
 
 import (
 	"bytes"
@@ -125,7 +125,7 @@ func restrictedPod(ns, name string, ann map[string]string) *corev1.Pod {
 func readyContract(t *testing.T, ns, name string) (*v1alpha1.ServiceContract, string) {
 	t.Helper()
 	reg := testregistry.New(t, nil)
-	d := push(t, plainClient(t, nil), filepath.Join("..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
+	d := push(t, plainClient(t, nil), filepath.Join("..", "..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
 	create(t, deployment(ns, name, 0, map[string]string{injection.AnnotationContract: name}))
 	key := client.ObjectKey{Namespace: ns, Name: name}
 	create(t, newContract(ns, name, "oci://"+reg.Host+"/bundles/catalog:1.4.0", name))

@@ -1,4 +1,4 @@
-package controllers_test
+package injection_test
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package controllers_test
+package injection_test
 
 import (
 	"bytes"
@@ -87,7 +87,7 @@ func startOperator(t *testing.T, user string, inj *injection.Injector) map[strin
 		}
 	})
 
-	raw, err := os.ReadFile(filepath.Join("..", "config", "webhook", "manifests.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "webhook", "manifests.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

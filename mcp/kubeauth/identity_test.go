@@ -1,4 +1,4 @@
-package controllers_test
+package kubeauth_test
 
 import (
 	"context"
@@ -112,7 +112,7 @@ targets:
 	}
 	b := fleetgraph.NewBuilder(nil)
 	snap := source.NewFeed(b, []source.Source{
-		&source.LocalSource{Dir: "../examples/bundles"},
+		&source.LocalSource{Dir: "../../examples/bundles"},
 		&source.TargetStateSource{Path: path},
 	}).Collect(t.Context(), nil)
 	if sv, _, tg := snap.Counts(); sv != 3 || tg != 3 {
