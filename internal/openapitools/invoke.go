@@ -634,17 +634,3 @@ func escapedLen(r rune, size int) int {
 	}
 	return size
 }
-
-func newHTTPClient(rt http.RoundTripper) *http.Client {
-	if rt == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = 64
-		rt = t
-	}
-	return &http.Client{
-		Transport: rt,
-		// No redirect is ever followed, same origin included: a 3xx is the
-		// result, and credentials never reach another host.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}

@@ -1,8 +1,51 @@
 package openapitools
 
 import (
+	"strings"
+
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
+
+// route returns the operation's kin-openapi route, built on first use.
+func (op *operation) route() *kinRoute {
+	op.kinOnce.Do(func() { op.kinRoute = newKinRoute(op.iface.doc, op.path, op.method) })
+	return op.kinRoute
+}
+
+// kinRoute is what kin-openapi's request validator needs for one operation.
+type kinRoute struct {
+	doc      *openapi3.T
+	pathItem *openapi3.PathItem
+	op       *openapi3.Operation
+}
+
+// newKinRoute returns the route kin-openapi validates an operation's
+// requests against, or nil when there is none.
+//
+// For 3.0 and converted Swagger 2.0 documents, whose schemas the projection
+// converts, kin-openapi checks the request against the original dialect.
+// For OpenAPI 3.1 it checks the request's wire form against wireRoute's
+// copy of the operation; see there.
+func newKinRoute(d *openapischema.Document, pth, method string) *kinRoute {
+	kin := d.KinDoc()
+	if kin == nil || kin.Paths == nil {
+		return nil
+	}
+	item := kin.Paths.Value(pth)
+	if item == nil {
+		return nil
+	}
+	kop := item.GetOperation(strings.ToUpper(method))
+	if kop == nil {
+		return nil
+	}
+	if kin.IsOpenAPI31OrLater() {
+		return wireRoute(kin, item, kop)
+	}
+	return &kinRoute{doc: kin, pathItem: item, op: kop}
+}
 
 // wireRoute returns the route kin-openapi validates an OpenAPI 3.1
 // operation's requests against: the operation with every parameter and
