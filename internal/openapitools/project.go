@@ -409,7 +409,7 @@ type operation struct {
 	input       json.RawMessage
 	validator   *argValidator
 	kinOnce     sync.Once
-	kinRoute    *kinRoute // nil: no request validation by kin-openapi; set by route()
+	kinRoute    *Route // nil: no request validation by kin-openapi; set by route()
 	client      *http.Client
 	opts        *Options
 	err         error // why no tool can be built

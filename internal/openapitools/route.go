@@ -9,16 +9,9 @@ import (
 )
 
 // route returns the operation's kin-openapi route, built on first use.
-func (op *operation) route() *kinRoute {
+func (op *operation) route() *Route {
 	op.kinOnce.Do(func() { op.kinRoute = newKinRoute(op.iface.doc, op.path, op.method) })
 	return op.kinRoute
-}
-
-// kinRoute is what kin-openapi's request validator needs for one operation.
-type kinRoute struct {
-	doc      *openapi3.T
-	pathItem *openapi3.PathItem
-	op       *openapi3.Operation
 }
 
 // newKinRoute returns the route kin-openapi validates an operation's
@@ -28,7 +21,7 @@ type kinRoute struct {
 // converts, kin-openapi checks the request against the original dialect.
 // For OpenAPI 3.1 it checks the request's wire form against wireRoute's
 // copy of the operation; see there.
-func newKinRoute(d *openapischema.Document, pth, method string) *kinRoute {
+func newKinRoute(d *openapischema.Document, pth, method string) *Route {
 	kin := d.KinDoc()
 	if kin == nil || kin.Paths == nil {
 		return nil
@@ -44,7 +37,7 @@ func newKinRoute(d *openapischema.Document, pth, method string) *kinRoute {
 	if kin.IsOpenAPI31OrLater() {
 		return wireRoute(kin, item, kop)
 	}
-	return &kinRoute{doc: kin, pathItem: item, op: kop}
+	return &Route{Doc: kin, PathItem: item, Operation: kop}
 }
 
 // wireRoute returns the route kin-openapi validates an OpenAPI 3.1
@@ -63,7 +56,7 @@ func newKinRoute(d *openapischema.Document, pth, method string) *kinRoute {
 // content type is one the operation takes, a required body is there and
 // parses. With only those keywords left, 3.0 and 3.1 semantics agree, so
 // kin's own 3.0 validator, which compiles nothing, does it.
-func wireRoute(doc *openapi3.T, item *openapi3.PathItem, op *openapi3.Operation) *kinRoute {
+func wireRoute(doc *openapi3.T, item *openapi3.PathItem, op *openapi3.Operation) *Route {
 	sk := skeletons{}
 	spec := *doc
 	spec.OpenAPI = "3.0.3"
@@ -76,7 +69,7 @@ func wireRoute(doc *openapi3.T, item *openapi3.PathItem, op *openapi3.Operation)
 		body.Content = sk.content(body.Content)
 		o.RequestBody = &openapi3.RequestBodyRef{Value: &body}
 	}
-	return &kinRoute{doc: &spec, pathItem: &pi, op: &o}
+	return &Route{Doc: &spec, PathItem: &pi, Operation: &o}
 }
 
 // skeletons copies schemas down to their wire shape. It keeps one copy per
