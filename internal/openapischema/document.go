@@ -57,7 +57,7 @@ type Document struct {
 	decoded map[[sha256.Size]byte]bool
 }
 
-// release drops what only projection reads: the decoded trees of a large
+// Release drops what only projection reads: the decoded trees of a large
 // API are most of the memory a server would otherwise keep for its
 // lifetime. Calls read their operation's own fields and KinDoc.
 func (d *Document) Release() {
@@ -139,7 +139,7 @@ type pathOrder struct {
 	methods []string
 }
 
-// loadDocument reads and decodes the spec at file in fsys. Swagger 2.0 is
+// LoadDocument reads and decodes the spec at file in fsys. Swagger 2.0 is
 // converted to OpenAPI 3.0 first.
 func LoadDocument(fsys fs.FS, file string, maxBytes int) (*Document, error) {
 	data, err := fs.ReadFile(fsys, file)
@@ -253,7 +253,7 @@ func loadKin(fsys fs.FS, file string, data []byte) (doc *openapi3.T, err error) 
 	return doc, nil
 }
 
-// recoverInto turns a panic in third-party parsing code into an error: no
+// RecoverInto turns a panic in third-party parsing code into an error: no
 // document may crash the process.
 func RecoverInto(err *error) {
 	if p := recover(); p != nil {
@@ -325,7 +325,7 @@ func deAlias(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// operationsInOrder lists (path, method) pairs in document order: the
+// OperationsInOrder lists (path, method) pairs in document order: the
 // order of the YAML/JSON text, or sorted paths and the fixed method order
 // when the text order is unknown (e.g. a converted Swagger document whose
 // path item is a $ref).
@@ -377,7 +377,7 @@ func (d *Document) OperationsInOrder() [][2]string {
 // errRef is returned for references that cannot be followed.
 var errRef = errors.New("unresolvable reference")
 
-// resolve follows one $ref written in file and returns the node it points
+// Resolve follows one $ref written in file and returns the node it points
 // at and the file that node lives in. Only references inside the bundle
 // are followed.
 func (d *Document) Resolve(file, ref string) (any, string, error) {
@@ -423,7 +423,7 @@ func (d *Document) tree(file string) (any, error) {
 	return t, nil
 }
 
-// deref follows a chain of $refs (for parameters, request bodies, path
+// Deref follows a chain of $refs (for parameters, request bodies, path
 // items, security schemes) and returns the object and its file. A broken
 // reference yields nil.
 func (d *Document) Deref(file string, node any) (any, string) {
