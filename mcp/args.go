@@ -16,6 +16,7 @@ import (
 	"github.com/kubepact/kubepact/internal/didyoumean"
 	"github.com/kubepact/kubepact/internal/jsonobj"
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
 
 // rawTypeSchemas makes schema inference describe json.RawMessage as "any
@@ -291,8 +292,8 @@ func suggest(name string, accepted []string) string { return didyoumean.Nearest(
 // checkAll checks a generated tool's arguments and reports every fault,
 // one diagnostic each, instead of the first: an agent fixes a call to a
 // service operation in one go. The values come back decoded with exact
-// numbers (json.Number), nulls dropped, for openapitools.Tool.CallChecked.
-func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []openapitools.Diagnostic) {
+// numbers (json.Number), nulls dropped, for invoke.Call.
+func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []invoke.Diagnostic) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
@@ -301,19 +302,19 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []openapitoo
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if raw[0] != '{' || dec.Decode(&typed) != nil || dec.More() {
-		return nil, []openapitools.Diagnostic{{Code: openapitools.DiagNotAnObject, Expected: "a JSON object of named arguments",
+		return nil, []invoke.Diagnostic{{Code: invoke.DiagNotAnObject, Expected: "a JSON object of named arguments",
 			Message: "the arguments must be one JSON object of named arguments; got " + describeRaw(raw)}}
 	}
 	// A map keeps the last of duplicated names, and other readers of the
 	// same call (a proxy, an approval prompt) may keep the first.
 	if dup, ok := jsonobj.DuplicateKey(raw); ok {
-		return nil, []openapitools.Diagnostic{{Field: dup, Code: openapitools.DiagDuplicate, Expected: "each argument once",
+		return nil, []invoke.Diagnostic{{Field: dup, Code: invoke.DiagDuplicate, Expected: "each argument once",
 			Message: fmt.Sprintf("argument %q is given more than once; give each argument once", dup)}}
 	}
 	// Exact numbers go to the service as written: one whose digits or
 	// exponent no quantity needs is refused, before anything reads it.
 	if f, ok := jsonobj.LongNumber(raw); ok {
-		return nil, []openapitools.Diagnostic{{Field: f.Path, Code: openapitools.DiagInvalidValue,
+		return nil, []invoke.Diagnostic{{Field: f.Path, Code: invoke.DiagInvalidValue,
 			Expected: fmt.Sprintf("a number of at most %d digits and an exponent of at most ±%d", jsonobj.MaxNumberDigits, jsonobj.MaxNumberExponent),
 			Message:  fmt.Sprintf("the number at %s %s", f.Path, f.Reason())}}
 	}
@@ -326,10 +327,10 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []openapitoo
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	var diags []openapitools.Diagnostic
+	var diags []invoke.Diagnostic
 	for _, name := range names {
 		if _, ok := d.props[name]; !ok {
-			dg := openapitools.Diagnostic{Field: name, Code: openapitools.DiagUnknown, Expected: "one of: " + orNothing(d.accepted),
+			dg := invoke.Diagnostic{Field: name, Code: invoke.DiagUnknown, Expected: "one of: " + orNothing(d.accepted),
 				Message: fmt.Sprintf("unknown argument %q", name), DidYouMean: suggest(name, d.accepted)}
 			if dg.DidYouMean != "" {
 				dg.Message += fmt.Sprintf(" (did you mean %q?)", dg.DidYouMean)
@@ -340,7 +341,7 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []openapitoo
 	for _, name := range d.required {
 		if _, ok := typed[name]; !ok {
 			s := d.schemas[name]
-			diags = append(diags, openapitools.Diagnostic{Field: name, Code: openapitools.DiagRequired, Expected: d.describeSchema(s),
+			diags = append(diags, invoke.Diagnostic{Field: name, Code: invoke.DiagRequired, Expected: d.describeSchema(s),
 				Message: fmt.Sprintf("argument %q is required", name) + d.exampleSuffix(s)})
 		}
 	}
@@ -352,17 +353,17 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []openapitoo
 		// The validator reads float64s; the service gets the exact number.
 		var v any
 		if plain, err := json.Marshal(typed[name]); err != nil || json.Unmarshal(plain, &v) != nil {
-			diags = append(diags, openapitools.Diagnostic{Field: name, Code: openapitools.DiagInvalidValue, Message: fmt.Sprintf("argument %q is not a JSON value this server can read", name)})
+			diags = append(diags, invoke.Diagnostic{Field: name, Code: invoke.DiagInvalidValue, Message: fmt.Sprintf("argument %q is not a JSON value this server can read", name)})
 			continue
 		}
 		if openapitools.TooDeep(v) {
-			diags = append(diags, openapitools.Diagnostic{Field: name, Code: openapitools.DiagInvalidValue, Expected: d.describeSchema(d.schemas[name]),
+			diags = append(diags, invoke.Diagnostic{Field: name, Code: invoke.DiagInvalidValue, Expected: d.describeSchema(d.schemas[name]),
 				Message: fmt.Sprintf("argument %q is nested deeper than %d levels of objects and arrays", name, openapitools.MaxArgumentDepth)})
 			continue
 		}
 		if err := r.Validate(v); err != nil {
 			s := d.schemas[name]
-			dg := openapitools.Diagnostic{Field: name, Code: openapitools.DiagInvalidValue, Expected: d.describeSchema(s),
+			dg := invoke.Diagnostic{Field: name, Code: invoke.DiagInvalidValue, Expected: d.describeSchema(s),
 				Message: fmt.Sprintf("argument %q does not match what it takes; got %s", name, describeValue(v))}
 			if faults := d.explain(name, s, v); len(faults) > 0 {
 				dg.Field, dg.Message, dg.DidYouMean = faults[0].path, faults[0].msg, faults[0].didYouMean
@@ -379,19 +380,19 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []openapitoo
 	return typed, nil
 }
 
-// expecting gives the diagnostics of what CallChecked refused (what only
+// expecting gives the diagnostics of what invoke.Call refused (what only
 // the request shows) the expectation this decoder writes for their
 // argument, so every diagnostic of a tool says what is accepted in the
 // same words; a rule of the request's own (a header without line breaks)
 // keeps its expectation.
-func (d *argDecoder) expecting(diags []openapitools.Diagnostic) []openapitools.Diagnostic {
+func (d *argDecoder) expecting(diags []invoke.Diagnostic) []invoke.Diagnostic {
 	for i, dg := range diags {
 		arg := dg.Field
 		if _, ok := d.schemas[arg]; !ok { // a path into the body: body.price.currency
 			arg, _, _ = strings.Cut(arg, ".")
 			arg, _, _ = strings.Cut(arg, "[")
 		}
-		if s, ok := d.schemas[arg]; ok && (dg.Expected == "" || dg.Code == openapitools.DiagRequestInvalid) {
+		if s, ok := d.schemas[arg]; ok && (dg.Expected == "" || dg.Code == invoke.DiagRequestInvalid) {
 			diags[i].Expected = d.describeSchema(s)
 		}
 	}

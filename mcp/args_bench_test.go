@@ -8,12 +8,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
 
 // BenchmarkGeneratedArgs compares, in one run, what a generated tool call
 // costs on the server's path (tools/call from a go-sdk client in memory:
-// the protocol, this package's decoder, Tool.CallChecked) with the decoder
-// and CallChecked alone, and the decoder alone. Every variant sends the
+// the protocol, this package's decoder, invoke.Call) with the decoder
+// and invoke.Call alone, and the decoder alone. Every variant sends the
 // same request to the demo service over loopback (but the last, which
 // sends nothing), so the ratios show the share of the argument path and of
 // the protocol.
@@ -42,14 +43,14 @@ func BenchmarkGeneratedArgs(b *testing.B) {
 			}
 		}
 	})
-	b.Run("mcp.checkAll+CallChecked", func(b *testing.B) {
+	b.Run("mcp.checkAll+invoke.Call", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			values, diags := dec.checkAll(args)
 			if len(diags) > 0 {
 				b.Fatal(diags)
 			}
-			if res, err := ct.CallChecked(b.Context(), values); err != nil || res.Status != 200 {
+			if res, err := invoke.Call(b.Context(), ct, values); err != nil || res.Status != 200 {
 				b.Fatalf("%v %+v", err, res)
 			}
 		}

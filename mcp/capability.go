@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
 
 // CapabilityBundle is what the capability family serves: a loaded bundle
@@ -75,11 +76,11 @@ var capabilityFamily = &family{
 func (st *capabilityState) tools() ([]*tool, error) {
 	cb := st.cb
 
-	output, err := jsonschema.For[openapitools.Result](&jsonschema.ForOptions{})
+	output, err := jsonschema.For[invoke.Result](&jsonschema.ForOptions{})
 	if err != nil {
 		return nil, err
 	}
-	diags, err := jsonschema.For[[]openapitools.Diagnostic](nil)
+	diags, err := jsonschema.For[[]invoke.Diagnostic](nil)
 	if err != nil {
 		return nil, err
 	}
@@ -175,12 +176,12 @@ func generatedTool(ct *openapitools.Tool, output *jsonschema.Schema, confirms *c
 			if len(diags) > 0 {
 				return argumentRefusal(ct, diags)
 			}
-			res, err := ct.CallChecked(openapitools.WithConfirmer(ctx, confirms.confirmer(values)), values)
+			res, err := invoke.Call(invoke.WithConfirmer(ctx, confirms.confirmer(values)), ct, values)
 			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
 				return ask.result()
 			}
 			if err != nil {
-				var ae *openapitools.ArgumentError
+				var ae *invoke.ArgumentError
 				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
 					return argumentRefusal(ct, dec.expecting(ae.Diagnostics))
 				}
@@ -198,7 +199,7 @@ func generatedTool(ct *openapitools.Tool, output *jsonschema.Schema, confirms *c
 // resultText is the text beside the structured result: one line of
 // outcome. The result itself (status, headers, body) is carried once, in
 // structuredContent, so the response cap bounds the whole answer.
-func resultText(ct *openapitools.Tool, res *openapitools.Result) string {
+func resultText(ct *openapitools.Tool, res *invoke.Result) string {
 	var head string
 	switch {
 	case res.TimedOut:

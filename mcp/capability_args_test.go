@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
 
 // specBundle writes a bundle with one openapi interface per spec, each a
@@ -58,8 +59,8 @@ func countingService(t *testing.T) (string, *atomic.Int64) {
 
 // refusal is a refused generated tool call as the agent receives it.
 type refusal struct {
-	Error       *ToolError                `json:"error"`
-	Diagnostics []openapitools.Diagnostic `json:"diagnostics"`
+	Error       *ToolError          `json:"error"`
+	Diagnostics []invoke.Diagnostic `json:"diagnostics"`
 	text        string
 }
 
@@ -86,7 +87,7 @@ func refusalOf(t *testing.T, res *sdk.CallToolResult) refusal {
 
 // TestGeneratedToolDiagnostics: a generated tool's arguments are checked by
 // the server, every fault at once, and what only the request shows (a
-// header value with a line break) is refused by CallChecked; the agent
+// header value with a line break) is refused by invoke.Call; the agent
 // reads one diagnostic per fault and nothing is sent.
 func TestGeneratedToolDiagnostics(t *testing.T) {
 	base, calls := countingService(t)
@@ -96,34 +97,34 @@ func TestGeneratedToolDiagnostics(t *testing.T) {
 	for _, tc := range []struct {
 		name, tool string
 		args       any
-		want       []openapitools.Diagnostic
+		want       []invoke.Diagnostic
 		text       string
 	}{
 		{name: "not an object", tool: "search", args: json.RawMessage(`[1]`),
-			want: []openapitools.Diagnostic{{Code: openapitools.DiagNotAnObject, Expected: "a JSON object of named arguments",
+			want: []invoke.Diagnostic{{Code: invoke.DiagNotAnObject, Expected: "a JSON object of named arguments",
 				Message: "the arguments must be one JSON object of named arguments; got an array of 1 item(s)"}},
 			text: "Accepted arguments: X-Obj, X-Trace, filter, flat, ids, json, point, pp, prefs, q, raw, session, sp, tags."},
 		{name: "unknown and missing", tool: "echoJSON", args: map[string]any{"bogus": 1},
-			want: []openapitools.Diagnostic{
-				{Field: "bogus", Code: openapitools.DiagUnknown, Expected: "one of: body", Message: `unknown argument "bogus"`},
-				{Field: "body", Code: openapitools.DiagRequired, Expected: "a JSON object {n, big?, note?}",
+			want: []invoke.Diagnostic{
+				{Field: "bogus", Code: invoke.DiagUnknown, Expected: "one of: body", Message: `unknown argument "bogus"`},
+				{Field: "body", Code: invoke.DiagRequired, Expected: "a JSON object {n, big?, note?}",
 					Message: `argument "body" is required. Example: {"n":1}`},
 			},
 			text: `echoJSON was not called: unknown argument "bogus"; argument "body" is required. Example: {"n":1}. Nothing was sent to the service. Accepted arguments: body.`},
 		{name: "wrong type", tool: "simpleArrayObject", args: map[string]any{"ids": "1,2", "obj": map[string]any{}},
-			want: []openapitools.Diagnostic{{Field: "ids", Code: openapitools.DiagInvalidValue, Expected: "a JSON array of integers",
+			want: []invoke.Diagnostic{{Field: "ids", Code: invoke.DiagInvalidValue, Expected: "a JSON array of integers",
 				Message: `"ids" must be a JSON array of integers; got the string "1,2". Example: [1]`}}},
 		{name: "schema violation in body", tool: "echoJSON", args: map[string]any{"body": map[string]any{"n": 0}},
-			want: []openapitools.Diagnostic{{Field: "body.n", Code: openapitools.DiagInvalidValue, Expected: "an integer of at least 1",
+			want: []invoke.Diagnostic{{Field: "body.n", Code: invoke.DiagInvalidValue, Expected: "an integer of at least 1",
 				Message: `"body.n" must be at least 1; got 0`}}},
 		{name: "duplicated argument", tool: "simplePath", args: json.RawMessage(`{"id":"a","id":"b"}`),
-			want: []openapitools.Diagnostic{{Field: "id", Code: openapitools.DiagDuplicate, Expected: "each argument once",
+			want: []invoke.Diagnostic{{Field: "id", Code: invoke.DiagDuplicate, Expected: "each argument once",
 				Message: `argument "id" is given more than once; give each argument once`}}},
 		{name: "header injection", tool: "search", args: map[string]any{"X-Trace": []string{"a\r\nX-Evil: 1"}},
-			want: []openapitools.Diagnostic{{Field: "X-Trace", Code: openapitools.DiagInvalidValue, Expected: "a value without line breaks",
+			want: []invoke.Diagnostic{{Field: "X-Trace", Code: invoke.DiagInvalidValue, Expected: "a value without line breaks",
 				Message: `"X-Trace" is sent as a header, and a header value cannot contain CR, LF or NUL`}}},
 		{name: "path value making a dot segment", tool: "simplePath", args: map[string]any{"id": ".."},
-			want: []openapitools.Diagnostic{{Field: "id", Code: openapitools.DiagInvalidValue, Expected: "a string",
+			want: []invoke.Diagnostic{{Field: "id", Code: invoke.DiagInvalidValue, Expected: "a string",
 				Message: `"id" would make the path segment "..", which reaches another path than the operation's`}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,18 +156,18 @@ func TestSwaggerAndOpenAPI31Arguments(t *testing.T) {
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
-		want []openapitools.Diagnostic
+		want []invoke.Diagnostic
 	}{
 		{tool: "legacy_listPets", args: map[string]any{"limit": 51},
-			want: []openapitools.Diagnostic{{Field: "limit", Code: openapitools.DiagInvalidValue, Expected: "an integer of at most 50",
+			want: []invoke.Diagnostic{{Field: "limit", Code: invoke.DiagInvalidValue, Expected: "an integer of at most 50",
 				Message: `"limit" must be at most 50; got 51`}}},
 		{tool: "tree_getThing", args: map[string]any{"id": "abd", "n": 0},
-			want: []openapitools.Diagnostic{
-				{Field: "id", Code: openapitools.DiagInvalidValue, Expected: `exactly "abc"`, Message: `"id" must be "abc"; got the string "abd"`},
-				{Field: "n", Code: openapitools.DiagInvalidValue, Expected: "an integer greater than 0", Message: `"n" must be greater than 0; got 0`},
+			want: []invoke.Diagnostic{
+				{Field: "id", Code: invoke.DiagInvalidValue, Expected: `exactly "abc"`, Message: `"id" must be "abc"; got the string "abd"`},
+				{Field: "n", Code: invoke.DiagInvalidValue, Expected: "an integer greater than 0", Message: `"n" must be greater than 0; got 0`},
 			}},
 		{tool: "tree_createNode", args: map[string]any{"body": map[string]any{"name": "root", "children": []any{map[string]any{"name": "leaf", "children": []any{map[string]any{}}}}}},
-			want: []openapitools.Diagnostic{{Field: "body.children[0].children[0].name", Code: openapitools.DiagInvalidValue, Expected: "a string",
+			want: []invoke.Diagnostic{{Field: "body.children[0].children[0].name", Code: invoke.DiagInvalidValue, Expected: "a string",
 				Message: `"body.children[0].children[0]" needs the field "name". Example: {"name":"..."}`}}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
@@ -274,12 +275,12 @@ func TestRequestValidatorSpeaksOurWords(t *testing.T) {
 		"since": "yesterday",
 		"body":  map[string]any{"day": "1st of May", "items": []any{map[string]any{"at": "2026-01-01T00:00:00Z"}, map[string]any{"at": "noon"}}},
 	}))
-	want := []openapitools.Diagnostic{
-		{Field: "since", Code: openapitools.DiagRequestInvalid, Expected: "a string",
+	want := []invoke.Diagnostic{
+		{Field: "since", Code: invoke.DiagRequestInvalid, Expected: "a string",
 			Message: `"since" as it would be sent (a query parameter) does not satisfy the operation's OpenAPI definition: it must have the format "date-time"`},
-		{Field: "body.day", Code: openapitools.DiagRequestInvalid, Expected: "a JSON object {day?, items?}",
+		{Field: "body.day", Code: invoke.DiagRequestInvalid, Expected: "a JSON object {day?, items?}",
 			Message: `"body.day" as it would be sent (the request body) does not satisfy the operation's OpenAPI definition: it must have the format "date"`},
-		{Field: "body.items[1].at", Code: openapitools.DiagRequestInvalid, Expected: "a JSON object {day?, items?}",
+		{Field: "body.items[1].at", Code: invoke.DiagRequestInvalid, Expected: "a JSON object {day?, items?}",
 			Message: `"body.items[1].at" as it would be sent (the request body) does not satisfy the operation's OpenAPI definition: it must have the format "date-time"`},
 	}
 	if diff := cmp.Diff(r.Diagnostics, want); diff != "" {

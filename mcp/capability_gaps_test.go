@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
 
 // errorOf returns the error envelope of a tool error result.
@@ -270,10 +271,10 @@ func TestSkillExampleNamesTheBundlesOwnSkill(t *testing.T) {
 func TestGeneratedToolArgumentMessages(t *testing.T) {
 	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: demoService(t, nil), AllowWrites: true}, nil)
 	cs := connect(t.Context(), t, s)
-	diagsOf := func(res *sdk.CallToolResult) []openapitools.Diagnostic {
+	diagsOf := func(res *sdk.CallToolResult) []invoke.Diagnostic {
 		t.Helper()
 		errorOf(t, res)
-		var out struct{ Diagnostics []openapitools.Diagnostic }
+		var out struct{ Diagnostics []invoke.Diagnostic }
 		raw, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(raw, &out); err != nil {
 			t.Fatal(err)
@@ -287,9 +288,9 @@ func TestGeneratedToolArgumentMessages(t *testing.T) {
 	}
 	res := callTool(t, cs, "listProducts", map[string]any{"limit": 500, "tagg": []string{"x"}})
 	got := diagsOf(res)
-	want := []openapitools.Diagnostic{
-		{Field: "tagg", Code: openapitools.DiagUnknown, Expected: "one of: X-Request-ID, cursor, limit, tag", Message: `unknown argument "tagg" (did you mean "tag"?)`, DidYouMean: "tag"},
-		{Field: "limit", Code: openapitools.DiagInvalidValue, Expected: "an integer from 1 to 100", Message: `"limit" must be at most 100; got 500`},
+	want := []invoke.Diagnostic{
+		{Field: "tagg", Code: invoke.DiagUnknown, Expected: "one of: X-Request-ID, cursor, limit, tag", Message: `unknown argument "tagg" (did you mean "tag"?)`, DidYouMean: "tag"},
+		{Field: "limit", Code: invoke.DiagInvalidValue, Expected: "an integer from 1 to 100", Message: `"limit" must be at most 100; got 500`},
 	}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("diagnostics (-got +want):\n%s", diff)

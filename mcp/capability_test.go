@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 	"github.com/kubepact/kubepact/test/demoservice"
 )
 
@@ -108,7 +109,7 @@ func TestCapabilityFamilyInMemory(t *testing.T) {
 	if !res.IsError || got["error"].(map[string]any)["code"] != CodeInvalidArgument {
 		t.Fatalf("bad arguments: %s", text(res))
 	}
-	var diags []openapitools.Diagnostic
+	var diags []invoke.Diagnostic
 	raw, _ := json.Marshal(got["diagnostics"])
 	_ = json.Unmarshal(raw, &diags)
 	var fields []string

@@ -21,7 +21,7 @@ import (
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
 
 // CodeNotConfirmed is the code of a generated tool's call that needed the
@@ -91,7 +91,7 @@ func (e *inputRequired) result() *sdk.CallToolResult {
 }
 
 // notConfirmed is the error of a call the user did not confirm.
-func notConfirmed(call *openapitools.PendingCall, reason, msg string) error {
+func notConfirmed(call *invoke.PendingCall, reason, msg string) error {
 	return &ToolError{Code: CodeNotConfirmed, Reason: reason, Remedy: confirmRemedy(reason),
 		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service.", call.Tool, msg)}
 }
@@ -127,7 +127,7 @@ func confirmRemedy(reason string) string {
 }
 
 // confirmRequest is the elicitation showing call.
-func confirmRequest(call *openapitools.PendingCall) *sdk.ElicitParams {
+func confirmRequest(call *invoke.PendingCall) *sdk.ElicitParams {
 	return &sdk.ElicitParams{
 		Mode:            "form",
 		Message:         confirmMessage(call),
@@ -184,10 +184,10 @@ func newConfirmations(log logr.Logger) *confirmations {
 	return c
 }
 
-// confirmer returns the openapitools.Confirmer of one call whose checked
+// confirmer returns the invoke.Confirmer of one call whose checked
 // arguments are args.
-func (c *confirmations) confirmer(args map[string]any) openapitools.Confirmer {
-	return func(ctx context.Context, call *openapitools.PendingCall) error {
+func (c *confirmations) confirmer(args map[string]any) invoke.Confirmer {
+	return func(ctx context.Context, call *invoke.PendingCall) error {
 		return c.confirm(ctx, call, args)
 	}
 }
@@ -197,7 +197,7 @@ func (c *confirmations) confirmer(args map[string]any) openapitools.Confirmer {
 // with an input-required result the client answers by retrying
 // (2026-07-28). It refuses (a NOT_CONFIRMED ToolError) unless the user
 // accepted.
-func (c *confirmations) confirm(ctx context.Context, call *openapitools.PendingCall, args map[string]any) error {
+func (c *confirmations) confirm(ctx context.Context, call *invoke.PendingCall, args map[string]any) error {
 	refuse := func(reason, msg string) error { return notConfirmed(call, reason, msg) }
 	if req, _ := ctx.Value(callRequestKey{}).(*sdk.CallToolRequest); req != nil && req.ProtocolVersion() >= protocolMRTR {
 		return c.confirmByRetry(req, call, args)
@@ -226,7 +226,7 @@ func (c *confirmations) confirm(ctx context.Context, call *openapitools.PendingC
 }
 
 // answered turns the user's answer into the call's verdict.
-func answered(call *openapitools.PendingCall, res *sdk.ElicitResult) error {
+func answered(call *invoke.PendingCall, res *sdk.ElicitResult) error {
 	switch res.Action {
 	case "accept":
 		return nil
@@ -241,7 +241,7 @@ func answered(call *openapitools.PendingCall, res *sdk.ElicitResult) error {
 // input-required with the confirmation to show and a fresh state; a retry
 // carrying an answer is judged only once its state passes check, which
 // also spends it.
-func (c *confirmations) confirmByRetry(req *sdk.CallToolRequest, call *openapitools.PendingCall, args map[string]any) error {
+func (c *confirmations) confirmByRetry(req *sdk.CallToolRequest, call *invoke.PendingCall, args map[string]any) error {
 	reqTag := c.requestTag(call.Tool, args)
 	callerTag := c.callerTag(req)
 	if resp, ok := req.Params.InputResponses[confirmInputID]; ok {
@@ -440,7 +440,7 @@ func (h *spentHeap) Pop() any {
 
 // confirmMessage shows the request exactly as it will be sent, but for
 // credentials, which are added after confirmation.
-func confirmMessage(call *openapitools.PendingCall) string {
+func confirmMessage(call *invoke.PendingCall) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Allow %s to send this request to the live service? It may change or delete data.\n\n%s %s\n", call.Tool, call.Method, call.URL)
 	names := make([]string, 0, len(call.Header))

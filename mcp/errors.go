@@ -14,6 +14,7 @@ import (
 	"github.com/kubepact/kubepact/bundle/validate"
 	"github.com/kubepact/kubepact/internal/authoring"
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
 
 // Error codes that this package produces itself; see the package's
@@ -99,10 +100,10 @@ const (
 //	                                      device or a path leaving it (NOT_FOUND, REGISTRY_NOT_ALLOWED,
 //	                                      UNAVAILABLE and CANCELLED above are that table's too)
 //
-// An argument diagnostic has one shape, openapitools.Diagnostic {field,
+// An argument diagnostic has one shape, invoke.Diagnostic {field,
 // code, expected?, message, didYouMean?}, whoever finds the fault: this
 // package's decoder (every fault of a generated tool's arguments at once)
-// or openapitools.Tool.CallChecked (what only the request shows). Its code
+// or invoke.Call (what only the request shows). Its code
 // is one of NOT_AN_OBJECT, UNKNOWN_ARGUMENT, DUPLICATE_ARGUMENT, REQUIRED,
 // INVALID_VALUE and REQUEST_INVALID (the operation's OpenAPI definition
 // refuses the request as it would be sent, said in our words: the
@@ -121,7 +122,7 @@ const (
 //
 //	domain error                 mapped by          onto
 //	*authoring.Error             authoringError     code, message, field, accepted, didYouMean, findings: field for field
-//	*openapitools.ArgumentError,   argumentRefusal    INVALID_ARGUMENT naming the tool and each fault, field and
+//	*invoke.ArgumentError,   argumentRefusal    INVALID_ARGUMENT naming the tool and each fault, field and
 //	  the decoder's diagnostics                     didYouMean of the first; the diagnostics beside it, unchanged
 //	*fleetgraph.QueryError,      queryToolError     code, field, message
 //	  *source.RefError                              code, message
@@ -251,24 +252,24 @@ func authoringError(err error) *ToolError {
 // argumentFault is a generated tool's answer to refused arguments: the
 // error envelope plus one diagnostic per fault.
 type argumentFault struct {
-	Error       *ToolError                `json:"error"`
-	Diagnostics []openapitools.Diagnostic `json:"diagnostics"`
+	Error       *ToolError          `json:"error"`
+	Diagnostics []invoke.Diagnostic `json:"diagnostics"`
 }
 
 // argumentRefusal answers a generated tool call whose arguments were
-// refused, by this package's decoder or by CallChecked: INVALID_ARGUMENT
+// refused, by this package's decoder or by invoke.Call: INVALID_ARGUMENT
 // naming the tool and every fault (field and didYouMean of the first),
 // the accepted argument names when a fault is about names, and the
 // diagnostics themselves. Nothing was sent to the service.
-func argumentRefusal(ct *openapitools.Tool, diags []openapitools.Diagnostic) *sdk.CallToolResult {
+func argumentRefusal(ct *openapitools.Tool, diags []invoke.Diagnostic) *sdk.CallToolResult {
 	msgs := make([]string, len(diags))
 	for i, d := range diags {
 		msgs[i] = d.Message
 	}
 	te := &ToolError{Code: CodeInvalidArgument, Field: diags[0].Field, DidYouMean: diags[0].DidYouMean,
 		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", ct.Name, strings.Join(msgs, "; "))}
-	if slices.ContainsFunc(diags, func(d openapitools.Diagnostic) bool {
-		return d.Code == openapitools.DiagUnknown || d.Code == openapitools.DiagNotAnObject
+	if slices.ContainsFunc(diags, func(d invoke.Diagnostic) bool {
+		return d.Code == invoke.DiagUnknown || d.Code == invoke.DiagNotAnObject
 	}) {
 		te.Accepted, te.argNames = ct.Accepted(), true
 	}

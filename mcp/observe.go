@@ -11,7 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
 
 // Outcomes recorded per tool call, in the audit line and the metrics.
@@ -149,7 +149,7 @@ func causeOf(res sdk.Result) error {
 		return nil
 	}
 	switch sc := r.StructuredContent.(type) {
-	case *openapitools.Result:
+	case *invoke.Result:
 		return sc.Cause
 	case errorEnvelope:
 		if sc.Error != nil {

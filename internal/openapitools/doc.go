@@ -1,8 +1,9 @@
 // Package openapitools turns the OpenAPI operations of a Pacto bundle into
-// tools — one per operation — and calls the live service when a tool is
-// invoked. Reading the OpenAPI document and converting its schemas to JSON
-// Schema is package internal/openapischema's; this package decides what a
-// tool is.
+// tools — one per operation — and describes each tool's operation as it
+// goes on the wire. Reading the OpenAPI document and converting its schemas
+// to JSON Schema is package internal/openapischema's; calling the live
+// service is package internal/openapitools/invoke's; this package decides
+// what a tool is.
 //
 // # Projection
 //
@@ -45,22 +46,20 @@
 // bundle's own tools.lock.json — withholding any that differ or are not
 // locked (DRIFT). The format is documented on Lock.
 //
-// # Calls
+// # Operations
 //
-// Tool.CallChecked takes arguments already decoded and checked against the
-// tool's schemas (Tool.ArgumentSchemas) by package mcp's argument decoder;
-// it serializes them as OpenAPI says (style, explode, allowReserved, media
-// types), refuses what only the request shows (a header with a line break, a
-// path value that would make a dot segment, kin-openapi's request validator's
-// verdict, in our own words) and then sends nothing; adds credentials per
-// security scheme; follows no redirect; bounds the call in time and the whole
-// encoded result in bytes (a body cut short is an error). A call that needs a person's confirmation
-// (Options.ConfirmWrites) waits for the Confirmer the caller put in the
-// context (WithConfirmer) and is refused, never sent, without one; the
-// confirmer sees the request as it will be sent, before credentials are
-// added. A
-// Shape (Shapes) is the contract-only view of an operation that payload
-// checks read.
+// Tool.Operation is the read-only description a call is built from: each
+// parameter with its location, style, explode and allowReserved, the body's
+// media type, the Accept header, the base URL's origin, the credentials the
+// security requirements choose (never into a URL query without
+// Options.AllowCredentialsInQuery), the HTTP client (it follows no
+// redirect), the call's limits, and the kin-openapi route its requests are
+// checked against (for OpenAPI 3.1, a wire-form copy; see route.go).
+// Tool.ArgumentSchemas and TooDeep are what the caller that decodes
+// arguments (package mcp) checks them with; Tool.NeedsConfirmation is the
+// confirmation policy (Options.ConfirmWrites) applied to the tool. A Shape
+// (Shapes) is the contract-only view of an operation that payload checks
+// read.
 //
 // # Trust
 //
@@ -73,6 +72,7 @@
 //
 // It must not import MCP or Kubernetes packages, nor anything that serves
 // or watches: package mcp wraps it, and the sidecar links it without a
-// Kubernetes client. The network predicates it shares with the transports
+// Kubernetes client. It never imports its call, package invoke, which
+// imports it. The network predicates it shares with the transports
 // are internal/netx's.
 package openapitools

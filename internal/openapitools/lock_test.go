@@ -1,7 +1,6 @@
 package openapitools
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -334,6 +333,8 @@ func TestClaimedNameTwiceIsRefused(t *testing.T) {
 	}
 }
 
+// TestConfirmation checks which tools each policy holds for a person's
+// confirmation; invoke's TestConfirmedCalls checks that the calls wait.
 func TestConfirmation(t *testing.T) {
 	var hits atomic.Int32
 	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -367,46 +368,6 @@ func TestConfirmation(t *testing.T) {
 	b, _ := bundle.LoadDir(dir, nil)
 	if _, err := Project(t.Context(), b, &Options{ConfirmWrites: "sometimes"}); err == nil || !strings.Contains(err.Error(), "ConfirmWrites") {
 		t.Errorf("an unknown policy: %v; want an error naming ConfirmWrites", err)
-	}
-
-	c := projectDir(t, dir, &Options{AllowWrites: true, BaseURL: svc.URL})
-	del := c.Tool("deleteProduct")
-	args := map[string]any{"productId": "p-0001"}
-	// No confirmer: refused, nothing sent.
-	if _, err := del.CallChecked(t.Context(), args); !errors.As(err, new(*NotConfirmedError)) {
-		t.Fatalf("a DELETE without a confirmer: %v; want NotConfirmedError", err)
-	}
-	// Declined: the confirmer's error, nothing sent.
-	var seen *PendingCall
-	declined := errors.New("declined")
-	ctx := WithConfirmer(t.Context(), func(_ context.Context, p *PendingCall) error { seen = p; return declined })
-	if _, err := del.CallChecked(ctx, args); !errors.Is(err, declined) {
-		t.Fatalf("a declined DELETE: %v; want the confirmer's error", err)
-	}
-	if hits.Load() != 0 {
-		t.Fatalf("the service received %d DELETE(s) that were never confirmed", hits.Load())
-	}
-	if seen == nil || seen.Method != http.MethodDelete || seen.URL != svc.URL+"/products/p-0001" || seen.Target != "/products/p-0001" {
-		t.Errorf("the confirmer saw %+v; want DELETE %s/products/p-0001", seen, svc.URL)
-	}
-	// Accepted: sent once.
-	ctx = WithConfirmer(t.Context(), func(context.Context, *PendingCall) error { return nil })
-	res, err := del.CallChecked(ctx, args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hits.Load() != 1 {
-		t.Errorf("the service received %d DELETE(s) after one confirmed call; want 1 (result status %d)", hits.Load(), res.Status)
-	}
-	// A body is shown as it will be sent.
-	create := projectDir(t, dir, &Options{AllowWrites: true, BaseURL: svc.URL, ConfirmWrites: ConfirmAlways}).Tool("createProduct")
-	ctx = WithConfirmer(t.Context(), func(_ context.Context, p *PendingCall) error { seen = p; return declined })
-	body := map[string]any{"sku": "SKU-1", "name": "n", "price": map[string]any{"currency": "EUR", "amountMinor": json.Number("100")}}
-	if _, err := create.CallChecked(ctx, map[string]any{"body": body}); !errors.Is(err, declined) {
-		t.Fatalf("createProduct declined: %v", err)
-	}
-	if seen == nil || !strings.Contains(string(seen.Body), `"sku":"SKU-1"`) || seen.Header.Get("Content-Type") != "application/json" {
-		t.Errorf("the confirmer saw %+v; want the JSON body", seen)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/bundle"
@@ -410,7 +409,7 @@ type operation struct {
 	input       json.RawMessage
 	validator   *argValidator
 	kinOnce     sync.Once
-	kinRoute    *kinRoute // nil: no request validation by kin-openapi; set by route()
+	kinRoute    *Route // nil: no request validation by kin-openapi; set by route()
 	client      *http.Client
 	opts        *Options
 	err         error // why no tool can be built
@@ -552,12 +551,6 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	return nil
 }
 
-// route returns the operation's kin-openapi route, built on first use.
-func (op *operation) route() *kinRoute {
-	op.kinOnce.Do(func() { op.kinRoute = newKinRoute(op.iface.doc, op.path, op.method) })
-	return op.kinRoute
-}
-
 // describe returns the title and the description of an operation: summary
 // and description, then the method and path.
 func describe(opNode map[string]any, method, pth string) (string, string) {
@@ -616,39 +609,6 @@ func checkBaseURL(raw string) error {
 		return fmt.Errorf("%q: a server variable has no default", raw)
 	}
 	return nil
-}
-
-// kinRoute is what kin-openapi's request validator needs for one operation.
-type kinRoute struct {
-	doc      *openapi3.T
-	pathItem *openapi3.PathItem
-	op       *openapi3.Operation
-}
-
-// newKinRoute returns the route kin-openapi validates an operation's
-// requests against, or nil when there is none.
-//
-// For 3.0 and converted Swagger 2.0 documents, whose schemas the projection
-// converts, kin-openapi checks the request against the original dialect.
-// For OpenAPI 3.1 it checks the request's wire form against wireRoute's
-// copy of the operation; see there.
-func newKinRoute(d *openapischema.Document, pth, method string) *kinRoute {
-	kin := d.KinDoc()
-	if kin == nil || kin.Paths == nil {
-		return nil
-	}
-	item := kin.Paths.Value(pth)
-	if item == nil {
-		return nil
-	}
-	kop := item.GetOperation(strings.ToUpper(method))
-	if kop == nil {
-		return nil
-	}
-	if kin.IsOpenAPI31OrLater() {
-		return wireRoute(kin, item, kop)
-	}
-	return &kinRoute{doc: kin, pathItem: item, op: kop}
 }
 
 // argValidator holds what checking a tool's arguments needs, for the

@@ -1,4 +1,4 @@
-package openapitools
+package invoke
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // rawUpstream serves every connection with fn on a real loopback socket,
@@ -64,7 +66,7 @@ func TestIncompleteBodiesAreErrors(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := projectStyles(t, &Options{BaseURL: rawUpstream(t, tc.fn)})
+			c := projectStyles(t, &openapitools.Options{BaseURL: rawUpstream(t, tc.fn)})
 			res, err := callTool(t, c, "big", `{}`)
 			if err != nil {
 				t.Fatal(err)
@@ -117,7 +119,7 @@ func TestCapCoversTheEncodedResult(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
 			t.Cleanup(srv.Close)
-			c := projectStyles(t, &Options{BaseURL: srv.URL, MaxResponseBytes: limit})
+			c := projectStyles(t, &openapitools.Options{BaseURL: srv.URL, MaxResponseBytes: limit})
 			res, err := callTool(t, c, "big", `{}`)
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package openapitools
+package invoke
 
 import (
 	"encoding/json"
@@ -9,10 +9,11 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // echoed is what the echo service saw of a request.
@@ -73,39 +74,21 @@ func newEcho(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func stylesFS(t *testing.T) fstest.MapFS {
-	t.Helper()
-	data, err := os.ReadFile("testdata/styles.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fstest.MapFS{"styles.yaml": {Data: data}}
-}
-
-func projectStyles(t *testing.T, opts *Options) *Capability {
-	t.Helper()
-	c, err := project(t.Context(), stylesFS(t), []spec{{name: "styles", file: "styles.yaml"}}, opts)
-	if err != nil {
-		t.Fatalf("project: %v", err)
-	}
-	return c
-}
-
-// callTool calls a tool with args as CallChecked takes them: already
+// callTool calls a tool with args as Call takes them: already
 // decoded and checked, numbers exact. The arguments of these tests are
 // right (checking them is the MCP server's work, tested in package mcp);
 // what these tests look at is the request on the wire.
-func callTool(t *testing.T, c *Capability, name, args string) (*Result, error) {
+func callTool(t *testing.T, c *openapitools.Capability, name, args string) (*Result, error) {
 	t.Helper()
 	tl := c.Tool(name)
 	if tl == nil {
 		t.Fatalf("no tool %s", name)
 	}
-	return tl.CallChecked(t.Context(), typedArgs(t, args))
+	return Call(t.Context(), tl, typedArgs(t, args))
 }
 
 // typedArgs decodes a JSON object of arguments into the values
-// CallChecked takes: json.Number for numbers, nulls at the top level left
+// Call takes: json.Number for numbers, nulls at the top level left
 // out (an argument given as null is not given).
 func typedArgs(t testing.TB, raw string) map[string]any {
 	t.Helper()
@@ -138,7 +121,7 @@ func echoOf(t *testing.T, res *Result) echoed {
 
 func TestSerialization(t *testing.T) {
 	srv := newEcho(t)
-	c := projectStyles(t, &Options{BaseURL: srv.URL + "/base", AllowWrites: true})
+	c := projectStyles(t, &openapitools.Options{BaseURL: srv.URL + "/base", AllowWrites: true})
 	for _, tc := range []struct {
 		name, tool, args string
 		want             echoed
@@ -186,7 +169,7 @@ func TestSerialization(t *testing.T) {
 
 func TestMultipartAndAccept(t *testing.T) {
 	srv := newEcho(t)
-	c := projectStyles(t, &Options{BaseURL: srv.URL + "/base", AllowWrites: true})
+	c := projectStyles(t, &openapitools.Options{BaseURL: srv.URL + "/base", AllowWrites: true})
 	res, err := callTool(t, c, "echoMultipart", `{"body":{"name":"n1"}}`)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +189,7 @@ func TestMultipartAndAccept(t *testing.T) {
 
 func TestResults(t *testing.T) {
 	srv := newEcho(t)
-	c := projectStyles(t, &Options{BaseURL: srv.URL + "/base", Timeout: 300 * time.Millisecond, MaxResponseBytes: 1000})
+	c := projectStyles(t, &openapitools.Options{BaseURL: srv.URL + "/base", Timeout: 300 * time.Millisecond, MaxResponseBytes: 1000})
 	t.Run("redirect is the result", func(t *testing.T) {
 		res, err := callTool(t, c, "redirect", `{}`)
 		if err != nil {
@@ -252,7 +235,7 @@ func TestResults(t *testing.T) {
 		dead := httptest.NewServer(http.NotFoundHandler())
 		url := dead.URL
 		dead.Close()
-		c := projectStyles(t, &Options{BaseURL: url})
+		c := projectStyles(t, &openapitools.Options{BaseURL: url})
 		res, err := callTool(t, c, "slow", `{}`)
 		if err != nil {
 			t.Fatal(err)
@@ -295,7 +278,7 @@ func TestCredentials(t *testing.T) {
 			want: echoed{Header: map[string]string{"Authorization": "Bearer tok"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := projectStyles(t, &Options{BaseURL: srv.URL + "/base", Auth: tc.auth, AuthFiles: tc.authFiles, AllowCredentialsInQuery: tc.query})
+			c := projectStyles(t, &openapitools.Options{BaseURL: srv.URL + "/base", Auth: tc.auth, AuthFiles: tc.authFiles, AllowCredentialsInQuery: tc.query})
 			res, err := callTool(t, c, tc.tool, `{}`)
 			if err != nil {
 				t.Fatal(err)
@@ -313,45 +296,10 @@ func TestCredentials(t *testing.T) {
 	}
 }
 
-func TestStartupRefusals(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		opts Options
-		want string
-	}{
-		{name: "credentials without a base URL", opts: Options{Auth: []string{"bearer=x"}}, want: "need an explicit base URL"},
-		{name: "unknown scheme", opts: Options{BaseURL: "http://127.0.0.1:1", Auth: []string{"nope=x"}}, want: `no interface declares a security scheme of that name`},
-		{name: "malformed auth", opts: Options{BaseURL: "http://127.0.0.1:1", Auth: []string{"bearer"}}, want: "want name=value"},
-		{name: "deny list typo", opts: Options{DenyOperations: []string{"serch"}}, want: `no operation is named "serch"`},
-		{name: "relative base URL", opts: Options{BaseURL: "/v1"}, want: "absolute http or https URL"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := project(t.Context(), stylesFS(t), []spec{{name: "styles", file: "styles.yaml"}}, &tc.opts)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error = %v, want it to contain %q", err, tc.want)
-			}
-		})
-	}
-	t.Run("no server URL", func(t *testing.T) {
-		fsys := fstest.MapFS{"a.yaml": {Data: []byte("openapi: 3.0.0\ninfo: {title: a, version: '1'}\npaths: {}\n")}}
-		_, err := project(t.Context(), fsys, []spec{{name: "a", file: "a.yaml"}}, nil)
-		if err == nil || !strings.Contains(err.Error(), "no base URL") {
-			t.Errorf("error = %v, want no base URL", err)
-		}
-	})
-	t.Run("server variables defaults", func(t *testing.T) {
-		c := projectStyles(t, nil)
-		if got, want := c.Interfaces[0].BaseURL, "http://127.0.0.1:1/base"; got != want {
-			t.Errorf("base URL = %q, want %q", got, want)
-		}
-	})
-}
-
 func TestSwaggerAndOpenAPI31Calls(t *testing.T) {
 	srv := newEcho(t)
-	fsys := testdataFS(t)
-	c, err := project(t.Context(), fsys, []spec{{name: "legacy", file: "swagger2.json"}, {name: "tree", file: "circular31.yaml"}},
-		&Options{BaseURL: srv.URL, AllowWrites: true, Auth: []string{"basicAuth=dXNlcjpwdw=="}})
+	c, err := projectSpecs(t, []iface{{"legacy", "swagger2.json", testdata(t, "swagger2.json")}, {"tree", "circular31.yaml", testdata(t, "circular31.yaml")}}, testdataFiles(t),
+		&openapitools.Options{BaseURL: srv.URL, AllowWrites: true, Auth: []string{"basicAuth=dXNlcjpwdw=="}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,9 +355,8 @@ paths:
   "{where}": {get: {operationId: wholePath, parameters: [{name: where, in: path, required: true, schema: {type: string}}]}}
   /ok/{id}: {get: {operationId: fine, parameters: [{name: id, in: path, required: true, schema: {type: string}}]}}
 `
-	fsys := fstest.MapFS{"h.yaml": {Data: []byte(doc)}}
 	rec := &hostRecorder{}
-	c, err := project(t.Context(), fsys, []spec{{name: "h", file: "h.yaml"}}, &Options{BaseURL: "http://localhost:8080", Auth: []string{"bearer=secret"}, Transport: rec})
+	c, err := projectSpec(t, "h", "h.yaml", []byte(doc), &openapitools.Options{BaseURL: "http://localhost:8080", Auth: []string{"bearer=secret"}, Transport: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +367,7 @@ paths:
 	}
 	for name, args := range calls {
 		if tl := c.Tool(name); tl != nil {
-			_, _ = tl.CallChecked(t.Context(), typedArgs(t, args))
+			_, _ = Call(t.Context(), tl, typedArgs(t, args))
 		}
 	}
 	for _, h := range rec.hosts {
@@ -446,7 +393,7 @@ paths:
 // operation the exposure policy may have withheld) is refused, not sent.
 func TestPathValuesMakeNoDotSegments(t *testing.T) {
 	rec := &hostRecorder{}
-	c := projectStyles(t, &Options{BaseURL: "http://127.0.0.1:1/base", Transport: rec})
+	c := projectStyles(t, &openapitools.Options{BaseURL: "http://127.0.0.1:1/base", Transport: rec})
 	for _, tc := range []struct{ tool, args, field string }{
 		{tool: "simplePath", args: `{"id":".."}`, field: "id"},
 		{tool: "simplePath", args: `{"id":"."}`, field: "id"},

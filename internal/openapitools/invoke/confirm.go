@@ -1,46 +1,13 @@
-package openapitools
+package invoke
 
 import (
 	"context"
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
-
-// Confirmation policies: which calls wait for a person's confirmation
-// before they are sent (Options.ConfirmWrites).
-const (
-	ConfirmDelete = "delete" // DELETE operations (the default)
-	ConfirmAlways = "always" // every operation but GET and HEAD
-	ConfirmNever  = "never"  // none: for unattended use
-)
-
-var confirmPolicies = []string{ConfirmDelete, ConfirmAlways, ConfirmNever}
-
-// checkConfirmPolicy accepts the policies above and "" (the default).
-func checkConfirmPolicy(p string) error {
-	if p == "" || slices.Contains(confirmPolicies, p) {
-		return nil
-	}
-	return fmt.Errorf("ConfirmWrites %q is not accepted; use %s, %s or %s", p, ConfirmDelete, ConfirmAlways, ConfirmNever)
-}
-
-// NeedsConfirmation reports whether a call to t is sent only once a person
-// has confirmed it (see Options.ConfirmWrites): a call made without a
-// Confirmer in its context is then refused, never sent unconfirmed.
-func (t *Tool) NeedsConfirmation() bool {
-	if t.op == nil || t.op.opts == nil {
-		return false
-	}
-	switch t.op.opts.ConfirmWrites {
-	case ConfirmNever:
-		return false
-	case ConfirmAlways:
-		return !readMethod(t.Method)
-	default:
-		return t.Method == http.MethodDelete
-	}
-}
 
 // PendingCall is a call about to be sent, as a person confirms it: the
 // request exactly as it will leave, but for the credentials, which are
@@ -84,7 +51,7 @@ func (e *NotConfirmedError) Error() string {
 
 // confirm asks the context's Confirmer about req when t needs
 // confirmation; without a Confirmer such a call is refused.
-func (t *Tool) confirm(ctx context.Context, req *http.Request, body []byte) error {
+func confirm(ctx context.Context, t *openapitools.Tool, req *http.Request, body []byte) error {
 	if !t.NeedsConfirmation() {
 		return nil
 	}

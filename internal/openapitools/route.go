@@ -1,8 +1,44 @@
 package openapitools
 
 import (
+	"strings"
+
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/kubepact/kubepact/internal/openapischema"
 )
+
+// route returns the operation's kin-openapi route, built on first use.
+func (op *operation) route() *Route {
+	op.kinOnce.Do(func() { op.kinRoute = newKinRoute(op.iface.doc, op.path, op.method) })
+	return op.kinRoute
+}
+
+// newKinRoute returns the route kin-openapi validates an operation's
+// requests against, or nil when there is none.
+//
+// For 3.0 and converted Swagger 2.0 documents, whose schemas the projection
+// converts, kin-openapi checks the request against the original dialect.
+// For OpenAPI 3.1 it checks the request's wire form against wireRoute's
+// copy of the operation; see there.
+func newKinRoute(d *openapischema.Document, pth, method string) *Route {
+	kin := d.KinDoc()
+	if kin == nil || kin.Paths == nil {
+		return nil
+	}
+	item := kin.Paths.Value(pth)
+	if item == nil {
+		return nil
+	}
+	kop := item.GetOperation(strings.ToUpper(method))
+	if kop == nil {
+		return nil
+	}
+	if kin.IsOpenAPI31OrLater() {
+		return wireRoute(kin, item, kop)
+	}
+	return &Route{Doc: kin, PathItem: item, Operation: kop}
+}
 
 // wireRoute returns the route kin-openapi validates an OpenAPI 3.1
 // operation's requests against: the operation with every parameter and
@@ -20,7 +56,7 @@ import (
 // content type is one the operation takes, a required body is there and
 // parses. With only those keywords left, 3.0 and 3.1 semantics agree, so
 // kin's own 3.0 validator, which compiles nothing, does it.
-func wireRoute(doc *openapi3.T, item *openapi3.PathItem, op *openapi3.Operation) *kinRoute {
+func wireRoute(doc *openapi3.T, item *openapi3.PathItem, op *openapi3.Operation) *Route {
 	sk := skeletons{}
 	spec := *doc
 	spec.OpenAPI = "3.0.3"
@@ -33,7 +69,7 @@ func wireRoute(doc *openapi3.T, item *openapi3.PathItem, op *openapi3.Operation)
 		body.Content = sk.content(body.Content)
 		o.RequestBody = &openapi3.RequestBodyRef{Value: &body}
 	}
-	return &kinRoute{doc: &spec, pathItem: &pi, op: &o}
+	return &Route{Doc: &spec, PathItem: &pi, Operation: &o}
 }
 
 // skeletons copies schemas down to their wire shape. It keeps one copy per

@@ -1,4 +1,4 @@
-package openapitools
+package invoke
 
 import (
 	"crypto/tls"

@@ -1,4 +1,4 @@
-package openapitools
+package invoke
 
 import (
 	"bytes"
@@ -19,9 +19,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kubepact/kubepact/internal/openapischema"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // Result is the outcome of one call to the service. It is the whole
@@ -65,9 +65,9 @@ func (r *Result) IsError() bool {
 }
 
 // Diagnostic codes. The first five are written by whoever decodes and
-// checks a tool's arguments before [Tool.CallChecked] (the MCP server's
+// checks a tool's arguments before [Call] (the MCP server's
 // argument decoder); REQUEST_INVALID and INVALID_VALUE are also written by
-// CallChecked for what only the request shows.
+// Call for what only the request shows.
 const (
 	DiagNotAnObject    = "NOT_AN_OBJECT"      // the arguments are not one JSON object
 	DiagUnknown        = "UNKNOWN_ARGUMENT"   // a name the tool does not accept
@@ -87,9 +87,9 @@ type Diagnostic struct {
 	// Code is one of the Diag* codes.
 	Code string `json:"code"`
 	// Expected says what the argument accepts. The argument decoder
-	// writes it from the schema (the MCP layer fills it for CallChecked's
+	// writes it from the schema (the MCP layer fills it for Call's
 	// diagnostics too, so one wording describes every argument);
-	// CallChecked sets it only for a rule of its own (a header value
+	// Call sets it only for a rule of its own (a header value
 	// without line breaks).
 	Expected string `json:"expected,omitempty"`
 	Message  string `json:"message"`
@@ -97,7 +97,7 @@ type Diagnostic struct {
 	DidYouMean string `json:"didYouMean,omitempty"`
 }
 
-// ArgumentError is returned by [Tool.CallChecked] when the request the
+// ArgumentError is returned by [Call] when the request the
 // arguments make cannot be sent: a value that would leave the base URL's
 // path, a header with a line break, the OpenAPI request validator's
 // verdict. Nothing was sent to the service.
@@ -119,30 +119,17 @@ func (e *ArgumentError) Error() string {
 	return fmt.Sprintf("%s was not called: %s", e.Tool, strings.Join(msgs, "; "))
 }
 
-// Accepted returns the tool's argument names, sorted.
-func (t *Tool) Accepted() []string { return slices.Clone(t.op.validator.names) }
-
-// ArgumentSchemas returns the resolved schema of each argument, built on
-// first use, for the caller that checks arguments before CallChecked (the
-// package has no argument decoder of its own: the MCP server's is the one).
-// A value nested deeper than [TooDeep] allows must be refused before it is
-// validated. The map and the schemas are shared: read them, never change
-// them.
-func (t *Tool) ArgumentSchemas() map[string]*jsonschema.Resolved {
-	props, _ := t.op.validator.resolved() // built on first use; nil if they cannot be
-	return props
-}
-
-// CallChecked calls the service with arguments a caller has already
-// decoded and checked against InputSchema (the MCP layer does, and writes
-// the messages of refused arguments): one value per argument, numbers as
-// json.Number so none loses precision, no nulls. What only the request
-// can show (a value that would leave the base URL's path, a header with a
-// line break, the OpenAPI request validator's verdict) is still refused
-// here with an *ArgumentError, and nothing is sent.
-func (t *Tool) CallChecked(ctx context.Context, typed map[string]any) (*Result, error) {
-	op := t.op
-	r, err := op.serialize(typed)
+// Call calls the service of t with arguments a caller has already
+// decoded and checked against t's InputSchema (the MCP layer does, and
+// writes the messages of refused arguments): one value per argument,
+// numbers as json.Number so none loses precision, no nulls. What only the
+// request can show (a value that would leave the base URL's path, a header
+// with a line break, the OpenAPI request validator's verdict) is still
+// refused here with an *ArgumentError, and nothing is sent. A call t needs
+// confirmed (t.NeedsConfirmation) asks the context's Confirmer first.
+func Call(ctx context.Context, t *openapitools.Tool, typed map[string]any) (*Result, error) {
+	c := newCall(t)
+	r, err := c.serialize(typed)
 	if err != nil {
 		field := "body"
 		var fe *fieldError
@@ -151,81 +138,67 @@ func (t *Tool) CallChecked(ctx context.Context, typed map[string]any) (*Result, 
 		}
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: []Diagnostic{{Field: field, Code: DiagInvalidValue, Message: err.Error()}}}
 	}
-	if diags := r.checkHeaders(op); len(diags) > 0 {
+	if diags := r.checkHeaders(c); len(diags) > 0 {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
 	}
-	req, err := op.newRequest(ctx, r)
+	req, err := c.newRequest(ctx, r)
 	if err != nil {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: []Diagnostic{{Code: DiagInvalidValue, Message: "the request cannot be built: " + err.Error()}}}
 	}
-	if diags := op.kinValidate(ctx, req, r, typed); len(diags) > 0 {
+	if diags := c.kinValidate(ctx, req, r, typed); len(diags) > 0 {
 		return nil, &ArgumentError{Tool: t.Name, Accepted: t.Accepted(), Diagnostics: diags}
 	}
 	// A person's answer is not part of the call's time limit.
-	if err := t.confirm(ctx, req, r.body); err != nil {
+	if err := confirm(ctx, t, req, r.body); err != nil {
 		return nil, err
 	}
-	callCtx, cancel := context.WithTimeout(ctx, op.opts.Timeout)
+	callCtx, cancel := context.WithTimeout(ctx, c.op.Timeout())
 	defer cancel()
 	req = req.WithContext(callCtx)
-	creds, err := op.opts.credentials()
+	creds, err := c.op.Credentials()
 	if err != nil {
 		return nil, err
 	}
-	op.applyCredentials(req, creds)
-	return op.send(ctx, callCtx, req), nil
+	applyCredentials(req, creds)
+	return c.send(ctx, callCtx, req), nil
 }
 
-// maxArgumentDepth bounds the nesting of one argument value. Validation
-// recurses once per level times the schemas applied at each level, which
-// projection bounds (schemacycle.MaxChain); together they keep the
-// validator's stack small whatever the arguments.
-const maxArgumentDepth = openapischema.MaxValueDepth
+// call is one call being made: the tool's operation as projection
+// describes it.
+type call struct {
+	op     openapitools.Operation
+	params []param
+	body   *body // nil: the operation takes no body
+}
 
-// TooDeep reports whether an argument value is nested deeper than
-// validation accepts (maxArgumentDepth levels of objects and arrays).
-// Every caller that validates arguments against a tool's schemas checks
-// it first, the MCP server's decoder included.
-func TooDeep(v any) bool { return nestedDeeper(v, maxArgumentDepth) }
+// param and body are the operation's descriptions, with the serializers
+// of this package as methods.
+type (
+	param openapitools.Param
+	body  openapitools.Body
+)
 
-// MaxArgumentDepth is the nesting TooDeep allows.
-const MaxArgumentDepth = maxArgumentDepth
-
-// nestedDeeper reports whether v holds objects or arrays more than limit
-// levels deep. It stops at limit, so its own recursion is bounded.
-func nestedDeeper(v any, limit int) bool {
-	switch t := v.(type) {
-	case map[string]any:
-		if limit == 0 {
-			return true
-		}
-		for _, e := range t {
-			if nestedDeeper(e, limit-1) {
-				return true
-			}
-		}
-	case []any:
-		if limit == 0 {
-			return true
-		}
-		for _, e := range t {
-			if nestedDeeper(e, limit-1) {
-				return true
-			}
-		}
+func newCall(t *openapitools.Tool) *call {
+	c := &call{op: t.Operation()}
+	for _, p := range c.op.Params() {
+		c.params = append(c.params, param(p))
 	}
-	return false
+	if b, ok := c.op.Body(); ok {
+		bb := body(b)
+		c.body = &bb
+	}
+	return c
 }
 
 // checkHeaders refuses header and cookie values that would split the
 // request.
-func (r *request) checkHeaders(op *operation) []Diagnostic {
+func (r *request) checkHeaders(c *call) []Diagnostic {
 	var diags []Diagnostic
 	bad := func(s string) bool { return strings.ContainsAny(s, "\r\n\x00") }
-	for _, pr := range op.params {
-		if pr.in == "header" && bad(r.header[pr.name]) {
-			diags = append(diags, Diagnostic{Field: pr.arg, Code: DiagInvalidValue, Expected: "a value without line breaks",
-				Message: fmt.Sprintf("%q is sent as a header, and a header value cannot contain CR, LF or NUL", pr.arg)})
+	for _, pr := range c.params {
+		if pr.In == "header" && bad(r.header[pr.Name]) {
+			diags = append(diags, Diagnostic{Field: pr.Arg, Code: DiagInvalidValue, Expected: "a value without line breaks",
+				Message: fmt.Sprintf("%q is sent as a header, and a header value cannot contain CR, LF or NUL", pr.Arg)})
 		}
 	}
 	for _, c := range r.cookies {
@@ -238,8 +211,8 @@ func (r *request) checkHeaders(op *operation) []Diagnostic {
 }
 
 // newRequest assembles the HTTP request (without credentials).
-func (op *operation) newRequest(ctx context.Context, r *request) (*http.Request, error) {
-	u := op.iface.baseURL + r.path
+func (c *call) newRequest(ctx context.Context, r *request) (*http.Request, error) {
+	u := c.op.BaseURL() + r.path
 	if len(r.query) > 0 {
 		u += "?" + strings.Join(r.query, "&")
 	}
@@ -247,23 +220,23 @@ func (op *operation) newRequest(ctx context.Context, r *request) (*http.Request,
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, op.method, u, body)
+	req, err := http.NewRequestWithContext(ctx, c.op.Method(), u, body)
 	if err != nil {
 		return nil, err
 	}
 	// Whatever the path and arguments hold, the request goes to the base
 	// URL's origin and nowhere else: credentials are meant for it alone.
-	if req.URL.Scheme != op.iface.scheme || req.URL.Host != op.iface.host || req.URL.User != nil {
-		return nil, fmt.Errorf("it would leave %s://%s", op.iface.scheme, op.iface.host)
+	if req.URL.Scheme != c.op.Scheme() || req.URL.Host != c.op.Host() || req.URL.User != nil {
+		return nil, fmt.Errorf("it would leave %s://%s", c.op.Scheme(), c.op.Host())
 	}
-	req.Header.Set("Accept", op.accept)
+	req.Header.Set("Accept", c.op.Accept())
 	req.Header.Set("User-Agent", "kubepact")
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)
 	}
-	for _, pr := range op.params {
-		if v, ok := r.header[pr.name]; ok {
-			req.Header.Set(pr.name, v)
+	for _, pr := range c.params {
+		if v, ok := r.header[pr.Name]; ok {
+			req.Header.Set(pr.Name, v)
 		}
 	}
 	if len(r.cookies) > 0 {
@@ -274,8 +247,8 @@ func (op *operation) newRequest(ctx context.Context, r *request) (*http.Request,
 
 // kinValidate runs kin-openapi's request validator on a copy of the
 // request: parameters as serialized and the encoded body.
-func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *request, args map[string]any) (diags []Diagnostic) {
-	route := op.route()
+func (c *call) kinValidate(ctx context.Context, req *http.Request, r *request, args map[string]any) (diags []Diagnostic) {
+	route := c.op.Route()
 	if route == nil {
 		return nil
 	}
@@ -298,11 +271,11 @@ func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *requ
 		Request:    vreq,
 		PathParams: r.pathParams,
 		Route: &routers.Route{
-			Spec:      route.doc,
-			Path:      op.path,
-			PathItem:  route.pathItem,
-			Method:    op.method,
-			Operation: route.op,
+			Spec:      route.Doc,
+			Path:      c.op.Path(),
+			PathItem:  route.PathItem,
+			Method:    c.op.Method(),
+			Operation: route.Operation,
 		},
 		Options: opts,
 	})
@@ -310,10 +283,10 @@ func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *requ
 		return nil
 	}
 	for _, e := range flatten(err) {
-		if op.kinCannotDecode(e) {
+		if c.kinCannotDecode(e) {
 			continue
 		}
-		diags = append(diags, op.kinDiagnostics(e, args)...)
+		diags = append(diags, c.kinDiagnostics(e, args)...)
 	}
 	return diags
 }
@@ -323,14 +296,14 @@ func (op *operation) kinValidate(ctx context.Context, req *http.Request, r *requ
 // says: a cookie whose schema is an array or an object in the default
 // form style with explode (it reports such a parameter even when it was
 // not sent). The value was already checked against its schema.
-func (op *operation) kinCannotDecode(err error) bool {
+func (c *call) kinCannotDecode(err error) bool {
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) || re.Parameter == nil || re.Parameter.In != "cookie" {
 		return false
 	}
-	for _, pr := range op.params {
-		if pr.in == "cookie" && pr.name == re.Parameter.Name {
-			return pr.kind != "" && pr.explode && pr.contentType == ""
+	for _, pr := range c.params {
+		if pr.In == "cookie" && pr.Name == re.Parameter.Name {
+			return pr.Kind != "" && pr.Explode && pr.ContentType == ""
 		}
 	}
 	return false
@@ -360,7 +333,7 @@ func flatten(err error) []error {
 // the request, as it would be sent, breaks. The validator's own text
 // (which names its internals and may repeat a credential) is never passed
 // on; nor is the value, which the caller gave.
-func (op *operation) kinDiagnostics(err error, args map[string]any) []Diagnostic {
+func (c *call) kinDiagnostics(err error, args map[string]any) []Diagnostic {
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {
 		return []Diagnostic{{Code: DiagRequestInvalid, Message: "the request as it would be sent does not satisfy the operation's OpenAPI definition"}}
@@ -369,9 +342,9 @@ func (op *operation) kinDiagnostics(err error, args map[string]any) []Diagnostic
 	switch {
 	case re.Parameter != nil:
 		in = re.Parameter.In
-		for _, pr := range op.params {
-			if pr.in == re.Parameter.In && strings.EqualFold(pr.name, re.Parameter.Name) {
-				field = pr.arg
+		for _, pr := range c.params {
+			if pr.In == re.Parameter.In && strings.EqualFold(pr.Name, re.Parameter.Name) {
+				field = pr.Arg
 			}
 		}
 	case re.RequestBody != nil:
@@ -503,11 +476,11 @@ func pathInto(v any, base string, ptr []string) string {
 }
 
 // send performs the request and reads the response under the caps.
-func (op *operation) send(parent, ctx context.Context, req *http.Request) *Result {
+func (c *call) send(parent, ctx context.Context, req *http.Request) *Result {
 	start := time.Now()
 	res := &Result{Headers: map[string][]string{}}
 	defer func() { res.DurationMs = float64(time.Since(start).Microseconds()) / 1000 }()
-	resp, err := op.client.Do(req)
+	resp, err := c.op.Client().Do(req)
 	if err != nil {
 		res.TimedOut, res.Failure = failure(parent, ctx, req, err)
 		res.Cause = err
@@ -515,7 +488,7 @@ func (op *operation) send(parent, ctx context.Context, req *http.Request) *Resul
 	}
 	defer func() { _ = resp.Body.Close() }()
 	res.Status = resp.StatusCode
-	limit := op.opts.MaxResponseBytes
+	limit := c.op.MaxResponseBytes()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if int64(len(data)) > limit {
 		data, res.Truncated = data[:limit], true
@@ -582,7 +555,7 @@ func encodeBody(data []byte, contentType string, partial bool, room int64) (body
 		return nil, "", false
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
-	if !partial && encodingOf(mt) == "json" && mt != "*/*" && json.Valid(data) {
+	if !partial && openapitools.MediaEncoding(mt) == "json" && mt != "*/*" && json.Valid(data) {
 		if enc, err := json.Marshal(json.RawMessage(data)); err == nil && int64(len(enc)) <= room {
 			return json.RawMessage(enc), "", false
 		}
@@ -633,18 +606,4 @@ func escapedLen(r rune, size int) int {
 		return 6
 	}
 	return size
-}
-
-func newHTTPClient(rt http.RoundTripper) *http.Client {
-	if rt == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = 64
-		rt = t
-	}
-	return &http.Client{
-		Transport: rt,
-		// No redirect is ever followed, same origin included: a 3xx is the
-		// result, and credentials never reach another host.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }

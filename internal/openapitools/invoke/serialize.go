@@ -1,4 +1,4 @@
-package openapitools
+package invoke
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kubepact/kubepact/internal/openapischema"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // request is an HTTP request being built from a tool's arguments.
@@ -27,26 +28,26 @@ type request struct {
 // serialize turns validated arguments into the parts of the request, by
 // each parameter's location, style and explode, and the body by its media
 // type.
-func (op *operation) serialize(args map[string]any) (*request, error) {
-	r := &request{path: op.path, pathParams: map[string]string{}, header: map[string]string{}}
-	for _, pr := range op.params {
-		v, ok := args[pr.arg]
+func (c *call) serialize(args map[string]any) (*request, error) {
+	r := &request{path: c.op.Path(), pathParams: map[string]string{}, header: map[string]string{}}
+	for _, pr := range c.params {
+		v, ok := args[pr.Arg]
 		if !ok || v == nil {
 			continue
 		}
-		switch pr.in {
+		switch pr.In {
 		case "path":
 			raw := pr.pathValue(v, identity)
-			r.pathParams[pr.name] = raw
+			r.pathParams[pr.Name] = raw
 			escaped := pr.pathValue(v, escapeStrict)
 			if escaped == "." || escaped == ".." {
-				return nil, &fieldError{field: pr.arg, msg: fmt.Sprintf("%q would make the path segment %q, which reaches another path than the operation's", pr.arg, escaped)}
+				return nil, &fieldError{field: pr.Arg, msg: fmt.Sprintf("%q would make the path segment %q, which reaches another path than the operation's", pr.Arg, escaped)}
 			}
-			r.path = strings.ReplaceAll(r.path, "{"+pr.name+"}", escaped)
+			r.path = strings.ReplaceAll(r.path, "{"+pr.Name+"}", escaped)
 		case "query":
 			r.query = append(r.query, pr.queryPieces(v)...)
 		case "header":
-			r.header[pr.name] = pr.headerValue(v)
+			r.header[pr.Name] = pr.headerValue(v)
 		case "cookie":
 			r.cookies = append(r.cookies, pr.cookiePieces(v)...)
 		}
@@ -56,9 +57,9 @@ func (op *operation) serialize(args map[string]any) (*request, error) {
 			return nil, &fieldError{msg: fmt.Sprintf("the path parameters make the path segment %q, which would reach another path", seg)}
 		}
 	}
-	if op.body != nil {
+	if c.body != nil {
 		if v, ok := args["body"]; ok && v != nil {
-			if err := op.body.encode(r, v); err != nil {
+			if err := c.body.encode(r, v); err != nil {
 				return nil, err
 			}
 		}
@@ -130,10 +131,10 @@ func scalar(v any) string {
 // contentValue is the value of a parameter that declares content instead
 // of a schema: JSON for JSON media types, text otherwise.
 func (pr *param) contentValue(v any) (string, bool) {
-	if pr.contentType == "" {
+	if pr.ContentType == "" {
 		return "", false
 	}
-	if encodingOf(pr.contentType) == "json" {
+	if openapitools.MediaEncoding(pr.ContentType) == "json" {
 		raw, err := json.Marshal(v)
 		if err == nil {
 			return string(raw), true
@@ -186,11 +187,11 @@ func (pr *param) pathValue(v any, esc func(string) string) string {
 	if s, ok := pr.contentValue(v); ok {
 		return esc(s)
 	}
-	kind := valueKind(v, pr.kind)
-	switch pr.style {
+	kind := valueKind(v, pr.Kind)
+	switch pr.Style {
 	case "label":
 		sep := ","
-		if pr.explode {
+		if pr.Explode {
 			sep = "."
 		}
 		switch kind {
@@ -198,31 +199,31 @@ func (pr *param) pathValue(v any, esc func(string) string) string {
 			return "." + strings.Join(items(v, esc), sep)
 		case "object":
 			k, vals := pairs(v, esc)
-			if pr.explode {
+			if pr.Explode {
 				return "." + joinPairs(k, vals, "=", ".")
 			}
 			return "." + strings.Join(flatPairs(k, vals), ",")
 		}
 		return "." + esc(scalar(v))
 	case "matrix":
-		name := esc(pr.name)
+		name := esc(pr.Name)
 		switch kind {
 		case "array":
 			it := items(v, esc)
-			if pr.explode {
+			if pr.Explode {
 				return ";" + name + "=" + strings.Join(it, ";"+name+"=")
 			}
 			return ";" + name + "=" + strings.Join(it, ",")
 		case "object":
 			k, vals := pairs(v, esc)
-			if pr.explode {
+			if pr.Explode {
 				return ";" + joinPairs(k, vals, "=", ";")
 			}
 			return ";" + name + "=" + strings.Join(flatPairs(k, vals), ",")
 		}
 		return ";" + name + "=" + esc(scalar(v))
 	}
-	return simpleValue(v, kind, pr.explode, esc)
+	return simpleValue(v, kind, pr.Explode, esc)
 }
 
 func simpleValue(v any, kind string, explode bool, esc func(string) string) string {
@@ -243,18 +244,18 @@ func simpleValue(v any, kind string, explode bool, esc func(string) string) stri
 // spaceDelimited, pipeDelimited or deepObject style.
 func (pr *param) queryPieces(v any) []string {
 	esc := escapeStrict
-	if pr.allowReserved {
+	if pr.AllowReserved {
 		esc = escapeReserved
 	}
-	name := escapeStrict(pr.name)
+	name := escapeStrict(pr.Name)
 	if s, ok := pr.contentValue(v); ok {
 		return []string{name + "=" + esc(s)}
 	}
-	kind := valueKind(v, pr.kind)
+	kind := valueKind(v, pr.Kind)
 	switch kind {
 	case "array":
 		it := items(v, esc)
-		if pr.explode && pr.style != "deepObject" {
+		if pr.Explode && pr.Style != "deepObject" {
 			out := make([]string, len(it))
 			for i, x := range it {
 				out[i] = name + "=" + x
@@ -262,7 +263,7 @@ func (pr *param) queryPieces(v any) []string {
 			return out
 		}
 		sep := ","
-		switch pr.style {
+		switch pr.Style {
 		case "spaceDelimited":
 			sep = "%20"
 		case "pipeDelimited":
@@ -270,11 +271,11 @@ func (pr *param) queryPieces(v any) []string {
 		}
 		return []string{name + "=" + strings.Join(it, sep)}
 	case "object":
-		if pr.style == "deepObject" {
+		if pr.Style == "deepObject" {
 			return deepObject(name, v, esc)
 		}
 		k, vals := pairs(v, esc)
-		if pr.explode {
+		if pr.Explode {
 			out := make([]string, len(k))
 			for i := range k {
 				out[i] = k[i] + "=" + vals[i]
@@ -311,38 +312,38 @@ func (pr *param) headerValue(v any) string {
 	if s, ok := pr.contentValue(v); ok {
 		return s
 	}
-	return simpleValue(v, valueKind(v, pr.kind), pr.explode, identity)
+	return simpleValue(v, valueKind(v, pr.Kind), pr.Explode, identity)
 }
 
 // cookiePieces serializes a cookie parameter (form style).
 func (pr *param) cookiePieces(v any) []string {
 	esc := escapeCookie
 	if s, ok := pr.contentValue(v); ok {
-		return []string{pr.name + "=" + esc(s)}
+		return []string{pr.Name + "=" + esc(s)}
 	}
-	switch valueKind(v, pr.kind) {
+	switch valueKind(v, pr.Kind) {
 	case "array":
 		it := items(v, esc)
-		if pr.explode {
+		if pr.Explode {
 			out := make([]string, len(it))
 			for i, x := range it {
-				out[i] = pr.name + "=" + x
+				out[i] = pr.Name + "=" + x
 			}
 			return out
 		}
-		return []string{pr.name + "=" + strings.Join(it, ",")}
+		return []string{pr.Name + "=" + strings.Join(it, ",")}
 	case "object":
 		k, vals := pairs(v, esc)
-		if pr.explode {
+		if pr.Explode {
 			out := make([]string, len(k))
 			for i := range k {
 				out[i] = k[i] + "=" + vals[i]
 			}
 			return out
 		}
-		return []string{pr.name + "=" + strings.Join(flatPairs(k, vals), ",")}
+		return []string{pr.Name + "=" + strings.Join(flatPairs(k, vals), ",")}
 	}
-	return []string{pr.name + "=" + esc(scalar(v))}
+	return []string{pr.Name + "=" + esc(scalar(v))}
 }
 
 // escapeCookie percent-encodes the bytes a cookie value cannot hold.
@@ -372,8 +373,8 @@ func valueKind(v any, _ string) string {
 
 // encode serializes the body by the chosen media type.
 func (b *body) encode(r *request, v any) error {
-	r.contentType = b.sentType()
-	switch b.encoding {
+	r.contentType = b.SentType
+	switch b.Encoding {
 	case "json":
 		raw, err := json.Marshal(v)
 		if err != nil {

@@ -1,14 +1,14 @@
-package openapitools
+package invoke
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
+
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // TestCyclicSchemaIsWithheldAndTreesWork projects testdata/cyclic-openapi.yaml:
@@ -16,25 +16,20 @@ import (
 // a legitimate recursive schema, a tree of nodes.
 func TestCyclicSchemaIsWithheldAndTreesWork(t *testing.T) {
 	srv := newEcho(t)
-	cyclicSpec, err := os.ReadFile("testdata/cyclic-openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := fstest.MapFS{"spec.yaml": {Data: cyclicSpec}}
-	c, err := project(t.Context(), fsys, []spec{{name: "cycles", file: "spec.yaml"}}, &Options{BaseURL: srv.URL, AllowWrites: true})
+	c, err := projectSpec(t, "cycles", "spec.yaml", testdata(t, "cyclic-openapi.yaml"), &openapitools.Options{BaseURL: srv.URL, AllowWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Tool("getA") != nil {
 		t.Fatal("getA is exposed: its first call would overflow the validator's stack")
 	}
-	var w *Withheld
+	var w *openapitools.Withheld
 	for i := range c.Withheld {
 		if c.Withheld[i].Name == "getA" {
 			w = &c.Withheld[i]
 		}
 	}
-	if w == nil || w.Code != WithheldUnsupported ||
+	if w == nil || w.Code != openapitools.WithheldUnsupported ||
 		!strings.Contains(w.Reason, "spec.yaml#/components/schemas/A → spec.yaml#/components/schemas/B → spec.yaml#/components/schemas/A") ||
 		!strings.Contains(w.Reason, "without descending into a property or an item") {
 		t.Fatalf("getA withheld as %+v; want UNSUPPORTED naming the cycle A → B → A", w)
@@ -50,7 +45,7 @@ func TestCyclicSchemaIsWithheldAndTreesWork(t *testing.T) {
 	if err := checkArgs(tree, nest(20)); err != nil {
 		t.Fatalf("a tree 20 levels deep is refused by its schema: %v", err)
 	}
-	res, err := tree.CallChecked(t.Context(), typedArgs(t, nest(20)))
+	res, err := Call(t.Context(), tree, typedArgs(t, nest(20)))
 	if err != nil || res.Status != http.StatusOK {
 		t.Fatalf("a tree 20 levels deep: %v, %+v", err, res)
 	}
@@ -66,7 +61,7 @@ func TestCyclicSchemaIsWithheldAndTreesWork(t *testing.T) {
 // TooDeep allows, then valid against its argument's schema. The fuzz test
 // uses it to drive the validators with hostile values; the messages an
 // agent reads are package mcp's, tested there.
-func checkArgs(tl *Tool, raw string) error {
+func checkArgs(tl *openapitools.Tool, raw string) error {
 	var args map[string]any
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		return err
@@ -77,7 +72,7 @@ func checkArgs(tl *Tool, raw string) error {
 		switch {
 		case s == nil:
 			return fmt.Errorf("%s: no such argument", name)
-		case TooDeep(v):
+		case openapitools.TooDeep(v):
 			return fmt.Errorf("%s: too deep", name)
 		}
 		if err := s.Validate(v); err != nil {
@@ -165,7 +160,7 @@ func genValue(data []byte) any {
 // process must survive: an overflow of the validator's stack is a fatal
 // error the fuzzer reports as a crash. Run it with
 //
-//	go test ./internal/openapitools -run XXX -fuzz FuzzSchemaCycles -fuzztime 2m -parallel 1
+//	go test ./internal/openapitools/invoke -run XXX -fuzz FuzzSchemaCycles -fuzztime 2m -parallel 1
 func FuzzSchemaCycles(f *testing.F) {
 	for _, seed := range [][]byte{
 		{1, 1, 1, 1, 1, 0},       // two schemas, the anyOf/allOf shape
@@ -177,7 +172,7 @@ func FuzzSchemaCycles(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, specBytes, argBytes []byte) {
 		doc, _ := genCyclicSpec(specBytes)
-		c, err := project(t.Context(), fstest.MapFS{"spec.yaml": {Data: []byte(doc)}}, []spec{{name: "f", file: "spec.yaml"}}, &Options{AllowWrites: true, Timeout: time.Second})
+		c, err := projectSpec(t, "f", "spec.yaml", []byte(doc), &openapitools.Options{AllowWrites: true, Timeout: time.Second})
 		if err != nil {
 			return
 		}
@@ -189,7 +184,7 @@ func FuzzSchemaCycles(f *testing.F) {
 					t.Fatal(err)
 				}
 				if checkArgs(tl, string(raw)) == nil {
-					_, _ = tl.CallChecked(t.Context(), typedArgs(t, string(raw)))
+					_, _ = Call(t.Context(), tl, typedArgs(t, string(raw)))
 				}
 			}
 		}
