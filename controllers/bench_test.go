@@ -18,6 +18,7 @@ import (
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers"
+	"github.com/kubepact/kubepact/test/envtestsuite"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -29,9 +30,7 @@ import (
 //
 //	KUBEBUILDER_ASSETS=… go test ./controllers -run '^$' -bench Reconcile2000 -benchtime 1x
 func BenchmarkReconcile2000(b *testing.B) {
-	if skipReason != "" {
-		b.Skip(skipReason)
-	}
+	suite.NeedControlPlane(b)
 	const n = 2000
 	for range b.N {
 		runFleet(b, n)
@@ -41,12 +40,12 @@ func BenchmarkReconcile2000(b *testing.B) {
 func runFleet(b *testing.B, n int) {
 	b.StopTimer()
 	ctx := b.Context()
-	ns := newNamespace(b)
+	ns := suite.NewNamespace(b)
 	reg := testregistry.New(b, nil).Host
-	push(b, plainClient(b, nil), "../examples/bundles/catalog", reg+"/bundles/catalog:1.4.0")
+	envtestsuite.Push(b, envtestsuite.PlainClient(b, nil), "../examples/bundles/catalog", reg+"/bundles/catalog:1.4.0")
 	createDeployment(b, ns, "catalog")
 	for i := range n {
-		sc := newContract(ns, fmt.Sprintf("catalog-%04d", i), "oci://"+reg+"/bundles/catalog:1.4.0", "catalog")
+		sc := envtestsuite.NewContract(ns, fmt.Sprintf("catalog-%04d", i), "oci://"+reg+"/bundles/catalog:1.4.0", "catalog")
 		if err := admin.Create(ctx, sc); err != nil {
 			b.Fatal(err)
 		}
@@ -75,7 +74,7 @@ func runFleet(b *testing.B, n int) {
 		}
 		ready := 0
 		for i := range list.Items {
-			if isReady(&list.Items[i]) {
+			if envtestsuite.IsReady(&list.Items[i]) {
 				ready++
 			}
 		}

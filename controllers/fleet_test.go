@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/kube"
+	"github.com/kubepact/kubepact/test/envtestsuite"
 )
 
 // TestFleetFeedRunsWithOperatorRBAC: the live fleet's feed, run as the
@@ -15,10 +16,10 @@ import (
 // with a Forbidden resource — and sees the workload a ServiceContract
 // binds.
 func TestFleetFeedRunsWithOperatorRBAC(t *testing.T) {
-	needKCM(t) // the Deployment becomes a ReplicaSet and Pods, as in a cluster
-	ns := newNamespace(t)
+	suite.NeedKCM(t) // the Deployment becomes a ReplicaSet and Pods, as in a cluster
+	ns := suite.NewNamespace(t)
 	createDeployment(t, ns, "web")
-	create(t, newContract(ns, "web", "oci://registry.example.com/web:1", "web"))
+	suite.Create(t, envtestsuite.NewContract(ns, "web", "oci://registry.example.com/web:1", "web"))
 
 	ctx, cancel := context.WithCancel(t.Context())
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Debounce: 20 * time.Millisecond})

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/test/envtestsuite"
 )
 
 // TestOperatorRBACIsNoMore runs, as the operator's ServiceAccount bound to
@@ -18,14 +19,14 @@ import (
 // enough is shown by every other test here: the manager under test runs with
 // exactly this identity.)
 func TestOperatorRBACIsNoMore(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	op, err := client.New(operatorConfig, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := newContract(ns, "rbac", "oci://registry.example.com/x:1", "x")
-	create(t, sc)
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "creds"}, StringData: map[string]string{"k": "v"}})
+	sc := envtestsuite.NewContract(ns, "rbac", "oci://registry.example.com/x:1", "x")
+	suite.Create(t, sc)
+	suite.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "creds"}, StringData: map[string]string{"k": "v"}})
 
 	// Allowed: what the reconciler does.
 	if err := op.Get(t.Context(), client.ObjectKeyFromObject(sc), &v1alpha1.ServiceContract{}); err != nil {

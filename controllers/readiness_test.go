@@ -16,7 +16,7 @@ import (
 // each informer, until every informer the controller reads has synced, and
 // ready once they have.
 func TestInformersSynced(t *testing.T) {
-	needControlPlane(t)
+	suite.NeedControlPlane(t)
 	c, err := cache.New(operatorConfig, cache.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opencontainers/go-digest"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,7 +17,7 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle"
-	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/test/envtestsuite"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -34,54 +33,14 @@ func writeBundle(t testing.TB, name, version, extra string) string {
 	return dir
 }
 
-// push pushes a bundle directory to ref (host/repo:tag) and returns its
-// digest.
-func push(t testing.TB, c *oci.Client, dir, ref string) digest.Digest {
-	t.Helper()
-	b, err := bundle.LoadDir(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := b.Image()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := oci.ParseReference(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := c.Push(t.Context(), r, img)
-	if err != nil {
-		t.Fatalf("push %s: %v", ref, err)
-	}
-	return d
-}
-
-func plainClient(t testing.TB, dockerConfig []byte) *oci.Client {
-	t.Helper()
-	if dockerConfig == nil {
-		dockerConfig = []byte(`{"auths":{}}`)
-	}
-	c, err := oci.NewClient(&oci.ClientOptions{PlainHTTP: true, DockerConfigJSON: dockerConfig, AllowedRegistries: []string{"127.0.0.1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func isReady(sc *v1alpha1.ServiceContract) bool {
-	s, _ := condition(sc, v1alpha1.ConditionReady)
-	return s == metav1.ConditionTrue && sc.Status.ObservedGeneration == sc.Generation
-}
-
 func TestValidBundleByDigest(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, nil)
-	d := push(t, plainClient(t, nil), filepath.Join("..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
+	d := envtestsuite.Push(t, envtestsuite.PlainClient(t, nil), filepath.Join("..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
 	createDeployment(t, ns, "catalog")
-	sc := newContract(ns, "catalog", "oci://"+reg.Host+"/bundles/catalog@"+string(d), "catalog")
-	create(t, sc)
-	got := waitFor(t, client.ObjectKeyFromObject(sc), "Ready", readyForWait)
+	sc := envtestsuite.NewContract(ns, "catalog", "oci://"+reg.Host+"/bundles/catalog@"+string(d), "catalog")
+	suite.Create(t, sc)
+	got := suite.WaitFor(t, client.ObjectKeyFromObject(sc), "Ready", readyForWait)
 	if got.Status.Digest != string(d) {
 		t.Errorf("digest %q, want %q", got.Status.Digest, d)
 	}
@@ -89,12 +48,12 @@ func TestValidBundleByDigest(t *testing.T) {
 		t.Errorf("contract summary %+v", got.Status.Contract)
 	}
 	for _, typ := range []string{v1alpha1.ConditionBundleResolved, v1alpha1.ConditionContractValid, v1alpha1.ConditionTargetBound} {
-		if s, r := condition(got, typ); s != metav1.ConditionTrue || r != v1alpha1.ReasonSucceeded {
+		if s, r := envtestsuite.Condition(got, typ); s != metav1.ConditionTrue || r != v1alpha1.ReasonSucceeded {
 			t.Errorf("%s = %s/%s, want True/Succeeded", typ, s, r)
 		}
 	}
 	for _, typ := range []string{v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled} {
-		if s, _ := condition(got, typ); s != "" {
+		if s, _ := envtestsuite.Condition(got, typ); s != "" {
 			t.Errorf("%s present (%s) on a Ready object; kstatus reads it as not current", typ, s)
 		}
 	}
@@ -104,36 +63,40 @@ func TestValidBundleByDigest(t *testing.T) {
 }
 
 func TestTagIsPinnedToDigest(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, nil)
-	d := push(t, plainClient(t, nil), writeBundle(t, "orders", "2.0.0", ""), reg.Host+"/bundles/orders:2")
+	d := envtestsuite.Push(t, envtestsuite.PlainClient(t, nil), writeBundle(t, "orders", "2.0.0", ""), reg.Host+"/bundles/orders:2")
 	createDeployment(t, ns, "orders")
-	sc := newContract(ns, "orders", "oci://"+reg.Host+"/bundles/orders:2", "orders")
-	create(t, sc)
-	got := waitFor(t, client.ObjectKeyFromObject(sc), "Ready", readyForWait)
+	sc := envtestsuite.NewContract(ns, "orders", "oci://"+reg.Host+"/bundles/orders:2", "orders")
+	suite.Create(t, sc)
+	got := suite.WaitFor(t, client.ObjectKeyFromObject(sc), "Ready", readyForWait)
 	if want := reg.Host + "/bundles/orders:2@" + string(d); got.Status.ResolvedRef != want || got.Status.Digest != string(d) {
 		t.Errorf("resolvedRef %q digest %q, want %q", got.Status.ResolvedRef, got.Status.Digest, want)
 	}
 }
 
 func TestTagMovedIsFollowed(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, nil)
-	c := plainClient(t, nil)
+	c := envtestsuite.PlainClient(t, nil)
 	ref := reg.Host + "/bundles/orders:stable"
-	d1 := push(t, c, writeBundle(t, "orders", "2.0.0", ""), ref)
+	d1 := envtestsuite.Push(t, c, writeBundle(t, "orders", "2.0.0", ""), ref)
 	createDeployment(t, ns, "orders")
-	sc := newContract(ns, "orders", "oci://"+ref, "orders")
-	create(t, sc)
+	sc := envtestsuite.NewContract(ns, "orders", "oci://"+ref, "orders")
+	suite.Create(t, sc)
 	key := client.ObjectKeyFromObject(sc)
-	waitFor(t, key, "Ready at the first digest", func(sc *v1alpha1.ServiceContract) bool { return isReady(sc) && sc.Status.Digest == string(d1) })
+	suite.WaitFor(t, key, "Ready at the first digest", func(sc *v1alpha1.ServiceContract) bool {
+		return envtestsuite.IsReady(sc) && sc.Status.Digest == string(d1)
+	})
 
-	d2 := push(t, c, writeBundle(t, "orders", "2.1.0", ""), ref)
+	d2 := envtestsuite.Push(t, c, writeBundle(t, "orders", "2.1.0", ""), ref)
 	// Resolve again now rather than after the 30s minimum interval: any
 	// spec change makes the reconciler look at the tag.
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
-	got := waitFor(t, key, "the new digest", func(sc *v1alpha1.ServiceContract) bool { return isReady(sc) && sc.Status.Digest == string(d2) })
-	if s, r := condition(got, v1alpha1.ConditionBundleResolved); s != metav1.ConditionTrue || r != v1alpha1.ReasonTagMoved {
+	suite.Update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
+	got := suite.WaitFor(t, key, "the new digest", func(sc *v1alpha1.ServiceContract) bool {
+		return envtestsuite.IsReady(sc) && sc.Status.Digest == string(d2)
+	})
+	if s, r := envtestsuite.Condition(got, v1alpha1.ConditionBundleResolved); s != metav1.ConditionTrue || r != v1alpha1.ReasonTagMoved {
 		t.Errorf("BundleResolved = %s/%s, want True/%s", s, r, v1alpha1.ReasonTagMoved)
 	}
 	if got.Status.Contract == nil || got.Status.Contract.Version != "2.1.0" {
@@ -146,7 +109,7 @@ func waitForEvent(t *testing.T, ns, name, reason string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		reasons := eventReasons(t, ns, name)
+		reasons := suite.EventReasons(t, ns, name)
 		if slices.Contains(reasons, reason) {
 			return
 		}
@@ -158,26 +121,26 @@ func waitForEvent(t *testing.T, ns, name, reason string) {
 }
 
 func TestInvalidContractReportsFindings(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, nil)
 	// Two errors: a version that is not semver, an interface whose file is
 	// missing.
 	dir := writeBundle(t, "broken", "not-a-version", "interfaces:\n  - name: http\n    type: openapi\n    ref: interfaces/missing.yaml\n")
-	push(t, plainClient(t, nil), dir, reg.Host+"/bundles/broken:1")
+	envtestsuite.Push(t, envtestsuite.PlainClient(t, nil), dir, reg.Host+"/bundles/broken:1")
 	createDeployment(t, ns, "broken")
-	sc := newContract(ns, "broken", "oci://"+reg.Host+"/bundles/broken:1", "broken")
-	create(t, sc)
-	got := waitFor(t, client.ObjectKeyFromObject(sc), "ContractValid=False", func(sc *v1alpha1.ServiceContract) bool {
-		s, _ := condition(sc, v1alpha1.ConditionContractValid)
+	sc := envtestsuite.NewContract(ns, "broken", "oci://"+reg.Host+"/bundles/broken:1", "broken")
+	suite.Create(t, sc)
+	got := suite.WaitFor(t, client.ObjectKeyFromObject(sc), "ContractValid=False", func(sc *v1alpha1.ServiceContract) bool {
+		s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionContractValid)
 		return s == metav1.ConditionFalse && sc.Status.ObservedGeneration == sc.Generation
 	})
-	if _, r := condition(got, v1alpha1.ConditionContractValid); r != v1alpha1.ReasonValidationFailed {
+	if _, r := envtestsuite.Condition(got, v1alpha1.ConditionContractValid); r != v1alpha1.ReasonValidationFailed {
 		t.Errorf("ContractValid reason %s, want %s", r, v1alpha1.ReasonValidationFailed)
 	}
-	if s, r := condition(got, v1alpha1.ConditionReady); s != metav1.ConditionFalse || r != v1alpha1.ReasonValidationFailed {
+	if s, r := envtestsuite.Condition(got, v1alpha1.ConditionReady); s != metav1.ConditionFalse || r != v1alpha1.ReasonValidationFailed {
 		t.Errorf("Ready = %s/%s, want False/%s", s, r, v1alpha1.ReasonValidationFailed)
 	}
-	if s, _ := condition(got, v1alpha1.ConditionStalled); s != metav1.ConditionTrue {
+	if s, _ := envtestsuite.Condition(got, v1alpha1.ConditionStalled); s != metav1.ConditionTrue {
 		t.Errorf("Stalled = %q, want True: only a new bundle fixes it", s)
 	}
 	if got.Status.FindingsTotal < 1 || len(got.Status.Findings) == 0 || got.Status.Findings[0].Severity != v1alpha1.SeverityError {
@@ -189,57 +152,57 @@ func TestInvalidContractReportsFindings(t *testing.T) {
 }
 
 func TestUnresolvablePolicyFailsClosed(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, nil)
 	dir := writeBundle(t, "guarded", "1.0.0", "policies:\n  - name: baseline\n    ref: oci://"+reg.Host+"/policies/missing:1.0.0\n")
-	push(t, plainClient(t, nil), dir, reg.Host+"/bundles/guarded:1")
+	envtestsuite.Push(t, envtestsuite.PlainClient(t, nil), dir, reg.Host+"/bundles/guarded:1")
 	createDeployment(t, ns, "guarded")
-	sc := newContract(ns, "guarded", "oci://"+reg.Host+"/bundles/guarded:1", "guarded")
-	create(t, sc)
-	got := waitFor(t, client.ObjectKeyFromObject(sc), "ContractValid=False", func(sc *v1alpha1.ServiceContract) bool {
-		s, _ := condition(sc, v1alpha1.ConditionContractValid)
+	sc := envtestsuite.NewContract(ns, "guarded", "oci://"+reg.Host+"/bundles/guarded:1", "guarded")
+	suite.Create(t, sc)
+	got := suite.WaitFor(t, client.ObjectKeyFromObject(sc), "ContractValid=False", func(sc *v1alpha1.ServiceContract) bool {
+		s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionContractValid)
 		return s == metav1.ConditionFalse
 	})
-	if _, r := condition(got, v1alpha1.ConditionContractValid); r != v1alpha1.ReasonPolicyUnresolved {
+	if _, r := envtestsuite.Condition(got, v1alpha1.ConditionContractValid); r != v1alpha1.ReasonPolicyUnresolved {
 		t.Errorf("ContractValid reason %s, want %s", r, v1alpha1.ReasonPolicyUnresolved)
 	}
 	if !slices.ContainsFunc(got.Status.Findings, func(f v1alpha1.Finding) bool { return f.Code == "POLICY_REF_UNRESOLVED" }) {
 		t.Errorf("findings %+v lack POLICY_REF_UNRESOLVED", got.Status.Findings)
 	}
-	if s, _ := condition(got, v1alpha1.ConditionReady); s != metav1.ConditionFalse {
+	if s, _ := envtestsuite.Condition(got, v1alpha1.ConditionReady); s != metav1.ConditionFalse {
 		t.Errorf("Ready = %s, want False", s)
 	}
 }
 
 func TestRegistryDownKeepsLastGood(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, nil)
 	proxy := newFlakyProxy(t, reg.Host)
 	ref := proxy.addr() + "/bundles/orders:stable"
-	d1 := push(t, plainClient(t, nil), writeBundle(t, "orders", "2.0.0", ""), ref)
+	d1 := envtestsuite.Push(t, envtestsuite.PlainClient(t, nil), writeBundle(t, "orders", "2.0.0", ""), ref)
 	createDeployment(t, ns, "orders")
-	sc := newContract(ns, "orders", "oci://"+ref, "orders")
-	create(t, sc)
+	sc := envtestsuite.NewContract(ns, "orders", "oci://"+ref, "orders")
+	suite.Create(t, sc)
 	key := client.ObjectKeyFromObject(sc)
-	waitFor(t, key, "Ready", isReady)
+	suite.WaitFor(t, key, "Ready", envtestsuite.IsReady)
 
 	proxy.setDown(true)
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
-	got := waitFor(t, key, "Reconciling=True RegistryUnavailable", func(sc *v1alpha1.ServiceContract) bool {
-		s, r := condition(sc, v1alpha1.ConditionReconciling)
+	suite.Update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
+	got := suite.WaitFor(t, key, "Reconciling=True RegistryUnavailable", func(sc *v1alpha1.ServiceContract) bool {
+		s, r := envtestsuite.Condition(sc, v1alpha1.ConditionReconciling)
 		return s == metav1.ConditionTrue && r == v1alpha1.ReasonRegistryUnavailable && sc.Status.ObservedGeneration == sc.Generation
 	})
 	if got.Status.Digest != string(d1) || got.Status.Contract == nil || got.Status.Contract.Version != "2.0.0" {
 		t.Errorf("last good not kept: digest %q summary %+v", got.Status.Digest, got.Status.Contract)
 	}
-	if s, _ := condition(got, v1alpha1.ConditionReady); s != metav1.ConditionTrue {
+	if s, _ := envtestsuite.Condition(got, v1alpha1.ConditionReady); s != metav1.ConditionTrue {
 		t.Errorf("Ready = %s; a registry outage must leave it as it was (True)", s)
 	}
 
 	proxy.setDown(false)
-	got = waitFor(t, key, "recovery", func(sc *v1alpha1.ServiceContract) bool {
-		s, _ := condition(sc, v1alpha1.ConditionReconciling)
-		return s == "" && isReady(sc)
+	got = suite.WaitFor(t, key, "recovery", func(sc *v1alpha1.ServiceContract) bool {
+		s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionReconciling)
+		return s == "" && envtestsuite.IsReady(sc)
 	})
 	if got.Status.Digest != string(d1) {
 		t.Errorf("digest after recovery %q, want %q", got.Status.Digest, d1)
@@ -247,63 +210,63 @@ func TestRegistryDownKeepsLastGood(t *testing.T) {
 }
 
 func TestPrivateRegistryWithPullSecret(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, &testregistry.Options{Username: "robot", Password: "s3cret"})
 	auth := base64.StdEncoding.EncodeToString([]byte("robot:s3cret"))
 	cfg := []byte(`{"auths":{"` + reg.Host + `":{"auth":"` + auth + `"}}}`)
 	ref := reg.Host + "/private/orders:1"
-	d := push(t, plainClient(t, cfg), writeBundle(t, "orders", "1.0.0", ""), ref)
+	d := envtestsuite.Push(t, envtestsuite.PlainClient(t, cfg), writeBundle(t, "orders", "1.0.0", ""), ref)
 	createDeployment(t, ns, "orders")
 
 	// Without the Secret's credentials the registry refuses.
-	anon := newContract(ns, "anonymous", "oci://"+ref, "orders")
-	create(t, anon)
-	got := waitFor(t, client.ObjectKeyFromObject(anon), "BundleResolved=False", func(sc *v1alpha1.ServiceContract) bool {
-		s, _ := condition(sc, v1alpha1.ConditionBundleResolved)
+	anon := envtestsuite.NewContract(ns, "anonymous", "oci://"+ref, "orders")
+	suite.Create(t, anon)
+	got := suite.WaitFor(t, client.ObjectKeyFromObject(anon), "BundleResolved=False", func(sc *v1alpha1.ServiceContract) bool {
+		s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionBundleResolved)
 		return s == metav1.ConditionFalse
 	})
-	if _, r := condition(got, v1alpha1.ConditionBundleResolved); r != v1alpha1.ReasonAuthenticationFailed {
+	if _, r := envtestsuite.Condition(got, v1alpha1.ConditionBundleResolved); r != v1alpha1.ReasonAuthenticationFailed {
 		t.Errorf("anonymous pull: reason %s, want %s", r, v1alpha1.ReasonAuthenticationFailed)
 	}
 
 	// Naming a Secret that is not there yet: waiting, then Ready once it is.
-	sc := newContract(ns, "orders", "oci://"+ref, "orders")
+	sc := envtestsuite.NewContract(ns, "orders", "oci://"+ref, "orders")
 	sc.Spec.PullSecretRef = &v1alpha1.LocalObjectReference{Name: "registry-creds"}
-	create(t, sc)
+	suite.Create(t, sc)
 	key := client.ObjectKeyFromObject(sc)
-	waitFor(t, key, "PullSecretNotFound", func(sc *v1alpha1.ServiceContract) bool {
-		_, r := condition(sc, v1alpha1.ConditionBundleResolved)
+	suite.WaitFor(t, key, "PullSecretNotFound", func(sc *v1alpha1.ServiceContract) bool {
+		_, r := envtestsuite.Condition(sc, v1alpha1.ConditionBundleResolved)
 		return r == v1alpha1.ReasonPullSecretNotFound
 	})
-	create(t, &corev1.Secret{
+	suite.Create(t, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "registry-creds"},
 		Type:       corev1.SecretTypeDockerConfigJson,
 		Data:       map[string][]byte{corev1.DockerConfigJsonKey: cfg},
 	})
 	// The Secret is not watched: a spec change (or the 30s requeue) brings
 	// the reconciler back.
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
-	got = waitFor(t, key, "Ready", readyForWait)
+	suite.Update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
+	got = suite.WaitFor(t, key, "Ready", readyForWait)
 	if got.Status.Digest != string(d) {
 		t.Errorf("digest %q, want %q", got.Status.Digest, d)
 	}
 }
 
 func TestMissingTargetThenCreated(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, nil)
-	push(t, plainClient(t, nil), writeBundle(t, "late", "1.0.0", ""), reg.Host+"/bundles/late:1")
-	sc := newContract(ns, "late", "oci://"+reg.Host+"/bundles/late:1", "late")
-	create(t, sc)
+	envtestsuite.Push(t, envtestsuite.PlainClient(t, nil), writeBundle(t, "late", "1.0.0", ""), reg.Host+"/bundles/late:1")
+	sc := envtestsuite.NewContract(ns, "late", "oci://"+reg.Host+"/bundles/late:1", "late")
+	suite.Create(t, sc)
 	key := client.ObjectKeyFromObject(sc)
-	got := waitFor(t, key, "TargetBound=False", func(sc *v1alpha1.ServiceContract) bool {
-		s, _ := condition(sc, v1alpha1.ConditionTargetBound)
+	got := suite.WaitFor(t, key, "TargetBound=False", func(sc *v1alpha1.ServiceContract) bool {
+		s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionTargetBound)
 		return s == metav1.ConditionFalse
 	})
-	if _, r := condition(got, v1alpha1.ConditionTargetBound); r != v1alpha1.ReasonTargetNotFound {
+	if _, r := envtestsuite.Condition(got, v1alpha1.ConditionTargetBound); r != v1alpha1.ReasonTargetNotFound {
 		t.Errorf("TargetBound reason %s, want %s", r, v1alpha1.ReasonTargetNotFound)
 	}
-	if s, r := condition(got, v1alpha1.ConditionReady); s != metav1.ConditionFalse || r != v1alpha1.ReasonTargetNotFound {
+	if s, r := envtestsuite.Condition(got, v1alpha1.ConditionReady); s != metav1.ConditionFalse || r != v1alpha1.ReasonTargetNotFound {
 		t.Errorf("Ready = %s/%s, want False/%s", s, r, v1alpha1.ReasonTargetNotFound)
 	}
 	if got.Status.Digest == "" {
@@ -311,8 +274,8 @@ func TestMissingTargetThenCreated(t *testing.T) {
 	}
 	// The Deployment's creation is watched: no spec change is needed.
 	createDeployment(t, ns, "late")
-	waitFor(t, key, "TargetBound=True", func(sc *v1alpha1.ServiceContract) bool {
-		s, _ := condition(sc, v1alpha1.ConditionTargetBound)
+	suite.WaitFor(t, key, "TargetBound=True", func(sc *v1alpha1.ServiceContract) bool {
+		s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionTargetBound)
 		return s == metav1.ConditionTrue && readyForWait(sc)
 	})
 	// And its deletion flips it back.
@@ -320,28 +283,28 @@ func TestMissingTargetThenCreated(t *testing.T) {
 	if err := admin.Delete(t.Context(), dep); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, key, "TargetBound=False after deletion", func(sc *v1alpha1.ServiceContract) bool {
-		s, _ := condition(sc, v1alpha1.ConditionTargetBound)
+	suite.WaitFor(t, key, "TargetBound=False after deletion", func(sc *v1alpha1.ServiceContract) bool {
+		s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionTargetBound)
 		return s == metav1.ConditionFalse
 	})
 }
 
 func TestSuspend(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	reg := testregistry.New(t, nil)
-	c := plainClient(t, nil)
+	c := envtestsuite.PlainClient(t, nil)
 	ref := reg.Host + "/bundles/orders:stable"
-	d1 := push(t, c, writeBundle(t, "orders", "2.0.0", ""), ref)
+	d1 := envtestsuite.Push(t, c, writeBundle(t, "orders", "2.0.0", ""), ref)
 	createDeployment(t, ns, "orders")
-	sc := newContract(ns, "orders", "oci://"+ref, "orders")
-	create(t, sc)
+	sc := envtestsuite.NewContract(ns, "orders", "oci://"+ref, "orders")
+	suite.Create(t, sc)
 	key := client.ObjectKeyFromObject(sc)
-	waitFor(t, key, "Ready", isReady)
+	suite.WaitFor(t, key, "Ready", envtestsuite.IsReady)
 
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Suspend = true })
-	d2 := push(t, c, writeBundle(t, "orders", "2.1.0", ""), ref)
+	suite.Update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Suspend = true })
+	d2 := envtestsuite.Push(t, c, writeBundle(t, "orders", "2.1.0", ""), ref)
 	// A spec change reaches the reconciler, which must leave it alone.
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
+	suite.Update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
 	time.Sleep(3 * time.Second)
 	got := &v1alpha1.ServiceContract{}
 	if err := admin.Get(t.Context(), key, got); err != nil {
@@ -351,12 +314,14 @@ func TestSuspend(t *testing.T) {
 		t.Fatalf("suspended, yet the digest moved to %s", got.Status.Digest)
 	}
 
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Suspend = false })
-	waitFor(t, key, "the new digest after resuming", func(sc *v1alpha1.ServiceContract) bool { return isReady(sc) && sc.Status.Digest == string(d2) })
+	suite.Update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Suspend = false })
+	suite.WaitFor(t, key, "the new digest after resuming", func(sc *v1alpha1.ServiceContract) bool {
+		return envtestsuite.IsReady(sc) && sc.Status.Digest == string(d2)
+	})
 }
 
 func TestBundleFromConfigMap(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	dir := filepath.Join("..", "examples", "bundles", "catalog")
 	b, err := bundle.LoadDir(dir, nil)
 	if err != nil {
@@ -366,15 +331,15 @@ func TestBundleFromConfigMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	create(t, &corev1.ConfigMap{
+	suite.Create(t, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "catalog-bundle"},
 		BinaryData: map[string][]byte{v1alpha1.ConfigMapBundleKey: img.Layer},
 	})
 	createDeployment(t, ns, "catalog")
-	sc := newContract(ns, "catalog", "", "catalog")
+	sc := envtestsuite.NewContract(ns, "catalog", "", "catalog")
 	sc.Spec.Bundle = v1alpha1.BundleSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "catalog-bundle"}}
-	create(t, sc)
-	got := waitFor(t, client.ObjectKeyFromObject(sc), "Ready", readyForWait)
+	suite.Create(t, sc)
+	got := suite.WaitFor(t, client.ObjectKeyFromObject(sc), "Ready", readyForWait)
 	if got.Status.Digest != string(b.Identity) || got.Status.ResolvedRef != "configmap/catalog-bundle" {
 		t.Errorf("digest %q ref %q; want the identity the bundle has once pushed, %s", got.Status.Digest, got.Status.ResolvedRef, b.Identity)
 	}
@@ -383,7 +348,7 @@ func TestBundleFromConfigMap(t *testing.T) {
 // TestSpecValidation shows the API server itself refusing bad specs
 // (the CRD's schema and CEL rules).
 func TestSpecValidation(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	cases := map[string]struct {
 		change func(*v1alpha1.ServiceContract)
 		want   string
@@ -397,7 +362,7 @@ func TestSpecValidation(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			sc := newContract(ns, "bad-"+strings.ReplaceAll(name, " ", "-"), "oci://registry.example.com/x:1", "x")
+			sc := envtestsuite.NewContract(ns, "bad-"+strings.ReplaceAll(name, " ", "-"), "oci://registry.example.com/x:1", "x")
 			tc.change(sc)
 			err := admin.Create(t.Context(), sc)
 			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
@@ -406,8 +371,8 @@ func TestSpecValidation(t *testing.T) {
 		})
 	}
 	// The default interval is filled in by the API server.
-	sc := newContract(ns, "defaulted", "oci://registry.example.com/x:1", "x")
-	create(t, sc)
+	sc := envtestsuite.NewContract(ns, "defaulted", "oci://registry.example.com/x:1", "x")
+	suite.Create(t, sc)
 	if sc.Spec.Interval == nil || sc.Spec.Interval.Duration != 10*time.Minute {
 		t.Errorf("interval %v, want the 10m default", sc.Spec.Interval)
 	}
@@ -420,7 +385,7 @@ func TestSpecValidation(t *testing.T) {
 // does not name (on another host, which receives nothing), and a port
 // nothing listens on. Each gets the reason bundle/failure's Kind maps to.
 func TestRegistryFailuresInStatus(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	tlsReg := testregistry.New(t, &testregistry.Options{TLS: true})
 	foreign := testregistry.New(t, &testregistry.Options{Addr: "127.0.0.2:0"})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -439,13 +404,13 @@ func TestRegistryFailuresInStatus(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			createDeployment(t, ns, tc.name)
-			sc := newContract(ns, tc.name, "oci://"+tc.registry+"/bundles/orders:2", tc.name)
-			create(t, sc)
-			got := waitFor(t, client.ObjectKeyFromObject(sc), "BundleResolved=False", func(sc *v1alpha1.ServiceContract) bool {
-				s, _ := condition(sc, v1alpha1.ConditionBundleResolved)
+			sc := envtestsuite.NewContract(ns, tc.name, "oci://"+tc.registry+"/bundles/orders:2", tc.name)
+			suite.Create(t, sc)
+			got := suite.WaitFor(t, client.ObjectKeyFromObject(sc), "BundleResolved=False", func(sc *v1alpha1.ServiceContract) bool {
+				s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionBundleResolved)
 				return s == metav1.ConditionFalse
 			})
-			if _, r := condition(got, v1alpha1.ConditionBundleResolved); r != tc.reason {
+			if _, r := envtestsuite.Condition(got, v1alpha1.ConditionBundleResolved); r != tc.reason {
 				t.Errorf("BundleResolved reason %s, want %s", r, tc.reason)
 			}
 			for _, c := range got.Status.Conditions {

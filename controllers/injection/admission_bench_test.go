@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/controllers/injection"
+	"github.com/kubepact/kubepact/test/envtestsuite"
 )
 
 // BenchmarkAdmission measures what the webhook adds to a Pod's admission
@@ -24,9 +25,7 @@ import (
 //
 //	KUBEBUILDER_ASSETS=… go test ./controllers/injection -run '^$' -bench Admission -benchmem
 func BenchmarkAdmission(b *testing.B) {
-	if skipReason != "" {
-		b.Skip(skipReason)
-	}
+	suite.NeedControlPlane(b)
 	ctx := b.Context()
 	rot := newRotator()
 	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{
@@ -48,11 +47,11 @@ func BenchmarkAdmission(b *testing.B) {
 		}
 	})
 
-	enabled, plain := injectionNamespace(b, false), newNamespace(b)
+	enabled, plain := injectionNamespace(b, false), suite.NewNamespace(b)
 	// A resolved, valid contract, as the reconciler would leave it (no
 	// reconciler runs here: only the webhook is measured).
-	sc := newContract(enabled, "catalog", "oci://registry.example.com/bundles/catalog:1.4.0", "catalog")
-	create(b, sc)
+	sc := envtestsuite.NewContract(enabled, "catalog", "oci://registry.example.com/bundles/catalog:1.4.0", "catalog")
+	suite.Create(b, sc)
 	digest := "sha256:" + strings.Repeat("ab", 32)
 	sc.Status.ResolvedRef, sc.Status.Digest = "registry.example.com/bundles/catalog:1.4.0@"+digest, digest
 	sc.Status.ObservedGeneration = sc.Generation

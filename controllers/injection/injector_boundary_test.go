@@ -37,6 +37,7 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/controllers/injection"
+	"github.com/kubepact/kubepact/test/envtestsuite"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -52,7 +53,7 @@ const operatorUser = "system:serviceaccount:" + operatorNamespace + ":" + operat
 // kubepact.dev/injection=enabled).
 func startOperator(t *testing.T, user string, inj *injection.Injector) map[string]string {
 	t.Helper()
-	needControlPlane(t)
+	suite.NeedControlPlane(t)
 	ln, err := net.Listen("tcp", net.JoinHostPort(webhookHost, "0"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func startOperator(t *testing.T, user string, inj *injection.Injector) map[strin
 		w.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: webhookCAData}
 		w.NamespaceSelector = &metav1.LabelSelector{MatchLabels: label}
 	}
-	create(t, mwc)
+	suite.Create(t, mwc)
 	t.Cleanup(func() { _ = admin.Delete(t.Context(), mwc) })
 	return label
 }
@@ -174,10 +175,10 @@ func waitEvent(t *testing.T, ns, kind, reason, note string) eventsv1.Event {
 // that requires its sidecar. (Before, its cache's "unknown namespace" error
 // came back as a 500, which the API server takes as a refusal.)
 func TestInjectUnwatchedNamespace(t *testing.T) {
-	needKCM(t)
+	suite.NeedKCM(t)
 	// Both namespaces hold a Ready contract: the package's reconciler
 	// watches every namespace; the other operator only the first.
-	watched, unwatched := newNamespace(t), newNamespace(t)
+	watched, unwatched := suite.NewNamespace(t), suite.NewNamespace(t)
 	readyContract(t, watched, "catalog")
 	readyContract(t, unwatched, "catalog")
 	label := startOperator(t, operatorUser, &injection.Injector{
@@ -222,13 +223,13 @@ func TestInjectUnwatchedNamespace(t *testing.T) {
 func grantCluster(t *testing.T, user string, rules []rbacv1.PolicyRule) func() {
 	t.Helper()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-injector-"}, Rules: rules}
-	create(t, role)
+	suite.Create(t, role)
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
 	}
-	create(t, binding)
+	suite.Create(t, binding)
 	revoke := func() {
 		_ = admin.Delete(t.Context(), binding)
 		_ = admin.Delete(t.Context(), role)
@@ -245,8 +246,8 @@ func grantCluster(t *testing.T, user string, rules []rbacv1.PolicyRule) func() {
 // and an Event on its controller, and only a Pod that requires its sidecar
 // is refused.
 func TestInjectLookupFails(t *testing.T) {
-	needKCM(t)
-	ns := newNamespace(t)
+	suite.NeedKCM(t)
+	ns := suite.NewNamespace(t)
 	readyContract(t, ns, "catalog")
 	const user = "kubepact-injector-without-cache"
 	grantCluster(t, user, []rbacv1.PolicyRule{{APIGroups: []string{eventsv1.GroupName}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}})
@@ -445,16 +446,16 @@ func slowRegistry(t *testing.T, reg *testregistry.Registry, delay time.Duration)
 // bundle, not a bound target, and waits briefly for the reconciler's first
 // resolution, which ends after the Pods are created.
 func TestInjectGitOpsOrder(t *testing.T) {
-	needKCM(t)
+	suite.NeedKCM(t)
 	needWebhook(t)
 	ns := injectionNamespace(t, true)
 	reg := testregistry.New(t, nil)
 	// A bundle of its own, so that no earlier pull of it is cached.
 	bundleDir := catalogVariant(t, fmt.Sprintf("http://127.0.0.1:8080/gitops-%d", time.Now().UnixNano()))
-	d := push(t, plainClient(t, nil), bundleDir, reg.Host+"/bundles/catalog:1.4.0")
+	d := envtestsuite.Push(t, envtestsuite.PlainClient(t, nil), bundleDir, reg.Host+"/bundles/catalog:1.4.0")
 	reg.ResetRequests()
 	host := slowRegistry(t, reg, 150*time.Millisecond)
-	sc := newContract(ns, "catalog", "oci://"+host+"/bundles/catalog:1.4.0", "catalog")
+	sc := envtestsuite.NewContract(ns, "catalog", "oci://"+host+"/bundles/catalog:1.4.0", "catalog")
 	dep := deployment(ns, "catalog", 2, map[string]string{injection.AnnotationContract: "catalog"})
 	applied := time.Now()
 	var wg sync.WaitGroup
@@ -470,9 +471,9 @@ func TestInjectGitOpsOrder(t *testing.T) {
 	}
 	pods := podsOf(t, ns, "catalog", 2)
 	created := time.Since(applied)
-	resolved := waitFor(t, client.ObjectKeyFromObject(sc), "resolved", func(sc *v1alpha1.ServiceContract) bool { return sc.Status.Digest != "" })
+	resolved := suite.WaitFor(t, client.ObjectKeyFromObject(sc), "resolved", func(sc *v1alpha1.ServiceContract) bool { return sc.Status.Digest != "" })
 	t.Logf("2 Pods created %s after the apply; the contract resolved (%d registry requests) by %s after it; Ready=%v",
-		created.Round(time.Millisecond), len(reg.Requests()), time.Since(applied).Round(time.Millisecond), isReady(resolved))
+		created.Round(time.Millisecond), len(reg.Requests()), time.Since(applied).Round(time.Millisecond), envtestsuite.IsReady(resolved))
 	for _, p := range pods {
 		c := sidecarOf(&p)
 		if c == nil {

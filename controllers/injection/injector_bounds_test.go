@@ -158,7 +158,7 @@ func postReviewTo(t *testing.T, port string, review *admissionv1.AdmissionReview
 // contract that does not exist. Today every made-up review is a GET.
 func TestInjectAPIReadsBounded(t *testing.T) {
 	needWebhook(t)
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	var gets atomic.Int64
 	cfg := rest.CopyConfig(adminConfig)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: operatorUser}

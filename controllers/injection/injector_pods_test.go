@@ -17,6 +17,7 @@ import (
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/controllers/injection"
+	"github.com/kubepact/kubepact/test/envtestsuite"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -47,7 +48,7 @@ func catalogVariant(t *testing.T, serverURL string) string {
 // waitPods polls the ServiceContract until status.pods satisfies cond.
 func waitPods(t *testing.T, key client.ObjectKey, what string, cond func(*v1alpha1.PodsStatus) bool) *v1alpha1.ServiceContract {
 	t.Helper()
-	return waitFor(t, key, what, func(sc *v1alpha1.ServiceContract) bool {
+	return suite.WaitFor(t, key, what, func(sc *v1alpha1.ServiceContract) bool {
 		if !cond(sc.Status.Pods) {
 			if sc.Status.Pods != nil {
 				t.Logf("status.pods: %+v", *sc.Status.Pods)
@@ -66,18 +67,18 @@ func waitPods(t *testing.T, key client.ObjectKey, what string, cond func(*v1alph
 // Pod is listed under the new, current one. Each upstream port source is
 // said on the Pod.
 func TestInjectedPodsReport(t *testing.T) {
-	needKCM(t)
+	suite.NeedKCM(t)
 	needWebhook(t)
 	ns := injectionNamespace(t, true)
 	reg := testregistry.New(t, nil)
-	oc := plainClient(t, nil)
+	oc := envtestsuite.PlainClient(t, nil)
 	ref := reg.Host + "/bundles/catalog:stable"
-	d1 := string(push(t, oc, filepath.Join("..", "..", "examples", "bundles", "catalog"), ref))
-	create(t, deployment(ns, "catalog", 0, map[string]string{injection.AnnotationContract: "catalog"}))
+	d1 := string(envtestsuite.Push(t, oc, filepath.Join("..", "..", "examples", "bundles", "catalog"), ref))
+	suite.Create(t, deployment(ns, "catalog", 0, map[string]string{injection.AnnotationContract: "catalog"}))
 	key := client.ObjectKey{Namespace: ns, Name: "catalog"}
-	create(t, newContract(ns, "catalog", "oci://"+ref, "catalog"))
-	sc := waitFor(t, key, "Ready with a tool surface", func(sc *v1alpha1.ServiceContract) bool {
-		return isReady(sc) && sc.Status.Digest == d1 && sc.Status.ToolSurfaceDigest != ""
+	suite.Create(t, envtestsuite.NewContract(ns, "catalog", "oci://"+ref, "catalog"))
+	sc := suite.WaitFor(t, key, "Ready with a tool surface", func(sc *v1alpha1.ServiceContract) bool {
+		return envtestsuite.IsReady(sc) && sc.Status.Digest == d1 && sc.Status.ToolSurfaceDigest != ""
 	})
 	surface1 := sc.Status.ToolSurfaceDigest
 	if c := sc.Status.Contract; c == nil || c.HTTPPort != 8080 || c.HTTPInterface != "http" {
@@ -113,9 +114,9 @@ func TestInjectedPodsReport(t *testing.T) {
 	}
 
 	// The tag moves to a bundle whose server URL names no port.
-	d2 := string(push(t, oc, catalogVariant(t, "http://catalog.internal"), ref))
-	update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
-	sc = waitFor(t, key, "the moved tag", func(sc *v1alpha1.ServiceContract) bool { return isReady(sc) && sc.Status.Digest == d2 })
+	d2 := string(envtestsuite.Push(t, oc, catalogVariant(t, "http://catalog.internal"), ref))
+	suite.Update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
+	sc = suite.WaitFor(t, key, "the moved tag", func(sc *v1alpha1.ServiceContract) bool { return envtestsuite.IsReady(sc) && sc.Status.Digest == d2 })
 	if sc.Status.Contract == nil || sc.Status.Contract.HTTPPort != 0 {
 		t.Errorf("status.contract %+v, want no httpPort", sc.Status.Contract)
 	}
@@ -174,16 +175,16 @@ func TestInjectConfigMapBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	create(t, &corev1.ConfigMap{
+	suite.Create(t, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "catalog-bundle"},
 		BinaryData: map[string][]byte{v1alpha1.ConfigMapBundleKey: img.Layer},
 	})
-	create(t, deployment(ns, "catalog", 0, nil))
-	sc := newContract(ns, "catalog", "", "catalog")
+	suite.Create(t, deployment(ns, "catalog", 0, nil))
+	sc := envtestsuite.NewContract(ns, "catalog", "", "catalog")
 	sc.Spec.Bundle = v1alpha1.BundleSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "catalog-bundle"}}
-	create(t, sc)
-	got := waitFor(t, client.ObjectKeyFromObject(sc), "Ready with a tool surface", func(sc *v1alpha1.ServiceContract) bool {
-		return isReady(sc) && sc.Status.ToolSurfaceDigest != ""
+	suite.Create(t, sc)
+	got := suite.WaitFor(t, client.ObjectKeyFromObject(sc), "Ready with a tool surface", func(sc *v1alpha1.ServiceContract) bool {
+		return envtestsuite.IsReady(sc) && sc.Status.ToolSurfaceDigest != ""
 	})
 	if got.Status.Digest != string(b.Identity) {
 		t.Fatalf("digest %s, want the bundle's identity %s", got.Status.Digest, b.Identity)

@@ -26,38 +26,11 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/controllers/injection"
-	"github.com/kubepact/kubepact/test/kcm"
+	"github.com/kubepact/kubepact/test/envtestsuite"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
 const sidecarImage = "example.invalid/kubepact@sha256:1111111111111111111111111111111111111111111111111111111111111111"
-
-// The kube-controller-manager of the package's control plane, started by
-// the first test that needs it.
-var (
-	kcmOnce sync.Once
-	kcmProc *kcm.Process
-	kcmErr  error
-)
-
-func needKCM(t *testing.T) {
-	t.Helper()
-	needControlPlane(t)
-	kcmOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second) //nolint:forbidigo // outlives the first test that asks
-		defer cancel()
-		kcmProc, kcmErr = kcm.Start(ctx, adminConfig, nil)
-	})
-	if kcmErr != nil {
-		t.Fatal(kcmErr)
-	}
-}
-
-func stopKCM() {
-	if kcmProc != nil {
-		_ = kcmProc.Stop()
-	}
-}
 
 // needWebhook waits until the API server calls the webhook with the
 // operator's own certificate: a dry-run Pod naming a contract that does not
@@ -66,7 +39,7 @@ func stopKCM() {
 // injection checks for it.)
 func needWebhook(t *testing.T) {
 	t.Helper()
-	needControlPlane(t)
+	suite.NeedControlPlane(t)
 	ns := injectionNamespace(t, true)
 	c, warns := warningClient(t)
 	deadline := time.Now().Add(60 * time.Second)
@@ -125,11 +98,11 @@ func restrictedPod(ns, name string, ann map[string]string) *corev1.Pod {
 func readyContract(t *testing.T, ns, name string) (*v1alpha1.ServiceContract, string) {
 	t.Helper()
 	reg := testregistry.New(t, nil)
-	d := push(t, plainClient(t, nil), filepath.Join("..", "..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
-	create(t, deployment(ns, name, 0, map[string]string{injection.AnnotationContract: name}))
+	d := envtestsuite.Push(t, envtestsuite.PlainClient(t, nil), filepath.Join("..", "..", "examples", "bundles", "catalog"), reg.Host+"/bundles/catalog:1.4.0")
+	suite.Create(t, deployment(ns, name, 0, map[string]string{injection.AnnotationContract: name}))
 	key := client.ObjectKey{Namespace: ns, Name: name}
-	create(t, newContract(ns, name, "oci://"+reg.Host+"/bundles/catalog:1.4.0", name))
-	sc := waitFor(t, key, "Ready", isReady)
+	suite.Create(t, envtestsuite.NewContract(ns, name, "oci://"+reg.Host+"/bundles/catalog:1.4.0", name))
+	sc := suite.WaitFor(t, key, "Ready", envtestsuite.IsReady)
 	if sc.Status.Digest != d.String() {
 		t.Fatalf("digest %s, pushed %s", sc.Status.Digest, d)
 	}
@@ -202,7 +175,7 @@ func sidecarOf(pod *corev1.Pod) *corev1.Container {
 // without the annotation or outside enabled namespaces are untouched; and
 // admitting an injected Pod again changes nothing.
 func TestInjectDeploymentPods(t *testing.T) {
-	needKCM(t)
+	suite.NeedKCM(t)
 	needWebhook(t)
 	ns := injectionNamespace(t, true)
 	// The namespace does enforce the restricted standard.
@@ -213,9 +186,9 @@ func TestInjectDeploymentPods(t *testing.T) {
 	}
 	sc, bundleArg := readyContract(t, ns, "catalog")
 	scale(t, ns, "catalog", 2)
-	create(t, deployment(ns, "plain", 1, nil))
-	off := newNamespace(t) // not labelled
-	create(t, deployment(off, "catalog", 1, map[string]string{injection.AnnotationContract: "catalog"}))
+	suite.Create(t, deployment(ns, "plain", 1, nil))
+	off := suite.NewNamespace(t) // not labelled
+	suite.Create(t, deployment(off, "catalog", 1, map[string]string{injection.AnnotationContract: "catalog"}))
 
 	pods := podsOf(t, ns, "catalog", 2)
 	for i := range pods {
@@ -295,10 +268,10 @@ func TestInjectContractNotReady(t *testing.T) {
 	needWebhook(t)
 	ns := injectionNamespace(t, true)
 	reg := testregistry.New(t, nil)
-	create(t, deployment(ns, "broken", 0, nil))
-	create(t, newContract(ns, "broken", "oci://"+reg.Host+"/bundles/missing:1", "broken"))
-	waitFor(t, client.ObjectKey{Namespace: ns, Name: "broken"}, "BundleResolved=False", func(sc *v1alpha1.ServiceContract) bool {
-		s, _ := condition(sc, v1alpha1.ConditionBundleResolved)
+	suite.Create(t, deployment(ns, "broken", 0, nil))
+	suite.Create(t, envtestsuite.NewContract(ns, "broken", "oci://"+reg.Host+"/bundles/missing:1", "broken"))
+	suite.WaitFor(t, client.ObjectKey{Namespace: ns, Name: "broken"}, "BundleResolved=False", func(sc *v1alpha1.ServiceContract) bool {
+		s, _ := envtestsuite.Condition(sc, v1alpha1.ConditionBundleResolved)
 		return s == metav1.ConditionFalse
 	})
 	c, warns := warningClient(t)
@@ -314,9 +287,9 @@ func TestInjectContractNotReady(t *testing.T) {
 		t.Errorf("warnings %q do not name the contract and its failing condition", warns.all())
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for !slices.Contains(eventReasons(t, ns, "broken"), injection.ReasonSidecarNotInjected) {
+	for !slices.Contains(suite.EventReasons(t, ns, "broken"), injection.ReasonSidecarNotInjected) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s Event on the ServiceContract; events: %q", injection.ReasonSidecarNotInjected, eventReasons(t, ns, "broken"))
+			t.Fatalf("no %s Event on the ServiceContract; events: %q", injection.ReasonSidecarNotInjected, suite.EventReasons(t, ns, "broken"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -23,13 +23,11 @@ import (
 //
 //	KUBEBUILDER_ASSETS=… go test ./mcp/kubeauth -run '^$' -bench ScopedMCPQuery -benchmem
 func BenchmarkScopedMCPQuery(b *testing.B) {
-	if skipReason != "" {
-		b.Skip(skipReason)
-	}
+	suite.NeedControlPlane(b)
 	const services, targets, namespaces = 2000, 6000, 20
 	var nss []string
 	for range namespaces {
-		nss = append(nss, newNamespace(b))
+		nss = append(nss, suite.NewNamespace(b))
 	}
 	bld := fleetgraph.NewBuilder(nil)
 	for i := range services {

@@ -63,7 +63,7 @@ func (c *testClock) Add(d time.Duration) {
 func serviceAccountToken(t testing.TB, ns, name string) string {
 	t.Helper()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	create(t, sa)
+	suite.Create(t, sa)
 	tr := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
 	if err := admin.SubResource("token").Create(t.Context(), sa, tr); err != nil {
 		t.Fatalf("TokenRequest for %s/%s: %v", ns, name, err)
@@ -83,16 +83,16 @@ func grantList(t testing.TB, ns, saNS, sa string) metav1.Object {
 	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: saNS, Name: sa}}
 	if ns == "" {
 		name := "kubepact-identity-test-" + saNS + "-" + sa
-		create(t, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules})
+		suite.Create(t, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules})
 		b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subject,
 			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name}}
-		create(t, b)
+		suite.Create(t, b)
 		return b
 	}
-	create(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "read-contracts-" + sa}, Rules: rules})
+	suite.Create(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "read-contracts-" + sa}, Rules: rules})
 	b := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "read-contracts-" + sa}, Subjects: subject,
 		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "read-contracts-" + sa}}
-	create(t, b)
+	suite.Create(t, b)
 	return b
 }
 
@@ -198,8 +198,8 @@ func serviceKeys(m map[string]any) string {
 // token gets 401; and once the caches are warm, 1,000 queries make no
 // API-server request at all.
 func TestKubeIdentityScopesMCP(t *testing.T) {
-	needKCM(t) // the acceptance's control plane: API server, etcd and kube-controller-manager
-	nsA, nsB := newNamespace(t), newNamespace(t)
+	suite.NeedKCM(t) // the acceptance's control plane: API server, etcd and kube-controller-manager
+	nsA, nsB := suite.NewNamespace(t), suite.NewNamespace(t)
 	aliceTok, bobTok := serviceAccountToken(t, nsA, "alice"), serviceAccountToken(t, nsB, "bob")
 	carolTok, daveTok := serviceAccountToken(t, nsA, "carol"), serviceAccountToken(t, nsB, "dave")
 	grantList(t, nsA, nsA, "alice")
@@ -335,7 +335,7 @@ func TestKubeIdentityScopesMCP(t *testing.T) {
 // TestKubeIdentityCaches: TokenReview results are cached by token,
 // refusals for the shorter negative TTL; the cache is bounded.
 func TestKubeIdentityCaches(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	tok := serviceAccountToken(t, ns, "cached")
 	var requests atomic.Int64
 	clock := &testClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
@@ -404,8 +404,8 @@ func TestKubeIdentityCaches(t *testing.T) {
 // no namespace name; when the publisher in the first namespace goes, its
 // reader loses the revision and the other keeps it.
 func TestKubeIdentitySharedRevision(t *testing.T) {
-	needKCM(t)
-	nsA, nsB, nsC := newNamespace(t), newNamespace(t), newNamespace(t)
+	suite.NeedKCM(t)
+	nsA, nsB, nsC := suite.NewNamespace(t), suite.NewNamespace(t), suite.NewNamespace(t)
 	aliceTok, bobTok, erinTok := serviceAccountToken(t, nsA, "alice"), serviceAccountToken(t, nsB, "bob"), serviceAccountToken(t, nsC, "erin")
 	grantList(t, nsA, nsA, "alice")
 	grantList(t, nsB, nsB, "bob")
@@ -479,7 +479,7 @@ func TestKubeIdentitySharedRevision(t *testing.T) {
 // about, so its owner is not locked out by the flood. Today every made-up
 // token is a TokenReview.
 func TestKubeIdentityBoundsTokenReviews(t *testing.T) {
-	ns := newNamespace(t)
+	ns := suite.NewNamespace(t)
 	tok := serviceAccountToken(t, ns, "known")
 	var requests atomic.Int64
 	clock := &testClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
