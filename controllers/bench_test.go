@@ -46,11 +46,11 @@ func runFleet(b *testing.B, n int) {
 	createDeployment(b, ns, "catalog")
 	for i := range n {
 		sc := envtestsuite.NewContract(ns, fmt.Sprintf("catalog-%04d", i), "oci://"+reg+"/bundles/catalog:1.4.0", "catalog")
-		if err := admin.Create(ctx, sc); err != nil {
+		if err := suite.Admin.Create(ctx, sc); err != nil {
 			b.Fatal(err)
 		}
 	}
-	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(suite.OperatorConfig, ctrl.Options{Scheme: suite.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func runFleet(b *testing.B, n int) {
 	go func() { done <- mgr.Start(mctx) }()
 	for {
 		var list v1alpha1.ServiceContractList
-		if err := admin.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		if err := suite.Admin.List(ctx, &list, client.InNamespace(ns)); err != nil {
 			b.Fatal(err)
 		}
 		ready := 0

@@ -23,7 +23,7 @@ func TestFleetFeedRunsWithOperatorRBAC(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	b := fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Debounce: 20 * time.Millisecond})
-	feed, err := kube.NewFeed(operatorConfig, b, &kube.Options{ProbeInterval: 200 * time.Millisecond})
+	feed, err := kube.NewFeed(suite.OperatorConfig, b, &kube.Options{ProbeInterval: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // exactly this identity.)
 func TestOperatorRBACIsNoMore(t *testing.T) {
 	ns := suite.NewNamespace(t)
-	op, err := client.New(operatorConfig, client.Options{Scheme: scheme})
+	op, err := client.New(suite.OperatorConfig, client.Options{Scheme: suite.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestOperatorRBACIsNoMore(t *testing.T) {
 		// configuration.
 		"update another Secret in the operator's namespace": func() error {
 			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: "other"}}
-			if err := admin.Create(t.Context(), s); err != nil && !apierrors.IsAlreadyExists(err) {
+			if err := suite.Admin.Create(t.Context(), s); err != nil && !apierrors.IsAlreadyExists(err) {
 				return err
 			}
 			return op.Update(t.Context(), s)

@@ -17,7 +17,7 @@ import (
 // ready once they have.
 func TestInformersSynced(t *testing.T) {
 	suite.NeedControlPlane(t)
-	c, err := cache.New(operatorConfig, cache.Options{Scheme: scheme})
+	c, err := cache.New(suite.OperatorConfig, cache.Options{Scheme: suite.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -280,7 +280,7 @@ func TestMissingTargetThenCreated(t *testing.T) {
 	})
 	// And its deletion flips it back.
 	dep := workload(ns, "late")
-	if err := admin.Delete(t.Context(), dep); err != nil {
+	if err := suite.Admin.Delete(t.Context(), dep); err != nil {
 		t.Fatal(err)
 	}
 	suite.WaitFor(t, key, "TargetBound=False after deletion", func(sc *v1alpha1.ServiceContract) bool {
@@ -307,7 +307,7 @@ func TestSuspend(t *testing.T) {
 	suite.Update(t, key, func(sc *v1alpha1.ServiceContract) { sc.Spec.Interval = &metav1.Duration{Duration: 31 * time.Second} })
 	time.Sleep(3 * time.Second)
 	got := &v1alpha1.ServiceContract{}
-	if err := admin.Get(t.Context(), key, got); err != nil {
+	if err := suite.Admin.Get(t.Context(), key, got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Status.Digest != string(d1) {
@@ -364,7 +364,7 @@ func TestSpecValidation(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sc := envtestsuite.NewContract(ns, "bad-"+strings.ReplaceAll(name, " ", "-"), "oci://registry.example.com/x:1", "x")
 			tc.change(sc)
-			err := admin.Create(t.Context(), sc)
+			err := suite.Admin.Create(t.Context(), sc)
 			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("create: %v; want Invalid mentioning %q", err, tc.want)
 			}

@@ -2,8 +2,6 @@ package controllers_test
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -13,15 +11,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
-	"github.com/kubepact/kubepact/bundle/oci"
-	"github.com/kubepact/kubepact/controllers"
 	"github.com/kubepact/kubepact/test/envtestsuite"
 )
 
@@ -30,17 +21,7 @@ import (
 // operator's ServiceAccount, bound to the ClusterRole `make manifests`
 // generated. (The webhook's tests run on a control plane of their own, in
 // controllers/injection.)
-var (
-	suite *envtestsuite.Suite
-	// admin is a client with the test's full authority, for setting up.
-	admin client.Client
-	// adminConfig is the rest.Config of admin.
-	adminConfig *rest.Config
-	// operatorConfig is the rest.Config the manager runs with: the
-	// operator's ServiceAccount, impersonated.
-	operatorConfig *rest.Config
-	scheme         *runtime.Scheme
-)
+var suite = new(envtestsuite.Suite)
 
 const (
 	operatorNamespace = envtestsuite.OperatorNamespace
@@ -48,69 +29,13 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	flag.Parse()
-	ctx, cancel := context.WithCancel(context.Background()) //nolint:forbidigo // TestMain has no t.Context
-	defer cancel()
-	var err error
-	suite, err = envtestsuite.Start(ctx, envtestsuite.Options{Root: ".."})
-	if err != nil {
-		// KUBEBUILDER_ASSETS was set: an unusable control plane is a failure.
-		fmt.Fprintf(os.Stderr, "%v\n", err)
-		return 1
-	}
-	scheme = suite.Scheme
-	if suite.Skipped() {
-		return m.Run()
-	}
-	defer suite.Stop()
-	admin, adminConfig, operatorConfig = suite.Admin, suite.AdminConfig, suite.OperatorConfig
-	if envtestsuite.Benchmarking() {
-		// The benchmark runs its own manager over its own objects.
-		return m.Run()
-	}
-	cacheDir, err := os.MkdirTemp("", "kubepact-controllers-")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cache dir: %v\n", err)
-		return 1
-	}
-	defer os.RemoveAll(cacheDir)
-	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{
-		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress:  "0",
-		LeaderElection:          true,
-		LeaderElectionID:        "kubepact-operator",
-		LeaderElectionNamespace: operatorNamespace,
-	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
-		return 1
-	}
-	r := &controllers.ServiceContractReconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder(controllers.ControllerName),
-		Options:   controllers.ReconcilerOptions{Registry: oci.Options{PlainHTTP: true, CacheDir: cacheDir, AllowedRegistries: []string{"127.0.0.1"}}, MaxConcurrentReconciles: 4},
-	}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
-		fmt.Fprintf(os.Stderr, "setup: %v\n", err)
-		return 1
-	}
-	mgrDone := make(chan error, 1)
-	go func() { mgrDone <- mgr.Start(ctx) }()
-	code := m.Run()
-	cancel()
-	if err := <-mgrDone; err != nil {
-		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
-		if code == 0 {
-			code = 1
+	os.Exit(suite.Main(m, envtestsuite.Options{Root: ".."}, func(ctx context.Context, m *testing.M) int {
+		if envtestsuite.Benchmarking() {
+			// The benchmark runs its own manager over its own objects.
+			return m.Run()
 		}
-	}
-	return code
+		return suite.RunOperator(ctx, m, nil, nil)
+	}))
 }
 
 func createDeployment(t testing.TB, ns, name string) {
@@ -126,7 +51,7 @@ func createDeployment(t testing.TB, ns, name string) {
 			},
 		},
 	}
-	if err := admin.Create(t.Context(), d); err != nil {
+	if err := suite.Admin.Create(t.Context(), d); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -28,8 +28,8 @@ func BenchmarkAdmission(b *testing.B) {
 	suite.NeedControlPlane(b)
 	ctx := b.Context()
 	rot := newRotator()
-	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, WebhookServer: webhookServer(rot),
+	mgr, err := ctrl.NewManager(suite.OperatorConfig, ctrl.Options{
+		Scheme: suite.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, WebhookServer: webhookServer(rot),
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -58,12 +58,12 @@ func BenchmarkAdmission(b *testing.B) {
 	for _, typ := range []string{v1alpha1.ConditionBundleResolved, v1alpha1.ConditionContractValid, v1alpha1.ConditionReady} {
 		sc.Status.Conditions = append(sc.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonSucceeded, Message: "ok", ObservedGeneration: sc.Generation, LastTransitionTime: metav1.Now()})
 	}
-	if err := admin.Status().Update(ctx, sc); err != nil {
+	if err := suite.Admin.Status().Update(ctx, sc); err != nil {
 		b.Fatal(err)
 	}
 	admit := func(ns string) *corev1.Pod {
 		pod := restrictedPod(ns, "bench", map[string]string{injection.AnnotationContract: "catalog"})
-		if err := admin.Create(ctx, pod, client.DryRunAll); err != nil {
+		if err := suite.Admin.Create(ctx, pod, client.DryRunAll); err != nil {
 			b.Fatal(err)
 		}
 		return pod

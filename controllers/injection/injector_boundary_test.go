@@ -60,7 +60,7 @@ func startOperator(t *testing.T, user string, inj *injection.Injector) map[strin
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	cfg := rest.CopyConfig(adminConfig)
+	cfg := rest.CopyConfig(suite.AdminConfig)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	cacheOpts := cache.Options{}
 	if len(inj.Namespaces) > 0 {
@@ -70,7 +70,7 @@ func startOperator(t *testing.T, user string, inj *injection.Injector) map[strin
 		}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: scheme, Cache: cacheOpts,
+		Scheme: suite.Scheme, Cache: cacheOpts,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		WebhookServer: webhook.NewServer(webhook.Options{Host: webhookHost, Port: port, CertDir: webhookCertDir}),
 	})
@@ -105,7 +105,7 @@ func startOperator(t *testing.T, user string, inj *injection.Injector) map[strin
 		w.NamespaceSelector = &metav1.LabelSelector{MatchLabels: label}
 	}
 	suite.Create(t, mwc)
-	t.Cleanup(func() { _ = admin.Delete(t.Context(), mwc) })
+	t.Cleanup(func() { _ = suite.Admin.Delete(t.Context(), mwc) })
 	return label
 }
 
@@ -116,7 +116,7 @@ func labelNamespace(t *testing.T, ns string, labels map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.Patch(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, client.RawPatch("application/merge-patch+json", patch)); err != nil {
+	if err := suite.Admin.Patch(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, client.RawPatch("application/merge-patch+json", patch)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -151,7 +151,7 @@ func waitEvent(t *testing.T, ns, kind, reason, note string) eventsv1.Event {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var list eventsv1.EventList
-		if err := admin.List(t.Context(), &list, client.InNamespace(ns)); err != nil {
+		if err := suite.Admin.List(t.Context(), &list, client.InNamespace(ns)); err != nil {
 			t.Fatal(err)
 		}
 		var seen []string
@@ -231,8 +231,8 @@ func grantCluster(t *testing.T, user string, rules []rbacv1.PolicyRule) func() {
 	}
 	suite.Create(t, binding)
 	revoke := func() {
-		_ = admin.Delete(t.Context(), binding)
-		_ = admin.Delete(t.Context(), role)
+		_ = suite.Admin.Delete(t.Context(), binding)
+		_ = suite.Admin.Delete(t.Context(), role)
 	}
 	t.Cleanup(revoke)
 	return revoke
@@ -268,7 +268,7 @@ func TestInjectLookupFails(t *testing.T) {
 	}
 	waitEvent(t, ns, "ReplicaSet", injection.ReasonSidecarNotInjected, injection.SkipLookupFailed)
 	strict := restrictedPod(ns, "strict", map[string]string{injection.AnnotationContract: "catalog", injection.AnnotationInjectPolicy: injection.InjectPolicyRequired})
-	if err := admin.Create(t.Context(), strict, client.DryRunAll); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "failing condition: "+injection.SkipLookupFailed) {
+	if err := suite.Admin.Create(t.Context(), strict, client.DryRunAll); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "failing condition: "+injection.SkipLookupFailed) {
 		t.Errorf("required, contract unreadable: %v, want a refusal naming %s", err, injection.SkipLookupFailed)
 	}
 }
@@ -461,7 +461,7 @@ func TestInjectGitOpsOrder(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, obj := range []client.Object{sc, dep} {
-		wg.Go(func() { errs[i] = admin.Create(t.Context(), obj) })
+		wg.Go(func() { errs[i] = suite.Admin.Create(t.Context(), obj) })
 	}
 	wg.Wait()
 	for _, err := range errs {

@@ -160,7 +160,7 @@ func TestInjectAPIReadsBounded(t *testing.T) {
 	needWebhook(t)
 	ns := suite.NewNamespace(t)
 	var gets atomic.Int64
-	cfg := rest.CopyConfig(adminConfig)
+	cfg := rest.CopyConfig(suite.AdminConfig)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: operatorUser}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -170,7 +170,7 @@ func TestInjectAPIReadsBounded(t *testing.T) {
 			return rt.RoundTrip(r)
 		})
 	})
-	live, err := client.New(cfg, client.Options{Scheme: scheme})
+	live, err := client.New(cfg, client.Options{Scheme: suite.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

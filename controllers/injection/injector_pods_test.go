@@ -152,7 +152,7 @@ func TestInjectedPodsReport(t *testing.T) {
 
 	// The annotation wins over the others, and says so.
 	pod := restrictedPod(ns, "annotated", map[string]string{injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: "9090"})
-	if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
+	if err := suite.Admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 		t.Fatal(err)
 	}
 	if c := sidecarOf(pod); c == nil || !slices.Contains(c.Args, "--upstream=http://127.0.0.1:9090") || pod.Annotations[injection.AnnotationUpstreamPortSource] != injection.PortFromAnnotation {
@@ -195,7 +195,7 @@ func TestInjectConfigMapBundle(t *testing.T) {
 		// The webhook reads the contract from the operator's cache: wait
 		// until it has seen it Ready.
 		p := pod.DeepCopy()
-		if err := admin.Create(t.Context(), p, client.DryRunAll); err != nil {
+		if err := suite.Admin.Create(t.Context(), p, client.DryRunAll); err != nil {
 			t.Fatal(err)
 		}
 		if sidecarOf(p) != nil || time.Now().After(deadline) {
@@ -203,7 +203,7 @@ func TestInjectConfigMapBundle(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err := admin.Create(t.Context(), pod); err != nil {
+	if err := suite.Admin.Create(t.Context(), pod); err != nil {
 		t.Fatalf("the injected Pod was refused (validation or PodSecurity restricted): %v", err)
 	}
 	c := sidecarOf(pod)

@@ -67,7 +67,7 @@ func injectionNamespace(t testing.TB, restricted bool) string {
 		labels["pod-security.kubernetes.io/enforce-version"] = "latest"
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "inject-", Labels: labels}}
-	if err := admin.Create(t.Context(), ns); err != nil {
+	if err := suite.Admin.Create(t.Context(), ns); err != nil {
 		t.Fatal(err)
 	}
 	return ns.Name
@@ -128,7 +128,7 @@ func scale(t *testing.T, ns, name string, replicas int32) {
 	t.Helper()
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	patch := []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))
-	if err := admin.Patch(t.Context(), d, client.RawPatch("application/merge-patch+json", patch)); err != nil {
+	if err := suite.Admin.Patch(t.Context(), d, client.RawPatch("application/merge-patch+json", patch)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -139,7 +139,7 @@ func podsOf(t *testing.T, ns, app string, n int) []corev1.Pod {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var pods corev1.PodList
-		if err := admin.List(t.Context(), &pods, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
+		if err := suite.Admin.List(t.Context(), &pods, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
 			t.Fatal(err)
 		}
 		if len(pods.Items) >= n {
@@ -147,7 +147,7 @@ func podsOf(t *testing.T, ns, app string, n int) []corev1.Pod {
 		}
 		if time.Now().After(deadline) {
 			var rs appsv1.ReplicaSetList
-			_ = admin.List(t.Context(), &rs, client.InNamespace(ns))
+			_ = suite.Admin.List(t.Context(), &rs, client.InNamespace(ns))
 			var conds []string
 			for _, r := range rs.Items {
 				for _, c := range r.Status.Conditions {
@@ -181,7 +181,7 @@ func TestInjectDeploymentPods(t *testing.T) {
 	// The namespace does enforce the restricted standard.
 	loose := restrictedPod(ns, "loose", nil)
 	loose.Spec.Containers[0].SecurityContext = nil
-	if err := admin.Create(t.Context(), loose, client.DryRunAll); err == nil || !strings.Contains(err.Error(), "restricted") {
+	if err := suite.Admin.Create(t.Context(), loose, client.DryRunAll); err == nil || !strings.Contains(err.Error(), "restricted") {
 		t.Fatalf("a Pod outside the restricted standard: %v, want a PodSecurity refusal", err)
 	}
 	sc, bundleArg := readyContract(t, ns, "catalog")
@@ -236,7 +236,7 @@ func TestInjectDeploymentPods(t *testing.T) {
 	again.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "again", Labels: map[string]string{"copy": "true"}, Annotations: again.Annotations}
 	again.Status = corev1.PodStatus{}
 	sent, _ := json.Marshal(again.Spec)
-	if err := admin.Create(t.Context(), again, client.DryRunAll); err != nil {
+	if err := suite.Admin.Create(t.Context(), again, client.DryRunAll); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := json.Marshal(again.Spec); !bytes.Equal(got, sent) {
@@ -326,7 +326,7 @@ func TestCertRotation(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		pod := restrictedPod(ns, fmt.Sprintf("p%d", admitted), map[string]string{injection.AnnotationContract: sc.Name})
-		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
+		if err := suite.Admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
 		}
 		if c := sidecarOf(pod); c == nil || !slices.Contains(c.Args, bundleArg) {
@@ -347,7 +347,7 @@ func TestCertRotation(t *testing.T) {
 	// And after it, still.
 	for i := range 5 {
 		pod := restrictedPod(ns, fmt.Sprintf("after%d", i), map[string]string{injection.AnnotationContract: sc.Name})
-		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
+		if err := suite.Admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
 		}
 		if sidecarOf(pod) == nil {
@@ -361,7 +361,7 @@ func TestCertRotation(t *testing.T) {
 func caBundle(t *testing.T) []byte {
 	t.Helper()
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
-	if err := admin.Get(t.Context(), client.ObjectKey{Name: "kubepact-injector"}, mwc); err != nil {
+	if err := suite.Admin.Get(t.Context(), client.ObjectKey{Name: "kubepact-injector"}, mwc); err != nil {
 		t.Fatal(err)
 	}
 	return mwc.Webhooks[0].ClientConfig.CABundle
@@ -370,7 +370,7 @@ func caBundle(t *testing.T) []byte {
 func certSecret(t *testing.T) *corev1.Secret {
 	t.Helper()
 	s := &corev1.Secret{}
-	if err := admin.Get(t.Context(), client.ObjectKey{Namespace: operatorNamespace, Name: "kubepact-webhook-cert"}, s); err != nil {
+	if err := suite.Admin.Get(t.Context(), client.ObjectKey{Namespace: operatorNamespace, Name: "kubepact-webhook-cert"}, s); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -413,9 +413,9 @@ func (w *warnings) contains(s string) bool {
 func warningClient(t *testing.T) (client.Client, *warnings) {
 	t.Helper()
 	w := &warnings{}
-	cfg := rest.CopyConfig(adminConfig)
+	cfg := rest.CopyConfig(suite.AdminConfig)
 	cfg.WarningHandlerWithContext = w
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: suite.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

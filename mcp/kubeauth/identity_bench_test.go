@@ -53,7 +53,7 @@ func BenchmarkScopedMCPQuery(b *testing.B) {
 	for _, ns := range nss[:5] {
 		grantList(b, ns, saNS, "reader")
 	}
-	ident, err := kubeauth.NewKubeIdentity(operatorConfig, nil)
+	ident, err := kubeauth.NewKubeIdentity(suite.OperatorConfig, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 // countingConfig is the operator's rest.Config with every request it
 // sends counted, at the transport.
 func countingConfig(n *atomic.Int64) *rest.Config {
-	cfg := rest.CopyConfig(operatorConfig)
+	cfg := rest.CopyConfig(suite.OperatorConfig)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			n.Add(1)
@@ -65,7 +65,7 @@ func serviceAccountToken(t testing.TB, ns, name string) string {
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	suite.Create(t, sa)
 	tr := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
-	if err := admin.SubResource("token").Create(t.Context(), sa, tr); err != nil {
+	if err := suite.Admin.SubResource("token").Create(t.Context(), sa, tr); err != nil {
 		t.Fatalf("TokenRequest for %s/%s: %v", ns, name, err)
 	}
 	if tr.Status.Token == "" {
@@ -319,7 +319,7 @@ func TestKubeIdentityScopesMCP(t *testing.T) {
 	}
 
 	// A revoked binding shows once the access decisions expire.
-	if err := admin.Delete(t.Context(), bobBinding.(*rbacv1.RoleBinding)); err != nil {
+	if err := suite.Admin.Delete(t.Context(), bobBinding.(*rbacv1.RoleBinding)); err != nil {
 		t.Fatal(err)
 	}
 	bob := sessions["bob/stateless"]

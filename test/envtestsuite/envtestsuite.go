@@ -58,7 +58,9 @@ type Options struct {
 }
 
 // Suite is one package's control plane: a real kube-apiserver and etcd,
-// config/rbac installed, and the clients the tests use.
+// config/rbac installed, and the clients the tests use. A suite declares
+// one (`var suite = new(envtestsuite.Suite)`) and calls its Main from
+// TestMain.
 type Suite struct {
 	// Env is the running envtest environment.
 	Env *envtest.Environment
@@ -85,21 +87,43 @@ func Benchmarking() bool {
 	return f != nil && f.Value.String() != ""
 }
 
-// Start starts the control plane. Without KUBEBUILDER_ASSETS (and no
-// existing cluster) it starts nothing and returns a Suite whose Skipped
-// is true, so that every test that needs it skips; with it, an unusable
-// control plane is an error. Call Stop when Start returns no error.
-func Start(ctx context.Context, opts Options) (*Suite, error) {
-	s := &Suite{Scheme: runtime.NewScheme()}
+// Main is the body of a suite's TestMain: it starts the control plane into
+// s, runs run (which sets up what the suite adds, calls m.Run and returns
+// its code; nil is m.Run alone) with a context that ends when Main
+// returns, and stops the control plane. Without KUBEBUILDER_ASSETS (and no
+// existing cluster) it starts nothing and runs m.Run alone: every test
+// that needs the control plane skips. With it, an unusable control plane
+// fails the run.
+func (s *Suite) Main(m *testing.M, opts Options, run func(ctx context.Context, m *testing.M) int) int {
+	flag.Parse()
+	ctx, cancel := context.WithCancel(context.Background()) //nolint:forbidigo // TestMain has no t.Context
+	defer cancel()
+	if err := s.start(ctx, opts); err != nil {
+		fmt.Fprintf(os.Stderr, "%v\n", err)
+		return 1
+	}
+	if s.Skipped() {
+		return m.Run()
+	}
+	defer s.Stop()
+	if run == nil {
+		return m.Run()
+	}
+	return run(ctx, m)
+}
+
+// start starts the control plane, or records why it does not.
+func (s *Suite) start(ctx context.Context, opts Options) error {
+	s.Scheme = runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s.Scheme); err != nil {
-		return nil, fmt.Errorf("scheme: %w", err)
+		return fmt.Errorf("scheme: %w", err)
 	}
 	if err := v1alpha1.AddToScheme(s.Scheme); err != nil {
-		return nil, fmt.Errorf("scheme: %w", err)
+		return fmt.Errorf("scheme: %w", err)
 	}
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" && os.Getenv("USE_EXISTING_CLUSTER") != "true" {
 		s.skipReason = "KUBEBUILDER_ASSETS is not set: run `make test`, or `make envtest-assets` and KUBEBUILDER_ASSETS=bin/k8s/<version>"
-		return s, nil
+		return nil
 	}
 	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
 		_ = os.Setenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT", "60s")
@@ -120,22 +144,22 @@ func Start(ctx context.Context, opts Options) (*Suite, error) {
 	}
 	cfg, err := s.Env.Start()
 	if err != nil {
-		return nil, fmt.Errorf("envtest: starting the control plane: %w", err)
+		return fmt.Errorf("envtest: starting the control plane: %w", err)
 	}
 	s.AdminConfig = cfg
 	s.Admin, err = client.New(cfg, client.Options{Scheme: s.Scheme})
 	if err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("client: %w", err)
+		return fmt.Errorf("client: %w", err)
 	}
 	if err := s.installRBAC(ctx, opts.Root); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("installing config/rbac: %w", err)
+		return fmt.Errorf("installing config/rbac: %w", err)
 	}
 	s.OperatorConfig = rest.CopyConfig(cfg)
 	s.OperatorConfig.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + OperatorNamespace + ":" + OperatorSA}
 	s.OperatorConfig.QPS = -1 // as ctrl.GetConfig: API priority and fairness, no client-side limit
-	return s, nil
+	return nil
 }
 
 // Skipped reports whether Start started no control plane.
