@@ -14,11 +14,6 @@ import (
 // SubjectAccessReviews, as /mcp does in the operator.
 var suite = new(envtestsuite.Suite)
 
-const (
-	operatorNamespace = envtestsuite.OperatorNamespace
-	operatorSA        = envtestsuite.OperatorSA
-)
-
 func TestMain(m *testing.M) {
 	os.Exit(suite.Main(m, envtestsuite.Options{Root: filepath.Join("..", "..")}, nil))
 }
