@@ -19,9 +19,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/test/testregistry"
@@ -47,7 +44,7 @@ const (
 // 4 MiB calls and largeRequestWorkers concurrent 60 KiB ones from an
 // identity with no RBAC for requestLoadPhase, while a legitimate reader
 // queries the fleet. The operator must stay under the chart's 256 MiB and
-// serve every legitimate call. Run it as TestOperatorUnderHostileCaller
+// serve every legitimate call. Run it like TestOperatorUnderHostileCaller
 // (KUBEPACT_LOADTEST=1, and KUBEPACT_LOADTEST_BASELINE for a binary of an
 // earlier commit, whose figures are logged beside):
 //
@@ -56,19 +53,7 @@ func TestOperatorUnderLargeRequests(t *testing.T) {
 	if os.Getenv("KUBEPACT_LOADTEST") == "" {
 		t.Skip("the load test runs with KUBEPACT_LOADTEST=1 (minutes, a control plane)")
 	}
-	env, cfg := startControlPlane(t, "config", "crd", "bases")
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := adminKubeconfig(t, env, "kubepact-loadtest-requests")
+	admin, _, kubeconfig := operatorCluster(t, "kubepact-loadtest-requests")
 	reg := testregistry.New(t, nil)
 	small, _ := pushDir(t, reg, filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "bundles/catalog:1.4.0")
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "load-"}}

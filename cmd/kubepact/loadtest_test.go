@@ -21,9 +21,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle"
@@ -71,19 +68,7 @@ func TestOperatorUnderHostileCaller(t *testing.T) {
 	if os.Getenv("KUBEPACT_LOADTEST") == "" {
 		t.Skip("the load test runs with KUBEPACT_LOADTEST=1 (minutes, a control plane)")
 	}
-	env, cfg := startControlPlane(t, "config", "crd", "bases")
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := adminKubeconfig(t, env, "kubepact-loadtest")
+	admin, _, kubeconfig := operatorCluster(t, "kubepact-loadtest")
 
 	reg := testregistry.New(t, nil)
 	small, _ := pushDir(t, reg, filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "bundles/catalog:1.4.0")

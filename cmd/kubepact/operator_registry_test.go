@@ -20,8 +20,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
@@ -47,19 +45,7 @@ import (
 // that speaks plain HTTP, then shows in its status the sentence saying to
 // pass --plain-http, not the transport's text.
 func TestOperatorMCPDialsNothingACallerNames(t *testing.T) {
-	env, cfg := startControlPlane(t, "config", "crd", "bases")
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfigFile := adminKubeconfig(t, env, "kubepact-operator-registry-test")
+	admin, _, kubeconfigFile := operatorCluster(t, "kubepact-operator-registry-test")
 
 	reg := testregistry.New(t, &testregistry.Options{TLS: true})
 	t.Setenv("SSL_CERT_FILE", reg.CertFile) // for the processes below

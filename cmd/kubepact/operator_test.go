@@ -89,19 +89,7 @@ func countFiles(t *testing.T, dir string) int {
 // loopback, as a cluster would run it: probes, metrics, a ServiceContract
 // reconciled to Ready, and a clean stop on SIGTERM.
 func TestOperatorProcess(t *testing.T) {
-	env, cfg := startControlPlane(t, "config", "crd", "bases")
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfigFile := adminKubeconfig(t, env, "kubepact-operator-test")
+	admin, _, kubeconfigFile := operatorCluster(t, "kubepact-operator-test")
 
 	// A bundle in a real registry, pushed by the binary itself.
 	reg := testregistry.New(t, nil)
@@ -492,6 +480,27 @@ func startControlPlane(t *testing.T, crdDir ...string) (*envtest.Environment, *r
 // adminKubeconfig writes a kubeconfig file for a new cluster-admin user
 // of env (group system:masters) and returns its path: what a process under
 // test is started with.
+// operatorCluster starts envtest with the CRDs (config/crd/bases) and
+// returns a client with the installer's authority, the API server's
+// config, and a kubeconfig file for a system:masters user named user, as
+// the operator process is given.
+func operatorCluster(t *testing.T, user string) (client.Client, *rest.Config, string) {
+	t.Helper()
+	env, cfg := startControlPlane(t, "config", "crd", "bases")
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return admin, cfg, adminKubeconfig(t, env, user)
+}
+
 func adminKubeconfig(t *testing.T, env *envtest.Environment, name string) string {
 	t.Helper()
 	user, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)

@@ -24,8 +24,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -267,15 +265,7 @@ func readyDetailsOf(t *testing.T, health string) sidecar.ReadyDetails {
 // the image given by --sidecar-image. A Pod in an enabled namespace outside
 // its --namespace is admitted without one, with a warning saying why.
 func TestOperatorWebhookProcess(t *testing.T) {
-	env, cfg := startControlPlane(t, "config", "crd", "bases")
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = v1alpha1.AddToScheme(scheme)
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfigFile := adminKubeconfig(t, env, "kubepact-operator-test")
+	admin, cfg, kubeconfigFile := operatorCluster(t, "kubepact-operator-test")
 
 	// The generated webhook configuration, pointed at the process.
 	webhookPort := freePort(t)
@@ -442,7 +432,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	var warned warningsSeen
 	wcfg := rest.CopyConfig(cfg)
 	wcfg.WarningHandlerWithContext = &warned
-	wc, err := client.New(wcfg, client.Options{Scheme: scheme})
+	wc, err := client.New(wcfg, client.Options{Scheme: admin.Scheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
