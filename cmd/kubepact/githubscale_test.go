@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/test/largeapi"
+)
+
+// Environment of TestGitHubScale.
+const (
+	// envScaleBaseline names a second kubepact binary (e.g. one built from
+	// main) to measure in the same run, beside the one under test.
+	envScaleBaseline = "KUBEPACT_SCALE_BASELINE"
+	// envScaleArgs holds extra flags for both shapes, space-separated
+	// (e.g. a tool mode).
+	envScaleArgs = "KUBEPACT_SCALE_ARGS"
+)
+
+// githubBundle writes a bundle serving GitHub's REST API description and
+// returns its directory.
+func githubBundle(t *testing.T) string {
+	t.Helper()
+	spec := largeapi.GitHubSpec(t)
+	dir := t.TempDir()
+	contract := "pactoVersion: \"2.0\"\nservice:\n  name: github\n  version: 1.0.0\ninterfaces:\n  - name: rest\n    type: openapi\n    ref: openapi.json\n"
+	for name, data := range map[string][]byte{"pacto.yaml": []byte(contract), "openapi.json": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// scaleFigures is what one served process measured.
+type scaleFigures struct {
+	initialize, initCPU  time.Duration
+	tools, listBytes     int
+	firstCall, otherCall time.Duration
+	secondCall           time.Duration
+	firstCallCPU         time.Duration
+	peak, steady         int64
+}
+
+func (f scaleFigures) String() string {
+	return fmt.Sprintf("initialize %v (CPU %v); %d tools, tools/list %d bytes; first call %v (CPU %v), same tool again %v, first call of another tool %v; peak RSS %.0f MiB, steady RSS %.0f MiB",
+		f.initialize.Round(time.Millisecond), f.initCPU.Round(10*time.Millisecond), f.tools, f.listBytes,
+		f.firstCall.Round(100*time.Microsecond), f.firstCallCPU.Round(10*time.Millisecond), f.secondCall.Round(100*time.Microsecond), f.otherCall.Round(100*time.Microsecond),
+		float64(f.peak)/(1<<20), float64(f.steady)/(1<<20))
+}
+
+// TestGitHubScale serves GitHub's REST API description (npm
+// @octokit/openapi, `make github-spec`) with `kubepact mcp` (stdio) and
+// `kubepact sidecar` (Streamable HTTP), every operation exposed
+// (--allow-writes), each with its default memory settings, and reports
+// what a user feels: start → initialize answered, tools/list size, the
+// first call of a generated tool (and a second, and another tool's first),
+// peak and steady resident memory. With KUBEPACT_SCALE_BASELINE naming
+// another binary, that one is measured in the same run, beside it. It
+// asserts only correctness (calls reach the service and succeed), never a
+// time or a size: run it with -v to read the figures.
+func TestGitHubScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves a 13 MB API")
+	}
+	dir := githubBundle(t)
+	var hits atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	t.Cleanup(upstream.Close)
+	bins := []struct{ label, path string }{{"this tree", kubepactBin}}
+	if b := os.Getenv(envScaleBaseline); b != "" {
+		bins = append([]struct{ label, path string }{{"baseline " + b, b}}, bins...)
+	}
+	extra := strings.Fields(os.Getenv(envScaleArgs))
+	for _, shape := range []string{"mcp", "sidecar"} {
+		for _, bin := range bins {
+			t.Run(shape+"/"+filepath.Base(bin.path), func(t *testing.T) {
+				f := measureGitHub(t, bin.path, shape, dir, upstream.URL, extra)
+				t.Logf("%s, %s: %s", shape, bin.label, f)
+			})
+		}
+	}
+	if hits.Load() == 0 {
+		t.Error("no call reached the service")
+	}
+}
+
+// measureGitHub starts one process of shape serving dir and measures it.
+func measureGitHub(t *testing.T, bin, shape, dir, upstream string, extra []string) scaleFigures {
+	t.Helper()
+	var f scaleFigures
+	common := append([]string{"--allow-writes", "--max-file-bytes", strconv.Itoa(16 << 20)}, extra...)
+	stderr := &syncBuffer{}
+	var cmd *exec.Cmd
+	var transport sdk.Transport
+	start := time.Now()
+	switch shape {
+	case "mcp":
+		cmd = exec.Command(bin, append([]string{"mcp", dir, "--base-url", upstream, "--workspace", t.TempDir()}, common...)...)
+		transport = &sdk.CommandTransport{Command: cmd}
+	case "sidecar":
+		port, hport := freePort(t), freePort(t)
+		cmd = exec.Command(bin, append([]string{"sidecar", "--bundle", dir, "--upstream", upstream,
+			"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(hport)}, common...)...)
+		transport = &sdk.StreamableClientTransport{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), DisableStandaloneSSE: true, MaxRetries: -1}
+	}
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBEPACT_CACHE_DIR="+t.TempDir())
+	cmd.Stderr = stderr
+	if shape == "sidecar" {
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "github-scale", Version: "v0"}, nil)
+	var cs *sdk.ClientSession
+	for {
+		var err error
+		if cs, err = client.Connect(t.Context(), transport, nil); err == nil {
+			break
+		}
+		if shape == "mcp" || time.Since(start) > 60*time.Second {
+			t.Fatalf("connect: %v\n%s", err, stderr)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	f.initialize = time.Since(start)
+	t.Cleanup(func() { _ = cs.Close() })
+	pid := cmd.Process.Pid
+	f.initCPU = cpuTime(t, pid)
+
+	descs := map[string]string{} // "METHOD /path" → tool name
+	cursor := ""
+	for {
+		res, err := cs.ListTools(t.Context(), &sdk.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		raw, _ := json.Marshal(res)
+		f.listBytes += len(raw)
+		f.tools += len(res.Tools)
+		for _, tl := range res.Tools {
+			if i := strings.LastIndex(tl.Description, "\n\n"); i >= 0 {
+				descs[tl.Description[i+2:]] = tl.Name
+			}
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	call := func(route string, args map[string]any) time.Duration {
+		name, ok := descs[route]
+		if !ok {
+			t.Logf("no tool lists %s (a mode that lists no per-operation tools): no call measured", route)
+			return 0
+		}
+		begin := time.Now()
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: args})
+		took := time.Since(begin)
+		if err != nil || res.IsError {
+			var text string
+			if res != nil && len(res.Content) > 0 {
+				text = res.Content[0].(*sdk.TextContent).Text
+			}
+			t.Errorf("%s: %v %s", name, err, text)
+		}
+		return took
+	}
+	before := cpuTime(t, pid)
+	f.firstCall = call("GET /repos/{owner}/{repo}", map[string]any{"owner": "octo", "repo": "hello"})
+	f.firstCallCPU = cpuTime(t, pid) - before
+	f.secondCall = call("GET /repos/{owner}/{repo}", map[string]any{"owner": "octo", "repo": "world"})
+	f.otherCall = call("GET /repos/{owner}/{repo}/pulls", map[string]any{"owner": "octo", "repo": "hello", "state": "open"})
+	f.peak = vmHWM(t, pid)
+	time.Sleep(3 * time.Second) // let the runtime return what it freed
+	f.steady = vmRSS(t, pid)
+	return f
+}
