@@ -6,16 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
-	"github.com/getkin/kin-openapi/openapi3"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kubepact/kubepact/bundle/contract"
@@ -33,9 +30,10 @@ const (
 // used when a document's own order is unknown.
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
-// Document is one interface's spec as a JSON-compatible tree (the source
-// of names, schemas and serialization rules) plus, when kin-openapi can load
-// it, its typed model (used to validate requests before they are sent).
+// Document is one interface's spec as a JSON-compatible tree: the source
+// of names, schemas and serialization rules. Requests are validated against
+// per-operation routes package openapitools builds, never against a
+// kin-openapi model of the whole document (see its route.go).
 type Document struct {
 	fsys     fs.FS
 	file     string         // bundle path of the spec
@@ -45,12 +43,6 @@ type Document struct {
 	version  string // as declared: 2.0, 3.0.3, 3.1.0…
 	v30      bool   // OpenAPI 3.0 schema dialect (also converted Swagger 2.0)
 	order    []pathOrder
-	// kin-openapi's model is loaded on first use (a tool's first call):
-	// it costs more than the whole projection on a large API.
-	kinData []byte
-	kinOnce sync.Once
-	kin     *openapi3.T // nil when kin-openapi could not load the document
-	kinErr  error
 	// anchors maps file → $anchor name → JSON pointer, built on first use.
 	anchors map[string]map[string]string
 	// decoded holds the hashes of the schemas checkSchemas has decoded.
@@ -59,7 +51,7 @@ type Document struct {
 
 // Release drops what only projection reads: the decoded trees of a large
 // API are most of the memory a server would otherwise keep for its
-// lifetime. Calls read their operation's own fields and KinDoc.
+// lifetime. Calls read their operation's own fields.
 func (d *Document) Release() {
 	d.trees, d.root, d.order, d.decoded, d.anchors = nil, nil, nil, nil, nil
 }
@@ -115,24 +107,6 @@ func (d *Document) anchor(file string, tree any, name string) (string, bool) {
 	return p, ok
 }
 
-// KinDoc returns kin-openapi's model of the document, loading it once.
-func (d *Document) KinDoc() *openapi3.T {
-	d.kinOnce.Do(func() {
-		if d.kinData == nil {
-			return // d.kinErr says why
-		}
-		d.kin, d.kinErr = loadKin(d.fsys, d.file, d.kinData)
-		d.kinData = nil
-	})
-	return d.kin
-}
-
-// KinErr says why KinDoc is nil: kin-openapi could not load the document.
-func (d *Document) KinErr() error {
-	d.KinDoc()
-	return d.kinErr
-}
-
 // pathOrder is one path key and its method keys, in document order.
 type pathOrder struct {
 	path    string
@@ -179,14 +153,6 @@ func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*Documen
 	case strings.HasPrefix(oa, "3."):
 		d.version = oa
 		d.v30 = strings.HasPrefix(oa, "3.0")
-		// kin-openapi loads JSON (see loadKin), on a tool's first call.
-		if contract.IsJSON(file, data) {
-			d.kinData = data
-		} else if raw, err := json.Marshal(root); err != nil {
-			d.kinErr = err
-		} else {
-			d.kinData = raw
-		}
 	default:
 		return nil, fmt.Errorf("%s: neither `openapi: 3.x` nor `swagger: \"2.0\"` is declared", file)
 	}
@@ -218,39 +184,7 @@ func (d *Document) convertSwagger() (err error) {
 	}
 	d.root = tree
 	d.trees[d.file] = tree
-	d.kinData = raw3
 	return nil
-}
-
-// loadKin loads the document, given as JSON, with kin-openapi for request
-// validation.
-// External references are read from the bundle only.
-func loadKin(fsys fs.FS, file string, data []byte) (doc *openapi3.T, err error) {
-	defer RecoverInto(&err)
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
-		if u.Scheme != "" || u.Host != "" {
-			return nil, fmt.Errorf("reference %s leaves the bundle", u.Redacted())
-		}
-		p := strings.TrimPrefix(path.Clean(u.Path), "/")
-		if !fs.ValidPath(p) {
-			return nil, fmt.Errorf("reference %s leaves the bundle", u.Path)
-		}
-		return fs.ReadFile(fsys, p)
-	}
-	// data is JSON, decoded here by encoding/json: the loader's own
-	// LoadFromData tries YAML first, with a decoder that compares every
-	// key of a mapping with every other key (quadratic: a schema of 50k
-	// properties took 20 s to a ready sidecar).
-	doc = &openapi3.T{}
-	if err := json.Unmarshal(data, doc); err != nil {
-		return nil, err
-	}
-	if err := loader.ResolveRefsIn(doc, &url.URL{Path: file}); err != nil {
-		return nil, err
-	}
-	return doc, nil
 }
 
 // RecoverInto turns a panic in third-party parsing code into an error: no

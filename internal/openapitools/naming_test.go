@@ -207,7 +207,7 @@ func TestSchemas(t *testing.T) {
 				t.Errorf("schema (-got +want):\n%s\ngot: %s", diff, tl.InputSchema)
 			}
 			if tl.op.route() == nil {
-				t.Errorf("kin-openapi did not load %s: %v", tc.file, tl.op.iface.doc.KinErr())
+				t.Errorf("%s: no request validation route", tc.file)
 			}
 		})
 	}
@@ -222,7 +222,7 @@ func TestEveryExampleSchemaResolves(t *testing.T) {
 		for _, tl := range c.Tools {
 			schemaOf(t, tl)
 			if tl.op.route() == nil {
-				t.Errorf("%s: kin-openapi did not load the spec: %v", tl.Name, tl.op.iface.doc.KinErr())
+				t.Errorf("%s: no request validation route", tl.Name)
 			}
 		}
 	}

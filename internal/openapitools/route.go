@@ -1,134 +1,185 @@
 package openapitools
 
 import (
+	"cmp"
+	"encoding/json"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
-
-	"github.com/kubepact/kubepact/internal/openapischema"
 )
 
 // route returns the operation's kin-openapi route, built on first use.
 func (op *operation) route() *Route {
-	op.kinOnce.Do(func() { op.kinRoute = newKinRoute(op.iface.doc, op.path, op.method) })
+	op.kinOnce.Do(func() { op.kinRoute = op.wireRoute() })
 	return op.kinRoute
 }
 
-// newKinRoute returns the route kin-openapi validates an operation's
-// requests against, or nil when there is none.
+// wireRoute returns the route kin-openapi validates one operation's
+// requests against, built from what projection already holds for that
+// operation alone: its parameters (location, style, explode, required) and
+// its request body's media type, each with its schema cut down to what
+// decoding the wire form needs (type, format, items, properties,
+// additionalProperties), in a one-path document that declares OpenAPI 3.0.
 //
-// For 3.0 and converted Swagger 2.0 documents, whose schemas the projection
-// converts, kin-openapi checks the request against the original dialect.
-// For OpenAPI 3.1 it checks the request's wire form against wireRoute's
-// copy of the operation; see there.
-func newKinRoute(d *openapischema.Document, pth, method string) *Route {
-	kin := d.KinDoc()
-	if kin == nil || kin.Paths == nil {
-		return nil
-	}
-	item := kin.Paths.Value(pth)
-	if item == nil {
-		return nil
-	}
-	kop := item.GetOperation(strings.ToUpper(method))
-	if kop == nil {
-		return nil
-	}
-	if kin.IsOpenAPI31OrLater() {
-		return wireRoute(kin, item, kop)
-	}
-	return &Route{Doc: kin, PathItem: item, Operation: kop}
-}
-
-// wireRoute returns the route kin-openapi validates an OpenAPI 3.1
-// operation's requests against: the operation with every parameter and
-// request-body schema cut down to what decoding the wire form needs (type,
-// format, items, properties, additionalProperties), in a document that
-// declares OpenAPI 3.0.
+// A request is validated once. The schemas' rules (enums, bounds,
+// patterns, compositions, every 2020-12 keyword) are checked by the
+// argument validator, resolved from the same converted schemas; kin checks
+// only what the serialized request shows — required parameters are
+// present, each value decodes to its declared type and format from its
+// style, the content type is the one the operation takes, a required body
+// is there and parses. With only those keywords left, 3.0 and 3.1
+// semantics agree, so kin's 3.0 validator, which compiles nothing, does it
+// for every dialect.
 //
-// kin-openapi builds and compiles a new JSON Schema 2020-12 validator for
-// every 3.1 value it checks (about 0.3 ms and a few hundred KiB per call),
-// and offers no way to keep one. The validation is therefore split, each
-// part done once per operation: the 2020-12 keywords are checked by the
-// argument validator, resolved at projection from the same schemas; kin
-// checks what only the serialized request shows — required parameters are
-// present, each value decodes to its declared type from its style, the
-// content type is one the operation takes, a required body is there and
-// parses. With only those keywords left, 3.0 and 3.1 semantics agree, so
-// kin's own 3.0 validator, which compiles nothing, does it.
-func wireRoute(doc *openapi3.T, item *openapi3.PathItem, op *openapi3.Operation) *Route {
-	sk := skeletons{}
-	spec := *doc
-	spec.OpenAPI = "3.0.3"
-	pi := *item
-	pi.Parameters = sk.params(item.Parameters)
-	o := *op
-	o.Parameters = sk.params(op.Parameters)
-	if rb := op.RequestBody; rb != nil && rb.Value != nil {
-		body := *rb.Value
-		body.Content = sk.content(body.Content)
-		o.RequestBody = &openapi3.RequestBodyRef{Value: &body}
+// Nothing here reads the document: loading a large API's whole document
+// into kin-openapi on a first call took seconds and doubled the memory a
+// server keeps. The route is small (a few KiB) and built per operation on
+// its first call; nil when the operation's input schema cannot be read.
+func (op *operation) wireRoute() *Route {
+	var input struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       map[string]json.RawMessage `json:"$defs"`
 	}
-	return &Route{Doc: &spec, PathItem: &pi, Operation: &o}
-}
-
-// skeletons copies schemas down to their wire shape. It keeps one copy per
-// original schema, so recursive schemas stay finite.
-type skeletons map[*openapi3.Schema]*openapi3.Schema
-
-func (sk skeletons) params(in openapi3.Parameters) openapi3.Parameters {
-	if in == nil {
+	if err := json.Unmarshal(op.input, &input); err != nil {
 		return nil
 	}
-	out := make(openapi3.Parameters, 0, len(in))
-	for _, ref := range in {
-		if ref == nil || ref.Value == nil {
-			out = append(out, ref)
-			continue
+	sk := &skeletons{defs: input.Defs, named: map[string]*openapi3.Schema{}}
+	schemaOf := func(arg string) *openapi3.SchemaRef {
+		var node any
+		if err := json.Unmarshal(input.Properties[arg], &node); err != nil {
+			return nil
 		}
-		p := *ref.Value
-		p.Schema = sk.schema(p.Schema)
-		p.Content = sk.content(p.Content)
-		out = append(out, &openapi3.ParameterRef{Value: &p})
+		return sk.ref(node, 0)
 	}
-	return out
+	kop := &openapi3.Operation{OperationID: op.operationID, Responses: openapi3.NewResponses()}
+	for _, pr := range op.params {
+		explode := pr.explode
+		p := &openapi3.Parameter{Name: pr.name, In: pr.in, Required: pr.required, Style: pr.style, Explode: &explode, AllowReserved: pr.allowReserved}
+		if pr.contentType != "" {
+			p.Content = openapi3.Content{pr.contentType: &openapi3.MediaType{Schema: schemaOf(pr.arg)}}
+		} else {
+			p.Schema = schemaOf(pr.arg)
+			// kin-openapi reads an untyped parameter (const, a boolean
+			// schema, a composition) as no value at all: read it as what
+			// the serializer sends, a string unless it is structured.
+			if v := p.Schema.Value; v.Type == nil {
+				typed := *v // a $defs copy may be shared
+				typed.Type = &openapi3.Types{cmp.Or(pr.kind, openapi3.TypeString)}
+				p.Schema = &openapi3.SchemaRef{Value: &typed}
+			}
+		}
+		kop.Parameters = append(kop.Parameters, &openapi3.ParameterRef{Value: p})
+	}
+	if b := op.body; b != nil {
+		kop.RequestBody = &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{
+			Required: b.required,
+			Content:  openapi3.Content{b.contentType: &openapi3.MediaType{Schema: schemaOf("body")}},
+		}}
+	}
+	item := &openapi3.PathItem{}
+	item.SetOperation(op.method, kop)
+	doc := &openapi3.T{OpenAPI: "3.0.3", Info: &openapi3.Info{Title: op.iface.name, Version: "0"},
+		Paths: openapi3.NewPaths(openapi3.WithPath(op.path, item))}
+	return &Route{Doc: doc, PathItem: item, Operation: kop}
 }
 
-func (sk skeletons) content(in openapi3.Content) openapi3.Content {
-	if in == nil {
+// maxSkeletonDepth bounds how deep a skeleton follows nested schemas; what
+// lies deeper is left untyped (kin-openapi then accepts any value there,
+// which the argument validator has checked).
+const maxSkeletonDepth = 64
+
+// skeletons copies JSON Schema 2020-12 nodes of one input schema down to
+// their wire shape. A schema of $defs is copied once, so recursive schemas
+// stay finite.
+type skeletons struct {
+	defs  map[string]json.RawMessage
+	named map[string]*openapi3.Schema
+}
+
+func (sk *skeletons) ref(node any, depth int) *openapi3.SchemaRef {
+	if s := sk.schema(node, depth); s != nil {
+		return &openapi3.SchemaRef{Value: s}
+	}
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{}}
+}
+
+// schema returns the wire shape of node; nil when it has none to check.
+func (sk *skeletons) schema(node any, depth int) *openapi3.Schema {
+	m, ok := node.(map[string]any)
+	if !ok || depth > maxSkeletonDepth {
 		return nil
 	}
-	out := make(openapi3.Content, len(in))
-	for mt, m := range in {
-		if m == nil {
-			out[mt] = nil
-			continue
+	if _, typed := m["type"]; !typed {
+		if ref, ok := m["$ref"].(string); ok {
+			return sk.def(ref, depth)
 		}
-		c := *m
-		c.Schema = sk.schema(m.Schema)
-		c.ItemSchema = sk.schema(m.ItemSchema)
-		out[mt] = &c
+		// A composition of one branch (a $ref with siblings, converted)
+		// has that branch's shape.
+		if all, ok := m["allOf"].([]any); ok {
+			for _, branch := range all {
+				if s := sk.schema(branch, depth+1); s != nil && s.Type != nil {
+					return s
+				}
+			}
+		}
+		return nil
 	}
-	return out
+	s := &openapi3.Schema{}
+	switch t := m["type"].(type) {
+	case string:
+		s.Type = &openapi3.Types{t}
+	case []any:
+		var types openapi3.Types
+		for _, v := range t {
+			if name, _ := v.(string); name == "null" {
+				s.Nullable = true
+			} else if name != "" {
+				types = append(types, name)
+			}
+		}
+		if len(types) == 1 {
+			s.Type = &types
+		}
+	}
+	s.Format, _ = m["format"].(string)
+	if items, ok := m["items"].(map[string]any); ok {
+		s.Items = sk.ref(items, depth+1)
+	}
+	if props, ok := m["properties"].(map[string]any); ok && len(props) > 0 {
+		s.Properties = make(openapi3.Schemas, len(props))
+		for name, p := range props {
+			s.Properties[name] = sk.ref(p, depth+1)
+		}
+	}
+	if ap, ok := m["additionalProperties"].(map[string]any); ok {
+		s.AdditionalProperties.Schema = sk.ref(ap, depth+1)
+	}
+	return s
 }
 
-func (sk skeletons) schema(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
-	if ref == nil || ref.Value == nil {
-		return ref
+// def returns the wire shape of the $defs schema ref names ("#/$defs/…").
+func (sk *skeletons) def(ref string, depth int) *openapi3.Schema {
+	key, ok := strings.CutPrefix(ref, "#/$defs/")
+	if !ok {
+		return nil
 	}
-	v := ref.Value
-	if c, ok := sk[v]; ok {
-		return &openapi3.SchemaRef{Value: c}
+	key = strings.NewReplacer("~1", "/", "~0", "~").Replace(key)
+	if s, seen := sk.named[key]; seen {
+		return s
 	}
-	c := &openapi3.Schema{Type: v.Type, Format: v.Format}
-	sk[v] = c
-	c.Items = sk.schema(v.Items)
-	if len(v.Properties) > 0 {
-		c.Properties = make(openapi3.Schemas, len(v.Properties))
-		for name, p := range v.Properties {
-			c.Properties[name] = sk.schema(p)
-		}
+	raw, ok := sk.defs[key]
+	if !ok {
+		return nil
 	}
-	c.AdditionalProperties.Schema = sk.schema(v.AdditionalProperties.Schema)
-	return &openapi3.SchemaRef{Value: c}
+	var node any
+	if err := json.Unmarshal(raw, &node); err != nil {
+		return nil
+	}
+	// Entered before its children: a reference back to it finds it.
+	s := &openapi3.Schema{}
+	sk.named[key] = s
+	if got := sk.schema(node, depth+1); got != nil {
+		*s = *got
+	}
+	return s
 }

@@ -32,11 +32,6 @@ func TestWireRouteFor31(t *testing.T) {
 			t.Errorf("wire route keeps %s: %s", kw, raw)
 		}
 	}
-
-	// The original document is left as it was.
-	if orig := op.iface.doc.KinDoc(); !orig.IsOpenAPI31OrLater() || orig.Paths.Value("/things/{id}").Get.Parameters[0].Value.Schema.Value.Const == nil {
-		t.Error("wireRoute changed the loaded document")
-	}
 }
 
 func TestWireRouteOfRecursiveBody(t *testing.T) {
