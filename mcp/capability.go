@@ -120,7 +120,7 @@ func (st *capabilityState) tools() ([]*tool, error) {
 		name:  "pacto_withheld",
 		title: "List operations not exposed as tools",
 		description: "List every OpenAPI operation of the bundle that is not exposed as a tool, with its tool name and why " +
-			"(WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY, DRIFT: differs from the tools lock), per interface the base URL and counts, " +
+			"(WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, FILTERED: by a tag or path filter, RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY, DRIFT: differs from the tools lock), per interface the base URL and counts, " +
 			"and, when the server is held to a tools lock, the lock's digest and the locked tools the bundle no longer has. Takes no arguments; calls nothing.",
 		hints: hints{readOnly: true, idempotent: true},
 	}, st.withheldList)

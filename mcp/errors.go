@@ -52,8 +52,9 @@ const (
 //	                                      into a structured argument, add_interfaces[1].type)
 //	TOOL_WITHHELD           server        the tool exists but is not offered here; reason says why
 //	                                      (READ_ONLY, WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED,
-//	                                      RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY, DRIFT:
-//	                                      differs from the tools lock), remedy what would expose it
+//	                                      FILTERED, RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY,
+//	                                      DRIFT: differs from the tools lock), remedy what would
+//	                                      expose it
 //	NOT_CONFIRMED           generated     the call needed the user's confirmation and did not get it;
 //	                        tools         nothing was sent. reason: DECLINED, CANCELLED (the user's
 //	                                      answer), NO_ELICITATION (the client cannot ask),

@@ -95,6 +95,8 @@ func remedyFor(code, name string) string {
 		return fmt.Sprintf("remove %s from the denied operations (--deny-operations)", name)
 	case openapitools.WithheldNotAllowed:
 		return fmt.Sprintf("add %s to the allowed operations (--allow-operations)", name)
+	case openapitools.WithheldFiltered:
+		return "start the server with tag and path filters that include it (--include-tags, --exclude-tags, --include-paths, --exclude-paths; reason says which one withholds it)"
 	case openapitools.WithheldCredentialInQuery:
 		return "start the server with --allow-credentials-in-query if the credential may appear in URLs and the logs that record them, or give a credential for another security scheme the operation accepts"
 	case openapitools.WithheldDrift:

@@ -39,7 +39,10 @@ reason DRIFT, and locked tools the bundle no longer has are reported.
 BUNDLE is a directory or an oci:// reference. Without -o, the lock is
 written into a directory bundle as ` + openapitools.LockFile + `, so it travels
 with the contract; -o - prints it. The file is written atomically.
---allow-operations and --deny-operations pin a subset.`,
+--allow-operations and --deny-operations pin a subset, as do the tag and
+path filters (--include-tags, --exclude-tags, --include-paths,
+--exclude-paths); --descriptions-file pins the descriptions a server given
+the same file shows.`,
 		Example: `  kubepact lock examples/bundles/catalog -o catalog.lock.json
   kubepact lock examples/bundles/catalog
   kubepact lock oci://REGISTRY/REPO@sha256:DIGEST -o catalog.lock.json`,
@@ -85,8 +88,7 @@ with the contract; -o - prints it. The file is written atomically.
 			capOpts.BaseURL = baseURL
 			c, err := openapitools.Project(ctx, b, capOpts)
 			if err != nil {
-				return &exitError{code: 2, msg: fieldsToFlags(err, map[string]string{"BaseURL": "--base-url",
-					"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations"}).Error()}
+				return &exitError{code: 2, msg: fieldsToFlags(err, openapitools.FlagNames, map[string]string{"BaseURL": "--base-url"}).Error()}
 			}
 			for _, w := range c.Withheld {
 				if w.Code != openapitools.WithheldWritesNotAllowed {
@@ -114,6 +116,11 @@ with the contract; -o - prints it. The file is written atomically.
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "base URL, needed only when the spec declares no absolute servers[0].url (the lock pins the bundle's own servers URL, never this one)")
 	cmd.Flags().StringSliceVar(&capOpts.AllowOperations, "allow-operations", nil, "pin only these tools, by name (comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.IncludeTags, "include-tags", nil, "pin only operations carrying one of these OpenAPI tags (comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.ExcludeTags, "exclude-tags", nil, "leave operations carrying one of these OpenAPI tags out of the lock (comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.IncludePaths, "include-paths", nil, "pin only operations whose path lies under one of these prefixes, segment by segment (comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.ExcludePaths, "exclude-paths", nil, "leave operations whose path lies under one of these prefixes out of the lock (comma-separated, repeatable)")
+	cmd.Flags().StringVar(&capOpts.DescriptionsFile, "descriptions-file", "", "pin the descriptions this file gives (operationId: description, YAML or JSON), as a server given the same --descriptions-file shows them")
 	reg.BindFlags(cmd.Flags())
 	return cmd
 }

@@ -34,6 +34,21 @@ type Options struct {
 	AllowOperations []string
 	// DenyOperations withholds the named tools; it wins over AllowOperations.
 	DenyOperations []string
+	// IncludeTags, when not empty, exposes only operations carrying one of
+	// these tags (as the spec writes them); ExcludeTags withholds those
+	// carrying any of them. Withheld with reason FILTERED.
+	IncludeTags, ExcludeTags []string
+	// IncludePaths, when not empty, exposes only operations whose path lies
+	// under one of these prefixes, compared segment by segment (/repos
+	// holds /repos/{owner}, not /repositories); ExcludePaths withholds
+	// those under any of them. Exclusions win over inclusions. Withheld
+	// with reason FILTERED.
+	IncludePaths, ExcludePaths []string
+	// DescriptionsFile names a YAML or JSON file mapping operationIds to
+	// the descriptions their tools show instead of the spec's summary and
+	// description (at most MaxDescriptionsBytes, each description at most
+	// MaxDescriptionBytes). An operationId no operation has is an error.
+	DescriptionsFile string
 	// Timeout bounds one call, response body included (default 30 s).
 	Timeout time.Duration
 	// MaxResponseBytes caps the response body kept (default 1 MiB); a longer
@@ -80,6 +95,11 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.AllowWrites, "allow-writes", o.AllowWrites, "expose every operation, not only GET and HEAD")
 	fs.StringSliceVar(&o.AllowOperations, "allow-operations", o.AllowOperations, "expose only these generated tools, by name (comma-separated, repeatable)")
 	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (comma-separated, repeatable)")
+	fs.StringSliceVar(&o.IncludeTags, "include-tags", o.IncludeTags, "expose only operations carrying one of these OpenAPI tags (comma-separated, repeatable)")
+	fs.StringSliceVar(&o.ExcludeTags, "exclude-tags", o.ExcludeTags, "never expose operations carrying one of these OpenAPI tags (comma-separated, repeatable; wins over --include-tags)")
+	fs.StringSliceVar(&o.IncludePaths, "include-paths", o.IncludePaths, "expose only operations whose path lies under one of these prefixes, segment by segment: /repos holds /repos/{owner}, not /repositories (comma-separated, repeatable)")
+	fs.StringSliceVar(&o.ExcludePaths, "exclude-paths", o.ExcludePaths, "never expose operations whose path lies under one of these prefixes (comma-separated, repeatable; wins over --include-paths)")
+	fs.StringVar(&o.DescriptionsFile, "descriptions-file", o.DescriptionsFile, "YAML or JSON file mapping operationIds to the descriptions their tools show instead of the spec's (at most 1 MiB, 4096 bytes per description)")
 	fs.BoolVar(&o.AllowCredentialsInQuery, "allow-credentials-in-query", o.AllowCredentialsInQuery, "send a credential in the URL query where its security scheme says so (apiKey in: query); without it such operations are withheld, since URLs end up in logs")
 	fs.DurationVar(&o.Timeout, "call-timeout", o.Timeout, "time limit of one call to the service, response included")
 	fs.Int64Var(&o.MaxResponseBytes, "max-response-bytes", o.MaxResponseBytes, "response body bytes kept per call; the rest is cut and the result says truncated")
@@ -97,6 +117,9 @@ var FlagNames = map[string]string{
 	"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations",
 	"Timeout": "--call-timeout", "MaxResponseBytes": "--max-response-bytes",
 	"ConfirmWrites": "--confirm-writes", "AllowCredentialsInQuery": "--allow-credentials-in-query",
+	"IncludeTags": "--include-tags", "ExcludeTags": "--exclude-tags",
+	"IncludePaths": "--include-paths", "ExcludePaths": "--exclude-paths",
+	"DescriptionsFile": "--descriptions-file",
 }
 
 func (o *Options) withDefaults() Options {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -76,7 +77,7 @@ type Withheld struct {
 	Method      string `json:"method"`
 	Path        string `json:"path"`
 	OperationID string `json:"operationId,omitempty"`
-	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY or DRIFT"`
+	Code        string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, FILTERED, RESERVED_NAME, UNSUPPORTED, CREDENTIAL_IN_QUERY or DRIFT"`
 	Reason      string `json:"reason"`
 }
 
@@ -224,6 +225,18 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	if err := p.checkLists(all); err != nil {
 		return nil, err
 	}
+	if err := p.checkFilters(all); err != nil {
+		return nil, err
+	}
+	if f := p.opts.DescriptionsFile; f != "" {
+		overrides, err := readDescriptions(f)
+		if err != nil {
+			return nil, err
+		}
+		if err := applyDescriptions(all, overrides, f); err != nil {
+			return nil, err
+		}
+	}
 	p.expose(c, all)
 	return c, nil
 }
@@ -294,6 +307,7 @@ func (p *projector) checkLists(all []*operation) error {
 func (p *projector) expose(c *Capability, all []*operation) {
 	allow := setOf(p.opts.AllowOperations)
 	deny := setOf(p.opts.DenyOperations)
+	filter := newFilters(&p.opts)
 	counts := map[string]map[string]int{} // interface → code → count
 	for _, op := range all {
 		code, reason := "", ""
@@ -307,6 +321,8 @@ func (p *projector) expose(c *Capability, all []*operation) {
 			code, reason = WithheldDenied, "named in DenyOperations"
 		case len(allow) > 0 && !allow[op.name]:
 			code, reason = WithheldNotAllowed, "not named in AllowOperations"
+		case filter.reason(op) != "":
+			code, reason = WithheldFiltered, filter.reason(op)
 		case !readMethod(op.method) && !p.opts.AllowWrites:
 			code, reason = WithheldWritesNotAllowed, op.method+" is not a read-only method; AllowWrites exposes it"
 		case len(p.creds) > 0:
@@ -343,6 +359,9 @@ func (p *projector) expose(c *Capability, all []*operation) {
 		}
 		if n := cc[WithheldDenied] + cc[WithheldNotAllowed]; n > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q by AllowOperations or DenyOperations", n, in.Name))
+		}
+		if n := cc[WithheldFiltered]; n > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q by IncludeTags, ExcludeTags, IncludePaths or ExcludePaths", n, in.Name))
 		}
 		if n := cc[WithheldCredentialInQuery]; n > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d operation(s) in interface %q that would send a credential in the URL query (AllowCredentialsInQuery allows it)", n, in.Name))
@@ -398,6 +417,7 @@ type operation struct {
 	method      string
 	path        string
 	operationID string
+	tags        []string // as the spec writes them
 	title       string
 	description string
 	params      []*param
@@ -453,6 +473,7 @@ func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation
 	op.base = baseName(prefix, op.operationID, op.method, pth)
 	op.claimed = claimedName(op.operationID)
 	op.title, op.description = describe(opNode, op.method, pth)
+	op.tags = tagsOf(opNode)
 	if err := op.build(item, opNode, itemFile); err != nil {
 		op.err = err
 	} else if !p.shapesOnly {
@@ -549,6 +570,18 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 	}
 	op.outputDigest = op.iface.responses.digest(opNode, file)
 	return nil
+}
+
+// tagsOf returns an operation's tags, as strings, each once.
+func tagsOf(opNode map[string]any) []string {
+	list, _ := opNode["tags"].([]any)
+	var out []string
+	for _, t := range list {
+		if s, ok := t.(string); ok && s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // describe returns the title and the description of an operation: summary
