@@ -112,7 +112,9 @@ func TestFilters(t *testing.T) {
 					filtered++
 				}
 			}
-			if filtered > 0 && !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "by IncludeTags, ExcludeTags, IncludePaths or ExcludePaths") }) {
+			if filtered > 0 && !slices.ContainsFunc(c.Warnings, func(w string) bool {
+				return strings.Contains(w, "by IncludeTags, ExcludeTags, IncludePaths or ExcludePaths")
+			}) {
 				t.Errorf("no warning counts the %d filtered operation(s): %q", filtered, c.Warnings)
 			}
 		})
