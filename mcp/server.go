@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -177,8 +178,9 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 		}
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "kubepact", Version: s.opts.Version}, sopts)
+	outputs := map[*jsonschema.Schema]any{}
 	for _, t := range all {
-		s.sdk.AddTool(t.sdkTool(), s.handler(t))
+		s.sdk.AddTool(t.sdkToolShared(outputs), s.handler(t))
 	}
 	for _, f := range s.families {
 		if f.parts != nil && f.parts.register != nil {

@@ -110,13 +110,26 @@ func newTool[In, Out any](spec toolSpec, run func(context.Context, In) (Out, str
 // tools/list, and on every tools/call of the 2026-07-28 era, where it scans
 // the input schema for x-mcp-header annotations — while encoding encoded
 // JSON is a copy.
-func (t *tool) sdkTool() *sdk.Tool {
+func (t *tool) sdkTool() *sdk.Tool { return t.sdkToolShared(nil) }
+
+// sdkToolShared is sdkTool with the encoded output schemas kept in outputs
+// (when not nil) by schema: a bundle's generated tools share one output
+// schema, and encoding it once per tool was a fifth of a large API's
+// start-up.
+func (t *tool) sdkToolShared(outputs map[*jsonschema.Schema]any) *sdk.Tool {
+	output, ok := outputs[t.output]
+	if !ok {
+		output = encodedSchema(withErrorAlternative(t.output))
+		if outputs != nil {
+			outputs[t.output] = output
+		}
+	}
 	return &sdk.Tool{
 		Name:         t.name,
 		Title:        t.title,
 		Description:  t.description,
 		InputSchema:  t.encodedInput(),
-		OutputSchema: encodedSchema(withErrorAlternative(t.output)),
+		OutputSchema: output,
 		Annotations: &sdk.ToolAnnotations{
 			Title:           t.title,
 			ReadOnlyHint:    t.hints.readOnly,

@@ -36,7 +36,7 @@ func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.cfg.BundleDigest, "bundle-digest", "", "refuse to start unless the bundle's digest (its OCI manifest digest, as \"kubepact push\" prints it) is this one (sha256:…); the injection webhook pins a mounted ConfigMap bundle with it")
 	fs.BoolVar(&o.cfg.AllowRemoteUpstream, "allow-remote-upstream", false, "allow an --upstream that is not loopback (the sidecar is meant to reach only its own pod)")
 	fs.StringVar(&o.cfg.HealthAddr, "health-addr", sidecar.DefaultHealthAddr, "address serving /healthz and /readyz for the kubelet's probes")
-	fs.Int64Var(&o.cfg.MemoryLimitMiB, "memory-limit-mib", sidecar.DefaultMemoryLimitMiB, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none)")
+	fs.Int64Var(&o.cfg.MemoryLimitMiB, "memory-limit-mib", sidecar.DefaultMemoryLimitMiB, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none); raised to what the bundle keeps live plus a quarter when it is lower")
 	o.cfg.HTTP.BindHTTPFlags(fs)
 	o.tools.bindFlags(fs, "upstream", "base URL of the service in this pod, e.g. http://127.0.0.1:8080 (required)")
 	o.reg.BindFlags(fs)

@@ -31,12 +31,24 @@
 // # Exposure
 //
 // Only GET and HEAD are exposed unless writes are allowed; allow and deny
-// lists by tool name; names starting with ReservedPrefix (`pacto_`) are
+// lists by tool name; tag and path-prefix filters (IncludeTags,
+// ExcludeTags, IncludePaths, ExcludePaths: withheld as FILTERED, a tag or
+// prefix no operation has refused); a description overrides file by
+// operationId (DescriptionsFile, bounded; an unknown operationId refused),
+// whose text the lock pins like any other; names starting with ReservedPrefix (`pacto_`) are
 // kubepact's own, so such an operation is skipped, never renamed. Options
 // holds the policy and binds the flags the `mcp` and `sidecar` commands
 // share; errors, withheld reasons and warnings name option fields
 // (AllowWrites, DenyOperations), and FlagNames maps them to flags for
 // whoever shows them to a person.
+//
+// # Index
+//
+// Capability.Index lists every operation, exposed or withheld, with its
+// name, method, path, tags, argument names, annotations and withheld
+// reason, from fields projection already holds: what a discovery mode
+// searches without registering a tool per operation. Capability.Tool gives
+// the tool of an exposed entry (its input schema, its Operation to call).
 //
 // # The tools lock
 //
@@ -54,7 +66,9 @@
 // security requirements choose (never into a URL query without
 // Options.AllowCredentialsInQuery), the HTTP client (it follows no
 // redirect), the call's limits, and the kin-openapi route its requests are
-// checked against (for OpenAPI 3.1, a wire-form copy; see route.go).
+// checked against (one operation's wire form, built on its first call from
+// its own parameters and input schema, never from the whole document; see
+// route.go).
 // Tool.ArgumentSchemas and TooDeep are what the caller that decodes
 // arguments (package mcp) checks them with; Tool.NeedsConfirmation is the
 // confirmation policy (Options.ConfirmWrites) applied to the tool. A Shape

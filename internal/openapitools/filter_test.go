@@ -215,3 +215,38 @@ func TestDescriptionOverrideRefusals(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestIndex: the index lists every operation in document order, exposed
+// or withheld, with its tags, arguments, annotations and withheld reason,
+// and names the tool Capability.Tool returns for an exposed one.
+func TestIndex(t *testing.T) {
+	c, err := projectTagged(t, &Options{ExcludeTags: []string{"issues"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Name, Method, Path, Code string
+		Tags, Args               []string
+		ReadOnly                 bool
+	}
+	var got []row
+	for _, e := range c.Index() {
+		r := row{Name: e.Name, Method: e.Method, Path: e.Path, Tags: e.Tags, Args: e.Args, ReadOnly: e.Hints.ReadOnly}
+		if e.Withheld != nil {
+			r.Code = e.Withheld.Code
+		} else if tl := c.Tool(e.Name); tl == nil || tl.Description != e.Description {
+			t.Errorf("%s: exposed in the index, but Capability.Tool gives %+v", e.Name, tl)
+		}
+		got = append(got, r)
+	}
+	want := []row{
+		{Name: "repos_get", Method: "GET", Path: "/repos/{owner}", Tags: []string{"repos"}, Args: []string{"owner"}, ReadOnly: true},
+		{Name: "repos_delete", Method: "DELETE", Path: "/repos/{owner}", Code: WithheldWritesNotAllowed, Tags: []string{"repos"}, Args: []string{"owner"}},
+		{Name: "repos_list-public", Method: "GET", Path: "/repositories", Tags: []string{"repos", "public"}, ReadOnly: true},
+		{Name: "issues_list", Method: "GET", Path: "/issues", Code: WithheldFiltered, Tags: []string{"issues"}, ReadOnly: true},
+		{Name: "meta_root", Method: "GET", Path: "/meta", ReadOnly: true},
+	}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("index (-got +want):\n%s", diff)
+	}
+}

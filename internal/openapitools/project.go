@@ -58,6 +58,10 @@ type Capability struct {
 	// Lock says how the projection was held to a tools lock; nil without
 	// one.
 	Lock *LockStatus
+
+	// ops are every operation, exposed or withheld, in document order
+	// (Index).
+	ops []*operation
 }
 
 // InterfaceSummary describes one projected openapi interface.
@@ -238,6 +242,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 		}
 	}
 	p.expose(c, all)
+	c.ops = all
 	return c, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/kubepact/kubepact/test/bigspec"
+	"github.com/kubepact/kubepact/test/largeapi"
 )
 
 func largeFS(tb testing.TB) fstest.MapFS {
@@ -51,6 +52,29 @@ func BenchmarkProjectLarge(b *testing.B) {
 	var live uint64
 	for b.Loop() {
 		c, err := project(b.Context(), fsys, []spec{{name: "api", file: "openapi.json"}}, &Options{AllowWrites: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		live = ms.HeapAlloc
+		runtime.KeepAlive(c)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(live)/(1<<20), "live-MiB")
+}
+
+// BenchmarkProjectGitHub is BenchmarkProjectLarge on GitHub's REST API
+// description (`make github-spec`; skipped without it): 1,223 operations,
+// 13 MB of JSON.
+func BenchmarkProjectGitHub(b *testing.B) {
+	fsys := fstest.MapFS{"api.json": &fstest.MapFile{Data: largeapi.GitHubSpec(b)}}
+	b.ReportAllocs()
+	var live uint64
+	for b.Loop() {
+		c, err := project(b.Context(), fsys, []spec{{name: "rest", file: "api.json"}}, &Options{AllowWrites: true, MaxSpecBytes: 16 << 20})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -102,10 +102,10 @@ func Run(ctx context.Context, cfg Config, l Loaders) error {
 		return fmt.Errorf("listing the tools: %w", err)
 	}
 	health.Ready(ReadyDetails{Bundle: cfg.Bundle, BundleDigest: cb.Bundle.Identity.String(), ToolSurfaceDigest: surface, Tools: len(s.ToolNames())})
-	SettleMemory(cfg.MemoryLimitMiB)
+	memLimit := SettleMemory(cfg.MemoryLimitMiB)
 	log.Info("Sidecar ready", "url", "http://"+ln.Addr().String()+mcp.Endpoint, "health", cfg.HealthAddr,
 		"service", cb.Capability.Service, "bundle", cb.Bundle.Identity.String(), "tools", s.ToolNames(),
-		"withheld", len(cb.Capability.Withheld), "toolSurface", surface, "startupMs", time.Since(start).Milliseconds())
+		"withheld", len(cb.Capability.Withheld), "toolSurface", surface, "memoryLimitBytes", memLimit, "startupMs", time.Since(start).Milliseconds())
 	// On SIGTERM the kubelet's probe sees unready at once, while Serve
 	// drains the calls in progress.
 	stopReady := context.AfterFunc(ctx, health.Unready)

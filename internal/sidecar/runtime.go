@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync/atomic"
 	"time"
 
@@ -90,15 +91,36 @@ func CheckDigest(cfg Config, b *bundle.Bundle) error {
 }
 
 // SettleMemory applies the soft memory limit and returns what loading the
-// bundle left behind to the OS. The sidecar's live heap is about a MiB;
-// most of its resident memory is the binary's own pages, start-up garbage
-// the runtime would otherwise keep mapped, and the heap headroom a burst
-// of calls grows. The limit makes the runtime collect sooner, and give
-// memory back, as it nears the limit instead of growing the heap
-// unchecked. GOMEMLIMIT, when set, wins.
-func SettleMemory(limitMiB int64) {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && limitMiB > 0 {
-		debug.SetMemoryLimit(limitMiB << 20)
-	}
+// bundle left behind to the OS. A small bundle's live heap is about a MiB;
+// most of the sidecar's resident memory is then the binary's own pages,
+// start-up garbage the runtime would otherwise keep mapped, and the heap
+// headroom a burst of calls grows. The limit makes the runtime collect
+// sooner, and give memory back, as it nears the limit instead of growing
+// the heap unchecked. GOMEMLIMIT, when set, wins.
+//
+// A limit below what the served bundle itself keeps live cannot be met:
+// the runtime would collect on nearly every allocation and give nothing
+// back (with GitHub's REST API, 1,200 tools and about 60 MiB live, a call
+// took ten times its CPU). So the limit applied is never under the memory
+// the runtime holds once start-up garbage is collected, plus a quarter of
+// it as headroom; it returns the limit applied in bytes (0: none).
+func SettleMemory(limitMiB int64) int64 {
 	debug.FreeOSMemory()
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set || limitMiB <= 0 {
+		return 0
+	}
+	limit := max(limitMiB<<20, settledBytes()*5/4)
+	debug.SetMemoryLimit(limit)
+	return limit
+}
+
+// settledBytes is the memory the Go runtime holds and counts against its
+// limit: everything it has mapped but what it has returned to the OS.
+func settledBytes() int64 {
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(samples)
+	if samples[0].Value.Kind() != metrics.KindUint64 || samples[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(samples[0].Value.Uint64() - samples[1].Value.Uint64())
 }
