@@ -25,7 +25,6 @@ func TestSettleMemoryFloor(t *testing.T) {
 		t.Errorf("limit applied %d MiB (runtime: %d MiB) with 64 MiB live; want at least 80 MiB", got>>20, debug.SetMemoryLimit(-1)>>20)
 	}
 	runtime.KeepAlive(live)
-	live = nil
 	runtime.GC()
 	if got := SettleMemory(4096); got != 4096<<20 {
 		t.Errorf("limit applied %d MiB, want the 4096 MiB asked for", got>>20)
