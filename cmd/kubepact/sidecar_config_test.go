@@ -48,6 +48,9 @@ func TestSidecarConfigRoundTrip(t *testing.T) {
 	every.Tools.AllowWrites = true
 	every.Tools.AllowOperations = []string{"listProducts", "getProduct"}
 	every.Tools.DenyOperations = []string{"deleteProduct"}
+	every.Tools.IncludeTags, every.Tools.ExcludeTags = []string{"products", "stock"}, []string{"internal"}
+	every.Tools.IncludePaths, every.Tools.ExcludePaths = []string{"/products"}, []string{"/products/{productId}/stock", "/admin"}
+	every.Tools.DescriptionsFile = "/etc/kubepact/descriptions.yaml"
 	every.Tools.AllowCredentialsInQuery = true
 	every.Tools.Timeout = 7 * time.Second
 	every.Tools.MaxResponseBytes = 4096
