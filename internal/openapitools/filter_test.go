@@ -202,6 +202,7 @@ func TestDescriptionOverrideRefusals(t *testing.T) {
 		{"empty file", "\n", "the file is empty"},
 		{"too large", strings.Repeat("#", MaxDescriptionsBytes+1), "more than 1048576 bytes"},
 		{"not YAML", "repos/get: [unclosed\n", "not YAML or JSON"},
+		{"alias bomb", "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n", "aliases expand to more than 10000 nodes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := projectTagged(t, &Options{DescriptionsFile: writeFile(t, tc.data)})
