@@ -3,6 +3,7 @@ package mcp
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle"
@@ -46,11 +47,24 @@ func BenchmarkServeGitHub(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var live uint64
 	for b.Loop() {
 		c, err := openapitools.Project(b.Context(), bun, &openapitools.Options{AllowWrites: true, MaxSpecBytes: 16 << 20})
 		if err != nil {
 			b.Fatal(err)
 		}
-		newTestServer(b, &Options{Families: []Family{FamilyCapability}, Capability: &CapabilityBundle{Bundle: bun, Capability: c}})
+		s := newTestServer(b, &Options{Families: []Family{FamilyCapability}, Capability: &CapabilityBundle{Bundle: bun, Capability: c}})
+		b.StopTimer()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		live = ms.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(s)
+		b.StartTimer()
 	}
+	// The heap the projection and the server keep, beyond the loaded bundle.
+	b.ReportMetric(float64(live)/(1<<20), "live-MiB")
 }
