@@ -181,7 +181,7 @@ func TestStandardHeadersOnOperator(t *testing.T) {
 	go func() { exited <- op.Wait() }()
 	t.Cleanup(func() {
 		_ = op.Process.Kill()
-		<-exited
+		t.Logf("operator stopped: %v", <-exited)
 	})
 	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
 
