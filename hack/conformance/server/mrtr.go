@@ -87,6 +87,7 @@ func askName(message string) *sdk.ElicitParams {
 	return &sdk.ElicitParams{Message: message, RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}
 }
 
+//nolint:staticcheck // SA1019: the 2026-07-28 input-required scenarios ask for sampling and roots, deprecated by SEP-2577 but still in the protocol.
 func askModel(text string, maxTokens int64) *sdk.CreateMessageParams {
 	return &sdk.CreateMessageParams{Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}, MaxTokens: maxTokens}
 }
@@ -122,6 +123,8 @@ func elicitedText(r sdk.InputResponse, field string) string {
 }
 
 // mrtrTools are the input-required fixture tools and the diagnostic ones.
+//
+//nolint:staticcheck // SA1019: the 2026-07-28 input-required scenarios ask for sampling and roots, deprecated by SEP-2577 but still in the protocol.
 func (fx *fixtureState) mrtrTools() ([]mcp.ExtensionTool, error) {
 	noArgs, err := jsonschema.For[fixtureNoArgs](nil)
 	if err != nil {
@@ -312,6 +315,8 @@ var signedTools = map[string]bool{mrtrState: true, mrtrMultiple: true, mrtrMulti
 // request state the server did not issue for the tool (-32602), and a call
 // of test_missing_capability from a client that did not declare sampling
 // (-32021, which the SDK answers with 400).
+//
+//nolint:staticcheck // SA1019: the 2026-07-28 input-required scenarios ask for sampling and roots, deprecated by SEP-2577 but still in the protocol.
 func (fx *fixtureState) checkRequests(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		call, ok := req.(*sdk.CallToolRequest)
