@@ -112,6 +112,8 @@ type envelopeCheck struct {
 	// client likes (subscriptions/listen): a POST of it is no call in
 	// progress, as a GET stream is none.
 	stream bool
+	// msg is the one message of a document that is not a batch, or nil.
+	msg *envMessage
 }
 
 // listenMethod is the 2026-07-28 era's stream of server notifications:
@@ -133,6 +135,7 @@ func inspectEnvelope(body []byte) envelopeCheck {
 	}
 	c := envelopeCheck{valid: true, badParams: w.paramsRefusal(), stream: w.opensStream()}
 	if m := w.single(); m != nil {
+		c.msg = m
 		c.plainRequest = string(m.version) == `"2.0"` && len(m.methodRaw) > 0 && m.methodRaw[0] == '"' &&
 			string(m.methodRaw) != `"initialize"` && !m.hasError
 	}
@@ -366,6 +369,10 @@ type envMessage struct {
 	// value is of another kind (badKind; badWant is what it must be).
 	badParam         string
 	badKind, badWant jsonKind
+	// nameRaw, uriRaw and metaVersionRaw: params.name, params.uri and
+	// params._meta's protocol version as written, when scalars (for the
+	// standard request headers, see checkStandardHeaders).
+	nameRaw, uriRaw, metaVersionRaw []byte
 }
 
 // envName is one member name of an open object: as decoded, and folded.
@@ -454,6 +461,14 @@ func (w *envelopeWalk) walk() (msg string, ok bool) {
 			case "params":
 				m.hasParams, m.paramsKind = true, kindAt(w.body, w.pos)
 			}
+		}
+		switch {
+		case top.role == roleParams && string(name) == "name":
+			into = &w.stack[len(w.stack)-2].msg.nameRaw
+		case top.role == roleParams && string(name) == "uri":
+			into = &w.stack[len(w.stack)-2].msg.uriRaw
+		case top.role == roleMeta && string(name) == metaProtocolVersion:
+			into = &w.stack[len(w.stack)-3].msg.metaVersionRaw
 		}
 		if top.role == roleParams {
 			if want, ok := paramKinds[string(name)]; ok {

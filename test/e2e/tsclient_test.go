@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,11 +26,12 @@ type tsCall struct {
 	Expect string         `json:"expect"`
 }
 
-// tsClient drives url with the official MCP TypeScript SDK client
-// (test/clients/harness.mjs): it lists every tool and compiles its
-// schemas, then makes the calls with the SDK's output validation on. It
-// reports false when the harness's packages are not installed. Headers
-// are sent on every request.
+// tsClient drives url with the official MCP TypeScript SDK clients
+// (test/clients/harness.mjs): the 1.x client in protocol 2025-11-25, the 2.x
+// client in 2025-11-25 and 2026-07-28. Each lists every tool and compiles
+// its schemas, then makes the calls with the SDK's output validation on. It
+// reports false when the harness's packages are not installed. Headers are
+// sent on every request.
 func tsClient(t *testing.T, name, url string, headers map[string]string, calls []tsCall) bool {
 	t.Helper()
 	dir := os.Getenv(clientsDirEnv)
@@ -40,22 +42,13 @@ func tsClient(t *testing.T, name, url string, headers map[string]string, calls [
 	if _, err := os.Stat(node); err != nil {
 		t.Fatalf("%s=%s has no Node (%v): run `make clients-deps`", clientsDirEnv, dir, err)
 	}
-	work := t.TempDir()
-	cfg := map[string]any{"name": name, "transport": "http", "url": url, "calls": calls}
-	if len(headers) > 0 {
-		cfg["headers"] = headers
-	}
-	plan, err := json.Marshal(map[string]any{"configs": []map[string]any{cfg}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	src, err := os.ReadFile(filepath.Join(repoRoot(), "test", "clients", "harness.mjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	work := t.TempDir()
 	// ESM resolves packages beside the importing file.
 	for _, err := range []error{
-		os.WriteFile(filepath.Join(work, "plan.json"), plan, 0o600),
 		os.WriteFile(filepath.Join(work, "harness.mjs"), src, 0o600),
 		os.Symlink(filepath.Join(dir, "node_modules"), filepath.Join(work, "node_modules")),
 	} {
@@ -63,15 +56,40 @@ func tsClient(t *testing.T, name, url string, headers map[string]string, calls [
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // bounds a hung harness
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(work, "harness.mjs"), filepath.Join(work, "plan.json"))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	runErr := cmd.Run()
-	t.Logf("TypeScript SDK client:\n%s", out.String())
-	if runErr != nil || strings.Contains(out.String(), "FAIL ") || !strings.Contains(out.String(), "clients: 1 passed, 0 failed") {
-		t.Errorf("the TypeScript SDK client on %s: %v", name, runErr)
+	for _, run := range []struct {
+		client string
+		eras   []string
+	}{
+		{"sdk", []string{"2025-11-25"}},
+		{"client", []string{"2025-11-25", "2026-07-28"}},
+	} {
+		var configs []map[string]any
+		for _, era := range run.eras {
+			cfg := map[string]any{"name": name + " (" + era + ")", "transport": "http", "url": url, "era": era, "calls": calls}
+			if len(headers) > 0 {
+				cfg["headers"] = headers
+			}
+			configs = append(configs, cfg)
+		}
+		plan, err := json.Marshal(map[string]any{"configs": configs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		planFile := filepath.Join(work, run.client+"-plan.json")
+		if err := os.WriteFile(planFile, plan, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute) // bounds a hung harness
+		cmd := exec.CommandContext(ctx, node, filepath.Join(work, "harness.mjs"), planFile, run.client)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		runErr := cmd.Run()
+		cancel()
+		t.Logf("TypeScript SDK client (%s):\n%s", run.client, out.String())
+		want := fmt.Sprintf("clients: %d passed, 0 failed (", len(configs))
+		if runErr != nil || strings.Contains(out.String(), "FAIL ") || !strings.Contains(out.String(), want) {
+			t.Errorf("the TypeScript SDK client (%s) on %s: %v", run.client, name, runErr)
+		}
 	}
 	return true
 }

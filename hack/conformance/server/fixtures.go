@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -79,8 +80,16 @@ const (
 const fixtureStep = 50 * time.Millisecond
 
 // fixtureState carries the fixture family's server options, resources
-// and prompts (configure, register); the fixtures keep no state.
-type fixtureState struct{}
+// and prompts (configure, register), and the key that signs the request
+// states of the input-required fixtures (mrtr.go).
+type fixtureState struct {
+	signer *stateSigner
+	srv    atomic.Pointer[sdk.Server] // set by register, for test_trigger_prompt_change
+	// promptMu guards dynamicOn: whether test_trigger_prompt_change last
+	// added its prompt.
+	promptMu  sync.Mutex
+	dynamicOn bool
+}
 
 // fixtureOutcome is every fixture tool's structuredContent: which content
 // blocks it returned and what it sent to or heard from the client.
@@ -107,7 +116,7 @@ type ElicitationArgs struct {
 // fixtureTools builds the fixture tools; the resources, prompts and
 // server options follow in configure and register.
 func fixtureTools() (*fixtureState, []mcp.ExtensionTool, error) {
-	fx := &fixtureState{}
+	fx := &fixtureState{signer: newStateSigner()}
 	quiet := hints{readOnly: true, idempotent: true}
 	asks := hints{readOnly: true} // asks the client's model or user: the answer may differ each time
 
@@ -165,6 +174,9 @@ func fixtureTools() (*fixtureState, []mcp.ExtensionTool, error) {
 				"titledMulti":{"type":"array","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`), "Elicitation completed")
 		}))
 	add(jsonSchema2020Tool())
+	mrtr, err := fx.mrtrTools()
+	errs = append(errs, err)
+	out = append(out, mrtr...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
 	}
@@ -263,7 +275,11 @@ func (fx *fixtureState) register(srv *sdk.Server) {
 			}}, nil
 		})
 
-	srv.AddReceivingMiddleware(withProgressToken)
+	srv.AddPrompt(&sdk.Prompt{Name: mrtrPrompt, Title: "Fixture: a prompt that asks the user first", Description: "Conformance fixture: input-required until the user gives a context (2026-07-28)."},
+		mrtrPromptHandler)
+
+	srv.AddReceivingMiddleware(withProgressToken, fx.checkRequests)
+	fx.srv.Store(srv)
 }
 
 // promptArgs returns the named prompt arguments, or an invalid-params
