@@ -30,6 +30,18 @@ type Options struct {
 	AuthFiles []string
 	// AllowWrites exposes every method, not only GET and HEAD.
 	AllowWrites bool
+	// MaxNameLength caps tool names (default DefaultNameCap, 64; from
+	// MinNameCap to MaxNameLength): a longer name is abbreviated and
+	// ends in a suffix derived from the full name (see the package doc).
+	MaxNameLength int
+	// ToolMode is how operations are offered: ToolModeAll (one tool per
+	// operation), ToolModeDiscover (search, describe and call tools) or
+	// ToolModeAuto (the default, ""): discover above AutoDiscoverTools
+	// tools or AutoDiscoverTokens estimated tokens of tools/list.
+	ToolMode string
+	// ToolPins names operations (by tool name) offered as tools of their
+	// own beside the discovery tools.
+	ToolPins []string
 	// AllowOperations, when not empty, exposes only the named tools.
 	AllowOperations []string
 	// DenyOperations withholds the named tools; it wins over AllowOperations.
@@ -78,6 +90,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Auth, "auth", o.Auth, "service credential for an OpenAPI security scheme, as name=value (repeatable; needs an explicit base URL)")
 	fs.StringArrayVar(&o.AuthFiles, "auth-file", o.AuthFiles, "service credential read from a file (e.g. a mounted Secret), as name=PATH (repeatable; needs an explicit base URL)")
 	fs.BoolVar(&o.AllowWrites, "allow-writes", o.AllowWrites, "expose every operation, not only GET and HEAD")
+	o.bindNamingFlags(fs)
 	fs.StringSliceVar(&o.AllowOperations, "allow-operations", o.AllowOperations, "expose only these generated tools, by name (comma-separated, repeatable)")
 	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (comma-separated, repeatable)")
 	fs.BoolVar(&o.AllowCredentialsInQuery, "allow-credentials-in-query", o.AllowCredentialsInQuery, "send a credential in the URL query where its security scheme says so (apiKey in: query); without it such operations are withheld, since URLs end up in logs")
@@ -96,7 +109,8 @@ var FlagNames = map[string]string{
 	"Auth": "--auth", "AuthFiles": "--auth-file", "AllowWrites": "--allow-writes",
 	"AllowOperations": "--allow-operations", "DenyOperations": "--deny-operations",
 	"Timeout": "--call-timeout", "MaxResponseBytes": "--max-response-bytes",
-	"ConfirmWrites": "--confirm-writes", "AllowCredentialsInQuery": "--allow-credentials-in-query",
+	"ConfirmWrites": "--confirm-writes", "MaxNameLength": "--max-tool-name-length",
+	"ToolMode": "--tool-mode", "ToolPins": "--tool-pin", "AllowCredentialsInQuery": "--allow-credentials-in-query",
 }
 
 func (o *Options) withDefaults() Options {
@@ -109,6 +123,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.MaxResponseBytes <= 0 {
 		out.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if out.MaxNameLength == 0 {
+		out.MaxNameLength = DefaultNameCap
 	}
 	return out
 }

@@ -57,6 +57,13 @@ type Capability struct {
 	// Lock says how the projection was held to a tools lock; nil without
 	// one.
 	Lock *LockStatus
+
+	// Discovery (discover.go): the mode asked for, the pinned operations,
+	// every operation's searchable text, and the index built from it.
+	toolMode string
+	pins     []string
+	texts    map[string]*opText
+	search   *lazyIndex
 }
 
 // InterfaceSummary describes one projected openapi interface.
@@ -67,6 +74,8 @@ type InterfaceSummary struct {
 	BaseURL  string `json:"baseUrl" jsonschema:"where its tools send requests"`
 	Exposed  int    `json:"exposed"`
 	Withheld int    `json:"withheld"`
+
+	title string // info.title, for the discovery tools
 }
 
 // Withheld is an operation that is not exposed as a tool.
@@ -185,6 +194,12 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	if err := checkConfirmPolicy(p.opts.ConfirmWrites); err != nil {
 		return nil, err
 	}
+	if err := checkNameCap(p.opts.MaxNameLength); err != nil {
+		return nil, err
+	}
+	if err := checkToolMode(p.opts.ToolMode); err != nil {
+		return nil, err
+	}
 	if p.opts.BaseURL != "" {
 		if err := checkBaseURL(p.opts.BaseURL); err != nil {
 			return nil, fmt.Errorf("BaseURL: %w", err)
@@ -213,7 +228,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 		all = append(all, ops...)
 		c.Interfaces = append(c.Interfaces, sum)
 	}
-	if err := nameAll(all); err != nil {
+	if err := nameAll(all, p.opts.MaxNameLength); err != nil {
 		return nil, err
 	}
 	for name := range p.creds {
@@ -225,6 +240,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 		return nil, err
 	}
 	p.expose(c, all)
+	c.toolMode, c.pins, c.texts, c.search = cmp.Or(p.opts.ToolMode, ToolModeAll), cleanList(p.opts.ToolPins), texts(all), &lazyIndex{}
 	return c, nil
 }
 
@@ -239,6 +255,8 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		return nil, sum, err
 	}
 	sum.Version = d.Version()
+	info, _ := d.Root()["info"].(map[string]any)
+	sum.title = strings.TrimSpace(openapischema.StringAt(info, "title"))
 	declared := serverURL(d)
 	base := p.opts.BaseURL
 	if p.shapesOnly {
@@ -279,7 +297,7 @@ func (p *projector) checkLists(all []*operation) error {
 	for _, op := range all {
 		names[op.name] = true
 	}
-	for flag, list := range map[string][]string{"AllowOperations": p.opts.AllowOperations, "DenyOperations": p.opts.DenyOperations} {
+	for flag, list := range map[string][]string{"AllowOperations": p.opts.AllowOperations, "DenyOperations": p.opts.DenyOperations, "ToolPins": p.opts.ToolPins} {
 		for _, n := range list {
 			if !names[strings.TrimSpace(n)] {
 				return fmt.Errorf("%s: no operation is named %q (names: %s)", flag, n, orNone(openapischema.SortedKeys(names)))
@@ -400,6 +418,7 @@ type operation struct {
 	operationID string
 	title       string
 	description string
+	tags        []string
 	params      []*param
 	body        *body
 	responses   []openapischema.ResponseShape // set by Shapes only
@@ -453,6 +472,7 @@ func (p *projector) operation(ifc *iface, prefix, pth, method string) *operation
 	op.base = baseName(prefix, op.operationID, op.method, pth)
 	op.claimed = claimedName(op.operationID)
 	op.title, op.description = describe(opNode, op.method, pth)
+	op.tags = stringList(opNode["tags"])
 	if err := op.build(item, opNode, itemFile); err != nil {
 		op.err = err
 	} else if !p.shapesOnly {
