@@ -13,15 +13,19 @@
 //      "url": "http://127.0.0.1:PORT/mcp",                                       // http
 //      "headers": {"Authorization": "Bearer …"},                                 // http, optional
 //      "elicit": "accept" | "decline",                                           // optional
+//      "annotations": {"pacto_call_read": {"readOnlyHint": true}},              // optional
 //      "calls": [{"tool": "listProducts", "args": {...}, "expect": "ok" | "toolError" | "any",
-//                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…"}]   // both optional
+//                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…",
+//                 "resultContains": "\"status\":200"}]                          // all three optional
 //   }]}
 //
 // With "elicit", the client declares the elicitation capability (form mode)
 // and answers every elicitation/create with that action; a call with
 // "elicitContains" must have been preceded by exactly one elicitation
 // whose message contains that text, and one with "code" must answer a tool
-// error of that code.
+// error of that code; one with "resultContains" must answer
+// structuredContent whose JSON holds that text. "annotations" are values
+// the listed tools' annotations must have.
 //
 // Per configuration: initialize; page through tools/list, resources/list,
 // resources/templates/list and prompts/list (those the server announces);
@@ -109,6 +113,16 @@ async function runConfig(cfg) {
       }
     }
     facts.push(`${tools.length} tools`);
+    for (const [name, want] of Object.entries(cfg.annotations ?? {})) {
+      step = `annotations of ${name}`;
+      const entry = byName.get(name);
+      if (!entry) throw new Error(`tool ${name} is not listed`);
+      for (const [hint, value] of Object.entries(want)) {
+        if (entry.tool.annotations?.[hint] !== value) {
+          throw new Error(`${hint} is ${JSON.stringify(entry.tool.annotations?.[hint])}, want ${value}`);
+        }
+      }
+    }
 
     if (caps.resources) {
       step = "resources/list";
@@ -141,6 +155,9 @@ async function runConfig(cfg) {
       }
       if (call.code !== undefined && res.structuredContent?.error?.code !== call.code) {
         throw new Error(`error.code ${JSON.stringify(res.structuredContent?.error?.code)}, want ${call.code}: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+      }
+      if (call.resultContains !== undefined && !JSON.stringify(res.structuredContent ?? null).includes(call.resultContains)) {
+        throw new Error(`structuredContent does not hold ${call.resultContains}: ${JSON.stringify(res.structuredContent ?? res.content)}`);
       }
       const expect = call.expect ?? "ok";
       if (expect === "ok" && res.isError) throw new Error(`tool error: ${JSON.stringify(res.structuredContent ?? res.content)}`);
