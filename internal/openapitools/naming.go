@@ -74,33 +74,67 @@ func claimedName(operationID string) bool {
 }
 
 // nameAll settles every operation's name, exposed or not, so names are
-// stable whatever the exposure policy. A name an operationId claims is
+// stable whatever the exposure policy. A name the tools lock gives the
+// same operation (locked, by opKey: same operationId too) is kept, so a
+// lock's names never shift — not even when the name cap changes. A name an operationId claims is
 // the operation's own; two operations claiming one name is an error that
 // names both — never a silent rename, never the last one winning. Names
 // derived from method and path (no operationId) are kubepact's, and a
 // collision among them, or with a claimed name, gets _2, _3… in document
 // order.
-func nameAll(ops []*operation, limit int) error {
+func nameAll(ops []*operation, limit int, locked map[string]string) error {
 	n := &namer{used: map[string]bool{}, limit: limit}
 	owner := map[string]*operation{}
-	for _, op := range ops {
-		if !op.claimed {
-			continue
-		}
-		name := shorten(op.base, limit)
+	claim := func(op *operation, name string) error {
 		if first, dup := owner[name]; dup {
 			return fmt.Errorf("the tool name %q is claimed twice: by %s and by %s; an operationId names a tool and must be unique across the bundle's openapi interfaces", name, describeOp(first), describeOp(op))
 		}
 		owner[name] = op
 		op.name = name
 		n.used[name] = true
+		return nil
 	}
 	for _, op := range ops {
-		if !op.claimed {
+		if name, ok := locked[opKey(op.iface.name, op.method, op.path, op.operationID)]; ok && name != "" {
+			if err := claim(op, name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, op := range ops {
+		if op.name != "" || !op.claimed {
+			continue
+		}
+		if err := claim(op, shorten(op.base, limit)); err != nil {
+			return err
+		}
+	}
+	for _, op := range ops {
+		if op.name == "" {
 			op.name = n.name(op.base)
 		}
 	}
 	return nil
+}
+
+// opKey identifies an operation across runs: its interface, method, path
+// and operationId (a new operationId is a new identity, and names the
+// tool anew).
+func opKey(iface, method, path, operationID string) string {
+	return iface + "\x00" + method + "\x00" + path + "\x00" + operationID
+}
+
+// lockedNames are the names a lock gives operations, by opKey; nil
+// without a lock.
+func lockedNames(l *Lock) map[string]string {
+	if l == nil {
+		return nil
+	}
+	out := make(map[string]string, len(l.Tools))
+	for _, lt := range l.Tools {
+		out[opKey(lt.Operation.Interface, lt.Operation.Method, lt.Operation.Path, lt.Operation.OperationID)] = lt.Name
+	}
+	return out
 }
 
 // describeOp names an operation in messages.

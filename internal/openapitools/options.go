@@ -75,6 +75,10 @@ type Options struct {
 	// they are sent: ConfirmDelete (the default, ""), ConfirmAlways or
 	// ConfirmNever. See Tool.NeedsConfirmation.
 	ConfirmWrites string
+
+	// lockedNames are the names the tools lock gives operations, by
+	// opKey: set by Project from the lock it holds the projection to.
+	lockedNames map[string]string
 }
 
 // BindFlags binds the flags `kubepact mcp` and `kubepact sidecar` share:

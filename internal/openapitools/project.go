@@ -150,21 +150,27 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 			specs = append(specs, spec{name: in.Name, file: path.Clean(strings.TrimPrefix(in.Ref, "./"))})
 		}
 	}
-	c, err := project(ctx, b.FS, specs, opts)
-	if err != nil {
-		return nil, err
-	}
-	c.Service = b.Contract.Service.Name
 	lock, fromBundle := (*Lock)(nil), false
 	switch {
 	case opts != nil && opts.Lock != nil:
 		lock = opts.Lock
 	case opts == nil || !opts.IgnoreBundleLock:
+		var err error
 		if lock, err = readBundleLock(b.FS); err != nil {
 			return nil, err
 		}
 		fromBundle = lock != nil
 	}
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.lockedNames = lockedNames(lock)
+	c, err := project(ctx, b.FS, specs, &o)
+	if err != nil {
+		return nil, err
+	}
+	c.Service = b.Contract.Service.Name
 	if lock != nil {
 		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
 	}
@@ -228,7 +234,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 		all = append(all, ops...)
 		c.Interfaces = append(c.Interfaces, sum)
 	}
-	if err := nameAll(all, p.opts.MaxNameLength); err != nil {
+	if err := nameAll(all, p.opts.MaxNameLength, p.opts.lockedNames); err != nil {
 		return nil, err
 	}
 	for name := range p.creds {
