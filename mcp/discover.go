@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -36,6 +37,9 @@ const (
 	maxDescribe = 5
 	// maxTagsListed bounds the tags the search tool's description names.
 	maxTagsListed = 60
+	// maxQueryBytes bounds a search query: a sentence, not a document;
+	// longer would only cost CPU.
+	maxQueryBytes = 1024
 )
 
 // discovery is one bundle's discovery tools and the generated tools
@@ -180,6 +184,9 @@ func (d *discovery) search(_ context.Context, in SearchArgs) (*SearchResult, str
 	case limit < 1 || limit > maxSearchLimit:
 		return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "limit", Message: fmt.Sprintf("limit %d is out of range: give 1 to %d (default %d)", limit, maxSearchLimit, defaultSearchLimit)}
 	}
+	if len(in.Query) > maxQueryBytes {
+		return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "query", Message: fmt.Sprintf("the query is %d bytes; give at most %d: a few words saying what the operation does", len(in.Query), maxQueryBytes)}
+	}
 	access := strings.ToLower(strings.TrimSpace(in.Access))
 	switch access {
 	case "", openapitools.AccessRead, openapitools.AccessWrite:
@@ -303,7 +310,11 @@ func (d *discovery) lookup(name, field string) (*tool, *ToolError) {
 		return nil, &ToolError{Code: CodeToolWithheld, Field: field, Reason: withheldReadOnly,
 			Message: fmt.Sprintf("%s is not offered: it can write and this server is read-only. Nothing was done.", name), Remedy: "start the server without the read-only option (--read-only)"}
 	}
-	return nil, &ToolError{Code: "NOT_FOUND", Field: field, Message: fmt.Sprintf("no operation is named %q; pacto_search_operations finds operations by what they do", name), DidYouMean: suggest(name, d.names)}
+	shown := strconv.Quote(name)
+	if len(name) > openapitools.MaxNameLength {
+		shown = fmt.Sprintf("of %d bytes (names are at most %d)", len(name), openapitools.MaxNameLength)
+	}
+	return nil, &ToolError{Code: "NOT_FOUND", Field: field, Message: fmt.Sprintf("no operation is named %s; pacto_search_operations finds operations by what they do", shown), DidYouMean: suggest(name, d.names)}
 }
 
 // CallArgs are the call tools' arguments.

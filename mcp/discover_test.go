@@ -253,3 +253,35 @@ func TestGitHubDiscoveryListSize(t *testing.T) {
 	found := structured(t, callTool(t, cs, "pacto_search_operations", map[string]any{"query": "list the pull requests of a repository", "limit": 3}))
 	t.Logf("search: %v", found["operations"])
 }
+
+// TestDiscoveryHostileInputs: sizes meant to burn CPU or memory are
+// refused in words; the same query on two servers (replicas) gives the
+// same answer.
+func TestDiscoveryHostileInputs(t *testing.T) {
+	copts := &openapitools.Options{BaseURL: "http://127.0.0.1:1", ToolMode: openapitools.ToolModeDiscover}
+	a := connect(t.Context(), t, capabilityServer(t, "../examples/bundles/catalog", copts, nil))
+	b := connect(t.Context(), t, capabilityServer(t, "../examples/bundles/catalog", copts, nil))
+	huge := strings.Repeat("products ", 200_000)
+	if e := toolErr(t, callTool(t, a, "pacto_search_operations", map[string]any{"query": huge})); e["field"] != "query" || !strings.Contains(e["message"].(string), "at most 1024") {
+		t.Errorf("a 1.8 MB query: %v", e)
+	}
+	many := make([]string, 1000)
+	for i := range many {
+		many[i] = "getProduct"
+	}
+	if e := toolErr(t, callTool(t, a, "pacto_describe_operations", map[string]any{"names": many})); e["field"] != "names" {
+		t.Errorf("1,000 names to describe: %v", e)
+	}
+	if e := toolErr(t, callTool(t, a, "pacto_call_read", map[string]any{"operation": strings.Repeat("x", 100_000)})); e["code"] != "NOT_FOUND" || len(e["message"].(string)) > 300 {
+		t.Errorf("a 100 kB operation name: %v", e)
+	}
+	if e := toolErr(t, callTool(t, a, "pacto_search_operations", map[string]any{"tag": "nope"})); e["code"] != "NOT_FOUND" {
+		t.Errorf("an unknown tag: %v", e)
+	}
+	args := map[string]any{"query": "get a product by its id", "limit": 5}
+	ra, _ := json.Marshal(structured(t, callTool(t, a, "pacto_search_operations", args)))
+	rb, _ := json.Marshal(structured(t, callTool(t, b, "pacto_search_operations", args)))
+	if string(ra) != string(rb) {
+		t.Errorf("two servers answer the same search differently:\n%s\n%s", ra, rb)
+	}
+}
