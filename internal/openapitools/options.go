@@ -34,10 +34,10 @@ type Options struct {
 	// MinNameCap to MaxNameLength): a longer name is abbreviated and
 	// ends in a suffix derived from the full name (see the package doc).
 	MaxNameLength int
-	// ToolMode is how operations are offered: ToolModeAll (one tool per
-	// operation), ToolModeDiscover (search, describe and call tools) or
-	// ToolModeAuto (the default, ""): discover above AutoDiscoverTools
-	// tools or AutoDiscoverTokens estimated tokens of tools/list.
+	// ToolMode is how operations are offered: ToolModeAll (the default,
+	// also ""; one tool per operation), ToolModeDiscover (search, describe
+	// and call tools) or ToolModeAuto: discover above AutoDiscoverTools
+	// tools or AutoDiscoverTokens estimated tokens of tool definitions.
 	ToolMode string
 	// ToolPins names operations (by tool name) offered as tools of their
 	// own beside the discovery tools.
