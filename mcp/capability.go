@@ -45,6 +45,12 @@ type capabilityState struct {
 	// confirms asks for, and on the 2026-07-28 era issues and checks, the
 	// confirmations of the generated tools' calls.
 	confirms *confirmations
+	// readOnly is the server's ReadOnly: the discovery tools then call no
+	// operation that writes.
+	readOnly bool
+	// discovery is set when the family offers the discovery tools instead
+	// of one tool per operation (discover.go).
+	discovery *discovery
 }
 
 // capabilityFamily is one bundle's OpenAPI operations as tools that call
@@ -57,7 +63,7 @@ var capabilityFamily = &family{
 		if cb == nil || cb.Bundle == nil || cb.Capability == nil {
 			return nil, errors.New("the capability family needs a bundle (kubepact mcp BUNDLE)")
 		}
-		st := &capabilityState{cb: cb, confirms: env.confirms}
+		st := &capabilityState{cb: cb, confirms: env.confirms, readOnly: env.opts.ReadOnly}
 		if fsys, done, err := st.skillFS(); err == nil {
 			if names, err := bundle.ListSkills(fsys); err == nil {
 				st.skills = names
@@ -68,7 +74,8 @@ var capabilityFamily = &family{
 		if err != nil {
 			return nil, err
 		}
-		return &familyParts{tools: tools, register: st.register, instructions: st.instructions, describesWrites: true, withheld: st.withheldError, readTTL: st.readTTL}, nil
+		return &familyParts{tools: tools, register: st.register, instructions: st.instructions, describesWrites: true, withheld: st.familyWithheld, readTTL: st.readTTL,
+			leanList: st.discovery != nil}, nil
 	},
 }
 
@@ -98,6 +105,11 @@ func (st *capabilityState) tools() ([]*tool, error) {
 			return nil, fmt.Errorf("generated tool %s: %w", ct.Name, err)
 		}
 		out = append(out, t)
+	}
+	if mode, why := cb.Capability.Mode(); mode == openapitools.ToolModeDiscover {
+		if out, err = st.discoveryTools(out, output, why); err != nil {
+			return nil, err
+		}
 	}
 	skillInput, err := jsonschema.For[SkillArgs](nil)
 	if err != nil {
@@ -399,6 +411,9 @@ func (st *capabilityState) register(srv *sdk.Server) {
 // instructions is the capability part of the server instructions, given
 // the family's registered tools.
 func (st *capabilityState) instructions(registered []*tool) string {
+	if st.discovery != nil {
+		return st.discovery.instructions(registered)
+	}
 	c := st.cb.Capability
 	var b strings.Builder
 	var generated, writes []string

@@ -131,6 +131,11 @@ type familyParts struct {
 	// withheld answers a call to a tool of this family the server does
 	// not offer, or returns nil when name is none of its tools.
 	withheld func(name string) *ToolError
+	// leanList says the server lists its tools without output schemas:
+	// the capability family in discovery mode, whose point is a short
+	// tools/list (pacto_describe_operations gives the call's output
+	// schema; structuredContent is the same either way).
+	leanList bool
 	// extension says the family is an [Extension]: its tools are neither
 	// kubepact's own (pacto_*) nor generated from a bundle.
 	extension bool

@@ -102,6 +102,9 @@ func (s *Server) observe() sdk.Middleware {
 				"outcome", outcome,
 				"durationMs", float64(elapsed.Microseconds()) / 1000,
 			}
+			if t := s.tools[name]; t != nil && t.dispatches {
+				kv = append(kv, "operation", operationOf(call.Params.Arguments))
+			}
 			if code != "" {
 				kv = append(kv, "code", code)
 			}

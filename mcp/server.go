@@ -179,8 +179,13 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "kubepact", Version: s.opts.Version}, sopts)
 	outputs := map[*jsonschema.Schema]any{}
+	lean := slices.ContainsFunc(s.families, func(f familyState) bool { return f.parts != nil && f.parts.leanList })
 	for _, t := range all {
-		s.sdk.AddTool(t.sdkToolShared(outputs), s.handler(t))
+		st := t.sdkToolShared(outputs)
+		if lean {
+			st.OutputSchema = nil
+		}
+		s.sdk.AddTool(st, s.handler(t))
 	}
 	for _, f := range s.families {
 		if f.parts != nil && f.parts.register != nil {

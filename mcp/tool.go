@@ -37,6 +37,9 @@ type tool struct {
 	// expensive says its calls count against the server's budget
 	// (budget.go): bounded in number, time and bundle memory.
 	expensive bool
+	// dispatches says it calls the operation its arguments name (the
+	// discovery call tools): the audit line names that operation too.
+	dispatches bool
 	// call answers one tools/call with the raw arguments. It never panics
 	// out (see handler) and always returns a result.
 	call func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult

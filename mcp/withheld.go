@@ -20,6 +20,10 @@ const CodeToolWithheld = "TOOL_WITHHELD"
 // capability family's reasons are openapitools.Withheld* codes.
 const withheldReadOnly = "READ_ONLY"
 
+// Reason of an operation called by its own name on a server in discovery
+// mode, where the call tools reach it.
+const withheldDiscovery = "DISCOVERY"
+
 // answerWithheld returns receiving middleware that answers a tools/call
 // naming a withheld tool with a TOOL_WITHHELD tool error, instead of the
 // protocol error the SDK gives an unknown name: the agent learns that the
@@ -83,6 +87,27 @@ func (st *capabilityState) withheldError(name string) *ToolError {
 		}
 	}
 	return nil
+}
+
+// familyWithheld is the family's answer to a call of a tool it does not
+// offer: a withheld operation, or, in discovery mode, an operation reached
+// through the call tools rather than a tool of its own.
+func (st *capabilityState) familyWithheld(name string) *ToolError {
+	if te := st.withheldError(name); te != nil || st.discovery == nil {
+		return te
+	}
+	t := st.discovery.tools[name]
+	if t == nil {
+		return nil
+	}
+	return &ToolError{
+		Code:   CodeToolWithheld,
+		Field:  "name",
+		Reason: withheldDiscovery,
+		Message: fmt.Sprintf("%s is not a tool of its own here: this server offers the bundle's operations through discovery. Call it with %s as {\"operation\": %q, \"arguments\": {...}}; nothing was sent.",
+			name, st.discovery.callerOf(t), name),
+		Remedy: fmt.Sprintf("pin it as a tool of its own (--tool-pin %s), or start the server with --tool-mode all", name),
+	}
 }
 
 // remedyFor says what the operator would change to expose a tool withheld

@@ -87,7 +87,9 @@ func capabilityRules(capOpts *capabilityOptions) []flagRule {
 	return []flagRule{{flags: []string{"confirm-writes"}, applies: func() bool {
 		return capOpts.AllowWrites || !slices.Contains(known, capOpts.ConfirmWrites)
 	},
-		why: "%[1]s chooses which write operations ask for confirmation, and without --allow-writes only GET and HEAD operations are exposed, which never ask: add --allow-writes, or drop %[1]s"}}
+		why: "%[1]s chooses which write operations ask for confirmation, and without --allow-writes only GET and HEAD operations are exposed, which never ask: add --allow-writes, or drop %[1]s"},
+		{flags: []string{"tool-pin"}, applies: func() bool { return capOpts.ToolMode != openapitools.ToolModeAll },
+			why: "%[1]s offers operations as tools of their own beside the discovery tools, and --tool-mode all offers every operation as a tool already: add --tool-mode discover (or auto), or drop %[1]s"}}
 }
 
 // mcpFlagRules are the rules of `kubepact mcp`; hasBundle is whether

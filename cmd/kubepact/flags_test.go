@@ -47,6 +47,8 @@ func TestInapplicableFlagsRefused(t *testing.T) {
 			"--allow-writes exposes the generated tools that write, and --read-only registers no tool that can write: choose one of them"},
 		{"confirmation without writes", []string{"mcp", catalog, "--confirm-writes", "always"},
 			"--confirm-writes chooses which write operations ask for confirmation, and without --allow-writes only GET and HEAD operations are exposed, which never ask: add --allow-writes, or drop --confirm-writes"},
+		{"pins without discovery", []string{"mcp", catalog, "--tool-pin", "getHealth"},
+			"--tool-pin offers operations as tools of their own beside the discovery tools, and --tool-mode all offers every operation as a tool already: add --tool-mode discover (or auto), or drop --tool-pin"},
 		{"freshness without the fleet", []string{"mcp", "--freshness", "24h"}, "--freshness applies to the fleet tools, which are off: add --fleet"},
 		{"retention without the fleet", []string{"mcp", "--snapshot-retention", "1m"}, "--snapshot-retention applies to the fleet tools"},
 		{"catalog bound without a root", []string{"mcp", "--catalog-max-depth", "3"}, "--catalog-max-depth applies to the catalog, which is off: add --root REF"},

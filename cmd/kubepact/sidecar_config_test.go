@@ -55,6 +55,9 @@ func TestSidecarConfigRoundTrip(t *testing.T) {
 	every.Tools.Timeout = 7 * time.Second
 	every.Tools.MaxResponseBytes = 4096
 	every.Tools.ConfirmWrites = "always"
+	every.Tools.MaxNameLength = 60
+	every.Tools.ToolMode = "discover"
+	every.Tools.ToolPins = []string{"getHealth", "getProduct"}
 	every.ToolsLock = "/etc/kubepact/tools.lock.json"
 	every.Registry.NoCache, every.Registry.PlainHTTP = true, true
 	every.Registry.SecretFile = "/var/run/secrets/kubepact/registry/config.json"

@@ -24,9 +24,26 @@
 // never renamed: two operations claiming one name stop the projection with an
 // error naming both. Derived names that collide get `_2`, `_3`… in document
 // order. Every operation is named before any exposure filter, so a name never
-// depends on the policy. Names longer than the MCP limit (MaxNameLength) are
-// cut and end in `_` plus 8 hex digits of a hash of the full name;
-// characters MCP does not allow in names become `_`.
+// depends on the policy. Names longer than the cap (Options.MaxNameLength,
+// default DefaultNameCap: 64, what OpenAI, Bedrock and Claude accept) are
+// abbreviated word by word (repository → repo, then inner vowels dropped,
+// longest word first) and end in `_` plus 6 hex digits of the SHA-256 of
+// the full name: the result depends on the name alone, never on the other
+// operations, so it is the same on every run and under every filter. A
+// tools lock keeps the names it records for the same operations (same
+// operationId), whatever the cap. Characters MCP does not allow in names
+// become `_`.
+//
+// # Discovery
+//
+// Options.ToolMode chooses how package mcp offers the operations: one tool
+// each, or search, describe and call tools (ToolModeDiscover; ToolModeAuto
+// above AutoDiscoverTools or AutoDiscoverTokens). Capability.Search ranks
+// every operation, exposed or withheld, with BM25F over name, summary,
+// description, tags, path and parameter names and a short fixed synonym
+// list — no model, so the same query gives the same answer on every
+// server; the index is built on the first search and kept with the
+// Capability.
 //
 // # Exposure
 //

@@ -30,6 +30,18 @@ type Options struct {
 	AuthFiles []string
 	// AllowWrites exposes every method, not only GET and HEAD.
 	AllowWrites bool
+	// MaxNameLength caps tool names (default DefaultNameCap, 64; from
+	// MinNameCap to MaxNameLength): a longer name is abbreviated and
+	// ends in a suffix derived from the full name (see the package doc).
+	MaxNameLength int
+	// ToolMode is how operations are offered: ToolModeAll (the default,
+	// also ""; one tool per operation), ToolModeDiscover (search, describe
+	// and call tools) or ToolModeAuto: discover above AutoDiscoverTools
+	// tools or AutoDiscoverTokens estimated tokens of tool definitions.
+	ToolMode string
+	// ToolPins names operations (by tool name) offered as tools of their
+	// own beside the discovery tools.
+	ToolPins []string
 	// AllowOperations, when not empty, exposes only the named tools.
 	AllowOperations []string
 	// DenyOperations withholds the named tools; it wins over AllowOperations.
@@ -78,6 +90,10 @@ type Options struct {
 	// they are sent: ConfirmDelete (the default, ""), ConfirmAlways or
 	// ConfirmNever. See Tool.NeedsConfirmation.
 	ConfirmWrites string
+
+	// lockedNames are the names the tools lock gives operations, by
+	// opKey: set by Project from the lock it holds the projection to.
+	lockedNames map[string]string
 }
 
 // BindFlags binds the flags `kubepact mcp` and `kubepact sidecar` share:
@@ -93,6 +109,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Auth, "auth", o.Auth, "service credential for an OpenAPI security scheme, as name=value (repeatable; needs an explicit base URL)")
 	fs.StringArrayVar(&o.AuthFiles, "auth-file", o.AuthFiles, "service credential read from a file (e.g. a mounted Secret), as name=PATH (repeatable; needs an explicit base URL)")
 	fs.BoolVar(&o.AllowWrites, "allow-writes", o.AllowWrites, "expose every operation, not only GET and HEAD")
+	o.bindNamingFlags(fs)
 	fs.StringSliceVar(&o.AllowOperations, "allow-operations", o.AllowOperations, "expose only these generated tools, by name (comma-separated, repeatable)")
 	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (comma-separated, repeatable)")
 	fs.StringSliceVar(&o.IncludeTags, "include-tags", o.IncludeTags, "expose only operations carrying one of these OpenAPI tags (comma-separated, repeatable)")
@@ -120,6 +137,7 @@ var FlagNames = map[string]string{
 	"IncludeTags": "--include-tags", "ExcludeTags": "--exclude-tags",
 	"IncludePaths": "--include-paths", "ExcludePaths": "--exclude-paths",
 	"DescriptionsFile": "--descriptions-file",
+	"MaxNameLength":    "--max-tool-name-length", "ToolMode": "--tool-mode", "ToolPins": "--tool-pin",
 }
 
 func (o *Options) withDefaults() Options {
@@ -132,6 +150,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.MaxResponseBytes <= 0 {
 		out.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if out.MaxNameLength == 0 {
+		out.MaxNameLength = DefaultNameCap
 	}
 	return out
 }

@@ -62,6 +62,12 @@ type Capability struct {
 	// ops are every operation, exposed or withheld, in document order
 	// (Index).
 	ops []*operation
+	// Discovery (discover.go): the mode asked for, the pinned operations,
+	// every operation's searchable text, and the index built from it.
+	toolMode string
+	pins     []string
+	texts    map[string]*opText
+	search   *lazyIndex
 }
 
 // InterfaceSummary describes one projected openapi interface.
@@ -72,6 +78,8 @@ type InterfaceSummary struct {
 	BaseURL  string `json:"baseUrl" jsonschema:"where its tools send requests"`
 	Exposed  int    `json:"exposed"`
 	Withheld int    `json:"withheld"`
+
+	title string // info.title, for the discovery tools
 }
 
 // Withheld is an operation that is not exposed as a tool.
@@ -146,21 +154,27 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 			specs = append(specs, spec{name: in.Name, file: path.Clean(strings.TrimPrefix(in.Ref, "./"))})
 		}
 	}
-	c, err := project(ctx, b.FS, specs, opts)
-	if err != nil {
-		return nil, err
-	}
-	c.Service = b.Contract.Service.Name
 	lock, fromBundle := (*Lock)(nil), false
 	switch {
 	case opts != nil && opts.Lock != nil:
 		lock = opts.Lock
 	case opts == nil || !opts.IgnoreBundleLock:
+		var err error
 		if lock, err = readBundleLock(b.FS); err != nil {
 			return nil, err
 		}
 		fromBundle = lock != nil
 	}
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.lockedNames = lockedNames(lock)
+	c, err := project(ctx, b.FS, specs, &o)
+	if err != nil {
+		return nil, err
+	}
+	c.Service = b.Contract.Service.Name
 	if lock != nil {
 		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
 	}
@@ -188,6 +202,12 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 		return nil, err
 	}
 	if err := checkConfirmPolicy(p.opts.ConfirmWrites); err != nil {
+		return nil, err
+	}
+	if err := checkNameCap(p.opts.MaxNameLength); err != nil {
+		return nil, err
+	}
+	if err := checkToolMode(p.opts.ToolMode); err != nil {
 		return nil, err
 	}
 	if p.opts.BaseURL != "" {
@@ -218,7 +238,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 		all = append(all, ops...)
 		c.Interfaces = append(c.Interfaces, sum)
 	}
-	if err := nameAll(all); err != nil {
+	if err := nameAll(all, p.opts.MaxNameLength, p.opts.lockedNames); err != nil {
 		return nil, err
 	}
 	for name := range p.creds {
@@ -243,6 +263,7 @@ func project(ctx context.Context, fsys fs.FS, specs []spec, opts *Options) (*Cap
 	}
 	p.expose(c, all)
 	c.ops = all
+	c.toolMode, c.pins, c.texts, c.search = cmp.Or(p.opts.ToolMode, ToolModeAll), cleanList(p.opts.ToolPins), texts(all), &lazyIndex{}
 	return c, nil
 }
 
@@ -257,6 +278,8 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 		return nil, sum, err
 	}
 	sum.Version = d.Version()
+	info, _ := d.Root()["info"].(map[string]any)
+	sum.title = strings.TrimSpace(openapischema.StringAt(info, "title"))
 	declared := serverURL(d)
 	base := p.opts.BaseURL
 	if p.shapesOnly {
@@ -297,7 +320,7 @@ func (p *projector) checkLists(all []*operation) error {
 	for _, op := range all {
 		names[op.name] = true
 	}
-	for flag, list := range map[string][]string{"AllowOperations": p.opts.AllowOperations, "DenyOperations": p.opts.DenyOperations} {
+	for flag, list := range map[string][]string{"AllowOperations": p.opts.AllowOperations, "DenyOperations": p.opts.DenyOperations, "ToolPins": p.opts.ToolPins} {
 		for _, n := range list {
 			if !names[strings.TrimSpace(n)] {
 				return fmt.Errorf("%s: no operation is named %q (names: %s)", flag, n, orNone(openapischema.SortedKeys(names)))

@@ -42,7 +42,7 @@ func Shapes(ctx context.Context, b *bundle.Bundle) ([]*openapischema.Shape, erro
 	}
 	// Tool names are given across every interface at once, as Project
 	// gives them, so a shape names the tool an agent would call.
-	if err := nameAll(all); err != nil {
+	if err := nameAll(all, p.opts.MaxNameLength, nil); err != nil {
 		return nil, err
 	}
 	out := make([]*openapischema.Shape, 0, len(all))

@@ -78,9 +78,10 @@ func DefaultConfig() Config {
 		HealthAddr:     DefaultHealthAddr,
 		MemoryLimitMiB: DefaultMemoryLimitMiB,
 		HTTP:           *h,
-		Tools:          openapitools.Options{ConfirmWrites: openapitools.ConfirmDelete, Timeout: openapitools.DefaultTimeout, MaxResponseBytes: openapitools.DefaultMaxResponseBytes},
-		Registry:       oci.Options{CacheDir: oci.DefaultCacheDir(), Timeout: oci.DefaultTimeout},
-		Limits:         archive.DefaultLimits,
+		Tools: openapitools.Options{ConfirmWrites: openapitools.ConfirmDelete, Timeout: openapitools.DefaultTimeout, MaxResponseBytes: openapitools.DefaultMaxResponseBytes,
+			MaxNameLength: openapitools.DefaultNameCap, ToolMode: openapitools.ToolModeAll},
+		Registry: oci.Options{CacheDir: oci.DefaultCacheDir(), Timeout: oci.DefaultTimeout},
+		Limits:   archive.DefaultLimits,
 	}
 }
 
@@ -142,6 +143,9 @@ func (c Config) Args() []string {
 	value(c.Tools.Timeout != d.Tools.Timeout, "call-timeout", c.Tools.Timeout.String())
 	value(c.Tools.MaxResponseBytes != d.Tools.MaxResponseBytes, "max-response-bytes", strconv.FormatInt(c.Tools.MaxResponseBytes, 10))
 	value(c.Tools.ConfirmWrites != d.Tools.ConfirmWrites, "confirm-writes", c.Tools.ConfirmWrites)
+	value(c.Tools.MaxNameLength != d.Tools.MaxNameLength && c.Tools.MaxNameLength != 0, "max-tool-name-length", strconv.Itoa(c.Tools.MaxNameLength))
+	value(c.Tools.ToolMode != d.Tools.ToolMode && c.Tools.ToolMode != "", "tool-mode", c.Tools.ToolMode)
+	each("tool-pin", c.Tools.ToolPins)
 	value(c.ToolsLock != "", "tools-lock", c.ToolsLock)
 	value(c.Limits.MaxFileBytes != d.Limits.MaxFileBytes, "max-file-bytes", strconv.FormatInt(c.Limits.MaxFileBytes, 10))
 	value(c.Limits.MaxTotalBytes != d.Limits.MaxTotalBytes, "max-total-bytes", strconv.FormatInt(c.Limits.MaxTotalBytes, 10))

@@ -54,6 +54,9 @@ type call struct {
 	// ElicitContains, when set, must appear in the one elicitation the
 	// call makes the server send.
 	ElicitContains string `json:"elicitContains,omitempty"`
+	// ResultContains, when set, must appear in the call's
+	// structuredContent as JSON.
+	ResultContains string `json:"resultContains,omitempty"`
 }
 
 // config is one server configuration of the plan harness.mjs reads.
@@ -70,7 +73,10 @@ type config struct {
 	// Elicit, when set, makes the client declare elicitation and answer
 	// every request with this action (accept, decline).
 	Elicit string `json:"elicit,omitempty"`
-	Calls  []call `json:"calls"`
+	// Annotations, when set, are annotation values tools must list, by
+	// tool name then annotation (readOnlyHint, destructiveHint, …).
+	Annotations map[string]map[string]bool `json:"annotations,omitempty"`
+	Calls       []call                     `json:"calls"`
 }
 
 // shipped is a server configuration as users start it.
@@ -80,6 +86,8 @@ type shipped struct {
 	args    []string // after the subcommand; transport and port flags are added
 	calls   []call
 	elicit  string // the client's answer to elicitation; "" declares none
+	// annotations are annotation values the listed tools must carry.
+	annotations map[string]map[string]bool
 }
 
 func TestTypeScriptClient(t *testing.T) {
@@ -174,6 +182,29 @@ func TestTypeScriptClient(t *testing.T) {
 	confirmDecline := []call{{Tool: "deleteProduct", Args: map[string]any{"productId": "p-0002"}, Expect: "toolError", Code: "NOT_CONFIRMED",
 		ElicitContains: "DELETE " + confirmService.URL + "/products/p-0002"}}
 
+	// Discovery mode: search → describe → call, the read tool refusing a
+	// write, the write tool confirmed (accepted, then declined).
+	discoverArgs := concat([]string{bundle("catalog"), "--base-url", confirmService.URL, "--allow-writes", "--tool-mode", "discover", "--tool-pin", "getHealth"}, ws)
+	discoverRead := []call{
+		{Tool: "pacto_search_operations", Args: map[string]any{"query": "list the products", "limit": 3}, Expect: "ok", ResultContains: `"name":"listProducts"`},
+		{Tool: "pacto_search_operations", Args: map[string]any{"access": "sideways"}, Expect: "toolError", Code: "INVALID_ARGUMENT"},
+		{Tool: "pacto_describe_operations", Args: map[string]any{"names": []string{"getProduct"}}, Expect: "ok", ResultContains: `"productId"`},
+		{Tool: "pacto_call_read", Args: map[string]any{"operation": "listProducts", "arguments": map[string]any{"limit": 2}}, Expect: "ok", ResultContains: `"status":200`},
+		{Tool: "pacto_call_read", Args: map[string]any{"operation": "listProducts", "arguments": map[string]any{"limit": "two"}}, Expect: "toolError", Code: "INVALID_ARGUMENT"},
+		{Tool: "pacto_call_read", Args: map[string]any{"operation": "deleteProduct", "arguments": map[string]any{"productId": "p-0001"}}, Expect: "toolError", Code: "INVALID_ARGUMENT"},
+		{Tool: "getHealth", Args: map[string]any{}, Expect: "any"},
+	}
+	discoverAnnotations := map[string]map[string]bool{
+		"pacto_call_read":           {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true},
+		"pacto_call_write":          {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false},
+		"pacto_search_operations":   {"readOnlyHint": true, "destructiveHint": false},
+		"pacto_describe_operations": {"readOnlyHint": true, "destructiveHint": false},
+	}
+	discoverAccept := concat(discoverRead, []call{{Tool: "pacto_call_write", Args: map[string]any{"operation": "deleteProduct", "arguments": map[string]any{"productId": "p-0004"}}, Expect: "any",
+		ElicitContains: "DELETE " + confirmService.URL + "/products/p-0004"}})
+	discoverDecline := []call{{Tool: "pacto_call_write", Args: map[string]any{"operation": "deleteProduct", "arguments": map[string]any{"productId": "p-0005"}}, Expect: "toolError", Code: "NOT_CONFIRMED",
+		ElicitContains: "DELETE " + confirmService.URL + "/products/p-0005"}}
+
 	configs := []shipped{
 		{name: "authoring", args: ws, calls: concat(authoring, payload)},
 		{name: "catalog", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, ws), calls: concat(catalogRead, authoring[:2])},
@@ -190,6 +221,10 @@ func TestTypeScriptClient(t *testing.T) {
 		{name: "sidecar-writes", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--allow-writes", "--no-cache"}, calls: catalogWrite},
 		{name: "confirm-decline", args: confirmArgs, calls: confirmDecline, elicit: "decline"},
 		{name: "confirm-accept", args: confirmArgs, calls: confirmAccept, elicit: "accept"},
+		{name: "discover-accept", args: discoverArgs, calls: discoverAccept, elicit: "accept", annotations: discoverAnnotations},
+		{name: "discover-decline", args: discoverArgs, calls: discoverDecline, elicit: "decline", annotations: discoverAnnotations},
+		{name: "sidecar-discover", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--tool-mode", "discover", "--no-cache"}, calls: discoverRead[:5],
+			annotations: map[string]map[string]bool{"pacto_call_read": discoverAnnotations["pacto_call_read"]}},
 	}
 
 	var plan struct {
@@ -199,20 +234,21 @@ func TestTypeScriptClient(t *testing.T) {
 		if !c.sidecar {
 			plan.Configs = append(plan.Configs, config{
 				Name: c.name + "/stdio", Transport: "stdio", Command: kubepactBin,
-				Args: concat([]string{"mcp"}, c.args), Cwd: workspace, Env: env, Calls: c.calls, Elicit: c.elicit,
+				Args: concat([]string{"mcp"}, c.args), Cwd: workspace, Env: env, Calls: c.calls, Elicit: c.elicit, Annotations: c.annotations,
 			})
 		}
 		plan.Configs = append(plan.Configs, config{
-			Name: c.name + "/http", Transport: "http", URL: startHTTP(t, kubepactBin, c, env, workspace), Calls: c.calls, Elicit: c.elicit,
+			Name: c.name + "/http", Transport: "http", URL: startHTTP(t, kubepactBin, c, env, workspace), Calls: c.calls, Elicit: c.elicit, Annotations: c.annotations,
 		})
 	}
 	// The 1.x client in its one era, the 2.x client in both.
 	runHarness(t, clientsDir, "sdk", withEra(plan.Configs, eraLegacy))
 	runHarness(t, clientsDir, "client", concat(withEra(plan.Configs, eraLegacy), withEra(plan.Configs, eraStateless)))
 	// Declined deletes never reach the service; the accepted ones (stdio
-	// and HTTP, each client, each era) do.
-	if got := deletes.Load(); got != 6 {
-		t.Errorf("the service received %d DELETE(s) from the confirmation configurations; want 6 (the accepted ones)", got)
+	// and HTTP, by deleteProduct's own tool and by pacto_call_write, each
+	// client, each era) do.
+	if got := deletes.Load(); got != 12 {
+		t.Errorf("the service received %d DELETE(s) from the confirmation configurations; want 12 (the accepted ones)", got)
 	}
 }
 

@@ -20,8 +20,10 @@
 //      "url": "http://127.0.0.1:PORT/mcp",                                       // http
 //      "headers": {"Authorization": "Bearer …"},                                 // http, optional
 //      "elicit": "accept" | "decline",                                           // optional
+//      "annotations": {"pacto_call_read": {"readOnlyHint": true}},              // optional
 //      "calls": [{"tool": "listProducts", "args": {...}, "expect": "ok" | "toolError" | "any",
-//                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…"}]   // both optional
+//                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…",
+//                 "resultContains": "\"status\":200"}]                          // all three optional
 //   }]}
 //
 // The era is pinned: the 2.x client negotiates exactly that version (for
@@ -34,7 +36,9 @@
 // 2.x client answers the server's input-required result through the same
 // handler and retries the call); a call with "elicitContains" must have been
 // preceded by exactly one elicitation whose message contains that text, and
-// one with "code" must answer a tool error of that code.
+// one with "code" must answer a tool error of that code; one with
+// "resultContains" must answer structuredContent whose JSON holds that text.
+// "annotations" are values the listed tools' annotations must have.
 //
 // Per configuration: connect; page through tools/list, resources/list,
 // resources/templates/list and prompts/list (those the server announces);
@@ -161,6 +165,16 @@ async function runConfig(lib, cfg) {
       }
     }
     facts.push(`${tools.length} tools`);
+    for (const [name, want] of Object.entries(cfg.annotations ?? {})) {
+      step = `annotations of ${name}`;
+      const entry = byName.get(name);
+      if (!entry) throw new Error(`tool ${name} is not listed`);
+      for (const [hint, value] of Object.entries(want)) {
+        if (entry.tool.annotations?.[hint] !== value) {
+          throw new Error(`${hint} is ${JSON.stringify(entry.tool.annotations?.[hint])}, want ${value}`);
+        }
+      }
+    }
 
     if (caps.resources) {
       step = "resources/list";
@@ -190,6 +204,9 @@ async function runConfig(lib, cfg) {
       }
       if (call.code !== undefined && res.structuredContent?.error?.code !== call.code) {
         throw new Error(`error.code ${JSON.stringify(res.structuredContent?.error?.code)}, want ${call.code}: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+      }
+      if (call.resultContains !== undefined && !JSON.stringify(res.structuredContent ?? null).includes(call.resultContains)) {
+        throw new Error(`structuredContent does not hold ${call.resultContains}: ${JSON.stringify(res.structuredContent ?? res.content)}`);
       }
       const expect = call.expect ?? "ok";
       if (expect === "ok" && res.isError) throw new Error(`tool error: ${JSON.stringify(res.structuredContent ?? res.content)}`);
