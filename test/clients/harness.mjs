@@ -14,8 +14,17 @@
 //      "headers": {"Authorization": "Bearer …"},                                 // http, optional
 //      "elicit": "accept" | "decline",                                           // optional
 //      "calls": [{"tool": "listProducts", "args": {...}, "expect": "ok" | "toolError" | "any",
-//                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…"}]   // both optional
+//                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…",   // optional
+//                 "textContains": "…",                                              // optional
+//                 "pages": {"maxBytes": 65536, "minPages": 3, "list": "nodes", "total": "total.nodes"}}]  // optional
 //   }]}
+//
+// A call with "textContains" must answer a text content holding it. A call
+// with "pages" is a paged answer: the harness follows structuredContent
+// .nextCursor (the same arguments plus cursor) to the last page, each page
+// at most maxBytes of JSON; there must be at least minPages, and the
+// lengths of the "list" field of every page must add up to the first
+// page's "total" (dot paths into structuredContent).
 //
 // With "elicit", the client declares the elicitation capability (form mode)
 // and answers every elicitation/create with that action; a call with
@@ -144,6 +153,11 @@ async function runConfig(cfg) {
       }
       const expect = call.expect ?? "ok";
       if (expect === "ok" && res.isError) throw new Error(`tool error: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+      if (call.textContains !== undefined) {
+        const text = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+        if (!text.includes(call.textContains)) throw new Error(`the text ${JSON.stringify(text)} does not say ${JSON.stringify(call.textContains)}`);
+      }
+      if (call.pages !== undefined) await followPages(client, call, res);
       if (expect === "toolError") {
         if (!res.isError) throw new Error(`succeeded, want a tool error: ${JSON.stringify(res.structuredContent)}`);
         if (typeof res.structuredContent?.error?.code !== "string") {
@@ -163,6 +177,35 @@ async function runConfig(cfg) {
   } finally {
     await client.close().catch(() => {});
   }
+}
+
+// at reads a dot path (a.b.c) of v.
+function at(v, path) {
+  return path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), v);
+}
+
+// followPages reads a paged answer to its end (see "pages" above); every
+// page is validated by the client against the tool's output schema.
+async function followPages(client, call, first) {
+  const { maxBytes, minPages, list, total } = call.pages;
+  const want = at(first.structuredContent, total);
+  if (typeof want !== "number") throw new Error(`the first page has no total at ${total}`);
+  let res = first, pages = 0, listed = 0;
+  for (;;) {
+    pages++;
+    const size = JSON.stringify(res.structuredContent).length;
+    if (size > maxBytes) throw new Error(`page ${pages} is ${size} bytes, above ${maxBytes}`);
+    const items = at(res.structuredContent, list);
+    if (!Array.isArray(items)) throw new Error(`page ${pages} has no list at ${list}`);
+    listed += items.length;
+    const cursor = res.structuredContent.nextCursor;
+    if (!cursor) break;
+    if (pages > 1000) throw new Error("more than 1000 pages");
+    res = await client.callTool({ name: call.tool, arguments: { ...call.args, cursor } });
+    if (res.isError) throw new Error(`page ${pages + 1}: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+  }
+  if (pages < minPages) throw new Error(`${pages} page(s), want at least ${minPages}`);
+  if (listed !== want) throw new Error(`the pages list ${listed} of ${list}, the first page's ${total} says ${want}`);
 }
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
