@@ -186,9 +186,9 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 				revs = it.sv.revisions
 			}
 			for _, k := range revs {
-				if r := s.revision(k); r != nil {
-					for _, e := range r.Edges {
-						rels = append(rels, s.resolve(r, e))
+				if r, targets := s.revisionEdges(k); r != nil {
+					for i, e := range r.Edges {
+						rels = append(rels, s.resolveTarget(r, e, targets[i]))
 					}
 				}
 			}

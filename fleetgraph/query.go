@@ -710,15 +710,16 @@ func (s *Snapshot) inbound(sv *service) []Relationship {
 	}
 	var out []Relationship
 	for _, k := range keys {
-		r := s.revision(k)
+		r, targets := s.revisionEdges(k)
 		if r == nil {
 			continue
 		}
-		for _, e := range r.Edges {
-			if t := e.target(); !slices.Contains(t.names(), sv.name) && (t.digest == "" || !slices.Contains(digests, t.digest)) {
+		for i, e := range r.Edges {
+			t := targets[i]
+			if !slices.Contains(t.names(), sv.name) && (t.digest == "" || !slices.Contains(digests, t.digest)) {
 				continue
 			}
-			if rel := s.resolve(r, e); rel.Resolved && rel.ToService == sv.key {
+			if rel := s.resolveTarget(r, e, t); rel.Resolved && rel.ToService == sv.key {
 				out = append(out, rel)
 			}
 		}

@@ -135,6 +135,16 @@ func (s *Snapshot) revision(key string) *Revision {
 	return nil
 }
 
+// revisionEdges is a revision with what its edges point at, parsed when
+// it entered the Builder (targets[i] is Edges[i]'s): a walk over edges
+// resolves them without parsing a reference per edge and call.
+func (s *Snapshot) revisionEdges(key string) (*Revision, []edgeTarget) {
+	if e, ok := s.revisions.get(key); ok {
+		return e.Revision, e.targets
+	}
+	return nil, nil
+}
+
 func (s *Snapshot) target(key string) *Target {
 	if e, ok := s.targets.get(key); ok {
 		return e.Target
