@@ -217,6 +217,9 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		path []string // consumer first
 	}
 	seen := map[string]bool{sv.key: true}
+	// inbound keeps each service's resolved inbound edges for
+	// transitiveRisks, which walks the same services again.
+	inbound := map[string][]Relationship{}
 	queue := []node{{sv: sv, path: []string{sv.key}}}
 	owners := map[string]bool{}
 	// truncated is set when a consumer is left out, not when the bound is
@@ -230,7 +233,9 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		cur := queue[0]
 		queue = queue[1:]
 		byConsumer := map[string][]Relationship{}
-		for _, rel := range s.inbound(cur.sv) {
+		in := s.inbound(cur.sv)
+		inbound[cur.sv.key] = in
+		for _, rel := range in {
 			if rel.Type == EdgeDependency {
 				byConsumer[rel.FromService] = append(byConsumer[rel.FromService], rel)
 			}
@@ -283,7 +288,7 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 			queue = append(queue, node{sv: csv, path: path})
 		}
 	}
-	s.transitiveRisks(res)
+	s.transitiveRisks(res, inbound)
 	if truncated {
 		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
 	}
@@ -404,7 +409,7 @@ func contractChanges(cs []diff.Change) int {
 // through one of unknown exposure, else unaffected. The walk follows
 // dependents from each direct consumer and stays among the listed
 // consumers, so it is bounded by them and their edges.
-func (s *Snapshot) transitiveRisks(res *ImpactResult) {
+func (s *Snapshot) transitiveRisks(res *ImpactResult, inbound map[string][]Relationship) {
 	at := make(map[string]int, len(res.Consumers))
 	for i, c := range res.Consumers {
 		at[c.Service] = i
@@ -424,7 +429,11 @@ func (s *Snapshot) transitiveRisks(res *ImpactResult) {
 		for len(queue) > 0 {
 			cur := queue[0]
 			queue = queue[1:]
-			for _, rel := range s.inbound(s.service(res.Consumers[cur].Service)) {
+			in, ok := inbound[res.Consumers[cur].Service]
+			if !ok {
+				in = s.inbound(s.service(res.Consumers[cur].Service))
+			}
+			for _, rel := range in {
 				j, ok := at[rel.FromService]
 				if rel.Type != EdgeDependency || !ok || res.Consumers[j].Direct || res.Consumers[j].Risk != "" {
 					continue

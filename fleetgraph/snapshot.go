@@ -52,6 +52,8 @@ type Snapshot struct {
 	view   string
 	views  viewCache
 	scopes scopeIndex
+	// in memoizes inbound (query.go), also filled on first use.
+	in inboundMemo
 	// vis and counts are a view's visibility and per-source record
 	// counts, kept to advance the view to the next snapshot.
 	vis    Visibility
