@@ -222,9 +222,15 @@ test-conformance: build ## Run the official MCP conformance suite against `kubep
 	$(GO_BUILD) -o $(LOCALBIN)/kubepact-conformance ./hack/conformance/server
 	CONFORMANCE_DIR=$(CONFORMANCE_DIR) KUBEPACT=$(LOCALBIN)/kubepact KUBEPACT_CONFORMANCE=$(LOCALBIN)/kubepact-conformance hack/conformance/run.sh
 
+# BENCHTIME=1x runs every benchmark once: a broken one fails the target, and
+# the whole set takes about 3 min of benchmark time on 2 cores (plus
+# compiling the test binaries). Measure with e.g. BENCHTIME=2s and -count.
+BENCHTIME ?= 1x
+BENCHTIMEOUT ?= 15m
+
 .PHONY: bench
-bench: ## Run the benchmarks once with memory statistics.
-	go test -run '^$$' -bench . -benchmem ./...
+bench: ## Run every benchmark BENCHTIME (default once) with memory statistics; fails when one fails.
+	go test -run '^$$' -bench . -benchtime $(BENCHTIME) -benchmem -timeout $(BENCHTIMEOUT) ./...
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each.

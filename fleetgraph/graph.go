@@ -27,6 +27,11 @@ type GraphQuery struct {
 	Transitive bool   `json:"transitive,omitempty"`
 	MaxDepth   int    `json:"max_depth,omitempty"`
 	MaxNodes   int    `json:"max_nodes,omitempty"`
+	// MaxBytes is the answer's byte budget (0: DefaultMaxBytes); Cursor
+	// continues a listing that did not fit (NextCursor of the page
+	// before). Neither is part of the query a cursor is bound to.
+	MaxBytes int    `json:"max_bytes,omitempty"`
+	Cursor   string `json:"cursor,omitempty"`
 }
 
 // GraphNode is a service reached by the traversal.
@@ -49,7 +54,17 @@ type GraphResult struct {
 	Edges      []Relationship `json:"edges"`
 	Cycles     [][]string     `json:"cycles"`
 	Unresolved []Relationship `json:"unresolved"`
-	Truncated  bool           `json:"truncated"`
+	// Truncated says the walk stopped at max_nodes.
+	Truncated bool `json:"truncated"`
+	// Total counts the whole walk's lists, ByDepth its nodes per depth
+	// (the root is depth 0); the lists above are the page that fits the
+	// byte budget, nodes nearest the root first, each node with the edges
+	// that lead to it. Remaining counts what later pages hold and
+	// NextCursor reads them.
+	Total      GraphTotals  `json:"total"`
+	ByDepth    []DepthCount `json:"byDepth"`
+	Remaining  *GraphTotals `json:"remaining,omitempty"`
+	NextCursor string       `json:"nextCursor,omitempty"`
 }
 
 // Graph walks dependencies or dependents breadth first, so each node's depth
@@ -79,6 +94,17 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 	if q.MaxNodes < 0 || q.MaxNodes > MaxMaxNodes {
 		return nil, invalid("max_nodes", "max_nodes %d: want 1..%d", q.MaxNodes, MaxMaxNodes)
 	}
+	budget, err := checkMaxBytes(q.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	pq := q
+	pq.MaxBytes, pq.Cursor = 0, ""
+	filter := s.filterKey(pq)
+	offset, err := s.pageCursor(q.Cursor, filter)
+	if err != nil {
+		return nil, err
+	}
 	maxNodes := q.MaxNodes
 	if maxNodes == 0 {
 		maxNodes = DefaultMaxNodes
@@ -87,7 +113,7 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 	if !q.Transitive {
 		maxDepth = 1
 	}
-	res := &GraphResult{Direction: dir, Nodes: []GraphNode{}, Edges: []Relationship{}, Cycles: [][]string{}, Unresolved: []Relationship{}}
+	res := &GraphResult{Direction: dir, Nodes: []GraphNode{}, Edges: []Relationship{}, Cycles: [][]string{}, Unresolved: []Relationship{}, ByDepth: []DepthCount{}}
 
 	// Find the root service and the revisions whose edges start the walk.
 	var root *service
@@ -143,6 +169,9 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 	res.Nodes = append(res.Nodes, GraphNode{Key: root.key, Name: root.name, Depth: 0, Path: []string{root.key}})
 	queue := []item{{sv: root, revs: rootRevs, node: 0}}
 	seenCycle := map[string]bool{}
+	// Where each listed item belongs, for paging (see graphEntry).
+	var edgeTo []string
+	var edgeFrom, cycleAt, unresolvedAt []int
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -157,9 +186,9 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 				revs = it.sv.revisions
 			}
 			for _, k := range revs {
-				if r := s.revision(k); r != nil {
-					for _, e := range r.Edges {
-						rels = append(rels, s.resolve(r, e))
+				if r, targets := s.revisionEdges(k); r != nil {
+					for i, e := range r.Edges {
+						rels = append(rels, s.resolveTarget(r, e, targets[i]))
 					}
 				}
 			}
@@ -174,7 +203,7 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 		for _, rel := range rels {
 			if !rel.Resolved {
 				res.Unresolved = append(res.Unresolved, rel)
-				lims = append(lims, Limitation{Code: LimitUnresolvedDep, Message: rel.FromRevision + " → " + rel.To + ": " + rel.Reason, Subject: rel.FromRevision})
+				unresolvedAt = append(unresolvedAt, it.node)
 				continue
 			}
 			res.Edges = append(res.Edges, rel)
@@ -182,11 +211,13 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 			if dir == DirectionDependents {
 				next = rel.FromService
 			}
+			edgeTo, edgeFrom = append(edgeTo, next), append(edgeFrom, it.node)
 			if i := slices.Index(node.Path, next); i >= 0 {
 				cyc := append(slices.Clone(node.Path[i:]), next)
 				if id := canonicalCycle(cyc); !seenCycle[id] {
 					seenCycle[id] = true
 					res.Cycles = append(res.Cycles, cyc)
+					cycleAt = append(cycleAt, it.node)
 				}
 				continue
 			}
@@ -209,8 +240,117 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 	if res.Truncated {
 		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the graph reached max_nodes; raise it or lower max_depth"})
 	}
-	res.Meta = s.meta(lims)
+	entries := make([]graphEntry, 0, len(res.Nodes)+len(res.Edges)+len(res.Cycles)+len(res.Unresolved))
+	for i := range res.Nodes {
+		entries = append(entries, graphEntry{owner: i, kind: entryNode, i: i})
+	}
+	for i, to := range edgeTo {
+		// The later of its two nodes: a page's edges join nodes on that
+		// page or earlier ones. (A node left out at max_nodes, or not a
+		// service, has no place: the edge goes with its origin.)
+		owner := edgeFrom[i]
+		if to, ok := index[to]; ok {
+			owner = max(owner, to)
+		}
+		entries = append(entries, graphEntry{owner: owner, kind: entryEdge, i: i})
+	}
+	for i, at := range cycleAt {
+		entries = append(entries, graphEntry{owner: at, kind: entryCycle, i: i})
+	}
+	for i, at := range unresolvedAt {
+		entries = append(entries, graphEntry{owner: at, kind: entryUnresolved, i: i})
+	}
+	slices.SortStableFunc(entries, func(a, b graphEntry) int {
+		if a.owner != b.owner {
+			return a.owner - b.owner
+		}
+		return a.kind - b.kind
+	})
+	s.pageGraph(res, entries, lims, pageSpec{budget: budget, offset: offset, filter: filter})
 	return res, nil
+}
+
+// pageSpec is one page request: the budget, where the page starts and
+// the query its cursor is bound to.
+type pageSpec struct {
+	budget, offset int
+	filter         string
+}
+
+// unresolvedLimitation is the limitation an unresolved edge on a page
+// adds to the answer's meta.
+func unresolvedLimitation(rel Relationship) Limitation {
+	return Limitation{Code: LimitUnresolvedDep, Message: rel.FromRevision + " → " + rel.To + ": " + rel.Reason, Subject: rel.FromRevision}
+}
+
+// pageGraph replaces res's lists by the page of entries from the offset
+// that fits the budget, and sets the totals, the summary and the cursor.
+// Meta names the unresolved edges of the page (every page says the walk
+// was truncated at max_nodes, when it was).
+func (s *Snapshot) pageGraph(res *GraphResult, entries []graphEntry, lims []Limitation, p pageSpec) {
+	nodes, edges, cycles, unresolved := res.Nodes, res.Edges, res.Cycles, res.Unresolved
+	res.Total = GraphTotals{Nodes: len(nodes), Edges: len(edges), Cycles: len(cycles), Unresolved: len(unresolved)}
+	for _, n := range nodes {
+		if len(res.ByDepth) == 0 || res.ByDepth[len(res.ByDepth)-1].Depth != n.Depth {
+			res.ByDepth = append(res.ByDepth, DepthCount{Depth: n.Depth})
+		}
+		res.ByDepth[len(res.ByDepth)-1].Count++ // breadth first: depths ascend
+	}
+	res.Nodes, res.Edges, res.Cycles, res.Unresolved = []GraphNode{}, []Relationship{}, [][]string{}, []Relationship{}
+	res.Meta = s.meta(lims)
+	pg := newPager(p.budget, res)
+	end := min(p.offset, len(entries))
+	for _, e := range entries[end:] {
+		var v any
+		var lim *Limitation
+		switch e.kind {
+		case entryNode:
+			v = nodes[e.i]
+		case entryEdge:
+			v = edges[e.i]
+		case entryCycle:
+			v = cycles[e.i]
+		default:
+			l := unresolvedLimitation(unresolved[e.i])
+			v, lim = unresolved[e.i], &l
+		}
+		n := encodedLen(v)
+		if lim != nil {
+			n += encodedLen(lim) + 1
+		}
+		if !pg.take(n) {
+			break
+		}
+		end++
+		switch e.kind {
+		case entryNode:
+			res.Nodes = append(res.Nodes, nodes[e.i])
+		case entryEdge:
+			res.Edges = append(res.Edges, edges[e.i])
+		case entryCycle:
+			res.Cycles = append(res.Cycles, cycles[e.i])
+		default:
+			res.Unresolved = append(res.Unresolved, unresolved[e.i])
+			lims = append(lims, *lim)
+		}
+	}
+	if res.NextCursor = s.nextPage(p.filter, end, len(entries)); res.NextCursor != "" {
+		var rest GraphTotals
+		for _, e := range entries[end:] {
+			switch e.kind {
+			case entryNode:
+				rest.Nodes++
+			case entryEdge:
+				rest.Edges++
+			case entryCycle:
+				rest.Cycles++
+			default:
+				rest.Unresolved++
+			}
+		}
+		res.Remaining = &rest
+	}
+	res.Meta = s.meta(lims)
 }
 
 // canonicalCycle identifies a cycle regardless of where it was entered.

@@ -40,6 +40,11 @@ type ImpactOptions struct {
 	// carries an OBSERVED_EDGES_UNAVAILABLE limitation instead: a request
 	// for evidence the server cannot give is never silently dropped.
 	IncludeObserved bool
+	// MaxBytes is the answer's byte budget (0: DefaultMaxBytes); Cursor
+	// continues the consumer list of an answer that did not fit. A cursor
+	// is bound to the snapshot and to the two revisions compared.
+	MaxBytes int
+	Cursor   string
 }
 
 // Risks: what the change means to one consumer, the verdict read together
@@ -106,15 +111,25 @@ type ImpactResult struct {
 	NonBreakingChanges         []diff.Change `json:"nonBreakingChanges"`
 	// VersionBump judges the version change against the diff: a
 	// breaking change without a major version bump is flagged there.
-	VersionBump diff.Bump  `json:"versionBump"`
-	Consumers   []Consumer `json:"consumers"`
+	VersionBump diff.Bump `json:"versionBump"`
+	// Consumers is the page of consumers that fits the byte budget, the
+	// most affected first (at risk, to review, unknown, indirect,
+	// excluded, unaffected; then nearest first). TotalConsumers,
+	// ConsumersByRisk and ConsumersByDepth count them all;
+	// RemainingConsumers are on later pages, which NextCursor reads.
+	Consumers          []Consumer     `json:"consumers"`
+	TotalConsumers     int            `json:"totalConsumers"`
+	ConsumersByRisk    map[string]int `json:"consumersByRisk"`
+	ConsumersByDepth   []DepthCount   `json:"consumersByDepth"`
+	RemainingConsumers int            `json:"remainingConsumers,omitempty"`
+	NextCursor         string         `json:"nextCursor,omitempty"`
 	// AtRiskConsumers counts the consumers at risk (RiskAtRisk); AtRisk
-	// names them.
+	// names those on this page.
 	AtRiskConsumers int      `json:"atRiskConsumers"`
 	AtRisk          []string `json:"atRisk"`
 	// IncompatibleConsumers counts the direct consumers whose range
 	// excludes the new version (RiskExcluded): they will not pick it up
-	// until they widen their range. Excluded names them.
+	// until they widen their range. Excluded names those on this page.
 	IncompatibleConsumers int      `json:"incompatibleConsumers"`
 	Excluded              []string `json:"excluded"`
 	ActiveTargets         []string `json:"activeTargets"`
@@ -134,6 +149,20 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 	if maxConsumers <= 0 {
 		maxConsumers = 5000
 	}
+	budget, err := checkMaxBytes(opts.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	filter := s.filterKey(struct {
+		Old, New        string
+		Domain          string
+		IncludeObserved bool
+		MaxConsumers    int
+	}{older.Identity.String(), newer.Identity.String(), opts.Domain, opts.IncludeObserved, maxConsumers})
+	offset, err := s.pageCursor(opts.Cursor, filter)
+	if err != nil {
+		return nil, err
+	}
 	changes, err := diff.Diff(ctx, older, newer)
 	if err != nil {
 		return nil, err
@@ -143,6 +172,7 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		Classification: diff.Classification(changes), BreakingChanges: []diff.Change{}, PotentiallyBreakingChanges: []diff.Change{}, NonBreakingChanges: []diff.Change{},
 		VersionBump: diff.JudgeBump(older.Contract.Service.Version, newer.Contract.Service.Version, changes),
 		Consumers:   []Consumer{}, AtRisk: []string{}, Excluded: []string{}, ActiveTargets: []string{}, Owners: []string{},
+		ConsumersByRisk: map[string]int{}, ConsumersByDepth: []DepthCount{},
 	}
 	for _, c := range changes {
 		switch c.Classification {
@@ -187,6 +217,9 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		path []string // consumer first
 	}
 	seen := map[string]bool{sv.key: true}
+	// inbound keeps each service's resolved inbound edges for
+	// transitiveRisks, which walks the same services again.
+	inbound := map[string][]Relationship{}
 	queue := []node{{sv: sv, path: []string{sv.key}}}
 	owners := map[string]bool{}
 	// truncated is set when a consumer is left out, not when the bound is
@@ -200,7 +233,9 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		cur := queue[0]
 		queue = queue[1:]
 		byConsumer := map[string][]Relationship{}
-		for _, rel := range s.inbound(cur.sv) {
+		in := s.inbound(cur.sv)
+		inbound[cur.sv.key] = in
+		for _, rel := range in {
 			if rel.Type == EdgeDependency {
 				byConsumer[rel.FromService] = append(byConsumer[rel.FromService], rel)
 			}
@@ -253,16 +288,7 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 			queue = append(queue, node{sv: csv, path: path})
 		}
 	}
-	s.transitiveRisks(res)
-	for _, c := range res.Consumers {
-		switch c.Risk {
-		case RiskAtRisk:
-			res.AtRisk = append(res.AtRisk, c.Service)
-		case RiskExcluded:
-			res.Excluded = append(res.Excluded, c.Service)
-		}
-	}
-	res.AtRiskConsumers, res.IncompatibleConsumers = len(res.AtRisk), len(res.Excluded)
+	s.transitiveRisks(res, inbound)
 	if truncated {
 		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
 	}
@@ -271,7 +297,59 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		res.Owners = []string{}
 	}
 	res.Meta = s.meta(lims)
+	s.pageImpact(res, pageSpec{budget: budget, offset: offset, filter: filter})
 	return res, nil
+}
+
+// riskRank orders consumers most affected first.
+var riskRank = map[string]int{RiskAtRisk: 0, RiskReview: 1, RiskUnknown: 2, RiskIndirect: 3, RiskExcluded: 4, RiskUnaffected: 5}
+
+// pageImpact counts res's consumers, orders them most affected first and
+// keeps the page of them that fits the budget.
+func (s *Snapshot) pageImpact(res *ImpactResult, p pageSpec) {
+	all := res.Consumers
+	slices.SortStableFunc(all, func(a, b Consumer) int { // breadth first already: nearest first within a risk
+		return riskRank[a.Risk] - riskRank[b.Risk]
+	})
+	res.TotalConsumers = len(all)
+	depths := map[int]int{}
+	for _, c := range all {
+		res.ConsumersByRisk[c.Risk]++
+		depths[c.Depth]++
+	}
+	for _, d := range slices.Sorted(func(yield func(int) bool) {
+		for d := range depths {
+			if !yield(d) {
+				return
+			}
+		}
+	}) {
+		res.ConsumersByDepth = append(res.ConsumersByDepth, DepthCount{Depth: d, Count: depths[d]})
+	}
+	res.AtRiskConsumers, res.IncompatibleConsumers = res.ConsumersByRisk[RiskAtRisk], res.ConsumersByRisk[RiskExcluded]
+	res.Consumers = []Consumer{}
+	pg := newPager(p.budget, res)
+	end := min(p.offset, len(all))
+	for _, c := range all[end:] {
+		n := encodedLen(c)
+		named := c.Risk == RiskAtRisk || c.Risk == RiskExcluded
+		if named {
+			n += len(c.Service) + 3
+		}
+		if !pg.take(n) {
+			break
+		}
+		end++
+		res.Consumers = append(res.Consumers, c)
+		switch c.Risk {
+		case RiskAtRisk:
+			res.AtRisk = append(res.AtRisk, c.Service)
+		case RiskExcluded:
+			res.Excluded = append(res.Excluded, c.Service)
+		}
+	}
+	res.NextCursor = s.nextPage(p.filter, end, len(all))
+	res.RemainingConsumers = len(all) - end
 }
 
 // verdict checks the new version against every range a consumer declares:
@@ -331,7 +409,7 @@ func contractChanges(cs []diff.Change) int {
 // through one of unknown exposure, else unaffected. The walk follows
 // dependents from each direct consumer and stays among the listed
 // consumers, so it is bounded by them and their edges.
-func (s *Snapshot) transitiveRisks(res *ImpactResult) {
+func (s *Snapshot) transitiveRisks(res *ImpactResult, inbound map[string][]Relationship) {
 	at := make(map[string]int, len(res.Consumers))
 	for i, c := range res.Consumers {
 		at[c.Service] = i
@@ -351,7 +429,11 @@ func (s *Snapshot) transitiveRisks(res *ImpactResult) {
 		for len(queue) > 0 {
 			cur := queue[0]
 			queue = queue[1:]
-			for _, rel := range s.inbound(s.service(res.Consumers[cur].Service)) {
+			in, ok := inbound[res.Consumers[cur].Service]
+			if !ok {
+				in = s.inbound(s.service(res.Consumers[cur].Service))
+			}
+			for _, rel := range in {
 				j, ok := at[rel.FromService]
 				if rel.Type != EdgeDependency || !ok || res.Consumers[j].Direct || res.Consumers[j].Risk != "" {
 					continue

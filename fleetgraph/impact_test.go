@@ -49,7 +49,7 @@ func riskFleet(t *testing.T) *fleetgraph.Snapshot {
 
 // payBundle writes a revision of pay at version: GET /payments, and
 // with refunds POST /refunds too, with more GET /report too.
-func payBundle(t *testing.T, version string, refunds bool, more ...bool) *bundle.Bundle {
+func payBundle(t testing.TB, version string, refunds bool, more ...bool) *bundle.Bundle {
 	t.Helper()
 	dir := t.TempDir()
 	api := "openapi: 3.1.0\ninfo: {title: Pay, version: " + version + "}\npaths:\n  /payments:\n    get:\n      responses: {\"200\": {description: ok}}\n"

@@ -42,18 +42,19 @@ func (r *ImpactResult) Headline() string {
 	case !r.InFleet:
 		fmt.Fprintf(&b, "; %s is not in the fleet snapshot, so no consumer can be named", r.Service)
 		return b.String() + "."
-	case len(r.Consumers) == 0:
+	case r.TotalConsumers == 0:
 		b.WriteString("; no consumer in the fleet snapshot depends on it")
 		return b.String() + "."
 	}
+	// Counts are the whole answer's; names come from this page.
 	byRisk := map[string][]string{}
 	for _, c := range r.Consumers {
 		byRisk[c.Risk] = append(byRisk[c.Risk], c.Service)
 	}
-	if n := len(byRisk[RiskAtRisk]); n > 0 {
-		fmt.Fprintf(&b, "; %d of %d consumer(s) AT RISK, their range admits %s: %s", n, len(r.Consumers), r.NewVersion, names(byRisk[RiskAtRisk]))
+	if n := r.ConsumersByRisk[RiskAtRisk]; n > 0 {
+		fmt.Fprintf(&b, "; %d of %d consumer(s) AT RISK, their range admits %s: %s", n, r.TotalConsumers, r.NewVersion, names(byRisk[RiskAtRisk], n))
 	} else {
-		fmt.Fprintf(&b, "; 0 of %d consumer(s) at risk", len(r.Consumers))
+		fmt.Fprintf(&b, "; 0 of %d consumer(s) at risk", r.TotalConsumers)
 	}
 	for _, g := range []struct{ risk, says string }{
 		{RiskReview, "to review, their range admits it and some change may break them"},
@@ -61,20 +62,28 @@ func (r *ImpactResult) Headline() string {
 		{RiskIndirect, "depend indirectly on those at risk or to review"},
 		{RiskUnknown, "of unknown exposure (no usable range, or reached through one)"},
 	} {
-		if ns := byRisk[g.risk]; len(ns) > 0 {
-			fmt.Fprintf(&b, "; %d %s: %s", len(ns), g.says, names(ns))
+		if n := r.ConsumersByRisk[g.risk]; n > 0 {
+			fmt.Fprintf(&b, "; %d %s", n, g.says)
+			if ns := byRisk[g.risk]; len(ns) > 0 {
+				fmt.Fprintf(&b, ": %s", names(ns, n))
+			}
 		}
 	}
-	if n := len(byRisk[RiskUnaffected]); n > 0 {
+	if n := r.ConsumersByRisk[RiskUnaffected]; n > 0 {
 		fmt.Fprintf(&b, "; %d unaffected", n)
+	}
+	if r.NextCursor != "" {
+		fmt.Fprintf(&b, "; this answer lists %d consumer(s), the most affected first, and leaves %d out to stay within its byte budget: repeat the call with cursor set to nextCursor for them", len(r.Consumers), r.RemainingConsumers)
 	}
 	return b.String() + "."
 }
 
-// names lists at most maxHeadlineNames names, then how many more.
-func names(ns []string) string {
-	if len(ns) <= maxHeadlineNames {
-		return strings.Join(ns, ", ")
+// names lists at most maxHeadlineNames of ns, then how many more of total.
+func names(ns []string, total int) string {
+	shown := ns[:min(len(ns), maxHeadlineNames)]
+	out := strings.Join(shown, ", ")
+	if total > len(shown) {
+		out += fmt.Sprintf(" and %d more", total-len(shown))
 	}
-	return strings.Join(ns[:maxHeadlineNames], ", ") + fmt.Sprintf(" and %d more", len(ns)-maxHeadlineNames)
+	return out
 }

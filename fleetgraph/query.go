@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kubepact/kubepact/internal/didyoumean"
@@ -696,6 +697,53 @@ func (s *Snapshot) dependentServices(sv *service) []string {
 // the way the forward direction resolves it, and kept only if it lands
 // on sv.
 func (s *Snapshot) inbound(sv *service) []Relationship {
+	if out, ok := s.in.get(sv.key); ok {
+		return out
+	}
+	out := s.resolveInbound(sv)
+	s.in.put(sv.key, out)
+	return out
+}
+
+// inboundMemoEdges bounds the relationships one snapshot's inbound memo
+// keeps (about 200 bytes each, so some 13 MiB): the services a hub's
+// dependents and impact walk, many times over, at 10,000 services.
+const inboundMemoEdges = 1 << 16
+
+// inboundMemo keeps the inbound edges of the services walked so far: a
+// snapshot never changes, so a second graph or impact walk over the same
+// dependents reads them instead of resolving every edge again. It stops
+// taking entries at inboundMemoEdges; the slices are never modified.
+type inboundMemo struct {
+	mu    sync.RWMutex
+	m     map[string][]Relationship
+	edges int
+}
+
+func (c *inboundMemo) get(key string) ([]Relationship, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out, ok := c.m[key]
+	return out, ok
+}
+
+func (c *inboundMemo) put(key string, rels []Relationship) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.edges+len(rels)+1 > inboundMemoEdges {
+		return
+	}
+	if c.m == nil {
+		c.m = map[string][]Relationship{}
+	}
+	if _, ok := c.m[key]; !ok {
+		c.m[key] = rels
+		c.edges += len(rels) + 1
+	}
+}
+
+// resolveInbound computes inbound.
+func (s *Snapshot) resolveInbound(sv *service) []Relationship {
 	keys, _ := s.depsByName.get(sv.name)
 	digests := make([]string, 0, len(sv.revs))
 	for _, r := range sv.revs {
@@ -710,15 +758,16 @@ func (s *Snapshot) inbound(sv *service) []Relationship {
 	}
 	var out []Relationship
 	for _, k := range keys {
-		r := s.revision(k)
+		r, targets := s.revisionEdges(k)
 		if r == nil {
 			continue
 		}
-		for _, e := range r.Edges {
-			if t := e.target(); !slices.Contains(t.names(), sv.name) && (t.digest == "" || !slices.Contains(digests, t.digest)) {
+		for i, e := range r.Edges {
+			t := targets[i]
+			if !slices.Contains(t.names(), sv.name) && (t.digest == "" || !slices.Contains(digests, t.digest)) {
 				continue
 			}
-			if rel := s.resolve(r, e); rel.Resolved && rel.ToService == sv.key {
+			if rel := s.resolveTarget(r, e, t); rel.Resolved && rel.ToService == sv.key {
 				out = append(out, rel)
 			}
 		}

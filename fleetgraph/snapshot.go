@@ -52,6 +52,8 @@ type Snapshot struct {
 	view   string
 	views  viewCache
 	scopes scopeIndex
+	// in memoizes inbound (query.go), also filled on first use.
+	in inboundMemo
 	// vis and counts are a view's visibility and per-source record
 	// counts, kept to advance the view to the next snapshot.
 	vis    Visibility
@@ -133,6 +135,16 @@ func (s *Snapshot) revision(key string) *Revision {
 		return e.Revision
 	}
 	return nil
+}
+
+// revisionEdges is a revision with what its edges point at, parsed when
+// it entered the Builder (targets[i] is Edges[i]'s): a walk over edges
+// resolves them without parsing a reference per edge and call.
+func (s *Snapshot) revisionEdges(key string) (*Revision, []edgeTarget) {
+	if e, ok := s.revisions.get(key); ok {
+		return e.Revision, e.targets
+	}
+	return nil, nil
 }
 
 func (s *Snapshot) target(key string) *Target {

@@ -43,6 +43,9 @@ type StatusQuery struct {
 	UnresolvedDeps   bool   `json:"unresolved_deps,omitempty"`
 	Limit            int    `json:"limit,omitempty"`
 	Cursor           string `json:"cursor,omitempty"`
+	// MaxBytes is the answer's byte budget (0: DefaultMaxBytes): a page
+	// ends at Limit items or at the budget, whichever comes first.
+	MaxBytes int `json:"max_bytes,omitempty"`
 }
 
 // StatusItem is one thing that needs attention.
@@ -56,13 +59,16 @@ type StatusItem struct {
 
 // StatusResult is pacto_fleet_status's answer.
 type StatusResult struct {
-	Meta       Meta         `json:"meta"`
-	Categories []string     `json:"categories"`
-	Total      int          `json:"total"`
-	Count      int          `json:"count"`
-	Items      []StatusItem `json:"items"`
-	NextCursor string       `json:"nextCursor,omitempty"`
-	Truncated  bool         `json:"truncated"`
+	Meta       Meta     `json:"meta"`
+	Categories []string `json:"categories"`
+	Total      int      `json:"total"`
+	// ByCode counts every item of the listing (not only this page's) per
+	// code.
+	ByCode     map[string]int `json:"byCode"`
+	Count      int            `json:"count"`
+	Items      []StatusItem   `json:"items"`
+	NextCursor string         `json:"nextCursor,omitempty"`
+	Truncated  bool           `json:"truncated"`
 }
 
 func (q StatusQuery) categories() []string {
@@ -128,6 +134,10 @@ func (s *Snapshot) Status(q StatusQuery) (*StatusResult, error) {
 	if limit == 0 {
 		limit = DefaultStatusLimit
 	}
+	budget, err := checkMaxBytes(q.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
 	cats := q.categories()
 	filter := s.filterKey(cats)
 	offset := 0
@@ -138,7 +148,18 @@ func (s *Snapshot) Status(q StatusQuery) (*StatusResult, error) {
 		}
 		offset = c.Offset
 	}
-	res := &StatusResult{Meta: s.meta(nil), Categories: cats, Items: []StatusItem{}}
+	res := &StatusResult{Meta: s.meta(nil), Categories: cats, Items: []StatusItem{}, ByCode: map[string]int{}}
+	pg := newPager(budget, res)
+	// add puts the item at pos on the page when it belongs there and fits.
+	add := func(pos int, item func() StatusItem) {
+		if pos < offset || len(res.Items) == limit || pg.left <= 0 {
+			return
+		}
+		it := item()
+		if pg.take(encodedLen(it)) {
+			res.Items = append(res.Items, it)
+		}
+	}
 	pos := 0 // index of the next item in the whole listing
 	for code := range nAttn {
 		kind := attnKinds[code]
@@ -148,14 +169,16 @@ func (s *Snapshot) Status(q StatusQuery) (*StatusResult, error) {
 		list := s.attention[code]
 		if code != attnStale {
 			// Skip a list before the page whole; take the page's part.
-			if n := list.len(); pos+n <= offset || len(res.Items) == limit {
+			n := list.len()
+			if n > 0 {
+				res.ByCode[kind.code] = n
+			}
+			if pos+n <= offset || len(res.Items) == limit || pg.left <= 0 {
 				pos += n
 				continue
 			}
 			for name, it := range list.all() {
-				if pos >= offset && len(res.Items) < limit {
-					res.Items = append(res.Items, s.statusItem(code, name, it))
-				}
+				add(pos, func() StatusItem { return s.statusItem(code, name, it) })
 				pos++
 			}
 			continue
@@ -167,9 +190,8 @@ func (s *Snapshot) Status(q StatusQuery) (*StatusResult, error) {
 			if s.asOf.Sub(it.at) <= s.freshness {
 				continue
 			}
-			if pos >= offset && len(res.Items) < limit {
-				res.Items = append(res.Items, s.statusItem(code, name, it))
-			}
+			add(pos, func() StatusItem { return s.statusItem(code, name, it) })
+			res.ByCode[kind.code]++
 			pos++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -333,6 +334,8 @@ type (
 		Transitive bool   `json:"transitive,omitempty"`
 		MaxDepth   int    `json:"max_depth,omitempty" jsonschema:"0 = unlimited"`
 		MaxNodes   int    `json:"max_nodes,omitempty" jsonschema:"default 500"`
+		MaxBytes   int    `json:"max_bytes,omitempty"`
+		Cursor     string `json:"cursor,omitempty"`
 		Snapshot   string `json:"snapshot,omitempty"`
 	}
 	fleetStatusArgs struct {
@@ -344,6 +347,7 @@ type (
 		MissingReadiness bool   `json:"missing_readiness,omitempty"`
 		UnresolvedDeps   bool   `json:"unresolved_deps,omitempty"`
 		Limit            int    `json:"limit,omitempty" jsonschema:"default 200"`
+		MaxBytes         int    `json:"max_bytes,omitempty"`
 		Cursor           string `json:"cursor,omitempty"`
 		Snapshot         string `json:"snapshot,omitempty"`
 	}
@@ -354,10 +358,12 @@ type (
 	impactArgs struct {
 		OldRef          string `json:"old_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
 		NewRef          string `json:"new_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
-		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also use observed (traced) edges; none are configured yet, which the answer says"`
+		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"traced edges too; none configured yet"`
 		// Traces is Pacto's argument, declared only so that passing it
 		// gets the reason it is refused rather than "unknown argument".
-		Traces   string `json:"traces,omitempty" jsonschema:"refused: kubepact reads no trace file paths"`
+		Traces   string `json:"traces,omitempty" jsonschema:"refused (no trace files)"`
+		MaxBytes int    `json:"max_bytes,omitempty"`
+		Cursor   string `json:"cursor,omitempty"`
 		Snapshot string `json:"snapshot,omitempty"`
 	}
 )
@@ -595,7 +601,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 	}
 	t, err = newTool(toolSpec{
 		name: "pacto_fleet_get", title: "Get a fleet service or target", hints: ro,
-		description: "One service (revisions, targets, dependencies, dependents) or one target (with its linked revision). A miss answers found:false with candidates.",
+		description: "One service (revisions, targets, dependencies, dependents) or one target (with its linked revision). A miss: found:false with candidates.",
 	}, func(ctx context.Context, in fleetGetArgs) (*fleetGetOut, string, error) {
 		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
 		if err != nil {
@@ -616,15 +622,15 @@ func (f *fleetState) tools() ([]*tool, error) {
 	}
 	t, err = newTool(toolSpec{
 		name: "pacto_fleet_graph", title: "Walk the fleet dependency graph", hints: ro,
-		description: "Dependencies or dependents of a service, revision or target: nodes with depth and path, edges, cycles, unresolved edges; truncated at max_nodes.",
+		description: "Dependencies or dependents of a service, revision or target: nodes, edges, cycles, unresolved; truncated at max_nodes.",
 		input:       enumInput[fleetGraphArgs](map[string][]any{"direction": {"dependencies", "dependents"}}),
 	}, func(ctx context.Context, in fleetGraphArgs) (*fleetGraphOut, string, error) {
-		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
+		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
 		q := fleetgraph.GraphQuery{Service: in.Service, Revision: in.Revision, Target: in.Target, Direction: in.Direction,
-			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes}
+			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes, MaxBytes: in.MaxBytes, Cursor: in.Cursor}
 		res, err := snap.Graph(q)
 		if err != nil {
 			return nil, "", queryToolError(err)
@@ -641,25 +647,25 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if !res.Found {
 			return &fleetGraphOut{res, p}, found(false, "root", res.Root, res.Reason, res.Candidates), nil
 		}
-		return &fleetGraphOut{res, p}, fmt.Sprintf("%d nodes, %d edges, %d cycles, %d unresolved from %s (%s)%s.", len(res.Nodes), len(res.Edges), len(res.Cycles), len(res.Unresolved), res.Root, res.Direction, more(res.Truncated)), nil
+		return &fleetGraphOut{res, p}, graphText(res), nil
 	})
 	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "root": "string", "nodes": "array", "edges": "array", "cycles": "array", "unresolved": "array", "truncated": "boolean"})); err != nil {
 		return nil, err
 	}
 	t, err = newTool(toolSpec{
 		name: "pacto_fleet_status", title: "What needs attention in the fleet", hints: ro,
-		description: "Items needing attention, by code then name. No category selected means needs_attention (all); categories lists those evaluated.",
+		description: "Items needing attention, by code then name. No category selected: needs_attention (all); categories lists those evaluated.",
 	}, func(ctx context.Context, in fleetStatusArgs) (*fleetStatusOut, string, error) {
 		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
 		res, err := snap.Status(fleetgraph.StatusQuery{NeedsAttention: in.NeedsAttention, NonCompliant: in.NonCompliant, Unknown: in.Unknown, Invalid: in.Invalid,
-			Stale: in.Stale, MissingReadiness: in.MissingReadiness, UnresolvedDeps: in.UnresolvedDeps, Limit: in.Limit, Cursor: in.Cursor})
+			Stale: in.Stale, MissingReadiness: in.MissingReadiness, UnresolvedDeps: in.UnresolvedDeps, Limit: in.Limit, Cursor: in.Cursor, MaxBytes: in.MaxBytes})
 		if err != nil {
 			return nil, "", queryToolError(err)
 		}
-		return &fleetStatusOut{res, p}, fmt.Sprintf("%d of %d items need attention (%d categories evaluated)%s.", res.Count, res.Total, len(res.Categories), more(res.Truncated)), nil
+		return &fleetStatusOut{res, p}, statusText(res), nil
 	})
 	if err := add(t, err, shallow([]string{"meta", "categories", "items"}, map[string]string{"categories": "array", "total": "integer", "count": "integer", "items": "array", "nextCursor": "string", "truncated": "boolean"})); err != nil {
 		return nil, err
@@ -697,7 +703,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "traces",
 				Message: "traces is not accepted: it names a file the server would read from its own filesystem, and kubepact takes no file paths for traces; observed edges will come from a configured observed-edge source (include_observed)"}
 		}
-		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
+		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -716,9 +722,13 @@ func (f *fleetState) tools() ([]*tool, error) {
 			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "new_ref",
 				Message: fmt.Sprintf("old_ref is a revision of service %s and new_ref of service %s: pacto_impact compares two revisions of one service. Renaming %s breaks every consumer of it, which finds it by name: pacto_fleet_graph with service %s and direction dependents lists them", o, n, o, o)}
 		}
-		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
+		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved, MaxBytes: in.MaxBytes, Cursor: in.Cursor})
 		if errors.Is(err, fleetgraph.ErrNoContract) {
 			return nil, "", &ToolError{Code: CodeNotComparable, Message: err.Error()}
+		}
+		var qe *fleetgraph.QueryError
+		if errors.As(err, &qe) {
+			return nil, "", queryToolError(err)
 		}
 		if err != nil {
 			return nil, "", err
@@ -783,6 +793,49 @@ func statusEnum() []any {
 func enumInput[T any](enums map[string][]any) *jsonschema.Schema {
 	s := itemSchema[T](enums)
 	return s
+}
+
+// graphText is a graph answer's line: what this page lists, what the
+// whole walk holds, and what was left out and how to read it.
+func graphText(res *fleetgraph.GraphResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d nodes, %d edges, %d cycles, %d unresolved from %s (%s)", len(res.Nodes), len(res.Edges), len(res.Cycles), len(res.Unresolved), res.Root, res.Direction)
+	if res.Remaining != nil || len(res.Nodes) < res.Total.Nodes {
+		fmt.Fprintf(&b, "; the walk holds %s", res.Total)
+	}
+	if len(res.ByDepth) > 1 {
+		b.WriteString(", by depth")
+		for _, d := range res.ByDepth[1:] {
+			fmt.Fprintf(&b, " %d:%d", d.Depth, d.Count)
+		}
+	}
+	if res.Truncated {
+		b.WriteString("; the walk stopped at max_nodes (raise it or lower max_depth)")
+	}
+	if res.Remaining != nil {
+		fmt.Fprintf(&b, "; left out to stay within the byte budget: %s, nearest first; repeat the call with cursor set to nextCursor for them (or raise max_bytes)", res.Remaining)
+	}
+	return b.String() + "."
+}
+
+// statusText is a status answer's line, with the counts by code and what
+// later pages hold.
+func statusText(res *fleetgraph.StatusResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d items need attention (%d categories evaluated)", res.Count, res.Total, len(res.Categories))
+	if len(res.ByCode) > 0 {
+		b.WriteString(":")
+		for i, code := range slices.Sorted(maps.Keys(res.ByCode)) {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %d %s", res.ByCode[code], code)
+		}
+	}
+	if res.NextCursor != "" {
+		b.WriteString("; the page ends at limit or at the byte budget: repeat the call with cursor set to nextCursor for the rest")
+	}
+	return b.String() + "."
 }
 
 func more(truncated bool) string {

@@ -17,7 +17,16 @@ func BenchmarkToolSchemaEncoding(b *testing.B) {
 	s := capabilityServer(b, "../examples/bundles/catalog", &openapitools.Options{BaseURL: "http://127.0.0.1:1", AllowWrites: true}, nil)
 	var catalog []*jsonschema.Schema
 	for _, t := range s.tools {
-		catalog = append(catalog, t.input, withErrorAlternative(t.output))
+		input := t.input
+		if input == nil {
+			// A generated tool keeps its projected schema encoded
+			// (inputJSON); decode it so both sides encode the same value.
+			input = new(jsonschema.Schema)
+			if err := json.Unmarshal(t.inputJSON, input); err != nil {
+				b.Fatalf("tool %s: input schema: %v", t.name, err)
+			}
+		}
+		catalog = append(catalog, input, withErrorAlternative(t.output))
 	}
 	// A wide generated schema: 2,000 properties, each an object of three
 	// fields (one unconstrained) reaching a shared $defs entry.

@@ -77,3 +77,18 @@ func BenchmarkExtract(b *testing.B) {
 	}
 	b.ReportMetric(float64(packed.Len()), "packed-bytes")
 }
+
+// BenchmarkPackSmall packs a bundle of two small files, as a fleet of
+// thousands of small bundles does once per bundle for its identity.
+func BenchmarkPackSmall(b *testing.B) {
+	fsys := fstest.MapFS{
+		"pacto.yaml":              {Data: []byte("pactoVersion: \"2.0\"\nservice:\n  name: small\n  version: 1.0.0\n")},
+		"interfaces/openapi.yaml": {Data: []byte("openapi: 3.1.0\ninfo: {title: Small, version: 1.0.0}\npaths: {}\n")},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := archive.Pack(io.Discard, fsys, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

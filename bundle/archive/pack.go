@@ -10,12 +10,19 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
 // CompressionLevel is the gzip level Pack always uses. It is part of the
 // layer's byte format: changing it changes every bundle's identity.
 const CompressionLevel = gzip.DefaultCompression
+
+// gzipWriters keeps Pack's gzip writers between calls: a writer's deflate
+// state is about 1 MB, and a fleet loading thousands of small bundles packs
+// each one for its identity. Reset keeps the level, so the bytes are those
+// of a new writer.
+var gzipWriters sync.Pool
 
 // epoch is the modification time stamped on every entry Pack writes.
 var epoch = time.Unix(0, 0).UTC()
@@ -40,10 +47,16 @@ func Pack(w io.Writer, fsys fs.FS, files []string) error {
 		return err
 	}
 
-	gz, err := gzip.NewWriterLevel(w, CompressionLevel)
-	if err != nil {
-		return fmt.Errorf("archive: pack: %w", err)
+	gz, ok := gzipWriters.Get().(*gzip.Writer)
+	if !ok {
+		var err error
+		if gz, err = gzip.NewWriterLevel(w, CompressionLevel); err != nil {
+			return fmt.Errorf("archive: pack: %w", err)
+		}
+	} else {
+		gz.Reset(w)
 	}
+	defer gzipWriters.Put(gz)
 	tw := tar.NewWriter(gz)
 	for _, e := range names {
 		if err := checkNoLink(fsys, e); err != nil {

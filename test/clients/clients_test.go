@@ -57,6 +57,21 @@ type call struct {
 	// ResultContains, when set, must appear in the call's
 	// structuredContent as JSON.
 	ResultContains string `json:"resultContains,omitempty"`
+	// TextContains, when set, must appear in the answer's text.
+	TextContains string `json:"textContains,omitempty"`
+	// Pages, when set, makes the harness read the answer's later pages.
+	Pages *pages `json:"pages,omitempty"`
+}
+
+// pages is a paged answer: the harness follows nextCursor to the last
+// page, each page at most MaxBytes of JSON, at least MinPages of them, and
+// the lengths of List over the pages add up to the first page's Total
+// (dot paths into structuredContent).
+type pages struct {
+	MaxBytes int    `json:"maxBytes"`
+	MinPages int    `json:"minPages"`
+	List     string `json:"list"`
+	Total    string `json:"total"`
 }
 
 // config is one server configuration of the plan harness.mjs reads.
@@ -170,6 +185,19 @@ func TestTypeScriptClient(t *testing.T) {
 		{Tool: "pacto_explain_field", Args: map[string]any{"service": "payments", "field": "captureDelaySeconds"}, Expect: "ok"},
 		{Tool: "pacto_explain_field", Args: map[string]any{"service": "payments", "field": "currenc"}, Expect: "ok"},
 	}
+	// A hub: pay, with hubConsumers direct consumers, each with one of its
+	// own; its dependents and impact do not fit one answer.
+	hub := hubFleet(t, 300)
+	hubCalls := []call{
+		{Tool: "pacto_fleet_graph", Args: map[string]any{"service": "pay", "direction": "dependents", "transitive": true}, Expect: "ok",
+			TextContains: "repeat the call with cursor set to nextCursor", Pages: &pages{MaxBytes: 64 << 10, MinPages: 3, List: "nodes", Total: "total.nodes"}},
+		{Tool: "pacto_impact", Args: map[string]any{"old_ref": "pay", "new_ref": "pay-next"}, Expect: "ok",
+			TextContains: "100 of 600 consumer(s) AT RISK", Pages: &pages{MaxBytes: 64 << 10, MinPages: 2, List: "consumers", Total: "totalConsumers"}},
+		{Tool: "pacto_fleet_status", Args: map[string]any{"unresolved_deps": true, "max_bytes": 4096}, Expect: "ok",
+			TextContains: "30 UNRESOLVED_DEPENDENCY", Pages: &pages{MaxBytes: 4096, MinPages: 2, List: "items", Total: "total"}},
+		{Tool: "pacto_fleet_graph", Args: map[string]any{"service": "pay", "cursor": "not-a-cursor"}, Expect: "toolError", Code: "CURSOR_INVALID"},
+		{Tool: "pacto_fleet_graph", Args: map[string]any{"service": "pay", "max_bytes": 10}, Expect: "toolError", Code: "INVALID_ARGUMENT"},
+	}
 	fleetFlags := []string{"--fleet", "--local", filepath.Join(examples, "bundles"), "--target-state", filepath.Join(examples, "fleet", "targets.yaml")}
 	bundle := func(name string) string { return filepath.Join(examples, "bundles", name) }
 	ws := []string{"--workspace", workspace, "--no-cache"}
@@ -215,6 +243,7 @@ func TestTypeScriptClient(t *testing.T) {
 		{name: "orders", args: concat([]string{bundle("orders")}, ws), calls: orders},
 		{name: "orders-writes", args: concat([]string{bundle("orders"), "--allow-writes"}, ws), calls: orders},
 		{name: "fleet", args: concat(fleetFlags, ws), calls: concat(fleet, payload)},
+		{name: "fleet-hub", args: []string{"--fleet", "--local", hub, "--workspace", hub, "--no-cache"}, calls: hubCalls},
 		{name: "demo", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, fleetFlags, ws),
 			calls: concat(catalogRead[:2], fleet[:1], fleet[3:], authoring[:2])},
 		{name: "sidecar", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--no-cache"}, calls: catalogRead},
@@ -320,6 +349,53 @@ func runHarness(t *testing.T, clientsDir, kind string, configs []config) {
 	default:
 		t.Fatalf("the harness did not run to completion: %v", runErr)
 	}
+}
+
+// hubFleet writes a workspace of bundles: pay at 1.0.0 (pay/) and 1.1.0
+// without its refunds operation (pay-next/, a breaking change), direct
+// consumers of pay with the ranges ^1.0.0, ~1.0.0 and none in turn (every
+// tenth also naming a dependency no bundle provides), and one consumer of
+// each of them.
+func hubFleet(t *testing.T, direct int) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pay := func(sub, version, ops string) {
+		write(sub+"/pacto.yaml", "pactoVersion: \"2.0\"\nservice:\n  name: pay\n  version: "+version+"\ninterfaces:\n  - {name: http, type: openapi, ref: openapi.yaml}\nworkload: service\n")
+		write(sub+"/openapi.yaml", "openapi: 3.1.0\ninfo: {title: Pay, version: "+version+"}\npaths:\n"+ops)
+	}
+	const payments = "  /payments:\n    get:\n      operationId: listPayments\n      responses: {\"200\": {description: ok}}\n"
+	pay("pay", "1.0.0", payments+"  /refunds:\n    post:\n      operationId: refund\n      responses: {\"201\": {description: ok}}\n")
+	pay("pay-next", "1.1.0", payments)
+	consumer := func(name string, deps ...[2]string) {
+		body := "pactoVersion: \"2.0\"\nservice:\n  name: " + name + "\n  version: 1.0.0\ndependencies:\n"
+		for _, d := range deps {
+			body += "  - name: " + d[0] + "\n    ref: oci://registry.example.com/shop/" + d[0] + "\n    required: true\n"
+			if d[1] != "" {
+				body += "    compatibility: \"" + d[1] + "\"\n"
+			}
+		}
+		write(name+"/pacto.yaml", body+"workload: service\n")
+	}
+	ranges := []string{"^1.0.0", "~1.0.0", ""}
+	for i := range direct {
+		name := fmt.Sprintf("consumer-%04d", i)
+		deps := [][2]string{{"pay", ranges[i%3]}}
+		if i%10 == 0 {
+			deps = append(deps, [2]string{fmt.Sprintf("missing-%04d", i), "^1.0.0"})
+		}
+		consumer(name, deps...)
+		consumer(fmt.Sprintf("downstream-%04d", i), [2]string{name, "^1.0.0"})
+	}
+	return dir
 }
 
 // startHTTP starts c over Streamable HTTP on a free loopback port and

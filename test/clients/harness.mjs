@@ -23,13 +23,21 @@
 //      "annotations": {"pacto_call_read": {"readOnlyHint": true}},              // optional
 //      "calls": [{"tool": "listProducts", "args": {...}, "expect": "ok" | "toolError" | "any",
 //                 "code": "NOT_CONFIRMED", "elicitContains": "DELETE http://…",
-//                 "resultContains": "\"status\":200"}]                          // all three optional
+//                 "resultContains": "\"status\":200", "textContains": "…",
+//                 "pages": {"maxBytes": 65536, "minPages": 3, "list": "nodes", "total": "total.nodes"}}]  // all optional
 //   }]}
 //
 // The era is pinned: the 2.x client negotiates exactly that version (for
 // 2026-07-28, {pin} mode: no fallback), and a configuration whose client
 // agreed on another version fails. The 1.x client fails a 2026-07-28
 // configuration: it cannot speak it.
+//
+// A call with "textContains" must answer a text content holding it. A call
+// with "pages" is a paged answer: the harness follows structuredContent
+// .nextCursor (the same arguments plus cursor) to the last page, each page
+// at most maxBytes of JSON; there must be at least minPages, and the
+// lengths of the "list" field of every page must add up to the first
+// page's "total" (dot paths into structuredContent).
 //
 // With "elicit", the client declares the elicitation capability (form mode)
 // and answers every elicitation/create with that action (on 2026-07-28 the
@@ -210,6 +218,11 @@ async function runConfig(lib, cfg) {
       }
       const expect = call.expect ?? "ok";
       if (expect === "ok" && res.isError) throw new Error(`tool error: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+      if (call.textContains !== undefined) {
+        const text = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+        if (!text.includes(call.textContains)) throw new Error(`the text ${JSON.stringify(text)} does not say ${JSON.stringify(call.textContains)}`);
+      }
+      if (call.pages !== undefined) await followPages(client, call, res);
       if (expect === "toolError") {
         if (!res.isError) throw new Error(`succeeded, want a tool error: ${JSON.stringify(res.structuredContent)}`);
         if (typeof res.structuredContent?.error?.code !== "string") {
@@ -229,6 +242,35 @@ async function runConfig(lib, cfg) {
   } finally {
     await client.close().catch(() => {});
   }
+}
+
+// at reads a dot path (a.b.c) of v.
+function at(v, path) {
+  return path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), v);
+}
+
+// followPages reads a paged answer to its end (see "pages" above); every
+// page is validated by the client against the tool's output schema.
+async function followPages(client, call, first) {
+  const { maxBytes, minPages, list, total } = call.pages;
+  const want = at(first.structuredContent, total);
+  if (typeof want !== "number") throw new Error(`the first page has no total at ${total}`);
+  let res = first, pages = 0, listed = 0;
+  for (;;) {
+    pages++;
+    const size = JSON.stringify(res.structuredContent).length;
+    if (size > maxBytes) throw new Error(`page ${pages} is ${size} bytes, above ${maxBytes}`);
+    const items = at(res.structuredContent, list);
+    if (!Array.isArray(items)) throw new Error(`page ${pages} has no list at ${list}`);
+    listed += items.length;
+    const cursor = res.structuredContent.nextCursor;
+    if (!cursor) break;
+    if (pages > 1000) throw new Error("more than 1000 pages");
+    res = await client.callTool({ name: call.tool, arguments: { ...call.args, cursor } });
+    if (res.isError) throw new Error(`page ${pages + 1}: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+  }
+  if (pages < minPages) throw new Error(`${pages} page(s), want at least ${minPages}`);
+  if (listed !== want) throw new Error(`the pages list ${listed} of ${list}, the first page's ${total} says ${want}`);
 }
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));

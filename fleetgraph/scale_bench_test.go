@@ -1,0 +1,121 @@
+package fleetgraph_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubepact/kubepact/fleetgraph"
+)
+
+// BenchmarkFleetScale measures the fleet's agent-facing answers at 10,000
+// and 50,000 services (set KUBEPACT_BENCH_SCALE=10000 to run one size):
+// the synthetic fleet (benchDeps random dependencies each, three targets
+// a service) plus a hub, pay, that every tenth service depends on. Each
+// query reports its p50 and p99 latency, its CPU time per call (user +
+// system, from getrusage) and the bytes of its answer's JSON; "start"
+// reports building the fleet's first snapshot from its records, and
+// first-µs each query's first call (the queries run in the order listed,
+// on one snapshot, so a walk may find what an earlier one memoized).
+//
+// The same file runs on an older tree (it uses only queries' long-standing
+// fields), so figures before and after a change come from one command:
+//
+//	go test ./fleetgraph -run '^$' -bench BenchmarkFleetScale -benchtime 20x
+func BenchmarkFleetScale(b *testing.B) {
+	sizes := []int{10_000, 50_000}
+	if v := os.Getenv("KUBEPACT_BENCH_SCALE"); v != "" {
+		var n int
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 100 {
+			b.Fatalf("KUBEPACT_BENCH_SCALE=%q: want a number of services, at least 100", v)
+		}
+		sizes = []int{n}
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) {
+			revs, tgts := syntheticN(n, 3*n)
+			const domain = "registry.example.com/shop"
+			revs = append(revs, &fleetgraph.Revision{Domain: domain, Name: "pay", Version: "1.0.0", Digest: fmt.Sprintf("sha256:%064x", n+1), Source: "synthetic"})
+			for i := 0; i < n; i += 10 {
+				r := *revs[i]
+				r.Edges = append(slices.Clone(r.Edges), fleetgraph.Edge{Type: fleetgraph.EdgeDependency, Name: "pay", Ref: "oci://" + domain + "/pay", Required: true, Compatibility: []string{"^1.0.0", "~1.0.0", ""}[i%3]})
+				revs[i] = &r
+			}
+			var bld *fleetgraph.Builder
+			b.Run("start", func(b *testing.B) {
+				for b.Loop() {
+					bld = buildSynthetic(b, revs, tgts)
+				}
+			})
+			if bld == nil {
+				bld = buildSynthetic(b, revs, tgts)
+			}
+			s := bld.Current()
+			older, newer := payBundle(b, "1.0.0", true), payBundle(b, "1.1.0", false)
+			queries := []struct {
+				name string
+				run  func() (any, error)
+			}{
+				{"search", func() (any, error) { return s.Search(fleetgraph.SearchQuery{Text: "svc-0004"}) }},
+				{"search-unfiltered", func() (any, error) { return s.Search(fleetgraph.SearchQuery{}) }},
+				{"graph-transitive", func() (any, error) {
+					return s.Graph(fleetgraph.GraphQuery{Service: "svc-00042", Transitive: true})
+				}},
+				{"graph-hub-dependents", func() (any, error) {
+					return s.Graph(fleetgraph.GraphQuery{Service: "pay", Direction: fleetgraph.DirectionDependents, Transitive: true})
+				}},
+				{"impact-hub", func() (any, error) { return s.Impact(b.Context(), older, newer, nil) }},
+				{"status", func() (any, error) { return s.Status(fleetgraph.StatusQuery{}) }},
+			}
+			for _, q := range queries {
+				b.Run(q.name, func(b *testing.B) { measureQuery(b, q.run) })
+			}
+		})
+	}
+}
+
+// measureQuery runs q b.N times and reports latency percentiles, CPU time
+// per call and the answer's size.
+func measureQuery(b *testing.B, q func() (any, error)) {
+	b.Helper()
+	t0 := time.Now()
+	res, err := q()
+	first := time.Since(t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var times []time.Duration
+	cpu0 := cpuTime(b)
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := q(); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t0))
+	}
+	cpu := cpuTime(b) - cpu0
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(len(times)), "cpu-µs/op")
+	b.ReportMetric(float64(len(raw)), "answer-B")
+	b.ReportMetric(float64(first.Microseconds()), "first-µs")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
