@@ -98,3 +98,36 @@ func pathIndex(path, section string) int {
 	}
 	return i
 }
+
+// Limitation codes Pacto 2.0 added for revisions that two sources deliver
+// differently. A revision key is content-addressed (service and digest),
+// so two sources never disagree about the contract body behind it; what
+// they can disagree about is the rest of what they read.
+const (
+	// LimitRevisionDocumentConflict: two sources delivered one revision
+	// key with different documents (what each derived from it differs:
+	// version, owner, edges, findings). The snapshot keeps one of them
+	// chosen by content, not by which source finished first, and marks
+	// both sources partial.
+	LimitRevisionDocumentConflict = "REVISION_DOCUMENT_CONFLICT"
+	// LimitRevisionLockConflict: two sources disagree about one
+	// revision's pacto.lock pins. kubepact resolves edges from the
+	// contract's references and never reads pacto.lock, so it holds no
+	// pins to contest and does not emit this code; it is defined so an
+	// answer relayed from Pacto is understood.
+	LimitRevisionLockConflict = "REVISION_LOCK_CONFLICT"
+
+	// LimitRevisionContentConflict is Pacto's older name for a revision
+	// key pinned to two contract bodies, which a content-addressed key
+	// rules out.
+	//
+	// Deprecated: Pacto 2.0 emits REVISION_DOCUMENT_CONFLICT or
+	// REVISION_LOCK_CONFLICT instead; kubepact never emitted it.
+	LimitRevisionContentConflict = "REVISION_CONTENT_CONFLICT"
+	// LimitRevisionContentMutable is Pacto's older code for a revision
+	// resolved through a tag or a path.
+	//
+	// Deprecated: REVISION_IDENTITY_UNRESOLVED says it where the identity
+	// is derived; kubepact never emitted it.
+	LimitRevisionContentMutable = "REVISION_CONTENT_MUTABLE"
+)
