@@ -69,6 +69,8 @@ type Builder struct {
 	sources map[string]SourceState
 	srcLims map[string][]Limitation
 	srcDone bool // sources changed since the last publish
+	// observed is the observed-edge set the next snapshot carries.
+	observed *Observed
 	counts  map[string][2]int
 	seq     uint64
 	history []retained
@@ -327,7 +329,8 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 	for _, st := range next.sources {
 		next.limitations = append(next.limitations, b.srcLims[st.ID]...)
 	}
-	next.id = snapshotID(next.acc, next.sources, next.limitations, b.opts.Freshness)
+	next.obs = newObservedState(b.observed)
+	next.id = snapshotID(observedAcc(next.acc, b.observed), next.sources, next.limitations, b.opts.Freshness)
 	return next
 }
 

@@ -27,6 +27,9 @@ type GraphQuery struct {
 	Transitive bool   `json:"transitive,omitempty"`
 	MaxDepth   int    `json:"max_depth,omitempty"`
 	MaxNodes   int    `json:"max_nodes,omitempty"`
+	// IncludeObserved adds the observed (traced) edges that touch the
+	// graph's nodes (observed.go).
+	IncludeObserved bool `json:"include_observed,omitempty"`
 }
 
 // GraphNode is a service reached by the traversal.
@@ -50,6 +53,9 @@ type GraphResult struct {
 	Cycles     [][]string     `json:"cycles"`
 	Unresolved []Relationship `json:"unresolved"`
 	Truncated  bool           `json:"truncated"`
+	// Observed is set with IncludeObserved: the observed edges from (or,
+	// for dependents, into) the graph's nodes.
+	Observed []ObservedRelationship `json:"observed,omitempty"`
 }
 
 // Graph walks dependencies or dependents breadth first, so each node's depth
@@ -210,6 +216,9 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the graph reached max_nodes; raise it or lower max_depth"})
 	}
 	res.Meta = s.meta(lims)
+	if q.IncludeObserved {
+		s.graphObserved(res)
+	}
 	return res, nil
 }
 
