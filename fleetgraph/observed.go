@@ -360,7 +360,7 @@ func (s *Snapshot) observedStatus() *ObservedStatus {
 				continue
 			}
 			add(ObservedFlag{Code: CodeObservedUndeclared, FromService: r.FromService, ToService: r.ToService, Calls: r.Calls, LastSeen: r.LastSeen,
-				Reason: fmt.Sprintf("%s is seen calling %s (%d calls) but declares no dependency on it", r.FromService, r.ToService, r.Calls)})
+				Reason: fmt.Sprintf("%s is seen calling %s (%s) but declares no dependency on it", r.FromService, r.ToService, calls(r.Calls))})
 		}
 		for k := range s.order.all() {
 			sv := s.service(k)
@@ -423,7 +423,7 @@ func (s *Snapshot) observedConsumers(res *ImpactResult, sv *service, set *Observ
 		c := Consumer{Service: csv.key, Domain: csv.domain, Depth: 1, Direct: true, Path: []string{csv.key, sv.key},
 			CompatibilityVerdict: VerdictUnknown, Provenance: ProvenanceObserved, Confidence: ConfidenceObserved,
 			Risk: RiskUnknown, Status: csv.status, Targets: slices.Clone(csv.targets),
-			RiskReason: fmt.Sprintf("it is seen calling %s (%d calls) but declares no dependency on it, so no range says whether it takes %s", sv.key, r.Calls, res.NewVersion)}
+			RiskReason: fmt.Sprintf("it is seen calling %s (%s) but declares no dependency on it, so no range says whether it takes %s", sv.key, calls(r.Calls), res.NewVersion)}
 		if c.Targets == nil {
 			c.Targets = []string{}
 		}
@@ -436,4 +436,11 @@ func (s *Snapshot) observedConsumers(res *ImpactResult, sv *service, set *Observ
 		res.Consumers = append(res.Consumers, c)
 	}
 	return s.observedLimitations(set, unresolved)
+}
+
+func calls(n int64) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
 }
