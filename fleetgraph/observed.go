@@ -219,6 +219,9 @@ func (s *Snapshot) observedLimitations(set *Observed, unresolved []string) []Lim
 	}
 	if len(unresolved) > 0 {
 		msg := fmt.Sprintf("%d traced service names match no single service here; their observed edges are left out", len(unresolved))
+		if len(unresolved) == 1 {
+			msg = "1 traced service name matches no single service here; its observed edges are left out"
+		}
 		if s.view == "" {
 			shown := unresolved
 			if len(shown) > 10 {

@@ -66,6 +66,9 @@ type FleetOptions struct {
 	// WatchDebounce is how long the watch on Local and TargetState waits
 	// after a change before it re-reads (default 250ms).
 	WatchDebounce time.Duration
+	// Traces are OTLP/JSON trace exports read once at start for the
+	// fleet's observed edges (--traces, repeatable; observed.go).
+	Traces []string
 }
 
 // BindFlags binds the fleet flags.
@@ -76,6 +79,7 @@ func (o *FleetOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TargetState, "target-state", o.TargetState, "fleet source: a pacto.dev/fleet-targets/v1 target-state file")
 	fs.DurationVar(&o.Freshness, "freshness", o.Freshness, "mark target evidence older than this stale (0: never)")
 	fs.DurationVar(&o.Retention, "snapshot-retention", o.Retention, "how long a replaced fleet snapshot still answers pinned requests (default 10m)")
+	fs.StringSliceVar(&o.Traces, "traces", o.Traces, "observed edges: an OTLP/JSON trace export read at start (repeatable; each at most 16 MiB and 200,000 spans)")
 }
 
 // fleetSources is the remedy of a fleet without a source; its verbs are
@@ -96,6 +100,8 @@ func (o *FleetOptions) validate(families []Family) error {
 		return optionErrorf("Fleet.Local", ", %s and %s are fleet sources: set %s to serve the fleet tools", fieldName("Fleet.OCI"), fieldName("Fleet.TargetState"), fieldName("Fleet.Enabled"))
 	case o.Freshness < 0:
 		return optionErrorf("Fleet.Freshness", "must not be negative")
+	case len(o.Traces) > 0 && !o.Enabled && !named:
+		return optionErrorf("Fleet.Traces", "gives the fleet's observed edges: set %s (and a source) to serve the fleet tools", fieldName("Fleet.Enabled"))
 	}
 	return nil
 }
@@ -135,6 +141,9 @@ type fleetState struct {
 	// refsOnly: impact's arguments name fleet revisions only
 	// (Options.FleetRefsOnly; see fleetrefs.go).
 	refsOnly bool
+	// workspace is the root pacto_impact's traces must be inside; empty
+	// with refsOnly, where traces are refused.
+	workspace string
 
 	mu   sync.Mutex
 	pins map[*sdk.ServerSession]*pin
@@ -326,14 +335,15 @@ type (
 		Snapshot string `json:"snapshot,omitempty"`
 	}
 	fleetGraphArgs struct {
-		Service    string `json:"service,omitempty" jsonschema:"root: a service (all revisions)"`
-		Revision   string `json:"revision,omitempty" jsonschema:"root: a revision key"`
-		Target     string `json:"target,omitempty" jsonschema:"root: a target's linked revision"`
-		Direction  string `json:"direction,omitempty" jsonschema:"default dependencies"`
-		Transitive bool   `json:"transitive,omitempty"`
-		MaxDepth   int    `json:"max_depth,omitempty" jsonschema:"0 = unlimited"`
-		MaxNodes   int    `json:"max_nodes,omitempty" jsonschema:"default 500"`
-		Snapshot   string `json:"snapshot,omitempty"`
+		Service         string `json:"service,omitempty" jsonschema:"root: a service (all revisions)"`
+		Revision        string `json:"revision,omitempty" jsonschema:"root: a revision key"`
+		Target          string `json:"target,omitempty" jsonschema:"root: a target's linked revision"`
+		Direction       string `json:"direction,omitempty" jsonschema:"default dependencies"`
+		Transitive      bool   `json:"transitive,omitempty"`
+		MaxDepth        int    `json:"max_depth,omitempty" jsonschema:"0 = unlimited"`
+		MaxNodes        int    `json:"max_nodes,omitempty" jsonschema:"default 500"`
+		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also list the observed (traced) edges from the graph's nodes (into them for dependents)"`
+		Snapshot        string `json:"snapshot,omitempty"`
 	}
 	fleetStatusArgs struct {
 		NeedsAttention   bool   `json:"needs_attention,omitempty" jsonschema:"every category (the default)"`
@@ -354,10 +364,10 @@ type (
 	impactArgs struct {
 		OldRef          string `json:"old_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
 		NewRef          string `json:"new_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
-		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also use observed (traced) edges; none are configured yet, which the answer says"`
-		// Traces is Pacto's argument, declared only so that passing it
-		// gets the reason it is refused rather than "unknown argument".
-		Traces   string `json:"traces,omitempty" jsonschema:"refused: kubepact reads no trace file paths"`
+		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also use the server's observed (traced) edges: callers seen but undeclared become shadow consumers"`
+		// Traces is Pacto's per-call trace export: a file in the
+		// workspace on kubepact mcp; refused by the operator.
+		Traces   string `json:"traces,omitempty" jsonschema:"an OTLP/JSON trace export in the workspace used for this call's observed edges (implies include_observed); refused by the operator, which has a trace intake"`
 		Snapshot string `json:"snapshot,omitempty"`
 	}
 )
@@ -476,19 +486,35 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 		loader = source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.opts.Budget.KeptBytes()})
 	}
 	f := &fleetState{
-		b:        o.Builder,
-		loader:   loader,
-		stdio:    env.opts.Transport == TransportStdio,
-		idle:     env.opts.SessionTimeout,
-		pins:     map[*sdk.ServerSession]*pin{},
-		scoper:   env.opts.Scoper,
-		log:      env.log.WithName("fleet"),
-		refsOnly: env.opts.FleetRefsOnly,
+		b:         o.Builder,
+		loader:    loader,
+		stdio:     env.opts.Transport == TransportStdio,
+		idle:      env.opts.SessionTimeout,
+		pins:      map[*sdk.ServerSession]*pin{},
+		scoper:    env.opts.Scoper,
+		log:       env.log.WithName("fleet"),
+		refsOnly:  env.opts.FleetRefsOnly,
+		workspace: workspace,
+	}
+	var obs *fleetgraph.Observed
+	if len(o.Traces) > 0 {
+		var err error
+		if obs, err = loadTraceFiles(o.Traces); err != nil {
+			return nil, err
+		}
+		env.log.Info("Observed edges read", "files", len(o.Traces), "edges", obs.Len())
 	}
 	if f.b != nil {
+		if obs != nil {
+			f.b.SetObserved(obs)
+			f.b.Flush()
+		}
 		return f, nil
 	}
 	f.b = fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Freshness: o.Freshness, Retention: o.Retention})
+	if obs != nil {
+		f.b.SetObserved(obs)
+	}
 	var sources []source.Source
 	for _, d := range o.Local {
 		sources = append(sources, &source.LocalSource{Dir: filepath.Clean(d)})
@@ -624,7 +650,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 			return nil, "", err
 		}
 		q := fleetgraph.GraphQuery{Service: in.Service, Revision: in.Revision, Target: in.Target, Direction: in.Direction,
-			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes}
+			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes, IncludeObserved: in.IncludeObserved}
 		res, err := snap.Graph(q)
 		if err != nil {
 			return nil, "", queryToolError(err)
@@ -641,7 +667,11 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if !res.Found {
 			return &fleetGraphOut{res, p}, found(false, "root", res.Root, res.Reason, res.Candidates), nil
 		}
-		return &fleetGraphOut{res, p}, fmt.Sprintf("%d nodes, %d edges, %d cycles, %d unresolved from %s (%s)%s.", len(res.Nodes), len(res.Edges), len(res.Cycles), len(res.Unresolved), res.Root, res.Direction, more(res.Truncated)), nil
+		observed := ""
+		if in.IncludeObserved {
+			observed = fmt.Sprintf(", %d observed", len(res.Observed))
+		}
+		return &fleetGraphOut{res, p}, fmt.Sprintf("%d nodes, %d edges%s, %d cycles, %d unresolved from %s (%s)%s.", len(res.Nodes), len(res.Edges), observed, len(res.Cycles), len(res.Unresolved), res.Root, res.Direction, more(res.Truncated)), nil
 	})
 	if err := add(t, err, shallow([]string{"meta", "found"}, map[string]string{"found": "boolean", "root": "string", "nodes": "array", "edges": "array", "cycles": "array", "unresolved": "array", "truncated": "boolean"})); err != nil {
 		return nil, err
@@ -659,7 +689,11 @@ func (f *fleetState) tools() ([]*tool, error) {
 		if err != nil {
 			return nil, "", queryToolError(err)
 		}
-		return &fleetStatusOut{res, p}, fmt.Sprintf("%d of %d items need attention (%d categories evaluated)%s.", res.Count, res.Total, len(res.Categories), more(res.Truncated)), nil
+		observed := ""
+		if res.Observed != nil {
+			observed = fmt.Sprintf("; %d observed-edge flag(s)", len(res.Observed.Flags))
+		}
+		return &fleetStatusOut{res, p}, fmt.Sprintf("%d of %d items need attention (%d categories evaluated)%s%s.", res.Count, res.Total, len(res.Categories), observed, more(res.Truncated)), nil
 	})
 	if err := add(t, err, shallow([]string{"meta", "categories", "items"}, map[string]string{"categories": "array", "total": "integer", "count": "integer", "items": "array", "nextCursor": "string", "truncated": "boolean"})); err != nil {
 		return nil, err
@@ -693,9 +727,11 @@ func (f *fleetState) tools() ([]*tool, error) {
 		name: "pacto_impact", title: "Impact of a contract change", hints: hints{readOnly: true, idempotent: true, openWorld: f.loader.UsesRegistry()},
 		description: impactDesc, input: impactIn,
 	}, func(ctx context.Context, in impactArgs) (*impactOut, string, error) {
+		var callObs *fleetgraph.Observed
 		if in.Traces != "" {
-			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "traces",
-				Message: "traces is not accepted: it names a file the server would read from its own filesystem, and kubepact takes no file paths for traces; observed edges will come from a configured observed-edge source (include_observed)"}
+			if callObs, err = f.callTraces(in.Traces); err != nil {
+				return nil, "", err
+			}
 		}
 		snap, p, err := f.snapshotFor(ctx, in.Snapshot, "")
 		if err != nil {
@@ -716,7 +752,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "new_ref",
 				Message: fmt.Sprintf("old_ref is a revision of service %s and new_ref of service %s: pacto_impact compares two revisions of one service. Renaming %s breaks every consumer of it, which finds it by name: pacto_fleet_graph with service %s and direction dependents lists them", o, n, o, o)}
 		}
-		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved})
+		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved, Observed: callObs})
 		if errors.Is(err, fleetgraph.ErrNoContract) {
 			return nil, "", &ToolError{Code: CodeNotComparable, Message: err.Error()}
 		}

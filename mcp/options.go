@@ -272,7 +272,7 @@ var FlagNames = map[string]string{
 	"MaxSessions": "--max-sessions", "MaxSessionsPerIdentity": "--max-sessions-per-identity", "MaxConnections": "--max-connections",
 	"ReadHeaderTimeout": "--read-header-timeout", "ReadTimeout": "--read-timeout", "IdleTimeout": "--idle-timeout",
 	"Fleet.Enabled": "--fleet", "Fleet.Local": "--local", "Fleet.OCI": "--oci",
-	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
+	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention", "Fleet.Traces": "--traces",
 	"Catalog.Roots": "--root", "Catalog.Refresh": "--catalog-refresh",
 	"Catalog.Bounds.MaxDepth": "--catalog-max-depth", "Catalog.Bounds.MaxRevisions": "--catalog-max-revisions",
 	"Budget.MaxCalls": "--max-expensive-calls", "Budget.MaxCallsPerCaller": "--max-expensive-calls-per-caller",
