@@ -69,8 +69,6 @@ type Builder struct {
 	sources map[string]SourceState
 	srcLims map[string][]Limitation
 	srcDone bool // sources changed since the last publish
-	// observed is the observed-edge set the next snapshot carries.
-	observed *Observed
 	counts  map[string][2]int
 	seq     uint64
 	history []retained
@@ -81,6 +79,10 @@ type Builder struct {
 	appliedAt time.Time
 
 	kick chan struct{}
+
+	// observed is the observed-edge set the next snapshot carries
+	// (observed.go). Guarded by mu.
+	observed *Observed
 }
 
 type retained struct {

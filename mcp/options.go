@@ -115,6 +115,10 @@ type Options struct {
 	// ServiceContracts resolved, never one a caller names. It needs the
 	// fleet family, and neither catalog roots nor the authoring family.
 	FleetRefsOnly bool
+	// TraceIntake, when set, serves an OTLP/HTTP trace receiver at
+	// /v1/traces behind the same checks as /mcp (intake.go); the HTTP
+	// transport only.
+	TraceIntake *TraceIntake
 	// Budget bounds the expensive calls: how many at once, overall and
 	// per caller, how long each, and the bundle memory they hold.
 	Budget BudgetOptions
