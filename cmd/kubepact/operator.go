@@ -354,6 +354,9 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		if ident, ok := opts.Authenticator.(*kubeauth.KubeIdentity); ok {
 			opts.TraceIntake.Authorizer = ident
 		}
+		// An empty set: answers say observed edges are configured, and
+		// none has been seen yet, rather than that there is no source.
+		b.SetObserved(opts.TraceIntake.Accumulator.Observed())
 		log.Info("Trace intake enabled", "endpoint", mcp.TraceIntakeEndpoint, "auth", o.mcpAuth)
 	}
 	s, err := mcp.NewServer(ctx, opts)
