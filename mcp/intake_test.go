@@ -26,7 +26,9 @@ import (
 // API server.
 type allowUsers map[string]bool
 
-func (a allowUsers) MayPostTraces(_ context.Context, id Identity) (bool, error) { return a[id.User], nil }
+func (a allowUsers) MayPostTraces(_ context.Context, id Identity) (bool, error) {
+	return a[id.User], nil
+}
 
 // exportSpans sends one client span of orders and one server span of
 // payments (its child) through the OpenTelemetry SDK's OTLP/HTTP exporter,
