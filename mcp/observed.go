@@ -91,7 +91,7 @@ func openRegular(root *os.Root, p string) (*os.File, error) {
 	case errors.Is(err, os.ErrPermission):
 		return nil, errors.New("permission denied")
 	case err != nil:
-		if root != nil && bundle.RootError(err) != err {
+		if root != nil && errors.Is(bundle.RootError(err), bundle.ErrOutsideRoot) {
 			return nil, errors.New("it leads outside the workspace")
 		}
 		return nil, errors.New("it cannot be opened")

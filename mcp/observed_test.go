@@ -3,6 +3,7 @@
 package mcp
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,8 +39,8 @@ func TestImpactTracesNotARegularFile(t *testing.T) {
 	f := &fleetState{workspace: ws}
 	for _, p := range []string{"pipe.json", "dir.json", "missing.json"} {
 		_, err := f.callTraces(p)
-		te, ok := err.(*ToolError)
-		if !ok || te.Field != "traces" || (!strings.Contains(te.Message, "not a regular file") && !strings.Contains(te.Message, "no such file")) {
+		var te *ToolError
+		if !errors.As(err, &te) || te.Field != "traces" || (!strings.Contains(te.Message, "not a regular file") && !strings.Contains(te.Message, "no such file")) {
 			t.Errorf("%s: %v, want a traces error saying what it is", p, err)
 		}
 	}

@@ -111,7 +111,12 @@ func TestOperatorTraceIntake(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- op.Wait() }()
-	t.Cleanup(func() { _ = op.Process.Kill(); <-exited })
+	t.Cleanup(func() {
+		_ = op.Process.Kill()
+		if err := <-exited; err != nil {
+			t.Logf("operator stopped at the end of the test: %v", err)
+		}
+	})
 	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
 
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "trace-intake-test", Version: "v0"}, nil).Connect(t.Context(),

@@ -506,7 +506,7 @@ func jsonKind(raw json.RawMessage) (int, error) {
 		if k, ok := kindNames[s]; ok {
 			return k, nil
 		}
-		return 0, fmt.Errorf("kind %q: want a number 0..5 or SPAN_KIND_SERVER, SPAN_KIND_CLIENT, ...", cut(s))
+		return 0, fmt.Errorf("kind %q: want a number 0..5 or a name such as SPAN_KIND_SERVER or SPAN_KIND_CLIENT", cut(s))
 	}
 	return 0, errors.New("kind: want a number or a SPAN_KIND_* name")
 }
