@@ -342,7 +342,7 @@ type (
 		Transitive      bool   `json:"transitive,omitempty"`
 		MaxDepth        int    `json:"max_depth,omitempty" jsonschema:"0 = unlimited"`
 		MaxNodes        int    `json:"max_nodes,omitempty" jsonschema:"default 500"`
-		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also list the observed (traced) edges from the graph's nodes (into them for dependents)"`
+		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also observed (traced) edges"`
 		Snapshot        string `json:"snapshot,omitempty"`
 	}
 	fleetStatusArgs struct {
@@ -364,10 +364,10 @@ type (
 	impactArgs struct {
 		OldRef          string `json:"old_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
 		NewRef          string `json:"new_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
-		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also use the server's observed (traced) edges: callers seen but undeclared become shadow consumers"`
+		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also use observed (traced) edges"`
 		// Traces is Pacto's per-call trace export: a file in the
 		// workspace on kubepact mcp; refused by the operator.
-		Traces   string `json:"traces,omitempty" jsonschema:"an OTLP/JSON trace export in the workspace used for this call's observed edges (implies include_observed); refused by the operator, which has a trace intake"`
+		Traces   string `json:"traces,omitempty" jsonschema:"an OTLP/JSON file in the workspace"`
 		Snapshot string `json:"snapshot,omitempty"`
 	}
 )
