@@ -79,6 +79,10 @@ type Builder struct {
 	appliedAt time.Time
 
 	kick chan struct{}
+
+	// observed is the observed-edge set the next snapshot carries
+	// (observed.go). Guarded by mu.
+	observed *Observed
 }
 
 type retained struct {
@@ -327,7 +331,8 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 	for _, st := range next.sources {
 		next.limitations = append(next.limitations, b.srcLims[st.ID]...)
 	}
-	next.id = snapshotID(next.acc, next.sources, next.limitations, b.opts.Freshness)
+	next.obs = newObservedState(b.observed)
+	next.id = snapshotID(observedAcc(next.acc, b.observed), next.sources, next.limitations, b.opts.Freshness)
 	return next
 }
 

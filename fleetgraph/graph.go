@@ -32,6 +32,9 @@ type GraphQuery struct {
 	// before). Neither is part of the query a cursor is bound to.
 	MaxBytes int    `json:"max_bytes,omitempty"`
 	Cursor   string `json:"cursor,omitempty"`
+	// IncludeObserved adds the observed (traced) edges that touch the
+	// graph's nodes (observed.go).
+	IncludeObserved bool `json:"include_observed,omitempty"`
 }
 
 // GraphNode is a service reached by the traversal.
@@ -65,6 +68,9 @@ type GraphResult struct {
 	ByDepth    []DepthCount `json:"byDepth"`
 	Remaining  *GraphTotals `json:"remaining,omitempty"`
 	NextCursor string       `json:"nextCursor,omitempty"`
+	// Observed is set with IncludeObserved: the observed edges from (or,
+	// for dependents, into) the page's nodes.
+	Observed []ObservedRelationship `json:"observed,omitempty"`
 }
 
 // Graph walks dependencies or dependents breadth first, so each node's depth
@@ -267,6 +273,9 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 		return a.kind - b.kind
 	})
 	s.pageGraph(res, entries, lims, pageSpec{budget: budget, offset: offset, filter: filter})
+	if q.IncludeObserved {
+		s.graphObserved(res)
+	}
 	return res, nil
 }
 

@@ -45,6 +45,10 @@ type ImpactOptions struct {
 	// is bound to the snapshot and to the two revisions compared.
 	MaxBytes int
 	Cursor   string
+	// Observed, when set, is the observed-edge set this call uses in
+	// place of the snapshot's (pacto_impact's per-call traces); it
+	// implies IncludeObserved.
+	Observed *Observed
 }
 
 // Risks: what the change means to one consumer, the verdict read together
@@ -194,7 +198,12 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		}
 	}
 	var lims []Limitation
-	if opts.IncludeObserved {
+	obsSet := opts.Observed
+	if obsSet == nil {
+		obsSet = s.observedSet()
+	}
+	useObs := opts.IncludeObserved || opts.Observed != nil
+	if useObs && obsSet == nil {
 		lims = append(lims, Limitation{Code: LimitObservedUnavailable,
 			Message: "observed edges were requested, but no observed-edge source is configured: consumers come from declared edges only, and a caller that declares nothing is not listed"})
 	}
@@ -287,6 +296,9 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 			res.Consumers = append(res.Consumers, c)
 			queue = append(queue, node{sv: csv, path: path})
 		}
+	}
+	if useObs && obsSet != nil {
+		lims = append(lims, s.observedConsumers(res, sv, obsSet, maxConsumers, &truncated, owners)...)
 	}
 	s.transitiveRisks(res, inbound)
 	if truncated {

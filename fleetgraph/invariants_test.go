@@ -102,7 +102,7 @@ func (s *Snapshot) checkInvariants() error {
 		return fmt.Errorf("record hashes do not add up to the snapshot's")
 	}
 	// A restricted view answers with the id of the snapshot it restricts.
-	if id := snapshotID(acc, s.sources, s.limitations, s.freshness); s.view == "" && id != s.id {
+	if id := snapshotID(observedAcc(acc, s.observedSet()), s.sources, s.limitations, s.freshness); s.view == "" && id != s.id {
 		return fmt.Errorf("snapshot id %s does not match its content (%s)", s.id, id)
 	}
 	if err := s.checkKeyIndexes(); err != nil {

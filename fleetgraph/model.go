@@ -97,6 +97,11 @@ type Revision struct {
 	// view (Snapshot.Restrict) shows the revision when it sees one of
 	// them, and lists only the ones it sees.
 	Scopes []string `json:"scopes,omitempty"`
+	// OptionalConfigurations names the configurations the contract
+	// declares required: false (Edges carry dependencies' required-ness).
+	// Like Location it is not part of the identity: the digest already
+	// fixes it.
+	OptionalConfigurations []string `json:"-"`
 }
 
 // normScopes sorts and deduplicates a revision's scopes and drops empty
@@ -288,6 +293,7 @@ func (r *Revision) clone() *Revision {
 	c.Capabilities = slices.Clone(r.Capabilities)
 	c.Edges = slices.Clone(r.Edges)
 	c.Findings = slices.Clone(r.Findings)
+	c.OptionalConfigurations = slices.Clone(r.OptionalConfigurations)
 	c.Scopes = normScopes(r.Scopes)
 	if r.Readiness != nil {
 		rd := *r.Readiness

@@ -181,7 +181,7 @@ func (s *Snapshot) targetView(t *Target) TargetView {
 	return TargetView{
 		Key: t.Key(), Scope: t.Scope, Kind: t.Kind, Name: t.Name, Labels: maps.Clone(t.Labels), Service: t.Service, ServiceKey: t.ServiceKey(),
 		ContractRevision: rev, RevisionMatch: state, LinkReason: reason, RequestedRef: t.RequestedRef, ResolvedRef: t.ResolvedRef,
-		Digest: t.Digest, Compliance: t.compliance(), Coverage: cloneCoverage(t.Coverage), Findings: slices.Clone(t.Findings),
+		Digest: t.Digest, Compliance: t.compliance(), Coverage: cloneCoverage(t.Coverage), Findings: gradedFindings(t.Findings, s.revision(rev)),
 		EvidenceAt: timePtr(t.EvidenceAt), ReconciledAt: timePtr(t.ReconciledAt), ObservedRuntime: slices.Clone(t.ObservedRuntime),
 		Source: t.Source, Stale: s.stale(t),
 	}

@@ -73,6 +73,11 @@ func NewRevision(ctx context.Context, b *bundle.Bundle, opts *RevisionOptions) (
 		r.Capabilities = append(r.Capabilities, cp.Type)
 	}
 	r.Edges = contractEdges(c)
+	for _, cfg := range c.Configurations {
+		if !cfg.Required {
+			r.OptionalConfigurations = append(r.OptionalConfigurations, cfg.Name)
+		}
+	}
 	r.Readiness = readinessOf(c.Readiness)
 	if opts.Validate {
 		res := validate.Validate(ctx, b.FS, nil)

@@ -36,6 +36,10 @@ type Snapshot struct {
 	// evidence and its time, and a query compares them with asOf.
 	attention [nAttn]sorted[attn]
 
+	// obs is the observed (traced) edges and their memos; nil when no
+	// observed-edge source is configured (observed.go).
+	obs *observedState
+
 	sources      []SourceState // sorted by id
 	limitations  []Limitation
 	completeness string

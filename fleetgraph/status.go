@@ -69,6 +69,9 @@ type StatusResult struct {
 	Items      []StatusItem   `json:"items"`
 	NextCursor string         `json:"nextCursor,omitempty"`
 	Truncated  bool           `json:"truncated"`
+	// Observed reconciles declared dependencies with observed (traced)
+	// edges; absent when no observed-edge source is configured.
+	Observed *ObservedStatus `json:"observed,omitempty"`
 }
 
 func (q StatusQuery) categories() []string {
@@ -200,6 +203,9 @@ func (s *Snapshot) Status(q StatusQuery) (*StatusResult, error) {
 	if end := offset + res.Count; end < res.Total && res.Count > 0 {
 		res.Truncated = true
 		res.NextCursor = encodeCursor(cursor{Snapshot: s.id, Filter: filter, Offset: end})
+	}
+	if offset == 0 {
+		res.Observed = s.observedStatus() // on the first page only
 	}
 	return res, nil
 }

@@ -67,6 +67,9 @@ type FleetOptions struct {
 	// WatchDebounce is how long the watch on Local and TargetState waits
 	// after a change before it re-reads (default 250ms).
 	WatchDebounce time.Duration
+	// Traces are OTLP/JSON trace exports read once at start for the
+	// fleet's observed edges (--traces, repeatable; observed.go).
+	Traces []string
 }
 
 // BindFlags binds the fleet flags.
@@ -77,6 +80,7 @@ func (o *FleetOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TargetState, "target-state", o.TargetState, "fleet source: a pacto.dev/fleet-targets/v1 target-state file")
 	fs.DurationVar(&o.Freshness, "freshness", o.Freshness, "mark target evidence older than this stale (0: never)")
 	fs.DurationVar(&o.Retention, "snapshot-retention", o.Retention, "how long a replaced fleet snapshot still answers pinned requests (default 10m)")
+	fs.StringSliceVar(&o.Traces, "traces", o.Traces, "observed edges: an OTLP/JSON trace export read at start (repeatable; each at most 16 MiB and 200,000 spans)")
 }
 
 // fleetSources is the remedy of a fleet without a source; its verbs are
@@ -97,6 +101,8 @@ func (o *FleetOptions) validate(families []Family) error {
 		return optionErrorf("Fleet.Local", ", %s and %s are fleet sources: set %s to serve the fleet tools", fieldName("Fleet.OCI"), fieldName("Fleet.TargetState"), fieldName("Fleet.Enabled"))
 	case o.Freshness < 0:
 		return optionErrorf("Fleet.Freshness", "must not be negative")
+	case len(o.Traces) > 0 && !o.Enabled && !named:
+		return optionErrorf("Fleet.Traces", "gives the fleet's observed edges: set %s (and a source) to serve the fleet tools", fieldName("Fleet.Enabled"))
 	}
 	return nil
 }
@@ -136,6 +142,9 @@ type fleetState struct {
 	// refsOnly: impact's arguments name fleet revisions only
 	// (Options.FleetRefsOnly; see fleetrefs.go).
 	refsOnly bool
+	// workspace is the root pacto_impact's traces must be inside; empty
+	// with refsOnly, where traces are refused.
+	workspace string
 
 	mu   sync.Mutex
 	pins map[*sdk.ServerSession]*pin
@@ -327,16 +336,17 @@ type (
 		Snapshot string `json:"snapshot,omitempty"`
 	}
 	fleetGraphArgs struct {
-		Service    string `json:"service,omitempty" jsonschema:"root: a service (all revisions)"`
-		Revision   string `json:"revision,omitempty" jsonschema:"root: a revision key"`
-		Target     string `json:"target,omitempty" jsonschema:"root: a target's linked revision"`
-		Direction  string `json:"direction,omitempty" jsonschema:"default dependencies"`
-		Transitive bool   `json:"transitive,omitempty"`
-		MaxDepth   int    `json:"max_depth,omitempty" jsonschema:"0 = unlimited"`
-		MaxNodes   int    `json:"max_nodes,omitempty" jsonschema:"default 500"`
-		MaxBytes   int    `json:"max_bytes,omitempty"`
-		Cursor     string `json:"cursor,omitempty"`
-		Snapshot   string `json:"snapshot,omitempty"`
+		Service         string `json:"service,omitempty" jsonschema:"root: a service (all revisions)"`
+		Revision        string `json:"revision,omitempty" jsonschema:"root: a revision key"`
+		Target          string `json:"target,omitempty" jsonschema:"root: a target's linked revision"`
+		Direction       string `json:"direction,omitempty" jsonschema:"default dependencies"`
+		Transitive      bool   `json:"transitive,omitempty"`
+		MaxDepth        int    `json:"max_depth,omitempty" jsonschema:"0 = unlimited"`
+		MaxNodes        int    `json:"max_nodes,omitempty" jsonschema:"default 500"`
+		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also observed (traced) edges"`
+		MaxBytes        int    `json:"max_bytes,omitempty"`
+		Cursor          string `json:"cursor,omitempty"`
+		Snapshot        string `json:"snapshot,omitempty"`
 	}
 	fleetStatusArgs struct {
 		NeedsAttention   bool   `json:"needs_attention,omitempty" jsonschema:"every category (the default)"`
@@ -358,10 +368,10 @@ type (
 	impactArgs struct {
 		OldRef          string `json:"old_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
 		NewRef          string `json:"new_ref" jsonschema:"bundle dir in the workspace or oci://ref"`
-		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"traced edges too; none configured yet"`
-		// Traces is Pacto's argument, declared only so that passing it
-		// gets the reason it is refused rather than "unknown argument".
-		Traces   string `json:"traces,omitempty" jsonschema:"refused (no trace files)"`
+		IncludeObserved bool   `json:"include_observed,omitempty" jsonschema:"also observed (traced) edges"`
+		// Traces is Pacto's per-call trace export: a file in the
+		// workspace on kubepact mcp; refused by the operator.
+		Traces   string `json:"traces,omitempty" jsonschema:"an OTLP/JSON file in the workspace"`
 		MaxBytes int    `json:"max_bytes,omitempty"`
 		Cursor   string `json:"cursor,omitempty"`
 		Snapshot string `json:"snapshot,omitempty"`
@@ -482,19 +492,35 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 		loader = source.NewRefLoader(&source.RefLoaderOptions{Workspace: workspace, Client: client, CacheBytes: env.opts.Budget.KeptBytes()})
 	}
 	f := &fleetState{
-		b:        o.Builder,
-		loader:   loader,
-		stdio:    env.opts.Transport == TransportStdio,
-		idle:     env.opts.SessionTimeout,
-		pins:     map[*sdk.ServerSession]*pin{},
-		scoper:   env.opts.Scoper,
-		log:      env.log.WithName("fleet"),
-		refsOnly: env.opts.FleetRefsOnly,
+		b:         o.Builder,
+		loader:    loader,
+		stdio:     env.opts.Transport == TransportStdio,
+		idle:      env.opts.SessionTimeout,
+		pins:      map[*sdk.ServerSession]*pin{},
+		scoper:    env.opts.Scoper,
+		log:       env.log.WithName("fleet"),
+		refsOnly:  env.opts.FleetRefsOnly,
+		workspace: workspace,
+	}
+	var obs *fleetgraph.Observed
+	if len(o.Traces) > 0 {
+		var err error
+		if obs, err = loadTraceFiles(o.Traces); err != nil {
+			return nil, err
+		}
+		env.log.Info("Observed edges read", "files", len(o.Traces), "edges", obs.Len())
 	}
 	if f.b != nil {
+		if obs != nil {
+			f.b.SetObserved(obs)
+			f.b.Flush()
+		}
 		return f, nil
 	}
 	f.b = fleetgraph.NewBuilder(&fleetgraph.BuilderOptions{Freshness: o.Freshness, Retention: o.Retention})
+	if obs != nil {
+		f.b.SetObserved(obs)
+	}
 	var sources []source.Source
 	for _, d := range o.Local {
 		sources = append(sources, &source.LocalSource{Dir: filepath.Clean(d)})
@@ -630,7 +656,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 			return nil, "", err
 		}
 		q := fleetgraph.GraphQuery{Service: in.Service, Revision: in.Revision, Target: in.Target, Direction: in.Direction,
-			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes, MaxBytes: in.MaxBytes, Cursor: in.Cursor}
+			Transitive: in.Transitive, MaxDepth: in.MaxDepth, MaxNodes: in.MaxNodes, MaxBytes: in.MaxBytes, Cursor: in.Cursor, IncludeObserved: in.IncludeObserved}
 		res, err := snap.Graph(q)
 		if err != nil {
 			return nil, "", queryToolError(err)
@@ -654,7 +680,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 	}
 	t, err = newTool(toolSpec{
 		name: "pacto_fleet_status", title: "What needs attention in the fleet", hints: ro,
-		description: "Items needing attention, by code then name. No category selected: needs_attention (all); categories lists those evaluated.",
+		description: "Items needing attention, by code then name; categories lists those evaluated.",
 	}, func(ctx context.Context, in fleetStatusArgs) (*fleetStatusOut, string, error) {
 		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
 		if err != nil {
@@ -699,9 +725,11 @@ func (f *fleetState) tools() ([]*tool, error) {
 		name: "pacto_impact", title: "Impact of a contract change", hints: hints{readOnly: true, idempotent: true, openWorld: f.loader.UsesRegistry()},
 		description: impactDesc, input: impactIn,
 	}, func(ctx context.Context, in impactArgs) (*impactOut, string, error) {
+		var callObs *fleetgraph.Observed
 		if in.Traces != "" {
-			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "traces",
-				Message: "traces is not accepted: it names a file the server would read from its own filesystem, and kubepact takes no file paths for traces; observed edges will come from a configured observed-edge source (include_observed)"}
+			if callObs, err = f.callTraces(in.Traces); err != nil {
+				return nil, "", err
+			}
 		}
 		snap, p, err := f.snapshotFor(ctx, in.Snapshot, in.Cursor)
 		if err != nil {
@@ -722,7 +750,7 @@ func (f *fleetState) tools() ([]*tool, error) {
 			return nil, "", &ToolError{Code: CodeInvalidArgument, Field: "new_ref",
 				Message: fmt.Sprintf("old_ref is a revision of service %s and new_ref of service %s: pacto_impact compares two revisions of one service. Renaming %s breaks every consumer of it, which finds it by name: pacto_fleet_graph with service %s and direction dependents lists them", o, n, o, o)}
 		}
-		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved, MaxBytes: in.MaxBytes, Cursor: in.Cursor})
+		res, err := snap.Impact(ctx, older, newer, &fleetgraph.ImpactOptions{IncludeObserved: in.IncludeObserved, Observed: callObs, MaxBytes: in.MaxBytes, Cursor: in.Cursor})
 		if errors.Is(err, fleetgraph.ErrNoContract) {
 			return nil, "", &ToolError{Code: CodeNotComparable, Message: err.Error()}
 		}
@@ -799,7 +827,11 @@ func enumInput[T any](enums map[string][]any) *jsonschema.Schema {
 // whole walk holds, and what was left out and how to read it.
 func graphText(res *fleetgraph.GraphResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d nodes, %d edges, %d cycles, %d unresolved from %s (%s)", len(res.Nodes), len(res.Edges), len(res.Cycles), len(res.Unresolved), res.Root, res.Direction)
+	observed := ""
+	if res.Observed != nil {
+		observed = fmt.Sprintf(", %d observed", len(res.Observed))
+	}
+	fmt.Fprintf(&b, "%d nodes, %d edges%s, %d cycles, %d unresolved from %s (%s)", len(res.Nodes), len(res.Edges), observed, len(res.Cycles), len(res.Unresolved), res.Root, res.Direction)
 	if res.Remaining != nil || len(res.Nodes) < res.Total.Nodes {
 		fmt.Fprintf(&b, "; the walk holds %s", res.Total)
 	}
@@ -831,6 +863,9 @@ func statusText(res *fleetgraph.StatusResult) string {
 			}
 			fmt.Fprintf(&b, " %d %s", res.ByCode[code], code)
 		}
+	}
+	if res.Observed != nil {
+		fmt.Fprintf(&b, "; %d observed-edge flag(s)", len(res.Observed.Flags))
 	}
 	if res.NextCursor != "" {
 		b.WriteString("; the page ends at limit or at the byte budget: repeat the call with cursor set to nextCursor for the rest")

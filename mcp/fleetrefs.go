@@ -139,7 +139,7 @@ func (f *fleetState) impactRef(ctx context.Context, snap *fleetgraph.Snapshot, f
 // arguments say what they accept.
 func impactSpec(refsOnly bool) (string, *jsonschema.Schema) {
 	if !refsOnly {
-		return "Diff two revisions of a contract (BREAKING, POTENTIAL_BREAKING, NON_BREAKING) and list the fleet's dependents, most affected first, with risk and versionBump. oci:// refs reach the registry; local dirs must be in the workspace.", nil
+		return "Diff two contract revisions (BREAKING, POTENTIAL_BREAKING, NON_BREAKING) and list the fleet's dependents, most affected first, with risk and versionBump. Local dirs must be in the workspace.", nil
 	}
 	in := itemSchema[impactArgs](nil)
 	for _, name := range []string{"old_ref", "new_ref"} {

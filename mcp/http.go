@@ -136,6 +136,9 @@ func (s *Server) newHTTPHandler() http.Handler {
 	if s.opts.Metrics != nil {
 		mux.Handle(MetricsEndpoint, s.guard(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 	}
+	if in := s.opts.TraceIntake; in != nil && in.Accumulator != nil && in.Builder != nil {
+		mux.Handle(TraceIntakeEndpoint, s.guard(s.intakeHandler(in)))
+	}
 	return unambiguousFraming(mux)
 }
 

@@ -115,6 +115,10 @@ type Options struct {
 	// ServiceContracts resolved, never one a caller names. It needs the
 	// fleet family, and neither catalog roots nor the authoring family.
 	FleetRefsOnly bool
+	// TraceIntake, when set, serves an OTLP/HTTP trace receiver at
+	// /v1/traces behind the same checks as /mcp (intake.go); the HTTP
+	// transport only.
+	TraceIntake *TraceIntake
 	// Budget bounds the expensive calls: how many at once, overall and
 	// per caller, how long each, and the bundle memory they hold.
 	Budget BudgetOptions
@@ -272,7 +276,7 @@ var FlagNames = map[string]string{
 	"MaxSessions": "--max-sessions", "MaxSessionsPerIdentity": "--max-sessions-per-identity", "MaxConnections": "--max-connections",
 	"ReadHeaderTimeout": "--read-header-timeout", "ReadTimeout": "--read-timeout", "IdleTimeout": "--idle-timeout",
 	"Fleet.Enabled": "--fleet", "Fleet.Local": "--local", "Fleet.OCI": "--oci",
-	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention",
+	"Fleet.TargetState": "--target-state", "Fleet.Freshness": "--freshness", "Fleet.Retention": "--snapshot-retention", "Fleet.Traces": "--traces",
 	"Catalog.Roots": "--root", "Catalog.Refresh": "--catalog-refresh",
 	"Catalog.Bounds.MaxDepth": "--catalog-max-depth", "Catalog.Bounds.MaxRevisions": "--catalog-max-revisions",
 	"Budget.MaxCalls": "--max-expensive-calls", "Budget.MaxCallsPerCaller": "--max-expensive-calls-per-caller",

@@ -33,6 +33,8 @@ import (
 //	allow-invalid    optional: the bundle was invalid before and may stay so
 //	fleet            optional: serve the fleet family too, its sources the
 //	                 workspace (a local source) and ws/targets.yaml when present
+//	traces           optional, with fleet: the fleet's --traces files, one a
+//	                 line (ws/<path>), read at start for its observed edges
 //	call.json        {"tool": "pacto_create|pacto_edit|pacto_check|pacto_catalog_revision|…", "args": {...}}
 //	want/result.json structuredContent of a successful call (and for catalog
 //	                 and impact calls want/result.txt, its text), or
@@ -71,6 +73,8 @@ var resultTypes = map[string]reflect.Type{
 	"pacto_explain_field":    reflect.TypeFor[explainFieldOut](),
 	"pacto_catalog_revision": reflect.TypeFor[CatalogRevisionResult](),
 	"pacto_impact":           reflect.TypeFor[impactOut](),
+	"pacto_fleet_graph":      reflect.TypeFor[fleetGraphOut](),
+	"pacto_fleet_status":     reflect.TypeFor[fleetStatusOut](),
 }
 
 func runTranscript(t *testing.T, file string) {
@@ -82,7 +86,7 @@ func runTranscript(t *testing.T, file string) {
 	outside := t.TempDir()
 	initial := map[string][]byte{}
 	var c transcriptCall
-	var roots []string
+	var roots, tracesFiles []string
 	allowInvalid, withFleet := false, false
 	for _, f := range ar.Files {
 		switch {
@@ -114,6 +118,10 @@ func runTranscript(t *testing.T, file string) {
 				}
 				roots = append(roots, line)
 			}
+		case f.Name == "traces":
+			for _, line := range strings.Fields(string(f.Data)) {
+				tracesFiles = append(tracesFiles, filepath.Join(ws, strings.TrimPrefix(line, "ws/")))
+			}
 		case f.Name == "allow-invalid":
 			allowInvalid = true
 		case f.Name == "fleet":
@@ -126,7 +134,7 @@ func runTranscript(t *testing.T, file string) {
 		}
 	}
 	if resultTypes[c.Tool] == nil {
-		t.Fatalf("call.json: tool %q is not an authoring, payload, catalog or impact tool", c.Tool)
+		t.Fatalf("call.json: tool %q is not an authoring, payload, catalog, impact, graph or status tool", c.Tool)
 	}
 	opts := &Options{Workspace: ws, Families: []Family{FamilyAuthoring, FamilyPayload}}
 	if strings.HasPrefix(c.Tool, "pacto_catalog") {
@@ -141,7 +149,7 @@ func runTranscript(t *testing.T, file string) {
 		}
 		source.NewFeed(b, sources).Collect(t.Context(), nil)
 		opts.Families = append(opts.Families, FamilyFleet)
-		opts.Fleet = FleetOptions{Enabled: true, Builder: b}
+		opts.Fleet = FleetOptions{Enabled: true, Builder: b, Traces: tracesFiles}
 	}
 	cs := connect(t.Context(), t, newTestServer(t, opts))
 	if strings.HasPrefix(c.Tool, "pacto_catalog") {
@@ -191,7 +199,7 @@ func runTranscript(t *testing.T, file string) {
 		got["want/result.json"] = normalise(mustJSON(t, orderedAs(t, resultTypes[c.Tool], content)))
 		// A catalog answer's text is where a miss says what it means
 		// (unknown or absent, the candidates): pin it too.
-		if strings.HasPrefix(c.Tool, "pacto_catalog") || c.Tool == "pacto_impact" {
+		if strings.HasPrefix(c.Tool, "pacto_catalog") || c.Tool == "pacto_impact" || strings.HasPrefix(c.Tool, "pacto_fleet") {
 			got["want/result.txt"] = normalise([]byte(text(res) + "\n"))
 		}
 	}

@@ -208,11 +208,14 @@ func (d *differ) spec(p string, o, n contract.Interface, ofs, nfs fs.FS) {
 		return
 	}
 	if o.Type == "openapi" && n.Type == "openapi" {
-		oops, err1 := openapiOps(ob)
-		nops, err2 := openapiOps(nb)
+		odoc, err1 := openapiTree(ob)
+		ndoc, err2 := openapiTree(nb)
 		if err1 == nil && err2 == nil {
+			oops, oat := opsOf(odoc)
+			nops, nat := opsOf(ndoc)
 			before := len(d.out)
 			d.named(p+".operations", oops, nops, Breaking, NonBreaking)
+			d.operations(p, odoc, ndoc, oat, nat)
 			if len(d.out) > before {
 				return
 			}
@@ -226,29 +229,6 @@ func readSpec(fsys fs.FS, ref string) ([]byte, error) {
 		return nil, fs.ErrNotExist
 	}
 	return fs.ReadFile(fsys, strings.TrimPrefix(ref, "./"))
-}
-
-// openapiOps lists "METHOD /path" for every operation in an OpenAPI
-// document, sorted.
-func openapiOps(raw []byte) ([]string, error) {
-	tree, err := contract.DecodeGeneric(raw)
-	if err != nil {
-		return nil, err
-	}
-	doc, _ := tree.(map[string]any)
-	paths, _ := doc["paths"].(map[string]any)
-	var ops []string
-	for path, item := range paths {
-		m, _ := item.(map[string]any)
-		for method := range m {
-			switch method {
-			case "get", "put", "post", "delete", "patch", "head", "options", "trace":
-				ops = append(ops, strings.ToUpper(method)+" "+path)
-			}
-		}
-	}
-	slices.Sort(ops)
-	return ops, nil
 }
 
 func (d *differ) configurations(o, n []contract.Configuration) {

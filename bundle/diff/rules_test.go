@@ -39,6 +39,30 @@ paths:
     post: {responses: {"201": {description: created}}}
     delete: {responses: {"204": {description: gone}}}
 `
+	// specParams: a path-item parameter shared by both operations, an
+	// optional query parameter, and a body whose schema (by $ref) requires
+	// one property.
+	specParams = `openapi: 3.0.3
+info: {title: shop, version: "1"}
+paths:
+  /items:
+    parameters:
+      - {name: X-Tenant, in: header, schema: {type: string}}
+    get:
+      parameters:
+        - $ref: '#/components/parameters/limit'
+      responses: {"200": {description: ok}}
+    post:
+      requestBody:
+        content:
+          application/json: {schema: {$ref: '#/components/schemas/Item'}}
+      responses: {"201": {description: created}}
+components:
+  parameters:
+    limit: {name: limit, in: query, schema: {type: integer}}
+  schemas:
+    Item: {type: object, required: [name], properties: {name: {type: string}, price: {type: number}}}
+`
 	// specItems with the same operations and another description.
 	specReworded = `openapi: 3.0.3
 info: {title: shop, version: "1", description: the shop's items}
@@ -212,6 +236,64 @@ func TestClassificationRules(t *testing.T) {
 		{name: "an OpenAPI document changes with the same operations",
 			newer: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specReworded },
 			want:  []rule{{"interfaces.http.spec", "changed", diff.PotentiallyBreaking}}, overall: diff.PotentiallyBreaking},
+		{name: "a path-item parameter goes from optional to required",
+			older: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			newer: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "{name: X-Tenant, in: header,", "{name: X-Tenant, in: header, required: true,", 1)
+			},
+			want: []rule{unchangedVersion,
+				{"interfaces.http.operations.GET /items.parameters.header.X-Tenant.required", "changed", diff.Breaking},
+				{"interfaces.http.operations.POST /items.parameters.header.X-Tenant.required", "changed", diff.Breaking}}, overall: diff.Breaking},
+		{name: "a path-item parameter is removed",
+			older: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			newer: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "    parameters:\n      - {name: X-Tenant, in: header, schema: {type: string}}\n", "", 1)
+			},
+			want: []rule{
+				{"interfaces.http.operations.GET /items.parameters.header.X-Tenant", "removed", diff.PotentiallyBreaking},
+				{"interfaces.http.operations.POST /items.parameters.header.X-Tenant", "removed", diff.PotentiallyBreaking}}, overall: diff.PotentiallyBreaking},
+		{name: "an operation's parameter (by $ref) goes from optional to required",
+			older: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			newer: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "limit: {name: limit, in: query,", "limit: {name: limit, in: query, required: true,", 1)
+			},
+			want: []rule{unchangedVersion, {"interfaces.http.operations.GET /items.parameters.query.limit.required", "changed", diff.Breaking}}, overall: diff.Breaking},
+		{name: "a parameter goes from required to optional",
+			older: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "limit: {name: limit, in: query,", "limit: {name: limit, in: query, required: true,", 1)
+			},
+			newer: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			want:  []rule{{"interfaces.http.operations.GET /items.parameters.query.limit.required", "changed", diff.NonBreaking}}, overall: diff.NonBreaking},
+		{name: "a required parameter is added",
+			older: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			newer: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "        - $ref: '#/components/parameters/limit'\n", "        - $ref: '#/components/parameters/limit'\n        - {name: page, in: query, required: true, schema: {type: integer}}\n", 1)
+			},
+			want: []rule{unchangedVersion, {"interfaces.http.operations.GET /items.parameters.query.page", "added", diff.Breaking}}, overall: diff.Breaking},
+		{name: "an optional parameter is added",
+			older: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			newer: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "        - $ref: '#/components/parameters/limit'\n", "        - $ref: '#/components/parameters/limit'\n        - {name: page, in: query, schema: {type: integer}}\n", 1)
+			},
+			want: []rule{{"interfaces.http.operations.GET /items.parameters.query.page", "added", diff.NonBreaking}}, overall: diff.NonBreaking},
+		{name: "a body property becomes required",
+			older: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			newer: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "required: [name]", "required: [name, price]", 1)
+			},
+			want: []rule{unchangedVersion, {"interfaces.http.operations.POST /items.requestBody.application/json.required.price", "added", diff.Breaking}}, overall: diff.Breaking},
+		{name: "a body property is no longer required",
+			older: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			newer: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "required: [name]", "required: []", 1)
+			},
+			want: []rule{{"interfaces.http.operations.POST /items.requestBody.application/json.required.name", "removed", diff.NonBreaking}}, overall: diff.NonBreaking},
+		{name: "the request body becomes required",
+			older: func(_ *contract.Contract, f map[string]string) { f["interfaces/openapi.yaml"] = specParams },
+			newer: func(_ *contract.Contract, f map[string]string) {
+				f["interfaces/openapi.yaml"] = strings.Replace(specParams, "      requestBody:\n", "      requestBody:\n        required: true\n", 1)
+			},
+			want: []rule{unchangedVersion, {"interfaces.http.operations.POST /items.requestBody.required", "changed", diff.Breaking}}, overall: diff.Breaking},
 		{name: "another spec file changes",
 			newer: func(_ *contract.Contract, f map[string]string) {
 				f["interfaces/shop.proto"] = "syntax = \"proto3\";\nservice Shop { rpc Get(Empty) returns (Empty); }\nmessage Empty {}\n"

@@ -13,18 +13,22 @@ const (
 	CodeSchemaError             = "SCHEMA_ERROR"
 
 	// Cross-field layer.
-	CodeInvalidSemver                = "INVALID_SEMVER"
-	CodeDuplicateInterfaceName       = "DUPLICATE_INTERFACE_NAME"
-	CodeDuplicateConfigurationName   = "DUPLICATE_CONFIGURATION_NAME"
-	CodeDuplicatePolicyName          = "DUPLICATE_POLICY_NAME"
-	CodeDuplicateDependencyName      = "DUPLICATE_DEPENDENCY_NAME"
-	CodeInvalidInterfaceType         = "INVALID_INTERFACE_TYPE"
-	CodeInterfaceRefRequired         = "INTERFACE_REF_REQUIRED"
-	CodeFileNotFound                 = "FILE_NOT_FOUND"
-	CodeInvalidInterfaceSpec         = "INVALID_INTERFACE_SPEC"
-	CodeSchemaRefCycle               = "SCHEMA_REF_CYCLE" // kubepact's own: a $ref cycle no validator can evaluate
-	CodeSchemaTooDeep                = "SCHEMA_TOO_DEEP"  // kubepact's own: schemas nested past schemacycle.MaxChain on one value
-	CodeInvalidCapabilityType        = "INVALID_CAPABILITY_TYPE"
+	CodeInvalidSemver              = "INVALID_SEMVER"
+	CodeDuplicateInterfaceName     = "DUPLICATE_INTERFACE_NAME"
+	CodeDuplicateConfigurationName = "DUPLICATE_CONFIGURATION_NAME"
+	CodeDuplicatePolicyName        = "DUPLICATE_POLICY_NAME"
+	CodeDuplicateDependencyName    = "DUPLICATE_DEPENDENCY_NAME"
+	// Deprecated: Pacto 2.0 no longer emits it; the rule is the schema's, reported as SCHEMA_VIOLATION.
+	CodeInvalidInterfaceType = "INVALID_INTERFACE_TYPE"
+	// Deprecated: Pacto 2.0 no longer emits it; the rule is the schema's, reported as SCHEMA_VIOLATION.
+	CodeInterfaceRefRequired = "INTERFACE_REF_REQUIRED"
+	CodeFileNotFound         = "FILE_NOT_FOUND"
+	CodeInvalidInterfaceSpec = "INVALID_INTERFACE_SPEC"
+	CodeSchemaRefCycle       = "SCHEMA_REF_CYCLE" // kubepact's own: a $ref cycle no validator can evaluate
+	CodeSchemaTooDeep        = "SCHEMA_TOO_DEEP"  // kubepact's own: schemas nested past schemacycle.MaxChain on one value
+	// Deprecated: Pacto 2.0 no longer emits it; the rule is the schema's, reported as SCHEMA_VIOLATION.
+	CodeInvalidCapabilityType = "INVALID_CAPABILITY_TYPE"
+	// Deprecated: Pacto 2.0 no longer emits it; the rule is the schema's, reported as SCHEMA_VIOLATION.
 	CodeCapabilityRefRequired        = "CAPABILITY_REF_REQUIRED"
 	CodeCapabilityRefInvalid         = "CAPABILITY_REF_INVALID"
 	CodeDuplicateCapability          = "DUPLICATE_CAPABILITY"
@@ -43,13 +47,14 @@ const (
 	CodeInvalidPolicyJSON            = "INVALID_POLICY_JSON"
 	CodeInvalidPolicySchema          = "INVALID_POLICY_SCHEMA"
 	CodeInvalidPolicyRef             = "INVALID_POLICY_REF"
-	CodeUnsupportedPolicyTarget      = "UNSUPPORTED_POLICY_TARGET"
-	CodeDuplicateReadinessID         = "DUPLICATE_READINESS_ID"
-	CodeEmptyReadinessEvidence       = "EMPTY_READINESS_EVIDENCE"
-	CodeEmptyReadinessDescription    = "EMPTY_READINESS_DESCRIPTION"
-	CodeInvalidReadinessExpires      = "INVALID_READINESS_EXPIRES"
-	CodeInvalidReadinessRevision     = "INVALID_READINESS_REVISION"
-	CodeStatelessPersistentConflict  = "STATELESS_PERSISTENT_CONFLICT"
+	// Deprecated: Pacto 2.0 no longer emits it; the rule is the schema's, reported as SCHEMA_VIOLATION.
+	CodeUnsupportedPolicyTarget     = "UNSUPPORTED_POLICY_TARGET"
+	CodeDuplicateReadinessID        = "DUPLICATE_READINESS_ID"
+	CodeEmptyReadinessEvidence      = "EMPTY_READINESS_EVIDENCE"
+	CodeEmptyReadinessDescription   = "EMPTY_READINESS_DESCRIPTION"
+	CodeInvalidReadinessExpires     = "INVALID_READINESS_EXPIRES"
+	CodeInvalidReadinessRevision    = "INVALID_READINESS_REVISION"
+	CodeStatelessPersistentConflict = "STATELESS_PERSISTENT_CONFLICT"
 
 	// CodeAllOfClosedSchema is a warning, kubepact's own: an allOf in an
 	// interface spec has a branch closed by additionalProperties: false

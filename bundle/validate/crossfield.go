@@ -58,11 +58,11 @@ func (v *validator) checkInterfaces() {
 		switch in.Type {
 		case "openapi", "asyncapi", "grpc":
 		default:
-			v.res.addError(p+".type", CodeInvalidInterfaceType, fmt.Sprintf("interface type %q is not supported; use openapi, asyncapi or grpc", in.Type))
+			v.res.addError(p+".type", CodeSchemaViolation, fmt.Sprintf("interface type %q is not supported; use openapi, asyncapi or grpc", in.Type))
 			continue
 		}
 		if strings.TrimSpace(in.Ref) == "" {
-			v.res.addError(p+".ref", CodeInterfaceRefRequired, "an interface needs ref: the bundle path of its spec file")
+			v.res.addError(p+".ref", CodeSchemaViolation, "an interface needs ref: the bundle path of its spec file")
 			continue
 		}
 		data, err := readFile(v.fsys, in.Ref, v.maxSpecBytes)
@@ -215,7 +215,7 @@ func (v *validator) checkPolicies() {
 		names[i] = pol.Name
 		p := fmt.Sprintf("policies[%d]", i)
 		if pol.Target != "" && pol.Target != "contract" {
-			v.res.addError(p+".target", CodeUnsupportedPolicyTarget, fmt.Sprintf("policy target %q is not supported; the only target is contract", pol.Target))
+			v.res.addError(p+".target", CodeSchemaViolation, fmt.Sprintf("policy target %q is not supported; the only target is contract", pol.Target))
 			continue
 		}
 		switch {
@@ -291,7 +291,7 @@ func (v *validator) checkCapabilities() {
 		case "extension":
 			switch {
 			case cp.Ref == "":
-				v.res.addError(p+".ref", CodeCapabilityRefRequired, "an extension capability needs ref: a namespaced id such as example.com/custom")
+				v.res.addError(p+".ref", CodeSchemaViolation, "an extension capability needs ref: a namespaced id such as example.com/custom")
 			case !extensionRefRe.MatchString(cp.Ref):
 				v.res.addError(p+".ref", CodeCapabilityRefInvalid, fmt.Sprintf("%q is not a namespaced id; write a domain, '/', and a name, e.g. example.com/custom", cp.Ref))
 			}
@@ -299,7 +299,7 @@ func (v *validator) checkCapabilities() {
 				v.res.addError(p+".binding", CodeCapabilityRefInvalid, "an extension capability takes no binding")
 			}
 		default:
-			v.res.addError(p+".type", CodeInvalidCapabilityType, fmt.Sprintf("capability type %q is not supported; use health, metrics or extension", cp.Type))
+			v.res.addError(p+".type", CodeSchemaViolation, fmt.Sprintf("capability type %q is not supported; use health, metrics or extension", cp.Type))
 			continue
 		}
 		if b := cp.Binding; b != nil && cp.Type != "extension" {

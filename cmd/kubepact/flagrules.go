@@ -105,7 +105,7 @@ func mcpFlagRules(opts *mcp.Options, capOpts *capabilityOptions, reg *registryOp
 			why: "%[1]s configures the tools generated from BUNDLE, and no BUNDLE is given: name one first (kubepact mcp DIR|oci://REF %[1]s …), or drop %[1]s"},
 		{flags: []string{"allow-writes"}, applies: func() bool { return !opts.ReadOnly || !capOpts.AllowWrites },
 			why: "%[1]s exposes the generated tools that write, and --read-only registers no tool that can write: choose one of them"},
-		{flags: []string{"freshness", "snapshot-retention"}, applies: fleetOn,
+		{flags: []string{"freshness", "snapshot-retention", "traces"}, applies: fleetOn,
 			why: "%[1]s applies to the fleet tools, which are off: add --fleet with a source (--local, --oci, --target-state) or --k8s, or drop %[1]s"},
 		{flags: []string{"catalog-refresh", "catalog-max-depth", "catalog-max-revisions"}, applies: func() bool {
 			return len(opts.Catalog.Roots) > 0 || slices.Contains(opts.Families, mcp.FamilyCatalog)

@@ -33,6 +33,7 @@ import (
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/kube"
 	"github.com/kubepact/kubepact/fleetgraph/source"
+	"github.com/kubepact/kubepact/fleetgraph/traces"
 	"github.com/kubepact/kubepact/mcp"
 	"github.com/kubepact/kubepact/mcp/kubeauth"
 )
@@ -60,6 +61,8 @@ type operatorOptions struct {
 	// mcpAuth is how /mcp callers are authenticated: kubernetes, token
 	// or none ("" picks token with --auth-token-file, else kubernetes).
 	mcpAuth string
+	// traceIntake serves /v1/traces beside /mcp (--trace-intake).
+	traceIntake bool
 }
 
 // operatorMaxRequestBytes is the operator's default --max-request-bytes
@@ -100,6 +103,7 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	o.mcp.Budget.BindFlags(fs)
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
 	fs.StringVar(&o.mcpAuth, "mcp-auth", "", "how /mcp callers are authenticated: kubernetes (the default: a Kubernetes bearer token checked with TokenReview; answers show only the namespaces where the caller may list ServiceContracts), token (--auth-token-file: one caller who sees everything) or none (no authentication; everyone sees everything)")
+	fs.BoolVar(&o.traceIntake, "trace-intake", false, "accept OTLP/HTTP trace exports at /v1/traces beside /mcp, authenticated like it (with --mcp-auth kubernetes the caller needs create on servicecontracts/traces cluster-wide), for the fleet's observed edges; each export at most 4 MiB and 50,000 spans")
 	o.webhook.BindFlags(fs)
 }
 
@@ -148,6 +152,9 @@ func (o *operatorOptions) validate(ctx context.Context) error {
 		return err
 	}
 	o.mcpAuth = string(mode)
+	if o.traceIntake && !o.serveMCP {
+		return errors.New("--trace-intake is served beside /mcp, which --mcp=false turns off: keep /mcp or drop --trace-intake")
+	}
 	if o.serveMCP {
 		// /mcp's options are checked here, before anything connects to a
 		// cluster, by the same validation the server runs.
@@ -341,6 +348,17 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		}
 		opts.Authenticator, opts.Scoper = ident, ident
 	}
+	if o.traceIntake {
+		opts.TraceIntake = &mcp.TraceIntake{Builder: b,
+			Accumulator: traces.NewAccumulator(traces.Limits{MaxExportBytes: intakeMaxExportBytes, MaxSpans: intakeMaxSpans})}
+		if ident, ok := opts.Authenticator.(*kubeauth.KubeIdentity); ok {
+			opts.TraceIntake.Authorizer = ident
+		}
+		// An empty set: answers say observed edges are configured, and
+		// none has been seen yet, rather than that there is no source.
+		b.SetObserved(opts.TraceIntake.Accumulator.Observed())
+		log.Info("Trace intake enabled", "endpoint", mcp.TraceIntakeEndpoint, "auth", o.mcpAuth)
+	}
 	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {
 		return &exitError{code: 2, msg: fieldsToFlags(err, mcp.FlagNames, oci.FlagNames).Error()}
@@ -353,6 +371,13 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 	// /mcp drains on stop (mcp.Server.Serve).
 	return mgr.Add(everyReplica(func(ctx context.Context) error { return s.Serve(ctx, ln) }))
 }
+
+// The trace intake's bounds per export: a collector batches far below
+// them (its default batch is 8,192 spans).
+const (
+	intakeMaxExportBytes = 4 << 20
+	intakeMaxSpans       = 50_000
+)
 
 // everyReplica is a Runnable of the manager that runs on every replica,
 // not only the leader: the fleet's publisher and /mcp, so that each

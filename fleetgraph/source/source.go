@@ -106,6 +106,12 @@ func (f *Feed) Collect(ctx context.Context, pick func(Source) bool) *fleetgraph.
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.b.Now().UTC()
+	conflicts := documentConflicts(f.sources, func(i int) *Collection {
+		if r := results[i]; r != nil && r.err == nil {
+			return r.c
+		}
+		return nil
+	})
 	for i, src := range f.sources {
 		r := results[i]
 		if r == nil {
@@ -133,10 +139,19 @@ func (f *Feed) Collect(ctx context.Context, pick func(Source) bool) *fleetgraph.
 		}
 		lims := slices.Clone(r.c.Limitations)
 		records := map[string]struct{}{}
+		dropped := false
 		for _, rev := range r.c.Revisions {
 			rev.Source = st.ID
+			if c, ok := conflicts[rev.Key()]; ok {
+				lims = append(lims, c.limitation(st.ID))
+				dropped = true
+				if c.keep != i {
+					continue // the other source's document is the one kept
+				}
+			}
 			if err := f.b.UpsertRevision(rev); err != nil {
 				lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitIdentityUnresolved, Message: err.Error(), Source: st.ID})
+				dropped = true
 				continue
 			}
 			records["r"+rev.Key()] = struct{}{}
@@ -145,9 +160,15 @@ func (f *Feed) Collect(ctx context.Context, pick func(Source) bool) *fleetgraph.
 			t.Source = st.ID
 			if err := f.b.UpsertTarget(t); err != nil {
 				lims = append(lims, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Message: err.Error(), Source: st.ID})
+				dropped = true
 				continue
 			}
 			records["t"+t.Key()] = struct{}{}
+		}
+		if dropped && st.Status == fleetgraph.SourceAvailable {
+			// A source that could not deliver a record is partial: an
+			// absent service is then never read as proof of absence.
+			st.Status = fleetgraph.SourcePartial
 		}
 		f.state[i] = fedState{st: st, lims: lims, records: records, ok: true}
 		for k := range prev.records {
