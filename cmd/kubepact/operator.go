@@ -35,6 +35,7 @@ import (
 	"github.com/kubepact/kubepact/fleetgraph/source"
 	"github.com/kubepact/kubepact/mcp"
 	"github.com/kubepact/kubepact/mcp/kubeauth"
+	"github.com/kubepact/kubepact/mcp/oauth"
 )
 
 // operatorOptions is the operator's option group.
@@ -57,9 +58,11 @@ type operatorOptions struct {
 	serveMCP bool
 	mcp      *mcp.Options
 	webhook  webhookOptions
-	// mcpAuth is how /mcp callers are authenticated: kubernetes, token
-	// or none ("" picks token with --auth-token-file, else kubernetes).
+	// mcpAuth is how /mcp callers are authenticated: kubernetes, oauth,
+	// token or none ("" picks token with --auth-token-file, else
+	// kubernetes); oauth configures oauth.
 	mcpAuth string
+	oauth   oauthFlags
 }
 
 // operatorMaxRequestBytes is the operator's default --max-request-bytes
@@ -99,7 +102,8 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	o.mcp.BindHTTPFlags(fs)
 	o.mcp.Budget.BindFlags(fs)
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
-	fs.StringVar(&o.mcpAuth, "mcp-auth", "", "how /mcp callers are authenticated: kubernetes (the default: a Kubernetes bearer token checked with TokenReview; answers show only the namespaces where the caller may list ServiceContracts), token (--auth-token-file: one caller who sees everything) or none (no authentication; everyone sees everything)")
+	fs.StringVar(&o.mcpAuth, "mcp-auth", "", "how /mcp callers are authenticated: kubernetes (the default: a Kubernetes bearer token checked with TokenReview; answers show only the namespaces where the caller may list ServiceContracts), token (--auth-token-file: one caller who sees everything) or none (no authentication; everyone sees everything); oauth: a JWT access token of --oauth-issuer for this resource, with the scope "+oauth.DefaultReadScope+", whose claims name a user and groups; answers show only the namespaces where they may list ServiceContracts")
+	o.oauth.o.BindFlags(fs)
 	o.webhook.BindFlags(fs)
 }
 
@@ -148,6 +152,11 @@ func (o *operatorOptions) validate(ctx context.Context) error {
 		return err
 	}
 	o.mcpAuth = string(mode)
+	if mode == kubeauth.ModeOAuth {
+		if err := o.oauth.apply(&o.mcp.HTTPOptions); err != nil {
+			return err
+		}
+	}
 	if o.serveMCP {
 		// /mcp's options are checked here, before anything connects to a
 		// cluster, by the same validation the server runs.
@@ -192,6 +201,9 @@ them cluster-wide (--mcp-auth; token and none are for single-user setups).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(cmd.Context()); err != nil {
 				return &exitError{code: 2, msg: err.Error()}
+			}
+			if err := refuseInapplicable(cmd.Flags(), []flagRule{oauthRule(func() string { return o.mcpAuth })}); err != nil {
+				return err
 			}
 			return runOperator(cmd.Context(), o)
 		},
@@ -340,6 +352,15 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 			return fmt.Errorf("/mcp authentication: %w", err)
 		}
 		opts.Authenticator, opts.Scoper = ident, ident
+	}
+	if kubeauth.Mode(o.mcpAuth) == kubeauth.ModeOAuth {
+		// The token's claims name the user and groups; the same
+		// SubjectAccessReviews scope what they see.
+		ident, err := kubeauth.NewKubeIdentity(cfg, nil)
+		if err != nil {
+			return fmt.Errorf("/mcp authorization: %w", err)
+		}
+		opts.Scoper = ident
 	}
 	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {
