@@ -221,10 +221,11 @@ func TestOAuthHostileTokens(t *testing.T) {
 	p := oidcprovider.Start(t,
 		oidcprovider.Client{ID: "good", Secret: "s"},
 		oidcprovider.Client{ID: "expired", Secret: "s", Lifetime: -2 * time.Minute},
-		oidcprovider.Client{ID: "other", Secret: "s", Audience: []string{"https://other.example.com/mcp"}})
+		oidcprovider.Client{ID: "other", Secret: "s", Audience: []string{"https://other.example.com/mcp"}},
+		oidcprovider.Client{ID: "sa", Secret: "s", Subject: "system:serviceaccount:kube-system:admin"})
 	other := oidcprovider.Start(t, oidcprovider.Client{ID: "good", Secret: "s"})
 	s := serve(t, p.Issuer, nil)
-	p.SetAudience(s.url, "good", "expired")
+	p.SetAudience(s.url, "good", "expired", "sa")
 	other.SetAudience(s.url)
 
 	good := p.Token(t, "good", "mcp:read", "mcp:write")
@@ -257,6 +258,7 @@ func TestOAuthHostileTokens(t *testing.T) {
 		{"for another resource, replayed here", p.Token(t, "other", "mcp:read"), "is for https://other.example.com/mcp, not for this resource"},
 		{"another issuer's key", other.Token(t, "good", "mcp:read"), "key the issuer " + p.Issuer + " does not publish"},
 		{"huge", strings.Repeat("a", 64<<10), "at most 16384"},
+		{"a ServiceAccount as its user", p.Token(t, "sa", "mcp:read"), "system: namespace Kubernetes reserves"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := post(t, s.url, "Bearer "+tc.token)
