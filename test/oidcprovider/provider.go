@@ -68,7 +68,7 @@ func Start(t testing.TB, clients ...Client) *Provider {
 	st.rotate(t)
 	var key [32]byte
 	_, _ = rand.Read(key[:])
-	p, err := op.NewOpenIDProvider(issuer, &op.Config{CryptoKey: key, SupportedScopes: []string{"openid", "mcp:read", "mcp:write"}}, st, op.WithAllowInsecure())
+	p, err := op.NewProvider(&op.Config{CryptoKey: key, SupportedScopes: []string{"openid", "mcp:read", "mcp:write"}}, st, op.StaticIssuer(issuer), op.WithAllowInsecure())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func (c opClient) DevMode() bool                        { return false }
 func (c opClient) IsScopeAllowed(string) bool           { return true }
 func (c opClient) IDTokenUserinfoClaimsAssertion() bool { return false }
 func (c opClient) ClockSkew() time.Duration             { return 0 }
-func (c opClient) RestrictAdditionalIdTokenScopes() func([]string) []string {
+func (c opClient) RestrictAdditionalIdTokenScopes() func([]string) []string { //nolint:revive // the name is pkg/op.Client's
 	return func(s []string) []string { return s }
 }
 func (c opClient) RestrictAdditionalAccessTokenScopes() func([]string) []string {
