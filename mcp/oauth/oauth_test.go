@@ -391,3 +391,59 @@ func TestOAuthOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestOAuthUnknownKeyFlood: tokens naming keys the provider does not
+// publish, presented as fast as the client can, fetch the provider's keys
+// at most once per RefetchInterval: a caller cannot make the server hammer
+// its provider.
+func TestOAuthUnknownKeyFlood(t *testing.T) {
+	p := oidcprovider.Start(t, oidcprovider.Client{ID: "c", Secret: "s"})
+	other := oidcprovider.Start(t, oidcprovider.Client{ID: "c", Secret: "s"})
+	s := serve(t, p.Issuer, &oauth.Options{RefetchInterval: time.Hour})
+	p.SetAudience(s.url)
+	other.SetAudience(s.url)
+	if got := post(t, s.url, "Bearer "+p.Token(t, "c", "mcp:read")); got.status != http.StatusOK {
+		t.Fatalf("a good token: %d %s", got.status, got.body)
+	}
+	before := p.KeyFetches()
+	var tokens []string
+	for range 5 {
+		other.Rotate(t) // a new kid each time
+		tokens = append(tokens, other.Token(t, "c", "mcp:read"))
+	}
+	for i := range 200 {
+		if got := post(t, s.url, "Bearer "+tokens[i%len(tokens)]); got.status != http.StatusUnauthorized {
+			t.Fatalf("token %d of unknown keys: %d %s", i, got.status, got.body)
+		}
+	}
+	if n := p.KeyFetches() - before; n > 1 {
+		t.Errorf("200 tokens of 5 unknown keys fetched the provider's keys %d times; want at most 1 within the refetch interval", n)
+	}
+}
+
+// BenchmarkAuthenticate: the cost of checking a token once the keys are
+// held (an RS256 verification and the claims), beside refusing one that
+// is too large (no decoding at all) and one of an unknown key.
+func BenchmarkAuthenticate(b *testing.B) {
+	p := oidcprovider.Start(b, oidcprovider.Client{ID: "c", Secret: "s"})
+	other := oidcprovider.Start(b, oidcprovider.Client{ID: "c", Secret: "s"})
+	const resource = "https://kubepact.example.com/mcp"
+	p.SetAudience(resource)
+	other.SetAudience(resource)
+	v, err := oauth.New(&oauth.Options{Issuer: p.Issuer, Resource: resource, RefetchInterval: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	good, unknown := p.Token(b, "c", "mcp:read"), other.Token(b, "c", "mcp:read")
+	huge := strings.Repeat("a", 64<<10)
+	if _, err := v.Authenticate(b.Context(), good); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, token string }{{"valid", good}, {"unknownKey", unknown}, {"huge", huge}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				_, _ = v.Authenticate(b.Context(), bc.token)
+			}
+		})
+	}
+}

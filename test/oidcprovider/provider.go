@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,9 +46,13 @@ type Client struct {
 // Provider is a running OpenID provider.
 type Provider struct {
 	// Issuer is its issuer URL (http://127.0.0.1:PORT).
-	Issuer string
-	store  *store
+	Issuer     string
+	store      *store
+	keyFetches atomic.Int64
 }
+
+// KeyFetches is how many times its JWKS (/keys) was fetched.
+func (p *Provider) KeyFetches() int64 { return p.keyFetches.Load() }
 
 // Start runs a provider with clients until the test ends.
 func Start(t testing.TB, clients ...Client) *Provider {
@@ -72,10 +77,17 @@ func Start(t testing.TB, clients ...Client) *Provider {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
+	prov := &Provider{Issuer: issuer, store: st}
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/keys" {
+			prov.keyFetches.Add(1)
+		}
+		p.ServeHTTP(w, r)
+	})
+	srv := &http.Server{Handler: counted, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	return &Provider{Issuer: issuer, store: st}
+	return prov
 }
 
 // Token is an access token for the client id with scopes, from the
