@@ -88,7 +88,7 @@ func TestOperatorOAuthScopesFleet(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- op.Wait() }()
-	t.Cleanup(func() { _ = op.Process.Kill(); <-exited })
+	t.Cleanup(func() { _ = op.Process.Kill(); _ = <-exited })
 	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
 
 	endpoint := "http://" + mcpAddr + mcp.Endpoint
