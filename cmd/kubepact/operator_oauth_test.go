@@ -88,7 +88,10 @@ func TestOperatorOAuthScopesFleet(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- op.Wait() }()
-	t.Cleanup(func() { _ = op.Process.Kill(); _ = <-exited })
+	t.Cleanup(func() {
+		_ = op.Process.Kill()
+		t.Logf("operator killed at the end of the test: %v", <-exited)
+	})
 	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
 
 	endpoint := "http://" + mcpAddr + mcp.Endpoint
