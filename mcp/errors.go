@@ -71,6 +71,9 @@ const (
 //	                                      the bundle memory they hold are at the server's limits;
 //	                                      retryAfterMs says when to try again, nothing was done
 //	INTERNAL                server        a failure on our side; details are in the server log
+//	INSUFFICIENT_SCOPE      server        a tool that can write was called with an OAuth token without the
+//	                                      write scope (ProtectedResource.WriteScope); nothing was done,
+//	                                      remedy names the scope
 //	PATH_OUTSIDE_WORKSPACE  authoring,    a path leads outside the workspace (also through a symlink)
 //	                        fleet, payload
 //	ALREADY_EXISTS          authoring     the target exists and the call may not replace it

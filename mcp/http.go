@@ -133,6 +133,11 @@ func (s *Server) newHTTPHandler() http.Handler {
 		inner = withTokenInfo(route)
 	}
 	mux.Handle(Endpoint, s.guard(inner))
+	if p := s.opts.ProtectedResource; p != nil {
+		meta := p.metadataHandler()
+		mux.Handle(ProtectedResourceMetadataPath, s.guardHost(meta))
+		mux.Handle(ProtectedResourceMetadataPath+Endpoint, s.guardHost(meta))
+	}
 	if s.opts.Metrics != nil {
 		mux.Handle(MetricsEndpoint, s.guard(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 	}
@@ -209,6 +214,22 @@ func unambiguousFraming(next http.Handler) http.Handler {
 // authentication configured, unauthenticated ones (401), before the MCP
 // handler sees them.
 func (s *Server) guard(next http.Handler) http.Handler {
+	if s.opts.Authenticator == nil {
+		return s.guardHost(next)
+	}
+	return s.guardHost(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, ok := s.authenticate(w, r)
+		if !ok {
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// guardHost rejects DNS-rebinding and cross-origin requests (403): the
+// part of guard that also protects what anyone may read (the
+// protected-resource metadata).
+func (s *Server) guardHost(next http.Handler) http.Handler {
 	allowedHosts := map[string]bool{}
 	for _, h := range s.opts.AllowedHosts {
 		allowedHosts[strings.ToLower(strings.TrimSpace(h))] = true
@@ -232,12 +253,6 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if origin := r.Header.Get("Origin"); origin != "" && !originOK(origin, hostOK, allowedOrigins) {
 			http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
 			return
-		}
-		if s.opts.Authenticator != nil {
-			var ok bool
-			if r, ok = s.authenticate(w, r); !ok {
-				return
-			}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -21,6 +21,10 @@ type Identity struct {
 	User   string   `json:"user"`
 	UID    string   `json:"uid,omitempty"`
 	Groups []string `json:"groups,omitempty"`
+	// Scopes are the OAuth scopes the caller's token grants; they matter
+	// only with HTTPOptions.ProtectedResource, whose scopes they are
+	// checked against.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // key identifies the identity for binding a session to it: a session
@@ -46,6 +50,40 @@ type Authenticator interface {
 // ErrUnauthenticated is wrapped by an Authenticator's error for a token
 // that is not valid.
 var ErrUnauthenticated = errors.New("unauthenticated")
+
+// RefusalError is an Authenticator's error for a token that is not valid,
+// saying why in words fit for the caller (expired, issued for another
+// resource): the 401's body carries Reason. It wraps ErrUnauthenticated.
+type RefusalError struct{ Reason string }
+
+func (e *RefusalError) Error() string { return "unauthenticated: " + e.Reason }
+
+// Unwrap makes a RefusalError an ErrUnauthenticated.
+func (e *RefusalError) Unwrap() error { return ErrUnauthenticated }
+
+// unauthenticatedDetail is ": REASON" of a RefusalError in err, or "".
+func unauthenticatedDetail(err error) string {
+	if re, ok := errors.AsType[*RefusalError](err); ok {
+		return ": " + re.Reason
+	}
+	return ""
+}
+
+// UnavailableError is an Authenticator's error for a token it cannot
+// check now because its authority cannot be asked, saying why in words
+// fit for the caller (the issuer's keys could not be fetched): the 503's
+// body carries Reason.
+type UnavailableError struct{ Reason string }
+
+func (e *UnavailableError) Error() string { return "authority unavailable: " + e.Reason }
+
+// unavailableDetail is " (REASON)" of an UnavailableError in err, or "".
+func unavailableDetail(err error) string {
+	if ue, ok := errors.AsType[*UnavailableError](err); ok {
+		return " (" + ue.Reason + ")"
+	}
+	return ""
+}
 
 // ErrAuthenticatorBusy is wrapped by an Authenticator's error for a token
 // it will not check now, because it is asked to check more new tokens
@@ -91,7 +129,7 @@ type identityKey struct{}
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	fields := strings.Fields(r.Header.Get("Authorization"))
 	if len(fields) != 2 || !strings.EqualFold(fields[0], "Bearer") {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="kubepact"`)
+		w.Header().Set("WWW-Authenticate", s.challenge("", ""))
 		http.Error(w, "Unauthorized: a bearer token is required", http.StatusUnauthorized)
 		return nil, false
 	}
@@ -99,8 +137,8 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Req
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
 		s.log.V(1).Info("Refused an HTTP request: invalid bearer token", "remote", r.RemoteAddr)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="kubepact", error="invalid_token"`)
-		http.Error(w, "Unauthorized: invalid bearer token", http.StatusUnauthorized)
+		w.Header().Set("WWW-Authenticate", s.challenge("invalid_token", ""))
+		http.Error(w, "Unauthorized: invalid bearer token"+unauthenticatedDetail(err), http.StatusUnauthorized)
 		return nil, false
 	case errors.Is(err, ErrAuthenticatorBusy):
 		s.log.V(1).Info("Refused an HTTP request: too many new bearer tokens to check", "remote", r.RemoteAddr)
@@ -110,7 +148,11 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Req
 	case err != nil:
 		s.log.Error(err, "Could not check a bearer token", "remote", r.RemoteAddr)
 		w.Header().Set("Retry-After", "5")
-		http.Error(w, "Service Unavailable: the bearer token could not be checked now; retry", http.StatusServiceUnavailable)
+		http.Error(w, "Service Unavailable: the bearer token could not be checked now"+unavailableDetail(err)+"; retry", http.StatusServiceUnavailable)
+		return nil, false
+	}
+	if !s.allowRead(w, id) {
+		s.log.V(1).Info("Refused an HTTP request: the token lacks the read scope", "remote", r.RemoteAddr, "user", id.User)
 		return nil, false
 	}
 	info := &auth.TokenInfo{UserID: id.key(), Extra: map[string]any{identityExtra: id}}

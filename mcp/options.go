@@ -167,6 +167,11 @@ type HTTPOptions struct {
 	// and names the caller (the operator's checks Kubernetes tokens with
 	// TokenReview). Set it or AuthTokenFile, not both.
 	Authenticator Authenticator
+	// ProtectedResource makes the endpoint an OAuth 2.1 resource server
+	// (RFC 9728 metadata, challenges naming it, scopes for reads and
+	// writes); it needs an Authenticator that fills Identity.Scopes
+	// (package mcp/oauth builds both).
+	ProtectedResource *ProtectedResource
 	// AllowUnauthenticatedRemote permits listening beyond loopback without a
 	// bearer token. It is logged as a warning.
 	AllowUnauthenticatedRemote bool
@@ -434,6 +439,14 @@ func (o *Options) validate() error {
 	}
 	if o.AuthTokenFile != "" && o.Authenticator != nil {
 		return optionErrorf("AuthTokenFile", "and Authenticator both authenticate requests: set one of them")
+	}
+	if o.ProtectedResource != nil {
+		if o.Authenticator == nil {
+			return optionErrorf("ProtectedResource", "needs an Authenticator that checks the resource's tokens")
+		}
+		if err := o.ProtectedResource.validate(); err != nil {
+			return optionErrorf("ProtectedResource", "%s", err.Error())
+		}
 	}
 	if o.Scoper != nil && o.AuthTokenFile == "" && o.Authenticator == nil {
 		return optionErrorf("Scoper", "needs an identity to scope by: set Authenticator (or %s)", fieldName("AuthTokenFile"))

@@ -178,6 +178,9 @@ func (s *Server) handler(t *tool) sdk.ToolHandler {
 			}
 		}()
 		ctx = withCaller(withCallRequest(withSession(ctx, req.Session), req), req.Extra)
+		if refusal := s.writeScopeRefusal(ctx, t); refusal != nil {
+			return errorResult(refusal), nil
+		}
 		if t.expensive {
 			return s.budget.run(ctx, t, req.Params.Arguments), nil
 		}

@@ -111,8 +111,8 @@ func mcpFlagRules(opts *mcp.Options, capOpts *capabilityOptions, reg *registryOp
 			return len(opts.Catalog.Roots) > 0 || slices.Contains(opts.Families, mcp.FamilyCatalog)
 		}, why: "%[1]s applies to the catalog, which is off: add --root REF (a bundle directory or an oci:// reference), or drop %[1]s"},
 		{flags: []string{"allow-unauthenticated-remote"}, applies: func() bool {
-			return !netx.IsLoopbackHost(opts.Listen) && opts.AuthTokenFile == ""
-		}, why: "%[1]s permits listening beyond loopback without a token, and here there is nothing to permit (--listen is loopback, or --auth-token-file authenticates every request): drop %[1]s"},
+			return !netx.IsLoopbackHost(opts.Listen) && opts.AuthTokenFile == "" && opts.Authenticator == nil
+		}, why: "%[1]s permits listening beyond loopback without a token, and here there is nothing to permit (--listen is loopback, or --auth-token-file or --mcp-auth oauth authenticates every request): drop %[1]s"},
 		cacheRule(reg),
 	}
 	return append(rules, capabilityRules(capOpts)...)

@@ -21,6 +21,7 @@ func newMCPCommand() *cobra.Command {
 	reg := &registryOptions{}
 	capOpts := &capabilityOptions{}
 	k8s := &k8sFleetOptions{}
+	auth := &oauthFlags{}
 	cmd := &cobra.Command{
 		Use:   "mcp [BUNDLE]",
 		Short: "Serve the Pacto MCP surface over stdio or Streamable HTTP",
@@ -59,6 +60,13 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
   kubepact mcp --root oci://ghcr.io/acme/platform:1.4.0 --root ./experimental-platform`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Authentication first: the other rules read what it sets up.
+			if err := refuseInapplicable(cmd.Flags(), auth.rules(opts)); err != nil {
+				return err
+			}
+			if err := auth.applyMode(&opts.HTTPOptions); err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
 			if err := refuseInapplicable(cmd.Flags(), mcpFlagRules(opts, capOpts, reg, k8s, len(args) == 1)); err != nil {
 				return err
 			}
@@ -125,6 +133,8 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 	opts.BindFlags(cmd.Flags())
 	reg.BindFlags(cmd.Flags())
 	k8s.BindFlags(cmd.Flags())
+	auth.bindMode(cmd.Flags())
+	auth.o.BindFlags(cmd.Flags())
 	capOpts.bindFlags(cmd.Flags(), "base-url", "base URL of the service BUNDLE describes (default: the spec's first server URL); required with --auth")
 	return cmd
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/kubepact/kubepact/fleetgraph/traces"
 	"github.com/kubepact/kubepact/mcp"
 	"github.com/kubepact/kubepact/mcp/kubeauth"
+	"github.com/kubepact/kubepact/mcp/oauth"
 )
 
 // operatorOptions is the operator's option group.
@@ -58,11 +59,13 @@ type operatorOptions struct {
 	serveMCP bool
 	mcp      *mcp.Options
 	webhook  webhookOptions
-	// mcpAuth is how /mcp callers are authenticated: kubernetes, token
-	// or none ("" picks token with --auth-token-file, else kubernetes).
+	// mcpAuth is how /mcp callers are authenticated: kubernetes, oauth,
+	// token or none ("" picks token with --auth-token-file, else
+	// kubernetes); oauth configures oauth.
 	mcpAuth string
 	// traceIntake serves /v1/traces beside /mcp (--trace-intake).
 	traceIntake bool
+	oauth       oauthFlags
 }
 
 // operatorMaxRequestBytes is the operator's default --max-request-bytes
@@ -102,7 +105,8 @@ func (o *operatorOptions) BindFlags(fs *pflag.FlagSet) {
 	o.mcp.BindHTTPFlags(fs)
 	o.mcp.Budget.BindFlags(fs)
 	fs.BoolVar(&o.mcp.AllowUnauthenticatedRemote, "allow-unauthenticated-remote", false, "allow /mcp beyond loopback without --auth-token-file (logged as a warning)")
-	fs.StringVar(&o.mcpAuth, "mcp-auth", "", "how /mcp callers are authenticated: kubernetes (the default: a Kubernetes bearer token checked with TokenReview; answers show only the namespaces where the caller may list ServiceContracts), token (--auth-token-file: one caller who sees everything) or none (no authentication; everyone sees everything)")
+	fs.StringVar(&o.mcpAuth, "mcp-auth", "", "how /mcp callers are authenticated: kubernetes (the default: a Kubernetes bearer token checked with TokenReview; answers show only the namespaces where the caller may list ServiceContracts), token (--auth-token-file: one caller who sees everything) or none (no authentication; everyone sees everything); oauth: a JWT access token of --oauth-issuer for this resource, with the scope "+oauth.DefaultReadScope+", whose claims name a user and groups; answers show only the namespaces where they may list ServiceContracts")
+	o.oauth.o.BindFlags(fs)
 	fs.BoolVar(&o.traceIntake, "trace-intake", false, "accept OTLP/HTTP trace exports at /v1/traces beside /mcp, authenticated like it (with --mcp-auth kubernetes the caller needs create on servicecontracts/traces cluster-wide), for the fleet's observed edges; each export at most 4 MiB and 50,000 spans")
 	o.webhook.BindFlags(fs)
 }
@@ -155,6 +159,11 @@ func (o *operatorOptions) validate(ctx context.Context) error {
 	if o.traceIntake && !o.serveMCP {
 		return errors.New("--trace-intake is served beside /mcp, which --mcp=false turns off: keep /mcp or drop --trace-intake")
 	}
+	if mode == kubeauth.ModeOAuth {
+		if err := o.oauth.apply(&o.mcp.HTTPOptions); err != nil {
+			return err
+		}
+	}
 	if o.serveMCP {
 		// /mcp's options are checked here, before anything connects to a
 		// cluster, by the same validation the server runs.
@@ -199,6 +208,9 @@ them cluster-wide (--mcp-auth; token and none are for single-user setups).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(cmd.Context()); err != nil {
 				return &exitError{code: 2, msg: err.Error()}
+			}
+			if err := refuseInapplicable(cmd.Flags(), []flagRule{oauthRule(func() string { return o.mcpAuth })}); err != nil {
+				return err
 			}
 			return runOperator(cmd.Context(), o)
 		},
@@ -348,10 +360,21 @@ func addFleet(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *operat
 		}
 		opts.Authenticator, opts.Scoper = ident, ident
 	}
+	if kubeauth.Mode(o.mcpAuth) == kubeauth.ModeOAuth {
+		// The token's claims name the user and groups; the same
+		// SubjectAccessReviews scope what they see.
+		ident, err := kubeauth.NewKubeIdentity(cfg, nil)
+		if err != nil {
+			return fmt.Errorf("/mcp authorization: %w", err)
+		}
+		opts.Scoper = ident
+	}
 	if o.traceIntake {
 		opts.TraceIntake = &mcp.TraceIntake{Builder: b,
 			Accumulator: traces.NewAccumulator(traces.Limits{MaxExportBytes: intakeMaxExportBytes, MaxSpans: intakeMaxSpans})}
-		if ident, ok := opts.Authenticator.(*kubeauth.KubeIdentity); ok {
+		// The identity that scopes /mcp's answers (kubernetes or oauth)
+		// authorizes an export too.
+		if ident, ok := opts.Scoper.(*kubeauth.KubeIdentity); ok {
 			opts.TraceIntake.Authorizer = ident
 		}
 		// An empty set: answers say observed edges are configured, and

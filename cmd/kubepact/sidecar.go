@@ -25,10 +25,11 @@ type sidecarOptions struct {
 	cfg   sidecar.Config
 	tools *capabilityOptions
 	reg   *registryOptions
+	auth  *oauthFlags
 }
 
 func newSidecarOptions() *sidecarOptions {
-	return &sidecarOptions{cfg: sidecar.DefaultConfig(), tools: &capabilityOptions{}, reg: &registryOptions{}}
+	return &sidecarOptions{cfg: sidecar.DefaultConfig(), tools: &capabilityOptions{}, reg: &registryOptions{}, auth: &oauthFlags{}}
 }
 
 func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
@@ -38,6 +39,8 @@ func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.cfg.HealthAddr, "health-addr", sidecar.DefaultHealthAddr, "address serving /healthz and /readyz for the kubelet's probes")
 	fs.Int64Var(&o.cfg.MemoryLimitMiB, "memory-limit-mib", sidecar.DefaultMemoryLimitMiB, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none); raised to what the bundle keeps live plus a quarter when it is lower")
 	o.cfg.HTTP.BindHTTPFlags(fs)
+	o.auth.bindMode(fs)
+	o.auth.o.BindFlags(fs)
 	o.tools.bindFlags(fs, "upstream", "base URL of the service in this pod, e.g. http://127.0.0.1:8080 (required)")
 	o.reg.BindFlags(fs)
 }
@@ -72,8 +75,11 @@ the bundle is loaded and the tools are registered, and unready on SIGTERM,
 when in-flight calls are drained before the process exits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := refuseInapplicable(cmd.Flags(), sidecarFlagRules(o, o.tools, o.reg)); err != nil {
+			if err := refuseInapplicable(cmd.Flags(), append(sidecarFlagRules(o, o.tools, o.reg), oauthRule(func() string { return o.auth.mode }))); err != nil {
 				return err
+			}
+			if err := o.auth.applyMode(&o.cfg.HTTP.HTTPOptions); err != nil {
+				return &exitError{code: 2, msg: err.Error()}
 			}
 			return runSidecar(cmd.Context(), o)
 		},

@@ -192,8 +192,8 @@ func (c Config) Validate() error {
 	if !netx.IsLoopbackHost(u.Hostname()) && !c.AllowRemoteUpstream {
 		return fmt.Errorf("--upstream %s is not loopback: the sidecar reaches only its own pod unless --allow-remote-upstream is given", c.Upstream)
 	}
-	if !netx.IsLoopbackHost(c.HTTP.Listen) && c.HTTP.AuthTokenFile == "" {
-		return fmt.Errorf("--listen %s reaches beyond loopback: pass --auth-token-file (kubectl port-forward reaches loopback)", c.HTTP.Listen)
+	if !netx.IsLoopbackHost(c.HTTP.Listen) && c.HTTP.AuthTokenFile == "" && c.HTTP.Authenticator == nil {
+		return fmt.Errorf("--listen %s reaches beyond loopback: pass --auth-token-file or --mcp-auth oauth (kubectl port-forward reaches loopback)", c.HTTP.Listen)
 	}
 	return nil
 }

@@ -6,7 +6,8 @@
 // mcp.Scoper the operator hands to mcp.
 //
 // It also holds the operator's choice of /mcp authentication (Mode,
-// ModeFor): Kubernetes identity, a static token, or none, and which of
+// ModeFor): Kubernetes identity, OAuth (mcp/oauth's tokens, scoped by the
+// same SubjectAccessReviews), a static token, or none, and which of
 // them a listener beyond loopback accepts.
 //
 // # Imports

@@ -23,6 +23,11 @@ const (
 	ModeToken Mode = "token"
 	// ModeNone: no authentication; everyone sees everything.
 	ModeNone Mode = "none"
+	// ModeOAuth: a JWT access token of an OpenID provider (mcp/oauth);
+	// answers show only the namespaces where the user and groups its
+	// claims name may list ServiceContracts (the SubjectAccessReviews of
+	// ModeKubernetes, through KubeIdentity.Visibility).
+	ModeOAuth Mode = "oauth"
 )
 
 // ChooseMode is the mode the operator's flags ask for: name is
@@ -38,8 +43,8 @@ func ChooseMode(name, tokenFile string) (Mode, error) {
 		}
 	}
 	switch {
-	case m != ModeKubernetes && m != ModeToken && m != ModeNone:
-		return "", fmt.Errorf("--mcp-auth %q is not accepted; use %s, %s or %s", name, ModeKubernetes, ModeToken, ModeNone)
+	case m != ModeKubernetes && m != ModeToken && m != ModeNone && m != ModeOAuth:
+		return "", fmt.Errorf("--mcp-auth %q is not accepted; use %s, %s, %s or %s", name, ModeKubernetes, ModeOAuth, ModeToken, ModeNone)
 	case m == ModeToken && tokenFile == "":
 		return "", errors.New("--mcp-auth token needs --auth-token-file")
 	case m != ModeToken && tokenFile != "":
