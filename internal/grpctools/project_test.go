@@ -13,7 +13,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 )
 
-func loadInventory(t *testing.T) *bundle.Bundle {
+func loadInventory(t testing.TB) *bundle.Bundle {
 	t.Helper()
 	b, err := bundle.LoadDir("testdata/inventory", nil)
 	if err != nil {
