@@ -324,7 +324,7 @@ func (c *Capability) outputSchema(m protoreflect.MethodDescriptor) (json.RawMess
 	}
 	props := map[string]any{
 		"code":  map[string]any{"type": "string", "description": "the gRPC status code name: OK, NOT_FOUND, DEADLINE_EXCEEDED, …"},
-		"error": statusErrorSchema(),
+		"status": statusErrorSchema(),
 	}
 	if m.IsStreamingServer() {
 		props["messages"] = map[string]any{"type": "array", "items": msg, "description": "the stream's messages in order"}

@@ -35,8 +35,9 @@ type Result struct {
 	// unary response was larger than MaxResponseBytes (Response is then
 	// left out).
 	Truncated bool `json:"truncated,omitempty"`
-	// Error is set when Code is not OK.
-	Error *StatusError `json:"error,omitempty"`
+	// Status is set when Code is not OK: the status message and details.
+	// (Not "error": that member is the MCP error envelope's.)
+	Status *StatusError `json:"status,omitempty"`
 }
 
 // StatusError is a non-OK status as the service sent it (or, for what
@@ -211,13 +212,13 @@ func (cl *Client) failure(ctx context.Context, t *grpctools.Tool, err error) *Re
 	case ctx.Err() != nil && code == codes.Canceled:
 		msg = "the call was cancelled before the service answered"
 	}
-	res := &Result{Code: codeName(code), Error: &StatusError{Message: msg}}
+	res := &Result{Code: codeName(code), Status: &StatusError{Message: msg}}
 	for _, d := range st.Proto().GetDetails() {
 		js, err := protojson.MarshalOptions{Resolver: t.Types()}.Marshal(d)
 		if err != nil {
 			js, _ = json.Marshal(map[string]any{"@type": d.GetTypeUrl(), "value": d.GetValue()})
 		}
-		res.Error.Details = append(res.Error.Details, compact(js))
+		res.Status.Details = append(res.Status.Details, compact(js))
 	}
 	return res
 }

@@ -26,20 +26,20 @@ func call(t *testing.T, cl *Client, c *grpctools.Capability, tool, args string) 
 
 func TestUnaryCall(t *testing.T) {
 	srv := startInventory(t)
-	c, cl := project(t, grpctools.Options{Target: srv.addr})
+	c, cl := project(t, grpctools.Options{Target: srv.Addr})
 	res := call(t, cl, c, "Inventory_GetItem", `{"sku":"ab-1","readMask":"sku,quantity"}`)
 	want := `{"sku":"ab-1","quantity":"9007199254740993","thumbnail":"/wA=","condition":"CONDITION_NEW","shelf":"A1"}`
-	if res.Code != "OK" || res.Error != nil || string(res.Response) != want {
-		t.Fatalf("got %s %+v %s\nwant OK %s", res.Code, res.Error, res.Response, want)
+	if res.Code != "OK" || res.Status != nil || string(res.Response) != want {
+		t.Fatalf("got %s %+v %s\nwant OK %s", res.Code, res.Status, res.Response, want)
 	}
-	if srv.callsTo("GetItem") != 1 {
-		t.Errorf("GetItem calls: %d", srv.callsTo("GetItem"))
+	if srv.Calls("GetItem") != 1 {
+		t.Errorf("GetItem calls: %d", srv.Calls("GetItem"))
 	}
 }
 
 func TestServerStreamingBounds(t *testing.T) {
 	srv := startInventory(t)
-	c, cl := project(t, grpctools.Options{Target: srv.addr, MaxStreamMessages: 10, MaxResponseBytes: 4096})
+	c, cl := project(t, grpctools.Options{Target: srv.Addr, MaxStreamMessages: 10, MaxResponseBytes: 4096})
 	for _, tc := range []struct {
 		name      string
 		args      string
@@ -62,36 +62,36 @@ func TestServerStreamingBounds(t *testing.T) {
 	}
 	// The endless stream's handler ended: the bound cancels the call
 	// instead of leaving the server sending.
-	waitFor(t, "the endless stream's handler to end", func() bool { return srv.streamsEnded.Load() == 6 })
-	if srv.cancelled.Load() == 0 {
+	waitFor(t, "the endless stream's handler to end", func() bool { return srv.StreamsEnded() == 6 })
+	if srv.Cancelled() == 0 {
 		t.Error("the server never saw the cancelled stream")
 	}
 }
 
 func TestDeadline(t *testing.T) {
 	srv := startInventory(t)
-	c, cl := project(t, grpctools.Options{Target: srv.addr, Timeout: 200 * time.Millisecond})
+	c, cl := project(t, grpctools.Options{Target: srv.Addr, Timeout: 200 * time.Millisecond})
 	res := call(t, cl, c, "Inventory_GetItem", `{"sku":"slow"}`)
-	if res.Code != "DEADLINE_EXCEEDED" || res.Error == nil || !strings.Contains(res.Error.Message, "did not answer within 200ms (the call's deadline, Timeout)") {
-		t.Fatalf("got %s %+v", res.Code, res.Error)
+	if res.Code != "DEADLINE_EXCEEDED" || res.Status == nil || !strings.Contains(res.Status.Message, "did not answer within 200ms (the call's deadline, Timeout)") {
+		t.Fatalf("got %s %+v", res.Code, res.Status)
 	}
-	waitFor(t, "the server to see the deadline", func() bool { return srv.cancelled.Load() == 1 })
+	waitFor(t, "the server to see the deadline", func() bool { return srv.Cancelled() == 1 })
 }
 
 func TestErrorDetails(t *testing.T) {
 	srv := startInventory(t)
-	c, cl := project(t, grpctools.Options{Target: srv.addr})
+	c, cl := project(t, grpctools.Options{Target: srv.Addr})
 	res := call(t, cl, c, "Inventory_GetItem", `{"sku":"missing"}`)
 	var details []any
-	for _, d := range res.Error.Details {
+	for _, d := range res.Status.Details {
 		var v any
 		if err := json.Unmarshal(d, &v); err != nil {
 			t.Fatal(err)
 		}
 		details = append(details, v)
 	}
-	if res.Code != "NOT_FOUND" || res.Error.Message != "no item missing" || !res.IsError() {
-		t.Errorf("got %s %q", res.Code, res.Error.Message)
+	if res.Code != "NOT_FOUND" || res.Status.Message != "no item missing" || !res.IsError() {
+		t.Errorf("got %s %q", res.Code, res.Status.Message)
 	}
 	if diff := cmp.Diff(details, []any{
 		map[string]any{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceType": "inventory.v1.Item", "resourceName": "missing", "description": "never stocked"},
@@ -103,14 +103,12 @@ func TestErrorDetails(t *testing.T) {
 
 func TestMetadataFromConfiguration(t *testing.T) {
 	srv := startInventory(t)
-	c, cl := project(t, grpctools.Options{Target: srv.addr, Metadata: []string{"authorization=Bearer t0ken", "x-tenant=blue"}})
+	c, cl := project(t, grpctools.Options{Target: srv.Addr, Metadata: []string{"authorization=Bearer t0ken", "x-tenant=blue"}})
 	res := call(t, cl, c, "Inventory_GetItem", `{"sku":"echo-metadata"}`)
 	if !strings.Contains(string(res.Response), `"note":"Bearer t0ken"`) {
 		t.Fatalf("the service did not get the configured authorization: %s", res.Response)
 	}
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	if got := srv.lastMD.Get("x-tenant"); len(got) != 1 || got[0] != "blue" {
+	if got := srv.LastMetadata().Get("x-tenant"); len(got) != 1 || got[0] != "blue" {
 		t.Errorf("x-tenant: %v", got)
 	}
 }
@@ -124,15 +122,15 @@ func TestTransportFailuresInOwnWords(t *testing.T) {
 	_ = lis.Close() // nothing listens there now
 	c, cl := project(t, grpctools.Options{Target: addr, Timeout: 5 * time.Second})
 	res := call(t, cl, c, "Inventory_GetItem", `{"sku":"x"}`)
-	if res.Code != "UNAVAILABLE" || !strings.Contains(res.Error.Message, "is not answering") || strings.Contains(res.Error.Message, "dial tcp") {
-		t.Fatalf("got %s %q", res.Code, res.Error.Message)
+	if res.Code != "UNAVAILABLE" || !strings.Contains(res.Status.Message, "is not answering") || strings.Contains(res.Status.Message, "dial tcp") {
+		t.Fatalf("got %s %q", res.Code, res.Status.Message)
 	}
 
 	srv := startInventory(t)
-	c, cl = project(t, grpctools.Options{Target: srv.addr, MaxMessageBytes: 1 << 20})
+	c, cl = project(t, grpctools.Options{Target: srv.Addr, MaxMessageBytes: 1 << 20})
 	res = call(t, cl, c, "Inventory_GetItem", `{"sku":"huge"}`)
-	if res.Code != "RESOURCE_EXHAUSTED" || res.Error.Message != "the service's response is larger than 1048576 bytes (MaxMessageBytes); ask for less" {
-		t.Fatalf("got %s %q", res.Code, res.Error.Message)
+	if res.Code != "RESOURCE_EXHAUSTED" || res.Status.Message != "the service's response is larger than 1048576 bytes (MaxMessageBytes); ask for less" {
+		t.Fatalf("got %s %q", res.Code, res.Status.Message)
 	}
 
 	_, cl = project(t, grpctools.Options{})
@@ -143,7 +141,7 @@ func TestTransportFailuresInOwnWords(t *testing.T) {
 
 func TestBadArgumentsSendNothing(t *testing.T) {
 	srv := startInventory(t)
-	c, cl := project(t, grpctools.Options{Target: srv.addr})
+	c, cl := project(t, grpctools.Options{Target: srv.Addr})
 	for _, args := range []string{
 		`{"sku":"a","bogus":1}`,
 		`{"sku":5}`,
@@ -157,14 +155,14 @@ func TestBadArgumentsSendNothing(t *testing.T) {
 			t.Errorf("%.40s: got %v, want a RequestError", args, err)
 		}
 	}
-	if n := srv.callsTo("GetItem"); n != 0 {
+	if n := srv.Calls("GetItem"); n != 0 {
 		t.Errorf("%d calls reached the service", n)
 	}
 }
 
 func TestWritesNeedConfirmation(t *testing.T) {
 	srv := startInventory(t)
-	c, cl := project(t, grpctools.Options{Target: srv.addr, AllowWrites: true, Metadata: []string{"authorization=Bearer s3cret"}})
+	c, cl := project(t, grpctools.Options{Target: srv.Addr, AllowWrites: true, Metadata: []string{"authorization=Bearer s3cret"}})
 	del := c.Tool("Inventory_DeleteItem")
 	_, err := cl.Call(t.Context(), del, json.RawMessage(`{"sku":"a"}`))
 	var nc *httpinvoke.NotConfirmedError
@@ -179,10 +177,10 @@ func TestWritesNeedConfirmation(t *testing.T) {
 	if _, err := cl.Call(decline, del, json.RawMessage(`{"sku":"a"}`)); err == nil || err.Error() != "declined" {
 		t.Fatalf("declined: %v", err)
 	}
-	if srv.callsTo("DeleteItem") != 0 {
+	if srv.Calls("DeleteItem") != 0 {
 		t.Fatal("an unconfirmed call reached the service")
 	}
-	if seen.URL != "grpc://"+srv.addr+"/inventory.v1.Inventory/DeleteItem" || string(seen.Body) != `{"sku":"a"}` || strings.Contains(seen.Header.Get("authorization"), "s3cret") {
+	if seen.URL != "grpc://"+srv.Addr+"/inventory.v1.Inventory/DeleteItem" || string(seen.Body) != `{"sku":"a"}` || strings.Contains(seen.Header.Get("authorization"), "s3cret") {
 		t.Errorf("the confirmation showed %+v", seen)
 	}
 	accept := httpinvoke.WithConfirmer(t.Context(), func(context.Context, *httpinvoke.PendingCall) error { return nil })
