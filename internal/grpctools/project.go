@@ -323,7 +323,7 @@ func (c *Capability) outputSchema(m protoreflect.MethodDescriptor) (json.RawMess
 		return nil, err
 	}
 	props := map[string]any{
-		"code":  map[string]any{"type": "string", "description": "the gRPC status code name: OK, NOT_FOUND, DEADLINE_EXCEEDED, …"},
+		"code":   map[string]any{"type": "string", "description": "the gRPC status code name: OK, NOT_FOUND, DEADLINE_EXCEEDED, …"},
 		"status": statusErrorSchema(),
 	}
 	if m.IsStreamingServer() {
