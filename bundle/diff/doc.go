@@ -13,9 +13,9 @@
 //
 // It needs no fleet: fleetgraph projects a diff onto a snapshot's
 // dependents (impact), and authoring or CI can use it on two bundles
-// alone. Of kubepact it imports only bundle and its contract model; a
-// gRPC interface's .proto files are compiled with protocompile, inside the
-// bundle and bounded (proto.go), and compared RPC by RPC and field by
+// alone. Of kubepact it imports only bundle and its contract model, and
+// internal/protofiles: a gRPC interface's .proto files are compiled inside
+// the bundle, bounded, and compared RPC by RPC and field by
 // field (TestProtoClassificationRules); a side that does not compile is
 // "the spec changed".
 //

@@ -1,24 +1,16 @@
 package diff
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
-	"path"
 	"slices"
 	"strings"
 
-	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/reflect/protoreflect"
-)
 
-// Bounds on what one side of a gRPC interface may make the diff compile.
-const (
-	maxProtoFiles = 64
-	maxProtoBytes = 4 << 20
+	"github.com/kubepact/kubepact/internal/protofiles"
 )
 
 // protoModel is what the diff compares of a compiled .proto: services
@@ -167,43 +159,13 @@ func sortedTrue(m map[string]bool) []string { return slices.Sorted(maps.Keys(m))
 // contractRef is the part of an interface the proto comparison reads.
 type contractRef struct{ ref string }
 
-// compileProto compiles ref inside fsys (imports from its directory, then
-// the bundle root, then the standard imports; nothing outside the
-// bundle) and models it.
+// compileProto compiles ref inside fsys (internal/protofiles: confined
+// to the bundle, bounded) and models it.
 func compileProto(ctx context.Context, fsys fs.FS, ref string) (*protoModel, error) {
-	ref = strings.TrimPrefix(ref, "./")
-	if fsys == nil || !fs.ValidPath(ref) {
+	if fsys == nil {
 		return nil, fs.ErrNotExist
 	}
-	dir := path.Dir(ref)
-	files, total := 0, 0
-	r := protocompile.ResolverFunc(func(p string) (protocompile.SearchResult, error) {
-		if !fs.ValidPath(p) {
-			return protocompile.SearchResult{}, fmt.Errorf("import %q leaves the bundle", p)
-		}
-		for _, c := range []string{path.Join(dir, p), p} {
-			data, err := fs.ReadFile(fsys, c)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return protocompile.SearchResult{}, err
-			}
-			files++
-			total += len(data)
-			if files > maxProtoFiles || total > maxProtoBytes {
-				return protocompile.SearchResult{}, errors.New("the interface's .proto files exceed the diff's bounds")
-			}
-			return protocompile.SearchResult{Source: bytes.NewReader(data)}, nil
-		}
-		return protocompile.SearchResult{}, fs.ErrNotExist
-	})
-	name := ref
-	if dir != "." {
-		name = strings.TrimPrefix(ref, dir+"/")
-	}
-	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(r), MaxParallelism: 1}
-	res, err := c.Compile(ctx, name)
+	res, err := protofiles.Compile(ctx, fsys, ref, protofiles.Limits{})
 	if err != nil {
 		return nil, err
 	}

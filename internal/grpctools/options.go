@@ -89,7 +89,6 @@ func (o *Options) withDefaults() *Options {
 	if c.MaxResponseBytes <= 0 {
 		c.MaxResponseBytes = DefaultMaxResponseBytes
 	}
-	c.Limits = c.Limits.withDefaults()
 	return &c
 }
 

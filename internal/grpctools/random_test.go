@@ -42,11 +42,7 @@ func randomMessage(r *rand.Rand, md protoreflect.MessageDescriptor, depth int) *
 			l := m.Mutable(fd).List()
 			for range r.IntN(3) {
 				if v, ok := randomValue(r, m, fd, depth); ok {
-					if fd.Message() != nil {
-						l.Append(v)
-					} else {
-						l.Append(v)
-					}
+					l.Append(v)
 				}
 			}
 		default:
@@ -72,7 +68,7 @@ func randomValue(r *rand.Rand, parent *dynamicpb.Message, fd protoreflect.FieldD
 		return dynamicOf(md, d.ProtoReflect()), true
 	case wktStruct, wktValue, wktList:
 		st, _ := structpb.NewStruct(map[string]any{"a": r.Float64(), "b": []any{"x", true, nil}, "c": map[string]any{"d": "e"}})
-		var msg protoreflect.Message = st.ProtoReflect()
+		msg := st.ProtoReflect()
 		if md.FullName() == wktValue {
 			msg = structpb.NewStructValue(st).ProtoReflect()
 		}

@@ -278,12 +278,3 @@ func comments(d protoreflect.Descriptor) string {
 	loc := d.ParentFile().SourceLocations().ByDescriptor(d)
 	return strings.TrimSpace(loc.LeadingComments)
 }
-
-// countMessages counts message types, nested ones included.
-func countMessages(ms protoreflect.MessageDescriptors) int {
-	n := ms.Len()
-	for i := range ms.Len() {
-		n += countMessages(ms.Get(i).Messages())
-	}
-	return n
-}

@@ -1,4 +1,15 @@
-package grpctools
+// Package protofiles compiles the .proto files of a Pacto bundle's gRPC
+// interfaces with protocompile, confined to the bundle and bounded: imports
+// resolve inside the bundle only (the file's own directory, then the
+// bundle root) plus the google/protobuf standard imports; an import with
+// .. or a leading /, a missing file, a cycle, or more files, bytes or
+// message types than Limits allow is an error naming the file (and, for
+// what the compiler reports, its line and column). Bundle content is
+// untrusted: nothing here may panic or grow without a bound on any input.
+//
+// The validator (pacto_check), the diff and the gRPC tools compile
+// through it. It imports no kubepact package.
+package protofiles
 
 import (
 	"bytes"
@@ -14,6 +25,7 @@ import (
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/linker"
 	"github.com/bufbuild/protocompile/reporter"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Limits bound what one compile reads from a bundle. Zero fields take the
@@ -217,4 +229,13 @@ func (r *bundleResolver) read(p string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, r.lim.MaxBytes+1))
+}
+
+// countMessages counts message types, nested ones included.
+func countMessages(ms protoreflect.MessageDescriptors) int {
+	n := ms.Len()
+	for i := range ms.Len() {
+		n += countMessages(ms.Get(i).Messages())
+	}
+	return n
 }
