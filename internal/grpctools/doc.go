@@ -5,19 +5,20 @@
 //
 // # Compiling
 //
-// Compile compiles an interface's .proto file with protocompile. Imports
-// resolve inside the bundle only (the file's own directory, then the
-// bundle root), plus the google/protobuf standard imports; an import with
-// .. or a leading /, a missing file, a cycle, or more files, bytes or
-// message types than Limits allow is an error that names the file (and,
-// for what the compiler reports, its line and column). Bundle content is
-// untrusted: nothing here may panic or grow without a bound on any input.
+// Compile compiles an interface's .proto file through internal/protofiles:
+// imports resolve inside the bundle only, plus the google/protobuf
+// standard imports, bounded by Limits; errors name file:line:col. Bundle
+// content is untrusted: nothing here may panic or grow without a bound on
+// any input.
 //
 // # Projection
 //
 // Project returns a Capability: the exposed [Tool]s, every withheld RPC
 // with its reason (WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME,
-// UNSUPPORTED, STREAMING) and warning lines. A tool is named
+// UNSUPPORTED, STREAMING, DRIFT) and warning lines. The tools lock
+// (internal/openapitools) does not pin gRPC tools yet: under a lock
+// (Options.UnderLock) every RPC is withheld with DRIFT, never served
+// unpinned. A tool is named
 // <Service>_<Method> (prefixed <interface>_ when the bundle has several
 // grpc interfaces). Client- and bidi-streaming RPCs are withheld
 // (STREAMING); a request that reaches google.protobuf.Any is withheld

@@ -70,6 +70,10 @@ type Options struct {
 	ConfirmWrites string
 	// Limits bound the .proto files read.
 	Limits Limits
+	// UnderLock says the server is held to a tools lock. The lock format
+	// pins OpenAPI tools only, so every RPC is then withheld (DRIFT)
+	// rather than served unpinned.
+	UnderLock bool
 }
 
 func (o *Options) withDefaults() *Options {

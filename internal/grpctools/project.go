@@ -40,6 +40,7 @@ const (
 	WithheldReservedName     = "RESERVED_NAME"      // its name starts with pacto_
 	WithheldUnsupported      = "UNSUPPORTED"        // its messages cannot be described (Any in the request, too large)
 	WithheldStreaming        = "STREAMING"          // client- or bidi-streaming: one tool call sends one request
+	WithheldDrift            = "DRIFT"              // a tools lock is in force, and it cannot pin gRPC tools
 )
 
 // Capability is the projection of a bundle's gRPC interfaces. It is not
@@ -73,7 +74,7 @@ type Withheld struct {
 	Name      string `json:"name" jsonschema:"the tool name the RPC has (stable whether exposed or not)"`
 	Interface string `json:"interface"`
 	RPC       string `json:"rpc" jsonschema:"the full method name, /package.Service/Method"`
-	Code      string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED or STREAMING"`
+	Code      string `json:"code" jsonschema:"WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME, UNSUPPORTED, STREAMING or DRIFT"`
 	Reason    string `json:"reason"`
 }
 
@@ -251,6 +252,8 @@ func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescript
 		return wh(WithheldDenied, "named in DenyMethods")
 	case len(o.AllowMethods) > 0 && !slices.Contains(o.AllowMethods, name):
 		return wh(WithheldNotAllowed, "AllowMethods is set and does not name it")
+	case o.UnderLock:
+		return wh(WithheldDrift, "a tools lock is in force and the lock format pins OpenAPI tools only: an RPC is withheld rather than served unpinned")
 	case level != descriptorpb.MethodOptions_NO_SIDE_EFFECTS && !o.AllowWrites:
 		return wh(WithheldWritesNotAllowed, fmt.Sprintf("idempotency_level is %s, not NO_SIDE_EFFECTS: it may change state, and writes are not allowed (AllowWrites)", level))
 	}
