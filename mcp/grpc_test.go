@@ -15,7 +15,7 @@ import (
 	"github.com/kubepact/kubepact/test/grpcdemo"
 )
 
-const grpcBundle = "../internal/grpctools/testdata/inventory"
+const grpcBundle = "../examples/grpc/inventory"
 
 // grpcServer serves the gRPC test bundle's tools against a real grpc-go
 // service on loopback (test/grpcdemo).

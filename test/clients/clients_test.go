@@ -177,7 +177,7 @@ func TestTypeScriptClient(t *testing.T) {
 
 	// The gRPC tools: a real grpc-go service (test/grpcdemo) beside the
 	// gRPC test bundle; the writes configuration confirms its delete.
-	grpcDir := filepath.Join(repo, "internal", "grpctools", "testdata", "inventory")
+	grpcDir := filepath.Join(repo, "examples", "grpc", "inventory")
 	grpcLis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

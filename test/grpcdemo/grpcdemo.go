@@ -1,6 +1,6 @@
 // Package grpcdemo is a small, real gRPC implementation of the
 // inventory.v1.Inventory service that the gRPC tools' test bundle declares
-// (internal/grpctools/testdata/inventory). It is a grpc-go server on a
+// (examples/grpc/inventory). It is a grpc-go server on a
 // listener, with dynamic messages built from the bundle's .proto at start
 // (protocompile + dynamicpb; there is no protoc here, so no generated
 // code). The grpctools, mcp and client tests and the benchmarks call it.

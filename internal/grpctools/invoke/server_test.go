@@ -12,7 +12,7 @@ import (
 
 func loadBundle(t testing.TB) *bundle.Bundle {
 	t.Helper()
-	b, err := bundle.LoadDir("../testdata/inventory", nil)
+	b, err := bundle.LoadDir("../../../examples/grpc/inventory", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
