@@ -35,7 +35,7 @@ var grpcFlagNames = map[string]string{
 	"MetadataFiles": "--grpc-metadata-file",
 	"AllowWrites":   "--allow-writes",
 	"ConfirmWrites": "--confirm-writes",
-	"Timeout":       "--timeout",
+	"Timeout":       "--call-timeout",
 }
 
 // bindFlags binds the shared flags and the base URL under the given name.
