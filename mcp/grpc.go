@@ -11,9 +11,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/internal/grpctools"
 	grpcinvoke "github.com/kubepact/kubepact/internal/grpctools/invoke"
 	"github.com/kubepact/kubepact/internal/openapitools/invoke"
+	"github.com/kubepact/kubepact/internal/payload"
 )
 
 // grpcTools wraps the projected gRPC RPCs of cb; one client (one
@@ -160,4 +162,17 @@ func grpcInstructions(c *grpctools.Capability) string {
 	}
 	return fmt.Sprintf(" The tools %s call gRPC methods of the LIVE service (%s): arguments are the request message in the proto3 JSON mapping (64-bit integers as strings, enums by name); the answer is structuredContent {code, response} or, for a server-streaming method, {code, messages, truncated}; a code other than OK is an isError result with status {message, details}. Only methods declared idempotency_level = NO_SIDE_EFFECTS are read-only.",
 		strings.Join(names, ", "), strings.Join(targets, "; "))
+}
+
+// grpcMessages adapts grpctools.MessageSchemas for the payload checks.
+func grpcMessages(ctx context.Context, b *bundle.Bundle) ([]payload.GRPCMessage, error) {
+	ms, err := grpctools.MessageSchemas(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]payload.GRPCMessage, len(ms))
+	for i, m := range ms {
+		out[i] = payload.GRPCMessage{Name: m.Name, Interface: m.Interface, File: m.File, Schema: m.Schema, Problem: m.Problem}
+	}
+	return out, nil
 }
