@@ -37,8 +37,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kubepact/kubepact/test/demoservice"
-	"github.com/kubepact/kubepact/test/grpcdemo"
 	"github.com/kubepact/kubepact/test/gobuild"
+	"github.com/kubepact/kubepact/test/grpcdemo"
 )
 
 // ClientsDirEnv names the directory holding the harness's node_modules (the
