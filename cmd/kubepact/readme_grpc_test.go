@@ -39,13 +39,14 @@ func TestReadmeGRPCLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := res.StructuredContent.(map[string]any)
-	if got["code"] == "UNAVAILABLE" {
+	switch got["code"] {
+	case "UNAVAILABLE":
 		// Nothing serves the README's target here: the answer says where it went, in words.
 		text := res.Content[0].(*sdk.TextContent).Text
 		if !strings.Contains(text, "127.0.0.1:9090") || strings.Contains(text, "dial tcp") {
 			t.Errorf("the failed call's answer: %s", text)
 		}
-	} else if got["code"] == nil {
+	case nil:
 		t.Errorf("the call's answer has no status code: %v", res.StructuredContent)
 	}
 }

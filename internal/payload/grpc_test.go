@@ -3,6 +3,7 @@ package payload_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/kubepact/kubepact/bundle"
@@ -51,7 +52,7 @@ func TestGRPCMessages(t *testing.T) {
 	}
 	if _, err := c.Validate(t.Context(), payload.Subject{Message: "inventory.v1.Itme"}, json.RawMessage(`{}`)); err == nil {
 		t.Error("an unknown message name is an error")
-	} else if pe, ok := err.(*payload.Error); !ok || pe.DidYouMean != "inventory.v1.Item" {
+	} else if pe, ok := errors.AsType[*payload.Error](err); !ok || pe.DidYouMean != "inventory.v1.Item" {
 		t.Errorf("unknown message: %v", err)
 	}
 	ex, err := c.Explain(t.Context(), payload.FieldQuery{Path: "price.units", Subject: sub})
