@@ -67,6 +67,9 @@ type InterfaceSummary struct {
 	Target   string   `json:"target,omitempty" jsonschema:"host:port its tools call; empty when none is configured"`
 	Exposed  int      `json:"exposed"`
 	Withheld int      `json:"withheld"`
+	// Problem says why no tool is served from the interface (its .proto
+	// does not compile); empty otherwise.
+	Problem string `json:"problem,omitempty" jsonschema:"why no tool is served from it (its .proto does not compile); absent otherwise"`
 }
 
 // Withheld is an RPC not exposed as a tool.
@@ -156,8 +159,9 @@ func (c *Capability) Tool(name string) *Tool {
 }
 
 // Project compiles every grpc interface of b (see Compile) and projects
-// its RPCs under opts (nil means defaults). It fails when a .proto does
-// not compile (a *CompileError), when the options are invalid, when an
+// its RPCs under opts (nil means defaults). An interface whose .proto does
+// not compile serves no tool: a warning and its summary's Problem say
+// why. It fails when the options are invalid, when an
 // allow or deny list names no RPC, and when two RPCs claim one name.
 func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability, error) {
 	if b.Contract == nil {
@@ -186,7 +190,14 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		}
 		files, err := Compile(ctx, b.FS, in.Ref, o.Limits)
 		if err != nil {
-			return nil, fmt.Errorf("interface %s: %w", in.Name, err)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// A broken .proto costs its own tools, not the server: the
+			// OpenAPI tools and the other interfaces are still served.
+			c.Warnings = append(c.Warnings, fmt.Sprintf("interface %s: no gRPC tool is served from it: %v (pacto_check shows every problem)", in.Name, err))
+			c.Interfaces = append(c.Interfaces, InterfaceSummary{Name: in.Name, Proto: in.Ref, Target: o.Target, Services: []string{}, Problem: err.Error()})
+			continue
 		}
 		prefix := ""
 		if len(grpcs) > 1 {

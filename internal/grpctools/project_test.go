@@ -2,6 +2,8 @@ package grpctools
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -165,5 +167,29 @@ func TestUnderALockNothingIsServedUnpinned(t *testing.T) {
 		if w.Code != WithheldDrift && w.Code != WithheldStreaming {
 			t.Errorf("%s: %s", w.Name, w.Code)
 		}
+	}
+}
+
+func TestABrokenProtoCostsOnlyItsTools(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../examples/grpc/inventory")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "interfaces/inventory/v1/common.proto"), []byte("syntax = \"proto3\";\nmessage Money {\n  Nope x = 1;\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundle.LoadDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Project(t.Context(), b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Tools) != 0 || len(c.Interfaces) != 1 || !strings.Contains(c.Interfaces[0].Problem, "interfaces/inventory/v1/common.proto:3:3: field Money.x: unknown type Nope") {
+		t.Fatalf("tools %d, interfaces %+v", len(c.Tools), c.Interfaces)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "no gRPC tool is served from it") {
+		t.Errorf("warnings: %q", c.Warnings)
 	}
 }
