@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/grpctools"
 	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/internal/openapitools/invoke"
 )
@@ -26,6 +27,9 @@ import (
 type CapabilityBundle struct {
 	Bundle     *bundle.Bundle
 	Capability *openapitools.Capability
+	// GRPC is the projection of the bundle's gRPC interfaces (see
+	// internal/grpctools); nil without any.
+	GRPC *grpctools.Capability
 }
 
 // Skill URIs: one resource per skill, and a template for skills added to a
@@ -111,6 +115,11 @@ func (st *capabilityState) tools() ([]*tool, error) {
 			return nil, err
 		}
 	}
+	grpcs, err := grpcTools(cb, st.confirms)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, grpcs...)
 	skillInput, err := jsonschema.For[SkillArgs](nil)
 	if err != nil {
 		return nil, err
@@ -313,12 +322,19 @@ type WithheldResult struct {
 	Withheld      []openapitools.Withheld         `json:"withheld" jsonschema:"every operation not exposed, with its reason"`
 	LockDigest    string                          `json:"lockDigest" jsonschema:"digest of the generated tools offered (equals the lock's lockDigest when exactly the locked tools are offered)"`
 	Lock          *LockSummary                    `json:"lock,omitempty" jsonschema:"the tools lock the generated tools are held to; absent without one"`
+	// GRPCInterfaces and GRPCWithheld are the bundle's gRPC interfaces and
+	// the RPCs not exposed; absent without gRPC interfaces.
+	GRPCInterfaces []grpctools.InterfaceSummary `json:"grpcInterfaces,omitempty" jsonschema:"the bundle's gRPC interfaces (absent without any)"`
+	GRPCWithheld   []grpctools.Withheld         `json:"grpcWithheld,omitempty" jsonschema:"every gRPC method not exposed, with its reason (STREAMING: client- or bidi-streaming)"`
 }
 
 type noArgs struct{}
 
 func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResult, string, error) {
 	res := st.withheld()
+	if res.GRPCInterfaces != nil {
+		return res, fmt.Sprintf("%d operation(s) and %d gRPC method(s) withheld.", len(res.Withheld), len(res.GRPCWithheld)), nil
+	}
 	return res, fmt.Sprintf("%d operation(s) withheld.", len(res.Withheld)), nil
 }
 
@@ -334,6 +350,13 @@ func (st *capabilityState) withheld() *WithheldResult {
 	for i, w := range c.Withheld {
 		w.Reason = FlagWords(w.Reason, openapitools.FlagNames)
 		res.Withheld[i] = w
+	}
+	if g := st.cb.GRPC; g != nil {
+		res.GRPCInterfaces = g.Interfaces
+		for _, w := range g.Withheld {
+			w.Reason = FlagWords(w.Reason, openapitools.FlagNames)
+			res.GRPCWithheld = append(res.GRPCWithheld, w)
+		}
 	}
 	return res
 }
@@ -436,6 +459,7 @@ func (st *capabilityState) instructions(registered []*tool) string {
 		fmt.Fprintf(&b, "the tools %s are generated from the bundle's OpenAPI operations and call the LIVE service (%s). A call has real effects and returns structuredContent {status, headers, body, truncated, timedOut, durationMs}; a status of 400 or more, a timeout, no response or a body cut short (truncated with a failure) is an isError result that still carries what arrived; the response byte cap bounds the whole result, headers included. Arguments are checked against the operation before anything is sent: a refused call has error.code INVALID_ARGUMENT and per-field diagnostics {field, code, expected, message}, and nothing reached the service. Redirects are returned (3xx), never followed.",
 			strings.Join(generated, ", "), strings.Join(bases, "; "))
 	}
+	b.WriteString(grpcInstructions(st.cb.GRPC))
 	b.WriteString(" Writes to the service: ")
 	switch {
 	case len(writes) > 0:
@@ -449,6 +473,11 @@ func (st *capabilityState) instructions(registered []*tool) string {
 	for _, name := range writes {
 		if ct := c.Tool(name); ct != nil && ct.NeedsConfirmation() {
 			confirm = append(confirm, name)
+		}
+		if g := st.cb.GRPC; g != nil {
+			if gt := g.Tool(name); gt != nil && gt.NeedsConfirmation() {
+				confirm = append(confirm, name)
+			}
 		}
 	}
 	if len(confirm) > 0 {

@@ -467,7 +467,7 @@ func (st *payloadState) read(ctx context.Context, b *bundle.Bundle) (*payload.Co
 	if err := leaseOf(ctx).charge(weight, "service", "projecting the interfaces of "+b.Source.String()); err != nil {
 		return nil, err
 	}
-	c, err := payload.Read(ctx, b, openapitools.Shapes)
+	c, err := payload.ReadWithGRPC(ctx, b, openapitools.Shapes, grpcMessages)
 	if err != nil {
 		return nil, payloadToolError(err)
 	}

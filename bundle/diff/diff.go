@@ -221,6 +221,9 @@ func (d *differ) spec(p string, o, n contract.Interface, ofs, nfs fs.FS) {
 			}
 		}
 	}
+	if o.Type == "grpc" && n.Type == "grpc" && d.protoChanges(p, contractRef{o.Ref}, contractRef{n.Ref}, ofs, nfs) {
+		return
+	}
 	d.add(p+".spec", "changed", PotentiallyBreaking, "the "+n.Type+" spec "+n.Ref+" changed", "", "")
 }
 

@@ -13,7 +13,11 @@
 //
 // It needs no fleet: fleetgraph projects a diff onto a snapshot's
 // dependents (impact), and authoring or CI can use it on two bundles
-// alone. It imports only bundle and its contract model.
+// alone. Of kubepact it imports only bundle and its contract model, and
+// internal/protofiles: a gRPC interface's .proto files are compiled inside
+// the bundle, bounded, and compared RPC by RPC and field by
+// field (TestProtoClassificationRules); a side that does not compile is
+// "the spec changed".
 //
 // Every classification rule is one row of TestClassificationRules, the
 // package's specification: a change to a base revision and the entries

@@ -296,7 +296,7 @@ func TestClassificationRules(t *testing.T) {
 			want: []rule{unchangedVersion, {"interfaces.http.operations.POST /items.requestBody.required", "changed", diff.Breaking}}, overall: diff.Breaking},
 		{name: "another spec file changes",
 			newer: func(_ *contract.Contract, f map[string]string) {
-				f["interfaces/shop.proto"] = "syntax = \"proto3\";\nservice Shop { rpc Get(Empty) returns (Empty); }\nmessage Empty {}\n"
+				f["interfaces/shop.proto"] = "syntax = \"proto3\";\n// the shop\nservice Shop { rpc List(Empty) returns (Empty); }\nmessage Empty {}\n"
 			},
 			want: []rule{{"interfaces.rpc.spec", "changed", diff.PotentiallyBreaking}}, overall: diff.PotentiallyBreaking},
 		{name: "a spec cannot be read in the new revision",

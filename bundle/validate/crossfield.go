@@ -3,6 +3,7 @@ package validate
 import (
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/kubepact/kubepact/bundle/contract"
+	"github.com/kubepact/kubepact/internal/protofiles"
 	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
@@ -83,6 +85,11 @@ func (v *validator) checkInterfaces() {
 			v.res.addError(p+".ref", CodeSchemaRefCycle, fmt.Sprintf("%s: %v; operations using it get no tool", in.Ref, err))
 		case err != nil:
 			v.res.addError(p+".ref", CodeInvalidInterfaceSpec, fmt.Sprintf("%s is not a valid %s spec: %v", in.Ref, in.Type, err))
+		case in.Type == "grpc" && strings.EqualFold(path.Ext(in.Ref), ".proto"):
+			// Plausible: now compile it, imports and all, inside the bundle.
+			if _, err := protofiles.Compile(v.ctx, v.fsys, in.Ref, protofiles.Limits{}); err != nil && v.ctx.Err() == nil {
+				v.res.addError(p+".ref", CodeInvalidInterfaceSpec, fmt.Sprintf("%s is not a valid grpc spec: %v", in.Ref, err))
+			}
 		case in.Type != "grpc":
 			v.warnClosedAllOf(p+".ref", in.Ref, data)
 		}

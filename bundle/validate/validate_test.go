@@ -84,6 +84,8 @@ func TestValidateTable(t *testing.T) {
 		"interfaces/nocomponents.yaml": {Data: []byte(openAPISpec + "      parameters: [{name: q, in: query, schema: {$ref: '#/components/schemas/Nope'}}]\n")},
 		"interfaces/swaggerref.json":   {Data: []byte(`{"swagger": "2.0", "info": {"title": "s", "version": "1"}, "paths": {}, "definitions": {"A": {"$ref": "#/definitions/B"}}}`)},
 		"interfaces/unbalanced.proto":  {Data: []byte("syntax = \"proto3\";\nmessage A {\n")},
+		"interfaces/unknowntype.proto": {Data: []byte("syntax = \"proto3\";\nmessage A {\n  Nope b = 1;\n}\n")},
+		"interfaces/escapes.proto":     {Data: []byte("syntax = \"proto3\";\nimport \"../../etc/x.proto\";\nmessage A {}\n")},
 		"interfaces/cycle.yaml":        {Data: []byte(openAPISpec + "      parameters: [{name: q, in: query, schema: {$ref: '#/components/schemas/A'}}]\ncomponents:\n  schemas:\n    A: {anyOf: [{$ref: '#/components/schemas/B'}, {type: string}]}\n    B: {allOf: [{$ref: '#/components/schemas/A'}]}\n")},
 		"interfaces/tree.yaml":         {Data: []byte(openAPISpec + "components:\n  schemas:\n    Node: {type: object, properties: {children: {type: array, items: {$ref: '#/components/schemas/Node'}}}}\n")},
 		"interfaces/swaggercycle.json": {Data: []byte(`{"swagger": "2.0", "info": {"title": "s", "version": "1"}, "paths": {}, "definitions": {"A": {"allOf": [{"$ref": "#/definitions/A"}]}}}`)},
@@ -177,6 +179,8 @@ capabilities:
 		{name: "not an openapi document", src: head + "interfaces: [{name: a, type: openapi, ref: interfaces/notapi.yaml}]\n", errors: []finding{{"interfaces[0].ref", "INVALID_INTERFACE_SPEC", `expected a top-level "openapi: 3.x.y"`}}},
 		{name: "asyncapi spec that is openapi", src: head + "interfaces: [{name: a, type: asyncapi, ref: interfaces/openapi.yaml}]\n", errors: []finding{{"interfaces[0].ref", "INVALID_INTERFACE_SPEC", `expected a top-level "asyncapi" version field`}}},
 		{name: "unparseable spec", src: head + "interfaces: [{name: a, type: asyncapi, ref: interfaces/bad.json}]\n", errors: []finding{{"interfaces[0].ref", "INVALID_INTERFACE_SPEC", "not parseable as YAML or JSON"}}},
+		{name: "a proto that does not compile", src: head + "interfaces: [{name: a, type: grpc, ref: interfaces/unknowntype.proto}]\n", errors: []finding{{"interfaces[0].ref", "INVALID_INTERFACE_SPEC", "interfaces/unknowntype.proto:3:3: field A.b: unknown type Nope"}}},
+		{name: "a proto importing outside the bundle", src: head + "interfaces: [{name: a, type: grpc, ref: interfaces/escapes.proto}]\n", errors: []finding{{"interfaces[0].ref", "INVALID_INTERFACE_SPEC", `import "../../etc/x.proto" leaves the bundle`}}},
 		{name: "unbalanced proto", src: head + "interfaces: [{name: a, type: grpc, ref: interfaces/unbalanced.proto}]\n", errors: []finding{{"interfaces[0].ref", "INVALID_INTERFACE_SPEC", "'{' never closed"}}},
 		{name: "config values violate the schema", src: head + "configurations: [{name: app, required: true, schema: configuration/schema.json, values: {LOG_LEVEL: loud, PORT: eighty, EXTRA: 1}}]\n",
 			errors: []finding{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/grpctools"
 	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/mcp"
 )
@@ -22,6 +23,19 @@ type capabilityOptions struct {
 	// toolsLock is the lock file the generated tools are held to; empty:
 	// the bundle's own tools.lock.json, if it carries one.
 	toolsLock string
+	// grpc configures the tools of the bundle's gRPC interfaces; exposure,
+	// the deadline and the confirmation policy are the OpenAPI flags'.
+	grpc grpctools.Options
+}
+
+// grpcFlagNames maps grpctools.Options fields to the flags that set them.
+var grpcFlagNames = map[string]string{
+	"Target":        "--grpc-target",
+	"Metadata":      "--grpc-metadata",
+	"MetadataFiles": "--grpc-metadata-file",
+	"AllowWrites":   "--allow-writes",
+	"ConfirmWrites": "--confirm-writes",
+	"Timeout":       "--call-timeout",
 }
 
 // bindFlags binds the shared flags and the base URL under the given name.
@@ -29,6 +43,9 @@ func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHel
 	fs.StringVar(&o.BaseURL, baseURLFlag, o.BaseURL, baseURLHelp)
 	o.baseURLFlag = "--" + baseURLFlag
 	o.BindFlags(fs)
+	fs.StringVar(&o.grpc.Target, "grpc-target", o.grpc.Target, "host:port of the gRPC service the bundle's grpc interfaces describe, reached over plaintext HTTP/2: loopback only (e.g. 127.0.0.1:9090)")
+	fs.StringArrayVar(&o.grpc.Metadata, "grpc-metadata", o.grpc.Metadata, "metadata sent with every gRPC call, as name=value, e.g. authorization=Bearer… (repeatable; needs --grpc-target)")
+	fs.StringArrayVar(&o.grpc.MetadataFiles, "grpc-metadata-file", o.grpc.MetadataFiles, "gRPC metadata read from a file (e.g. a mounted Secret), as name=PATH (repeatable; needs --grpc-target)")
 	fs.StringVar(&o.toolsLock, "tools-lock", "", "offer only the generated tools this lock file (written by \"kubepact lock\") pins, unchanged; others are withheld with reason DRIFT (default: the bundle's own "+openapitools.LockFile+", if any; this flag wins over it)")
 }
 
@@ -78,5 +95,32 @@ func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limit
 	for _, line := range c.Warnings {
 		fmt.Fprintf(w, "%s: %s\n", prefix, mcp.FlagWords(line, openapitools.FlagNames))
 	}
-	return &mcp.CapabilityBundle{Bundle: b, Capability: c}, nil
+	cb := &mcp.CapabilityBundle{Bundle: b, Capability: c}
+	if hasGRPC(b) {
+		g := o.grpc
+		g.AllowWrites, g.Timeout, g.ConfirmWrites = o.AllowWrites, o.Timeout, o.ConfirmWrites
+		g.UnderLock = c.Lock != nil
+		if cb.GRPC, err = grpctools.Project(ctx, b, &g); err != nil {
+			return nil, fieldsToFlags(err, grpcFlagNames)
+		}
+		for _, line := range cb.GRPC.Warnings {
+			fmt.Fprintf(w, "%s: %s\n", prefix, mcp.FlagWords(line, grpcFlagNames))
+		}
+	} else if o.grpc.Target != "" || len(o.grpc.Metadata)+len(o.grpc.MetadataFiles) > 0 {
+		return nil, fmt.Errorf("--grpc-target and --grpc-metadata configure the tools of grpc interfaces, and bundle %s declares none", b.Source)
+	}
+	return cb, nil
+}
+
+// hasGRPC reports whether b declares a grpc interface.
+func hasGRPC(b *bundle.Bundle) bool {
+	if b.Contract == nil {
+		return false
+	}
+	for _, in := range b.Contract.Interfaces {
+		if in.Type == "grpc" {
+			return true
+		}
+	}
+	return false
 }

@@ -5,7 +5,9 @@
 // A [Contract] is read once from a loaded bundle: every OpenAPI operation's
 // parameters, request body and responses (as internal/openapischema converts
 // them to JSON Schema 2020-12, OpenAPI 3.0 and Swagger 2.0 included), every
-// AsyncAPI message payload, and every configuration's schema file. Values
+// AsyncAPI message payload, every gRPC message type (ReadWithGRPC: by full
+// name, under the proto3 JSON mapping), and every configuration's schema
+// file. Values
 // are checked with the JSON Schema validator bundle/validate uses
 // (santhosh-tekuri/jsonschema v6); no other validator is involved.
 //

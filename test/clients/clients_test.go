@@ -36,6 +36,7 @@ import (
 
 	"github.com/kubepact/kubepact/test/demoservice"
 	"github.com/kubepact/kubepact/test/gobuild"
+	"github.com/kubepact/kubepact/test/grpcdemo"
 )
 
 // ClientsDirEnv names the directory holding the harness's node_modules (the
@@ -79,7 +80,9 @@ type config struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"`
 	// Era is the protocol version the client must agree on.
-	Era     string            `json:"era,omitempty"`
+	Era string `json:"era,omitempty"`
+	// Headers are sent with every HTTP request (a bearer token, say).
+	Headers map[string]string `json:"headers,omitempty"`
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Cwd     string            `json:"cwd,omitempty"`
@@ -232,8 +235,42 @@ func TestTypeScriptClient(t *testing.T) {
 		ElicitContains: "DELETE " + confirmService.URL + "/products/p-0004"}})
 	discoverDecline := []call{{Tool: "pacto_call_write", Args: map[string]any{"operation": "deleteProduct", "arguments": map[string]any{"productId": "p-0005"}}, Expect: "toolError", Code: "NOT_CONFIRMED",
 		ElicitContains: "DELETE " + confirmService.URL + "/products/p-0005"}}
+	// The gRPC tools: a real grpc-go service (test/grpcdemo) beside the
+	// gRPC test bundle; the writes configuration confirms its delete.
+	grpcDir := filepath.Join(repo, "examples", "grpc", "inventory")
+	grpcLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grpcService, err := grpcdemo.Serve(t.Context(), grpcLis, os.DirFS(grpcDir), "interfaces/inventory/v1/inventory.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(grpcService.Stop)
+	grpcRead := []call{
+		{Tool: "Inventory_GetItem", Args: map[string]any{"sku": "ab-1", "readMask": "sku,quantity"}, Expect: "ok"},
+		// A NOT_FOUND status with details is an isError result in the call-result shape.
+		{Tool: "Inventory_GetItem", Args: map[string]any{"sku": "missing"}, Expect: "any"},
+		{Tool: "Inventory_GetItem", Args: map[string]any{"sku": 7}, Expect: "toolError"},
+		{Tool: "Inventory_ListItems", Args: map[string]any{"shelf": "forever"}, Expect: "ok"},
+		{Tool: "pacto_withheld", Args: map[string]any{}, Expect: "ok"},
+	}
+	grpcWrite := concat(grpcRead[:1], []call{
+		{Tool: "Inventory_SetStock", Args: map[string]any{"sku": "ab-1", "quantity": "18446744073709551615"}, Expect: "ok"},
+		{Tool: "Inventory_AddItem", Args: map[string]any{"sku": "n-1", "perShelf": map[string]any{"a": 2}, "byBatch": map[string]any{"-7": "x"},
+			"updated": "2026-01-02T15:04:05Z", "shelfLife": "1.5s", "weight": "NaN", "variants": []any{map[string]any{"sku": "v"}}}, Expect: "ok"},
+		{Tool: "Inventory_AddItem", Args: map[string]any{"shelf": "a", "warehouse": "b"}, Expect: "toolError"},
+		// Accepted through the confirmation (each client, each era); the
+		// DeleteItem count below says it reached the service.
+		{Tool: "Inventory_DeleteItem", Args: map[string]any{"sku": "ab-1"}, Expect: "any",
+			ElicitContains: "grpc://" + grpcService.Addr + "/inventory.v1.Inventory/DeleteItem"},
+	})
+	grpcArgs := []string{grpcDir, "--grpc-target", grpcService.Addr}
 
 	configs := []shipped{
+		{name: "grpc", args: concat(grpcArgs, ws), calls: grpcRead},
+		{name: "grpc-writes", args: concat(grpcArgs, []string{"--allow-writes"}, ws), calls: grpcWrite, elicit: "accept"},
+		{name: "grpc-sidecar", sidecar: true, args: []string{"--bundle", grpcDir, "--upstream", service.URL, "--grpc-target", grpcService.Addr, "--no-cache"}, calls: grpcRead},
 		{name: "authoring", args: ws, calls: concat(authoring, payload)},
 		{name: "catalog", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, ws), calls: concat(catalogRead, authoring[:2])},
 		{name: "catalog-writes", args: concat([]string{bundle("catalog"), "--base-url", service.URL, "--allow-writes"}, ws), calls: catalogWrite},
@@ -278,6 +315,9 @@ func TestTypeScriptClient(t *testing.T) {
 	// client, each era) do.
 	if got := deletes.Load(); got != 12 {
 		t.Errorf("the service received %d DELETE(s) from the confirmation configurations; want 12 (the accepted ones)", got)
+	}
+	if got := grpcService.Calls("DeleteItem"); got != 6 {
+		t.Errorf("the gRPC service received %d DeleteItem call(s); want 6 (grpc-writes, stdio and HTTP, each client and era, confirmed)", got)
 	}
 }
 

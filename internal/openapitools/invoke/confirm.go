@@ -68,3 +68,14 @@ func confirm(ctx context.Context, t *openapitools.Tool, req *http.Request, body 
 		Body:   slices.Clone(body),
 	})
 }
+
+// Confirm asks the context's Confirmer about call, for a caller that sends
+// its own requests (the gRPC tools): nil when it may be sent; a
+// *NotConfirmedError when the context has no Confirmer.
+func Confirm(ctx context.Context, call *PendingCall) error {
+	ask, _ := ctx.Value(confirmerKey{}).(Confirmer)
+	if ask == nil {
+		return &NotConfirmedError{Tool: call.Tool}
+	}
+	return ask(ctx, call)
+}
