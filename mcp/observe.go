@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -128,6 +129,10 @@ func (s *Server) observe() sdk.Middleware {
 // outcomeOf classifies a tools/call answer, with the error code if any.
 func outcomeOf(res sdk.Result, err error) (outcome, code string) {
 	if err != nil {
+		var we *jsonrpc.Error
+		if errors.As(err, &we) && we.Code == CodeRateLimited {
+			return outcomeProtocolError, "RATE_LIMITED"
+		}
 		return outcomeProtocolError, ""
 	}
 	r, ok := res.(*sdk.CallToolResult)

@@ -219,6 +219,9 @@ type HTTPOptions struct {
 	// a new one for its next request, which a Service sends to a replica
 	// that is not terminating, while the endpoints drop this one.
 	DrainDelay time.Duration
+	// RateLimit bounds how often one caller may send requests and call
+	// each tool (see ratelimit.go); on by default, never on stdio.
+	RateLimit RateLimitOptions
 }
 
 // BindFlags binds the options that `kubepact mcp` exposes to fs, with the
@@ -278,6 +281,9 @@ var FlagNames = map[string]string{
 	"Budget.MaxCalls": "--max-expensive-calls", "Budget.MaxCallsPerCaller": "--max-expensive-calls-per-caller",
 	"Budget.CallTimeout": "--expensive-call-timeout", "Budget.BundleMemory": "--max-bundle-memory",
 	"Budget.CallBundleMemory": "--max-call-bundle-memory",
+	"RateLimit.RequestRate":   "--rate-limit-requests", "RateLimit.RequestBurst": "--rate-limit-requests-burst",
+	"RateLimit.ToolCallRate": "--rate-limit-tool-calls", "RateLimit.ToolCallBurst": "--rate-limit-tool-calls-burst",
+	"RateLimit.MaxCallers": "--rate-limit-callers",
 }
 
 // FlagWords rewrites the option field names in s into the flags names
@@ -362,6 +368,7 @@ func (o *Options) setDefaults() {
 	o.ReadTimeout = cmp.Or(o.ReadTimeout, DefaultReadTimeout)
 	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
 	o.Budget.setDefaults()
+	o.RateLimit.setDefaults()
 	if o.Version == "" {
 		o.Version = "dev"
 	}
@@ -396,6 +403,9 @@ func (o *Options) validate() error {
 		return err
 	}
 	if err := o.Budget.validate(); err != nil {
+		return err
+	}
+	if err := o.RateLimit.validate(); err != nil {
 		return err
 	}
 	known := knownFamilies(o.allFamilies()...)
