@@ -118,7 +118,8 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 				t.Errorf("429 body %s: want a JSON-RPC error %d naming --rate-limit-requests", body, CodeRateLimited)
 			}
 			if resp := post("b-token"); resp.StatusCode != http.StatusOK {
-				b, _ := io.ReadAll(resp.Body); t.Errorf("B's request while A is limited: %d %s, want 200", resp.StatusCode, b)
+				b, _ := io.ReadAll(resp.Body)
+				t.Errorf("B's request while A is limited: %d %s, want 200", resp.StatusCode, b)
 			}
 			if n := testutil.ToFloat64(s.rates.limited.WithLabelValues(limitRequests)); n != 1 {
 				t.Errorf("request refusals counted: %v, want 1", n)
