@@ -113,6 +113,9 @@ func (s *Server) observe() sdk.Middleware {
 			if id := call.Session.ID(); id != "" {
 				kv = append(kv, "session", id)
 			}
+			if id := traceIDOf(ctx); id != "" {
+				kv = append(kv, "traceId", id)
+			}
 			if who, ok := callerOf(call.Extra); ok {
 				kv = append(kv, "user", who.User)
 				if who.UID != "" {
@@ -139,10 +142,7 @@ func outcomeOf(res sdk.Result, err error) (outcome, code string) {
 	if !ok || r == nil || !r.IsError {
 		return outcomeOK, ""
 	}
-	if env, ok := r.StructuredContent.(errorEnvelope); ok && env.Error != nil {
-		return outcomeToolError, env.Error.Code
-	}
-	return outcomeToolError, ""
+	return outcomeToolError, errorCodeOf(r)
 }
 
 // causeOf is the error behind an answer written in words — a service

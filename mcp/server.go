@@ -194,6 +194,7 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 	s.sdk.AddReceivingMiddleware(s.answerWithheld())
 	s.sdk.AddReceivingMiddleware(s.limitToolCalls())
 	s.sdk.AddReceivingMiddleware(s.observe())
+	s.sdk.AddReceivingMiddleware(s.traceRequests())
 	s.httpHandler = s.newHTTPHandler()
 	return s, nil
 }
