@@ -4,18 +4,12 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -23,19 +17,6 @@ import (
 	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/test/otlpreceiver"
 )
-
-// exportingTo is a TracerProvider of service that sends every span, as
-// it ends, to the receiver over OTLP/HTTP (the SDK's real exporter).
-func exportingTo(t testing.TB, rcv *otlpreceiver.Receiver, service string) *sdktrace.TracerProvider {
-	t.Helper()
-	exp, err := otlptracehttp.New(t.Context(), otlptracehttp.WithEndpointURL(rcv.URL+"/v1/traces"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", service))))
-	t.Cleanup(func() { _ = tp.Shutdown(context.WithoutCancel(t.Context())) })
-	return tp
-}
 
 // serverTracing makes tp the process's TracerProvider (the one
 // tracing.Setup installs) for the test.
@@ -66,58 +47,6 @@ func (h headerInjecting) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.next.RoundTrip(r)
 }
 
-// tracedUpstream is a real HTTP service that continues the trace of each
-// request it gets (its own SERVER span, exported) and records the
-// traceparent it received.
-type tracedUpstream struct {
-	url  string
-	mu   sync.Mutex
-	seen []string
-}
-
-func startTracedUpstream(t *testing.T, rcv *otlpreceiver.Receiver) *tracedUpstream {
-	tp := exportingTo(t, rcv, "upstream")
-	u := &tracedUpstream{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u.mu.Lock()
-		u.seen = append(u.seen, r.Header.Get("traceparent"))
-		u.mu.Unlock()
-		ctx := propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		_, span := tp.Tracer("upstream").Start(ctx, r.Method+" "+r.URL.Path, trace.WithSpanKind(trace.SpanKindServer))
-		defer span.End()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"status":"ok"}`)
-	}))
-	t.Cleanup(srv.Close)
-	u.url = srv.URL
-	return u
-}
-
-func (u *tracedUpstream) traceparents() []string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]string(nil), u.seen...)
-}
-
-// one finds the span of name (and service) in spans, or fails.
-func one(t *testing.T, spans []otlpreceiver.Span, service, name string) otlpreceiver.Span {
-	t.Helper()
-	var found []otlpreceiver.Span
-	for _, s := range spans {
-		if s.Service == service && s.Name == name {
-			found = append(found, s)
-		}
-	}
-	if len(found) != 1 {
-		var names []string
-		for _, s := range spans {
-			names = append(names, s.Service+":"+s.Name)
-		}
-		t.Fatalf("%d spans %s:%q in the trace, want 1; the trace has %v", len(found), service, name, names)
-	}
-	return found[0]
-}
-
 // TestTraceThroughServerToUpstream: one trace spans the client (its root
 // span, its context in _meta and in the HTTP headers), kubepact over
 // real HTTP (the request span tools/call getHealth, the tool's
@@ -128,11 +57,11 @@ func one(t *testing.T, spans []otlpreceiver.Span, service, name string) otlprece
 // answer. Both protocol eras.
 func TestTraceThroughServerToUpstream(t *testing.T) {
 	rcv := otlpreceiver.Start(t)
-	serverTracing(t, exportingTo(t, rcv, "kubepact"))
-	clientTP := exportingTo(t, rcv, "agent")
-	up := startTracedUpstream(t, rcv)
+	serverTracing(t, rcv.TracerProvider(t, "kubepact"))
+	clientTP := rcv.TracerProvider(t, "agent")
+	up := rcv.StartService(t)
 	logs := &logSink{}
-	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: up.url}, &Options{Transport: TransportHTTP, Logger: logs.logger()})
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: up.URL}, &Options{Transport: TransportHTTP, Logger: logs.logger()})
 	url := serveHTTP(t, s)
 
 	for _, era := range []string{"2025-11-25", statelessEra} {
@@ -149,11 +78,11 @@ func TestTraceThroughServerToUpstream(t *testing.T) {
 			}
 			traceID := root.SpanContext().TraceID().String()
 			spans := rcv.Trace(traceID)
-			agent := one(t, spans, "agent", "tools/call getHealth")
-			req := one(t, spans, "kubepact", "tools/call getHealth")
-			exec := one(t, spans, "kubepact", "execute_tool getHealth")
-			call := one(t, spans, "kubepact", "GET")
-			svc := one(t, spans, "upstream", "GET /healthz")
+			agent := otlpreceiver.One(t, spans, "agent", "tools/call getHealth")
+			req := otlpreceiver.One(t, spans, "kubepact", "tools/call getHealth")
+			exec := otlpreceiver.One(t, spans, "kubepact", "execute_tool getHealth")
+			call := otlpreceiver.One(t, spans, "kubepact", "GET")
+			svc := otlpreceiver.One(t, spans, "upstream", "GET /healthz")
 			for _, link := range []struct {
 				child, parent otlpreceiver.Span
 			}{{req, agent}, {exec, req}, {call, exec}, {svc, call}} {
@@ -179,7 +108,7 @@ func TestTraceThroughServerToUpstream(t *testing.T) {
 			if call.Attributes["http.response.status_code"] != "200" || !strings.HasSuffix(call.Attributes["url.full"], "/healthz") {
 				t.Errorf("client span attributes %v: want status 200 and the URL", call.Attributes)
 			}
-			tps := up.traceparents()
+			tps := up.Traceparents()
 			if last := tps[len(tps)-1]; !strings.Contains(last, traceID) || !strings.Contains(last, call.SpanID) {
 				t.Errorf("the service received traceparent %q; want trace %s, parent %s (kubepact's call)", last, traceID, call.SpanID)
 			}
@@ -197,7 +126,7 @@ func TestTraceThroughServerToUpstream(t *testing.T) {
 			if got := res.Meta[TraceIDMeta]; got != root.SpanContext().TraceID().String() {
 				t.Errorf("error result _meta %s = %v, want the trace id %s", TraceIDMeta, got, root.SpanContext().TraceID())
 			}
-			bad := one(t, rcv.Trace(root.SpanContext().TraceID().String()), "kubepact", "tools/call getHealth")
+			bad := otlpreceiver.One(t, rcv.Trace(root.SpanContext().TraceID().String()), "kubepact", "tools/call getHealth")
 			if !bad.StatusError || bad.Attributes["error.type"] != "tool_error" || bad.Attributes["kubepact.error.code"] != CodeInvalidArgument {
 				t.Errorf("error span: status error %v, attributes %v; want error.type tool_error, kubepact.error.code %s", bad.StatusError, bad.Attributes, CodeInvalidArgument)
 			}
@@ -209,7 +138,7 @@ func TestTraceThroughServerToUpstream(t *testing.T) {
 // HTTP headers (W3C traceparent) is continued too.
 func TestTraceFromHTTPHeaders(t *testing.T) {
 	rcv := otlpreceiver.Start(t)
-	serverTracing(t, exportingTo(t, rcv, "kubepact"))
+	serverTracing(t, rcv.TracerProvider(t, "kubepact"))
 	s := newTestServer(t, &Options{Transport: TransportHTTP})
 	url := serveHTTP(t, s)
 	const traceID, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
@@ -229,7 +158,7 @@ func TestTraceFromHTTPHeaders(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("tools/call: %d %s", resp.StatusCode, body)
 	}
-	span := one(t, rcv.Trace(traceID), "kubepact", "tools/call pacto_server_info")
+	span := otlpreceiver.One(t, rcv.Trace(traceID), "kubepact", "tools/call pacto_server_info")
 	if span.ParentSpanID != parent {
 		t.Errorf("request span's parent %s, want the traceparent header's %s", span.ParentSpanID, parent)
 	}
@@ -239,8 +168,8 @@ func TestTraceFromHTTPHeaders(t *testing.T) {
 // the spans say the transport is a pipe.
 func TestTraceOverStdio(t *testing.T) {
 	rcv := otlpreceiver.Start(t)
-	serverTracing(t, exportingTo(t, rcv, "kubepact"))
-	clientTP := exportingTo(t, rcv, "agent")
+	serverTracing(t, rcv.TracerProvider(t, "kubepact"))
+	clientTP := rcv.TracerProvider(t, "agent")
 	s := newTestServer(t, nil)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -257,7 +186,7 @@ func TestTraceOverStdio(t *testing.T) {
 	root.End()
 	_ = cs.Close()
 	<-done
-	span := one(t, rcv.Trace(root.SpanContext().TraceID().String()), "kubepact", "tools/call pacto_server_info")
+	span := otlpreceiver.One(t, rcv.Trace(root.SpanContext().TraceID().String()), "kubepact", "tools/call pacto_server_info")
 	if span.ParentSpanID != root.SpanContext().SpanID().String() || span.Attributes["network.transport"] != "pipe" {
 		t.Errorf("stdio request span: parent %s, attributes %v; want parent %s and network.transport pipe", span.ParentSpanID, span.Attributes, root.SpanContext().SpanID())
 	}

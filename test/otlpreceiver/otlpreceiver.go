@@ -5,6 +5,7 @@
 package otlpreceiver
 
 import (
+	"context"
 	"encoding/hex"
 	"io"
 	"net"
@@ -14,6 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -22,7 +29,8 @@ import (
 
 // Span is one received span, flattened.
 type Span struct {
-	Service      string // the resource's service.name
+	Service      string            // the resource's service.name
+	Resource     map[string]string // every resource attribute of string value
 	Name         string
 	Kind         tracepb.Span_SpanKind
 	TraceID      string // hex
@@ -77,12 +85,11 @@ func (r *Receiver) export(w http.ResponseWriter, req *http.Request) {
 	}
 	var got []Span
 	for _, rs := range msg.GetResourceSpans() {
-		service := ""
+		res := map[string]string{}
 		for _, kv := range rs.GetResource().GetAttributes() {
-			if kv.GetKey() == "service.name" {
-				service = kv.GetValue().GetStringValue()
-			}
+			res[kv.GetKey()] = kv.GetValue().GetStringValue()
 		}
+		service := res["service.name"]
 		for _, ss := range rs.GetScopeSpans() {
 			for _, s := range ss.GetSpans() {
 				attrs := map[string]string{}
@@ -99,7 +106,7 @@ func (r *Receiver) export(w http.ResponseWriter, req *http.Request) {
 					}
 				}
 				got = append(got, Span{
-					Service: service, Name: s.GetName(), Kind: s.GetKind(),
+					Service: service, Resource: res, Name: s.GetName(), Kind: s.GetKind(),
 					TraceID: hex.EncodeToString(s.GetTraceId()), SpanID: hex.EncodeToString(s.GetSpanId()),
 					ParentSpanID: hex.EncodeToString(s.GetParentSpanId()), Attributes: attrs,
 					StatusError: s.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR,
@@ -139,4 +146,80 @@ func (r *Receiver) Trace(traceID string) []Span {
 		}
 	}
 	return out
+}
+
+// TracerProvider is a TracerProvider of service that sends every span,
+// as it ends, to r over OTLP/HTTP (the SDK's own exporter).
+func (r *Receiver) TracerProvider(t testing.TB, service string) *sdktrace.TracerProvider {
+	t.Helper()
+	exp, err := otlptracehttp.New(t.Context(), otlptracehttp.WithEndpointURL(r.URL+"/v1/traces"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", service))))
+	t.Cleanup(func() { _ = tp.Shutdown(context.WithoutCancel(t.Context())) })
+	return tp
+}
+
+// Service is a real HTTP service that continues the trace of each
+// request it gets with a SERVER span of its own ("METHOD /path",
+// service "upstream", exported to the receiver) and records the
+// traceparent it received. It answers {"status":"ok"}.
+type Service struct {
+	URL  string
+	mu   sync.Mutex
+	seen []string
+}
+
+// StartService serves a Service for the test's life.
+func (r *Receiver) StartService(t testing.TB) *Service {
+	t.Helper()
+	tp := r.TracerProvider(t, "upstream")
+	u := &Service{}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		u.mu.Lock()
+		u.seen = append(u.seen, req.Header.Get("traceparent"))
+		u.mu.Unlock()
+		ctx := propagation.TraceContext{}.Extract(req.Context(), propagation.HeaderCarrier(req.Header))
+		_, span := tp.Tracer("upstream").Start(ctx, req.Method+" "+req.URL.Path, trace.WithSpanKind(trace.SpanKindServer))
+		defer span.End()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	u.URL = "http://" + ln.Addr().String()
+	return u
+}
+
+// Traceparents are the traceparent headers received, in order.
+func (u *Service) Traceparents() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.seen...)
+}
+
+// One returns the span of service and name among spans, or fails the
+// test naming what the trace holds.
+func One(t testing.TB, spans []Span, service, name string) Span {
+	t.Helper()
+	var found []Span
+	for _, s := range spans {
+		if s.Service == service && s.Name == name {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		var names []string
+		for _, s := range spans {
+			names = append(names, s.Service+":"+s.Name)
+		}
+		t.Fatalf("%d spans %s:%q in the trace, want 1; the trace has %v", len(found), service, name, names)
+	}
+	return found[0]
 }
