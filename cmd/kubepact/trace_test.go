@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +95,57 @@ func TestTracingSettingsRefused(t *testing.T) {
 	t.Setenv("OTEL_TRACES_EXPORTER", "none")
 	if _, stderr, code := runKubepact(t, "version"); code != 0 {
 		t.Errorf("OTEL_TRACES_EXPORTER=none: exit %d, %s", code, stderr)
+	}
+}
+
+// TestReadmeTracingLine runs the claude line of the README's "Tracing":
+// the command it registers, run as claude would with the environment it
+// was given (its collector address, http://127.0.0.1:4318, filled with
+// the test receiver's: another process may hold 4318), exports the span
+// of a call, under OTEL_SERVICE_NAME and in the caller's trace, by the
+// time the client has closed the session and the process has exited.
+func TestReadmeTracingLine(t *testing.T) {
+	lines := readmeCommands(t, "tracing")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "claude mcp add ") {
+		t.Fatalf("the README's tracing block is %q; want one claude mcp add line", lines)
+	}
+	env, record := readmeEnv(t)
+	args := recorded(t, t.TempDir(), env, record, lines[0])
+	dash := slices.Index(args, "--")
+	if dash < 0 || dash+1 >= len(args) || args[dash+1] != "kubepact" {
+		t.Fatalf("%s gave claude %q; want … -- kubepact …", lines[0], args)
+	}
+	rcv := otlpreceiver.Start(t)
+	given := map[string]string{}
+	for i := 0; i+1 < dash; i++ {
+		if args[i] == "--env" {
+			k, v, _ := strings.Cut(args[i+1], "=")
+			given[k] = v
+			env = append(env, k+"="+strings.ReplaceAll(v, "http://127.0.0.1:4318", rcv.URL))
+		}
+	}
+	if given["OTEL_EXPORTER_OTLP_ENDPOINT"] != "http://127.0.0.1:4318" || given["OTEL_SERVICE_NAME"] == "" {
+		t.Fatalf("%s gives claude the environment %v; want OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 and OTEL_SERVICE_NAME", lines[0], given)
+	}
+	server := exec.CommandContext(t.Context(), kubepactBin, args[dash+2:]...)
+	server.Env = env
+	cs := connectStdio(t, server)
+
+	agent := rcv.TracerProvider(t, "agent")
+	ctx, root := agent.Tracer("agent").Start(t.Context(), "tools/call pacto_server_info", trace.WithSpanKind(trace.SpanKindClient))
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
+	meta := map[string]any{}
+	for k, v := range carrier {
+		meta[k] = v
+	}
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "pacto_server_info", Arguments: map[string]any{}, Meta: meta}); err != nil || res.IsError {
+		t.Fatalf("pacto_server_info: %v %+v", err, res)
+	}
+	root.End()
+	_ = cs.Close() // its stdin closes: the server exits, sending what it batched
+	span := otlpreceiver.One(t, rcv.Trace(root.SpanContext().TraceID().String()), given["OTEL_SERVICE_NAME"], "tools/call pacto_server_info")
+	if span.ParentSpanID != root.SpanContext().SpanID().String() || span.Attributes["network.transport"] != "pipe" {
+		t.Errorf("the server's span: parent %s, attributes %v; want the agent's span %s and network.transport pipe", span.ParentSpanID, span.Attributes, root.SpanContext().SpanID())
 	}
 }
