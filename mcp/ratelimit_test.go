@@ -47,7 +47,8 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 	for _, era := range []string{"2025-11-25", statelessEra} {
 		t.Run(era, func(t *testing.T) {
 			reg := prometheus.NewRegistry()
-			s := newTestServer(t, &Options{Transport: TransportHTTP, Registerer: reg,
+			logs := &logSink{}
+			s := newTestServer(t, &Options{Transport: TransportHTTP, Registerer: reg, Logger: logs.logger(),
 				HTTPOptions: HTTPOptions{Authenticator: tokenTable{"a-token": {User: "a"}, "b-token": {User: "b"}},
 					RateLimit: RateLimitOptions{RequestRate: 0.001, RequestBurst: 40, ToolCallRate: 0.001, ToolCallBurst: 3}}})
 			url := serveHTTP(t, s)
@@ -67,6 +68,9 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 			d := rateLimited(t, a, "pacto_server_info")
 			if d.Limit != limitToolCalls || d.Tool != "pacto_server_info" || d.RetryAfterMs < 900_000 {
 				t.Errorf("rate-limit data %+v: want limit tool_calls, the tool, and retryAfterMs of about 1000s (1 token at 0.001/s)", d)
+			}
+			if lines := logs.matching(`"code"="RATE_LIMITED"`); len(lines) != 1 || !strings.Contains(lines[0], `"user"="a"`) {
+				t.Errorf("audit lines of refused calls: %q; want A's one", lines)
 			}
 			callTool(t, a, "pacto_schema", map[string]any{}) // another tool: its own bucket
 			for i := range 3 {

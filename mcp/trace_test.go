@@ -139,26 +139,43 @@ func TestTraceThroughServerToUpstream(t *testing.T) {
 func TestTraceFromHTTPHeaders(t *testing.T) {
 	rcv := otlpreceiver.Start(t)
 	serverTracing(t, rcv.TracerProvider(t, "kubepact"))
-	s := newTestServer(t, &Options{Transport: TransportHTTP})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{RateLimit: RateLimitOptions{ToolCallRate: 0.001, ToolCallBurst: 1}}})
 	url := serveHTTP(t, s)
 	const traceID, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pacto_server_info","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"`+statelessEra+`","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", statelessEra)
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "pacto_server_info")
-	req.Header.Set("traceparent", "00-"+traceID+"-"+parent+"-01")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	post := func() (int, []byte) {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pacto_server_info","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"`+statelessEra+`","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", statelessEra)
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "pacto_server_info")
+		req.Header.Set("traceparent", "00-"+traceID+"-"+parent+"-01")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, body
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("tools/call: %d %s", resp.StatusCode, body)
+	if status, body := post(); status != http.StatusOK {
+		t.Fatalf("tools/call: %d %s", status, body)
 	}
-	span := otlpreceiver.One(t, rcv.Trace(traceID), "kubepact", "tools/call pacto_server_info")
+	// The second is over the tool's limit: a JSON-RPC error whose data
+	// carries the trace id.
+	if status, body := post(); status != http.StatusOK || !strings.Contains(string(body), `"code":-32029`) || !strings.Contains(string(body), `"traceId":"`+traceID+`"`) {
+		t.Errorf("tools/call over the limit: %d %s; want a JSON-RPC error -32029 with data.traceId %s", status, body, traceID)
+	}
+	var served []otlpreceiver.Span
+	for _, sp := range rcv.Trace(traceID) {
+		if sp.Name == "tools/call pacto_server_info" {
+			served = append(served, sp)
+		}
+	}
+	if len(served) != 2 || served[1].Attributes["error.type"] != "-32029" {
+		t.Fatalf("request spans %v; want two, the second with error.type -32029", served)
+	}
+	span := served[0]
 	if span.ParentSpanID != parent {
 		t.Errorf("request span's parent %s, want the traceparent header's %s", span.ParentSpanID, parent)
 	}
