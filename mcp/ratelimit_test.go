@@ -83,7 +83,12 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 			}
 
 			// A's HTTP requests: the remaining tokens, then 429.
-			post := func(token string) *http.Response {
+			type answer struct {
+				status int
+				header http.Header
+				body   []byte
+			}
+			post := func(token string) answer {
 				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"`+statelessEra+`","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}`))
 				req.Header.Set("Authorization", "Bearer "+token)
 				req.Header.Set("Content-Type", "application/json")
@@ -94,13 +99,14 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Cleanup(func() { resp.Body.Close() })
-				return resp
+				defer resp.Body.Close()
+				body, _ := io.ReadAll(resp.Body)
+				return answer{resp.StatusCode, resp.Header, body}
 			}
 			var sent, refused int
-			var last *http.Response
+			var last answer
 			for sent = 1; sent <= 60; sent++ {
-				if last = post("a-token"); last.StatusCode == http.StatusTooManyRequests {
+				if last = post("a-token"); last.status == http.StatusTooManyRequests {
 					refused++
 					break
 				}
@@ -108,22 +114,20 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 			if refused == 0 {
 				t.Fatalf("60 requests past A's calls: none refused; want 429 within the burst of 40")
 			}
-			if ra, err := strconv.Atoi(last.Header.Get("Retry-After")); err != nil || ra < 900 {
-				t.Errorf("Retry-After %q: want whole seconds, about 1000", last.Header.Get("Retry-After"))
+			if ra, err := strconv.Atoi(last.header.Get("Retry-After")); err != nil || ra < 900 {
+				t.Errorf("Retry-After %q: want whole seconds, about 1000", last.header.Get("Retry-After"))
 			}
-			body, _ := io.ReadAll(last.Body)
 			var rpc struct {
 				Error struct {
 					Code    int    `json:"code"`
 					Message string `json:"message"`
 				} `json:"error"`
 			}
-			if err := json.Unmarshal(body, &rpc); err != nil || rpc.Error.Code != CodeRateLimited || !strings.Contains(rpc.Error.Message, "--rate-limit-requests") {
-				t.Errorf("429 body %s: want a JSON-RPC error %d naming --rate-limit-requests", body, CodeRateLimited)
+			if err := json.Unmarshal(last.body, &rpc); err != nil || rpc.Error.Code != CodeRateLimited || !strings.Contains(rpc.Error.Message, "--rate-limit-requests") {
+				t.Errorf("429 body %s: want a JSON-RPC error %d naming --rate-limit-requests", last.body, CodeRateLimited)
 			}
-			if resp := post("b-token"); resp.StatusCode != http.StatusOK {
-				b, _ := io.ReadAll(resp.Body)
-				t.Errorf("B's request while A is limited: %d %s, want 200", resp.StatusCode, b)
+			if b := post("b-token"); b.status != http.StatusOK {
+				t.Errorf("B's request while A is limited: %d %s, want 200", b.status, b.body)
 			}
 			if n := testutil.ToFloat64(s.rates.limited.WithLabelValues(limitRequests)); n != 1 {
 				t.Errorf("request refusals counted: %v, want 1", n)

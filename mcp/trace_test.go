@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -202,7 +203,9 @@ func TestTraceOverStdio(t *testing.T) {
 	}
 	root.End()
 	_ = cs.Close()
-	<-done
+	if err := <-done; err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+		t.Errorf("the stdio session ended with %v", err)
+	}
 	span := otlpreceiver.One(t, rcv.Trace(root.SpanContext().TraceID().String()), "kubepact", "tools/call pacto_server_info")
 	if span.ParentSpanID != root.SpanContext().SpanID().String() || span.Attributes["network.transport"] != "pipe" {
 		t.Errorf("stdio request span: parent %s, attributes %v; want parent %s and network.transport pipe", span.ParentSpanID, span.Attributes, root.SpanContext().SpanID())
