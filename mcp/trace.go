@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -50,7 +51,8 @@ func (c traceCarrier) Keys() []string     { return []string{"traceparent", "trac
 // remoteContext is ctx with the caller's span context: from _meta, else
 // from the HTTP headers.
 func remoteContext(ctx context.Context, req sdk.Request) context.Context {
-	if p := req.GetParams(); p != nil {
+	// A request without params holds a nil pointer of its params type.
+	if p := req.GetParams(); p != nil && (reflect.ValueOf(p).Kind() != reflect.Pointer || !reflect.ValueOf(p).IsNil()) {
 		if meta := p.GetMeta(); meta != nil {
 			if c := tracing.Propagator.Extract(ctx, traceCarrier(meta)); trace.SpanContextFromContext(c).IsValid() {
 				return c
