@@ -23,7 +23,6 @@ import (
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
 	"github.com/kubepact/kubepact/bundle/archive"
-	"github.com/kubepact/kubepact/internal/tracing"
 )
 
 // Caps on metadata read from a registry, before it is parsed.
@@ -104,7 +103,7 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 	c := &Client{
 		plainHTTP: opts.PlainHTTP,
 		client: &auth.Client{
-			Client:     &http.Client{Transport: tracing.Transport(transport), CheckRedirect: checkRedirect}, // requests carry the caller's trace context
+			Client:     &http.Client{Transport: transport, CheckRedirect: checkRedirect},
 			Cache:      auth.NewCache(),
 			Credential: credentialFunc(store, credentialSource(opts)),
 			Header:     http.Header{"User-Agent": {"kubepact"}},
