@@ -260,6 +260,7 @@ func (o *HTTPOptions) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "how long a keep-alive connection may wait for its next request")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "on shutdown (SIGTERM), how long calls in progress may take to finish, however many sessions are open")
 	fs.DurationVar(&o.DrainDelay, "drain-delay", o.DrainDelay, "on shutdown (SIGTERM), how long to keep serving before the drain, every answer closing its connection, so kept-alive clients reconnect to another replica while a Service drops this one (0: none)")
+	o.RateLimit.BindFlags(fs)
 }
 
 // FlagNames maps the option fields that an [OptionError] names to the flags
