@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/spf13/pflag"
 )
 
 // rateLimited returns the CodeRateLimited error of a tools/call, or fails.
@@ -230,5 +231,22 @@ func TestRateLimitOptionErrors(t *testing.T) {
 	s := newTestServer(t, &Options{HTTPOptions: HTTPOptions{RateLimit: RateLimitOptions{RequestRate: -1, ToolCallRate: -1}}})
 	if s.rates.requests != nil || s.rates.toolCalls != nil {
 		t.Error("negative rates: want both limits off")
+	}
+}
+
+// TestRateLimitFlags: the HTTP flag group binds the limits with their
+// defaults, and a parsed value reaches the options.
+func TestRateLimitFlags(t *testing.T) {
+	o := DefaultOptions()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	o.BindHTTPFlags(fs)
+	for name, want := range map[string]string{"rate-limit-requests": "100", "rate-limit-requests-burst": "200",
+		"rate-limit-tool-calls": "50", "rate-limit-tool-calls-burst": "100", "rate-limit-callers": "10000"} {
+		if f := fs.Lookup(name); f == nil || f.DefValue != want {
+			t.Errorf("--%s: %v; want bound with default %s", name, f, want)
+		}
+	}
+	if err := fs.Parse([]string{"--rate-limit-tool-calls=-1"}); err != nil || o.RateLimit.ToolCallRate != -1 {
+		t.Errorf("--rate-limit-tool-calls=-1: %v, ToolCallRate %v", err, o.RateLimit.ToolCallRate)
 	}
 }
