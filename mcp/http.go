@@ -72,6 +72,11 @@ func (s *Server) newHTTPHandler() http.Handler {
 		// A stream stays open as long as the client likes: a GET, or a POST
 		// of subscriptions/listen (the 2026-07-28 era's GET stream).
 		stream := r.Method == http.MethodGet
+		owner := sessionOwnerOf(r)
+		r.Header.Set(callerHeader, owner) // over any the client sent
+		if !s.rates.admitRequest(w, owner) {
+			return
+		}
 		if r.Method == http.MethodPost {
 			release, ok := s.holdRequestBytes(w, r)
 			if !ok {

@@ -514,7 +514,8 @@ func TestHTTPShutdownLosesNoResponse(t *testing.T) {
 func TestHTTPDrainIsBounded(t *testing.T) {
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	defer close(release)
-	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{DrainTimeout: 300 * time.Millisecond, MaxSessions: 5000}})
+	s := newTestServer(t, &Options{Transport: TransportHTTP, HTTPOptions: HTTPOptions{DrainTimeout: 300 * time.Millisecond, MaxSessions: 5000,
+		RateLimit: RateLimitOptions{RequestRate: -1}}}) // 2000 sessions from one address at once
 	addTestTool(t, s, blockingTool(t, started, release, 0))
 	var lc net.ListenConfig
 	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -115,6 +116,9 @@ func (s *Server) observe() sdk.Middleware {
 			if id := call.Session.ID(); id != "" {
 				kv = append(kv, "session", id)
 			}
+			if id := traceIDOf(ctx); id != "" {
+				kv = append(kv, "traceId", id)
+			}
 			if who, ok := callerOf(call.Extra); ok {
 				kv = append(kv, "user", who.User)
 				if who.UID != "" {
@@ -131,16 +135,17 @@ func (s *Server) observe() sdk.Middleware {
 // outcomeOf classifies a tools/call answer, with the error code if any.
 func outcomeOf(res sdk.Result, err error) (outcome, code string) {
 	if err != nil {
+		var we *jsonrpc.Error
+		if errors.As(err, &we) && we.Code == CodeRateLimited {
+			return outcomeProtocolError, "RATE_LIMITED"
+		}
 		return outcomeProtocolError, ""
 	}
 	r, ok := res.(*sdk.CallToolResult)
 	if !ok || r == nil || !r.IsError {
 		return outcomeOK, ""
 	}
-	if env, ok := r.StructuredContent.(errorEnvelope); ok && env.Error != nil {
-		return outcomeToolError, env.Error.Code
-	}
-	return outcomeToolError, ""
+	return outcomeToolError, errorCodeOf(r)
 }
 
 // causeOf is the error behind an answer written in words — a service

@@ -228,6 +228,9 @@ type HTTPOptions struct {
 	// a new one for its next request, which a Service sends to a replica
 	// that is not terminating, while the endpoints drop this one.
 	DrainDelay time.Duration
+	// RateLimit bounds how often one caller may send requests and call
+	// each tool (see ratelimit.go); on by default, never on stdio.
+	RateLimit RateLimitOptions
 }
 
 // BindFlags binds the options that `kubepact mcp` exposes to fs, with the
@@ -266,6 +269,7 @@ func (o *HTTPOptions) BindHTTPFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "how long a keep-alive connection may wait for its next request")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "on shutdown (SIGTERM), how long calls in progress may take to finish, however many sessions are open")
 	fs.DurationVar(&o.DrainDelay, "drain-delay", o.DrainDelay, "on shutdown (SIGTERM), how long to keep serving before the drain, every answer closing its connection, so kept-alive clients reconnect to another replica while a Service drops this one (0: none)")
+	o.RateLimit.BindFlags(fs)
 }
 
 // FlagNames maps the option fields that an [OptionError] names to the flags
@@ -287,6 +291,9 @@ var FlagNames = map[string]string{
 	"Budget.MaxCalls": "--max-expensive-calls", "Budget.MaxCallsPerCaller": "--max-expensive-calls-per-caller",
 	"Budget.CallTimeout": "--expensive-call-timeout", "Budget.BundleMemory": "--max-bundle-memory",
 	"Budget.CallBundleMemory": "--max-call-bundle-memory",
+	"RateLimit.RequestRate":   "--rate-limit-requests", "RateLimit.RequestBurst": "--rate-limit-requests-burst",
+	"RateLimit.ToolCallRate": "--rate-limit-tool-calls", "RateLimit.ToolCallBurst": "--rate-limit-tool-calls-burst",
+	"RateLimit.MaxCallers": "--rate-limit-callers",
 }
 
 // FlagWords rewrites the option field names in s into the flags names
@@ -371,6 +378,7 @@ func (o *Options) setDefaults() {
 	o.ReadTimeout = cmp.Or(o.ReadTimeout, DefaultReadTimeout)
 	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
 	o.Budget.setDefaults()
+	o.RateLimit.setDefaults()
 	if o.Version == "" {
 		o.Version = "dev"
 	}
@@ -405,6 +413,9 @@ func (o *Options) validate() error {
 		return err
 	}
 	if err := o.Budget.validate(); err != nil {
+		return err
+	}
+	if err := o.RateLimit.validate(); err != nil {
 		return err
 	}
 	known := knownFamilies(o.allFamilies()...)

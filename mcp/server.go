@@ -45,7 +45,8 @@ type Server struct {
 	audit   logr.Logger
 	sdk     *sdk.Server
 	metrics *metrics
-	budget  *budget // the expensive calls' bounds
+	budget  *budget     // the expensive calls' bounds
+	rates   *rateLimits // the HTTP callers' request and tool-call rates
 
 	tools    map[string]*tool // registered tools by name
 	families []familyState    // every known family and what it contributed
@@ -106,6 +107,9 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 		s.opts.Authenticator = staticToken{sum: sha256.Sum256(tok)}
 	}
 	if s.metrics, err = newMetrics(s.opts.Registerer); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	if s.rates, err = newRateLimits(s.opts.RateLimit, s.opts.Registerer, time.Now); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
 
@@ -195,7 +199,9 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 	// Middleware added later wraps what came before: the audit sees the
 	// withheld-tool answer like any other.
 	s.sdk.AddReceivingMiddleware(s.answerWithheld())
+	s.sdk.AddReceivingMiddleware(s.limitToolCalls())
 	s.sdk.AddReceivingMiddleware(s.observe())
+	s.sdk.AddReceivingMiddleware(s.traceRequests())
 	s.httpHandler = s.newHTTPHandler()
 	return s, nil
 }

@@ -177,6 +177,8 @@ func (s *Server) handler(t *tool) sdk.ToolHandler {
 				res, err = errorResult(&ToolError{Code: CodeInternal, Message: "the tool failed unexpectedly; the server log has the details"}), nil
 			}
 		}()
+		ctx, span := toolSpan(ctx, t.name)
+		defer span.End()
 		ctx = withCaller(withCallRequest(withSession(ctx, req.Session), req), req.Extra)
 		if refusal := s.writeScopeRefusal(ctx, t); refusal != nil {
 			return errorResult(refusal), nil

@@ -18,6 +18,8 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/kubepact/kubepact/internal/tracing"
 )
 
 // AnyRegistry is the allow-list entry that admits every registry, as long
@@ -391,7 +393,8 @@ func sharedTransport(p *policy, proxy func(*url.URL) (*url.URL, error), proxies 
 		if retries {
 			t = retry.NewTransport(t)
 		}
-		return t
+		// Each request carries the trace context of the call that sends it.
+		return tracing.Transport(t)
 	}
 	key := fmt.Sprintf("%t|%q|%q", retries, p.entries, proxies)
 	transports.mu.Lock()

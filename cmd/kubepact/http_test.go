@@ -110,7 +110,9 @@ func sseResult(body, want string) bool {
 func TestSIGTERMUnderLoad(t *testing.T) {
 	for _, shape := range httpShapes {
 		t.Run(shape.name, func(t *testing.T) {
-			p := shape.start(t, slowUpstream(t), "--drain-timeout", "20s")
+			// One address hammering on purpose: the rate limits, tested on
+			// their own (mcp TestRateLimitsOverHTTP), are off here.
+			p := shape.start(t, slowUpstream(t), "--drain-timeout", "20s", "--rate-limit-requests=-1", "--rate-limit-tool-calls=-1")
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			const slow, hammers = 20, 4
 			slowSIDs := make([]string, slow)
@@ -234,7 +236,7 @@ func TestHTTPLoadBounded(t *testing.T) {
 			if need := uint64(2*slow + 500); files < need {
 				t.Skipf("open-file limit %d < %d", files, need)
 			}
-			p := tc.shape.start(t, slowUpstream(t))
+			p := tc.shape.start(t, slowUpstream(t), "--rate-limit-requests=-1", "--rate-limit-tool-calls=-1") // as in TestSIGTERMUnderLoad
 			pid := p.cmd.Process.Pid
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 			openSession(t, hc, p.mcpURL)

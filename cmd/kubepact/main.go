@@ -13,6 +13,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/kubepact/kubepact/internal/tracing"
 )
 
 func main() {
@@ -30,7 +33,18 @@ func run() int {
 		<-ctx.Done()
 		stop()
 	}()
-	err := newRootCommand().ExecuteContext(ctx)
+	// Traces are exported only when the OTEL_* variables say so.
+	flush, err := tracing.Setup(ctx, &tracing.Options{Version: version})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kubepact:", err.Error())
+		return 2
+	}
+	defer func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = flush(fctx) // what could not be sent by now is lost, as a crash would lose it
+	}()
+	err = newRootCommand().ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
