@@ -174,8 +174,12 @@ func startLiveCtx(parent context.Context, cfg *rest.Config, opts *kube.Options, 
 		cancel()
 		return nil, nil, err
 	}
+	// The tests query as fast as they can from one caller (1,000 fleet
+	// calls in a row, say): the rate limits, tested on their own in mcp,
+	// are off here.
 	s, err := mcp.NewServer(ctx, &mcp.Options{Transport: mcp.TransportHTTP, Families: []mcp.Family{mcp.FamilyFleet},
-		Fleet: mcp.FleetOptions{Enabled: true, Builder: b}})
+		Fleet:       mcp.FleetOptions{Enabled: true, Builder: b},
+		HTTPOptions: mcp.HTTPOptions{RateLimit: mcp.RateLimitOptions{RequestRate: -1, ToolCallRate: -1}}})
 	if err != nil {
 		cancel()
 		return nil, nil, err
