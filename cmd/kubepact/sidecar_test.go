@@ -96,7 +96,14 @@ func launchSidecar(t testing.TB, args []string, mcpPort, healthPort int) *sideca
 // test if the process exits first or is not ready within 30 s.
 func (p *sidecarProc) launch(t testing.TB, args []string, what string, ready func() bool) {
 	t.Helper()
-	p.cmd = exec.Command(kubepactBin, args...)
+	p.launchBin(t, kubepactBin, args, what, ready)
+}
+
+// launchBin is launch with another binary (the floor server of
+// TestSidecarVsFloor).
+func (p *sidecarProc) launchBin(t testing.TB, bin string, args []string, what string, ready func() bool) {
+	t.Helper()
+	p.cmd = exec.Command(bin, args...)
 	p.stderr = &syncBuffer{}
 	p.exited = make(chan error, 1)
 	p.cmd.Stderr = p.stderr
