@@ -139,8 +139,8 @@ func TestSidecarVsFloor(t *testing.T) {
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "sidecar vs go-sdk floor: %d rounds, %d calls at 1 client, %d×%d at %d clients (machine: %d CPUs, shared)\n",
-		rounds, calls1, floorClients, callsPer16, floorClients, cpus())
+	fmt.Fprintf(&b, "sidecar vs go-sdk floor: %d rounds, %d calls at 1 client, %d×%d at %d clients (machine: %d CPUs, load average %s)\n",
+		rounds, calls1, floorClients, callsPer16, floorClients, runtime.NumCPU(), loadAverage())
 	fmt.Fprintf(&b, "%-16s %4s %9s %9s %9s %12s %8s %8s %8s\n", "server", "cl", "p50", "p99", "calls/s", "cpu-ms/1k", "×p50", "×calls/s", "×cpu")
 	for _, clients := range []int{1, floorClients} {
 		base := summarise(cells[key{"floor", clients}])
@@ -243,7 +243,15 @@ func cpuTicks(t *testing.T, pid int) int64 {
 	return u + s
 }
 
-func cpus() int { return runtime.NumCPU() }
+// loadAverage is /proc/loadavg's 1, 5 and 15 minute figures: how loaded
+// the machine was, beside the figures.
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(raw)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
+}
 
 // tail is the last n bytes of s.
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
