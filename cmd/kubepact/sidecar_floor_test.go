@@ -63,12 +63,16 @@ type floorCell struct {
 // as a ratio to the floor. Nothing about time is asserted: every call must
 // succeed, that is all.
 //
-// It takes about a minute, so it runs only when asked:
+// It takes minutes (about three on a loaded 2-CPU machine), so it runs
+// only when asked:
 //
 //	KUBEPACT_SIDECAR_FLOOR=1 go test -count=1 -run TestSidecarVsFloor -v -timeout 20m ./cmd/kubepact
+//
+// KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar at those soft memory
+// limits (MiB) beside the default (16) and none.
 func TestSidecarVsFloor(t *testing.T) {
 	if os.Getenv("KUBEPACT_SIDECAR_FLOOR") == "" {
-		t.Skip("the sidecar-vs-floor measurement runs with KUBEPACT_SIDECAR_FLOOR=1 (about a minute)")
+		t.Skip("the sidecar-vs-floor measurement runs with KUBEPACT_SIDECAR_FLOOR=1 (minutes)")
 	}
 	rounds, calls1 := floorRounds, floorCalls1
 	if v, err := strconv.Atoi(os.Getenv("KUBEPACT_FLOOR_ROUNDS")); err == nil && v > 0 {
@@ -105,6 +109,16 @@ func TestSidecarVsFloor(t *testing.T) {
 		{"sidecar-nolimit", func(t *testing.T, upstream string) *sidecarProc {
 			return startSidecar(t, upstream, append(slices.Clone(noRateLimits), "--memory-limit-mib", "0")...)
 		}},
+	}
+	// KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar with those soft
+	// memory limits (MiB), to choose the default by measurement.
+	for _, mib := range strings.FieldsFunc(os.Getenv("KUBEPACT_FLOOR_MEMLIMITS"), func(r rune) bool { return r == ',' }) {
+		if _, err := strconv.Atoi(mib); err != nil {
+			t.Fatalf("KUBEPACT_FLOOR_MEMLIMITS: %q is not a whole number of MiB (accepted: a comma-separated list such as 32,64)", mib)
+		}
+		servers = append(servers, floorServer{"sidecar-" + mib + "MiB", func(t *testing.T, upstream string) *sidecarProc {
+			return startSidecar(t, upstream, append(slices.Clone(noRateLimits), "--memory-limit-mib", mib)...)
+		}})
 	}
 	type key struct {
 		server  string
