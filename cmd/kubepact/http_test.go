@@ -215,7 +215,7 @@ func raiseFileLimit(t testing.TB) uint64 {
 // reproduced):
 // resident memory stays under a stated bound, and a legitimate client is
 // still served. Full size is 10,000 sessions and 5,000 slow connections
-// for kubepact mcp (the sidecar opens 5,000 sessions: its 16 MiB soft
+// for kubepact mcp (the sidecar opens 5,000 sessions: its 32 MiB soft
 // memory limit makes it collect often, so each session costs more time);
 // -short runs a fifth of that.
 func TestHTTPLoadBounded(t *testing.T) {
