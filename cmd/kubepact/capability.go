@@ -99,7 +99,7 @@ func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limit
 	if hasGRPC(b) {
 		g := o.grpc
 		g.AllowWrites, g.Timeout, g.ConfirmWrites = o.AllowWrites, o.Timeout, o.ConfirmWrites
-		g.UnderLock = c.Lock != nil
+		g.Lock = c.HeldLock()
 		if cb.GRPC, err = grpctools.Project(ctx, b, &g); err != nil {
 			return nil, fieldsToFlags(err, grpcFlagNames)
 		}

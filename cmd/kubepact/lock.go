@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/grpctools"
 	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
@@ -22,8 +23,9 @@ func newLockCommand() *cobra.Command {
 		Use:   "lock BUNDLE [-o FILE]",
 		Short: "Pin the bundle's generated tools: names, operations, annotations, schema digests, request shape",
 		Long: `lock writes a tools lock: for every operation of the bundle's OpenAPI
-interfaces that can become a tool (whatever the method: exposure is still
-decided by --allow-writes when serving), its tool name, the operation it
+interfaces, and every RPC of its gRPC interfaces, that can become a tool
+(whatever the method: exposure is still decided by --allow-writes when
+serving), its tool name, the operation it
 calls, its annotations, SHA-256 digests of its title and description, its
 input schema and the operation's response schemas, and where its requests
 go and how they are shaped (the bundle's servers URL, each parameter's
@@ -95,7 +97,25 @@ the same file shows.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: not pinned: %s (%s %s): %s\n", w.Name, w.Method, w.Path, w.Reason)
 				}
 			}
-			l := openapitools.NewLock(c)
+			var rpcs []openapitools.LockedRPC
+			if hasGRPC(b) {
+				g, err := grpctools.Project(ctx, b, &grpctools.Options{AllowWrites: true})
+				if err != nil {
+					return &exitError{code: 2, msg: fieldsToFlags(err, grpcFlagNames).Error()}
+				}
+				for _, w := range g.Withheld {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: not pinned: %s (%s): %s\n", w.Name, w.RPC, w.Reason)
+				}
+				for _, line := range g.Warnings {
+					if strings.Contains(line, "no gRPC tool is served") {
+						fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: %s\n", line)
+					}
+				}
+				for _, t := range g.Tools {
+					rpcs = append(rpcs, t.Pin())
+				}
+			}
+			l := openapitools.NewLock(c, rpcs...)
 			if out == "-" {
 				raw, err := l.Marshal()
 				if err != nil {
@@ -108,7 +128,7 @@ the same file shows.`,
 				logr.FromContextOrDiscard(ctx).V(1).Info("Writing the output failed", "path", out, "error", err.Error())
 				return &exitError{code: 2, msg: outputFailure(out, err)}
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, lockDigest %s\n", out, len(l.Tools), l.Service, l.LockDigest)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, lockDigest %s\n", out, len(l.Tools)+len(l.GRPC), l.Service, l.LockDigest)
 			return err
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubepact/kubepact/internal/netx"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // Defaults applied to zero fields of [Options].
@@ -70,10 +71,10 @@ type Options struct {
 	ConfirmWrites string
 	// Limits bound the .proto files read.
 	Limits Limits
-	// UnderLock says the server is held to a tools lock. The lock format
-	// pins OpenAPI tools only, so every RPC is then withheld (DRIFT)
-	// rather than served unpinned.
-	UnderLock bool
+	// Lock is the tools lock the server is held to (nil: none). Under a
+	// lock a tool is served only when the lock pins it unchanged (see
+	// Tool.Pin); any other is withheld with reason DRIFT.
+	Lock *openapitools.Lock
 }
 
 func (o *Options) withDefaults() *Options {

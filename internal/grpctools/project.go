@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/internal/netx"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // MaxNameLength is the longest tool name MCP accepts.
@@ -40,7 +41,7 @@ const (
 	WithheldReservedName     = "RESERVED_NAME"      // its name starts with pacto_
 	WithheldUnsupported      = "UNSUPPORTED"        // its messages cannot be described (Any in the request, too large)
 	WithheldStreaming        = "STREAMING"          // client- or bidi-streaming: one tool call sends one request
-	WithheldDrift            = "DRIFT"              // a tools lock is in force, and it cannot pin gRPC tools
+	WithheldDrift            = "DRIFT"              // a tools lock is in force and does not pin the tool unchanged
 )
 
 // Capability is the projection of a bundle's gRPC interfaces. It is not
@@ -232,6 +233,25 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		}
 		c.Interfaces = append(c.Interfaces, sum)
 	}
+	if l := o.Lock; l != nil {
+		var drifted, missing []string
+		for _, w := range c.Withheld {
+			if w.Code == WithheldDrift {
+				drifted = append(drifted, w.Name)
+			}
+		}
+		for _, lr := range l.GRPC {
+			if !seen[lr.Name] {
+				missing = append(missing, lr.Name+" ("+lr.RPC.Method+")")
+			}
+		}
+		if len(drifted) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d gRPC tool(s) that do not match the tools lock %s (reason DRIFT): %s", len(drifted), l.Source(), strings.Join(drifted, ", ")))
+		}
+		if len(missing) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the tools lock %s pins %d gRPC tool(s) the bundle no longer has: %s", l.Source(), len(missing), strings.Join(missing, ", ")))
+		}
+	}
 	for field, list := range map[string][]string{"AllowMethods": o.AllowMethods, "DenyMethods": o.DenyMethods} {
 		for _, n := range list {
 			if !seen[n] {
@@ -263,8 +283,6 @@ func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescript
 		return wh(WithheldDenied, "named in DenyMethods")
 	case len(o.AllowMethods) > 0 && !slices.Contains(o.AllowMethods, name):
 		return wh(WithheldNotAllowed, "AllowMethods is set and does not name it")
-	case o.UnderLock:
-		return wh(WithheldDrift, "a tools lock is in force and the lock format pins OpenAPI tools only: an RPC is withheld rather than served unpinned")
 	case level != descriptorpb.MethodOptions_NO_SIDE_EFFECTS && !o.AllowWrites:
 		return wh(WithheldWritesNotAllowed, fmt.Sprintf("idempotency_level is %s, not NO_SIDE_EFFECTS: it may change state, and writes are not allowed (AllowWrites)", level))
 	}
@@ -295,7 +313,25 @@ func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescript
 		types:           types,
 		cap:             c,
 	}
+	if o.Lock != nil {
+		if reason := o.Lock.DriftOf(t.Pin()); reason != "" {
+			return wh(WithheldDrift, reason)
+		}
+	}
 	return t, nil
+}
+
+// Pin is the tool's entry in a tools lock: its name, RPC, annotations
+// (openWorldHint aside: it follows the deployment's target) and the
+// digests of its text and schemas.
+func (t *Tool) Pin() openapitools.LockedRPC {
+	streaming := "unary"
+	if t.ServerStreaming {
+		streaming = "server"
+	}
+	return openapitools.PinRPC(t.Name, openapitools.LockedCall{Interface: t.Interface, Method: t.RPC, Streaming: streaming},
+		openapitools.LockedHints{ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent},
+		t.Title, t.Description, t.InputSchema, t.OutputSchema)
 }
 
 // hintsFor derives the annotations from idempotency_level: read-only only

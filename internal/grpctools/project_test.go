@@ -155,21 +155,6 @@ func TestInputSchemaMapping(t *testing.T) {
 	}
 }
 
-func TestUnderALockNothingIsServedUnpinned(t *testing.T) {
-	c, err := Project(t.Context(), loadInventory(t), &Options{AllowWrites: true, UnderLock: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Tools) != 0 {
-		t.Fatalf("under a lock %d gRPC tools are served unpinned", len(c.Tools))
-	}
-	for _, w := range c.Withheld {
-		if w.Code != WithheldDrift && w.Code != WithheldStreaming {
-			t.Errorf("%s: %s", w.Name, w.Code)
-		}
-	}
-}
-
 func TestABrokenProtoCostsOnlyItsTools(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../examples/grpc/inventory")); err != nil {

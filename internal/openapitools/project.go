@@ -59,6 +59,8 @@ type Capability struct {
 	// one.
 	Lock *LockStatus
 
+	held *Lock // the lock the projection was held to
+
 	// ops are every operation, exposed or withheld, in document order
 	// (Index).
 	ops []*operation
@@ -746,3 +748,7 @@ func orNone(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// HeldLock is the tools lock the projection was held to (the given one
+// or the bundle's), nil without one: the gRPC tools are held to it too.
+func (c *Capability) HeldLock() *Lock { return c.held }
