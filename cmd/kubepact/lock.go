@@ -80,6 +80,12 @@ the same file shows.`,
 				return &exitError{code: 2, msg: explainLimit(err).Error()}
 			}
 			capOpts.MaxSpecBytes = lim.MaxFileBytes
+			gopts := &grpctools.Options{AllowWrites: true}
+			if hasGRPC(b) {
+				if err := splitLists(ctx, b, capOpts, gopts); err != nil {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+			}
 			if baseURL != "" {
 				// The lock pins the bundle's own servers URL; --base-url
 				// only stands in where the spec declares none.
@@ -99,11 +105,14 @@ the same file shows.`,
 			}
 			var rpcs []openapitools.LockedRPC
 			if hasGRPC(b) {
-				g, err := grpctools.Project(ctx, b, &grpctools.Options{AllowWrites: true})
+				g, err := grpctools.Project(ctx, b, gopts)
 				if err != nil {
 					return &exitError{code: 2, msg: fieldsToFlags(err, grpcFlagNames).Error()}
 				}
 				for _, w := range g.Withheld {
+					if w.Code == grpctools.WithheldDenied || w.Code == grpctools.WithheldNotAllowed {
+						continue
+					}
 					fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: not pinned: %s (%s): %s\n", w.Name, w.RPC, w.Reason)
 				}
 				for _, line := range g.Warnings {
@@ -134,8 +143,8 @@ the same file shows.`,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the lock to; - for standard output (default: "+openapitools.LockFile+" in a directory BUNDLE)")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "base URL, needed only when the spec declares no absolute servers[0].url (the lock pins the bundle's own servers URL, never this one)")
-	cmd.Flags().StringSliceVar(&capOpts.AllowOperations, "allow-operations", nil, "pin only these tools, by name (comma-separated, repeatable)")
-	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.AllowOperations, "allow-operations", nil, "pin only these tools, by name (a gRPC tool also as Service/Method; comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (a gRPC tool also as Service/Method; comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.IncludeTags, "include-tags", nil, "pin only operations carrying one of these OpenAPI tags (comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.ExcludeTags, "exclude-tags", nil, "leave operations carrying one of these OpenAPI tags out of the lock (comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.IncludePaths, "include-paths", nil, "pin only operations whose path lies under one of these prefixes, segment by segment (comma-separated, repeatable)")

@@ -49,3 +49,30 @@ func TestLockPinsGRPCTools(t *testing.T) {
 		t.Errorf("stderr does not report the drift:\n%s", stderrBuf)
 	}
 }
+
+// TestAllowDenyOperationsApplyToGRPCTools: --allow-operations and
+// --deny-operations name gRPC tools by tool name or Service/Method; a
+// name no tool has is refused with the flag's name.
+func TestAllowDenyOperationsApplyToGRPCTools(t *testing.T) {
+	inv := filepath.Join(repoRoot(t), "examples", "grpc", "inventory")
+	cs, _ := startMCPStdio(t, inv, "--grpc-target", "127.0.0.1:9", "--allow-writes",
+		"--allow-operations", "Inventory/SetStock,Inventory_GetItem,Inventory_ListItems", "--deny-operations", "inventory.v1.Inventory/ListItems")
+	var grpcTools []string
+	for _, n := range listedTools(t, cs) {
+		if strings.HasPrefix(n, "Inventory_") {
+			grpcTools = append(grpcTools, n)
+		}
+	}
+	slices.Sort(grpcTools)
+	if !slices.Equal(grpcTools, []string{"Inventory_GetItem", "Inventory_SetStock"}) {
+		t.Errorf("gRPC tools %v; want GetItem and SetStock", grpcTools)
+	}
+	_, stderr, code := runKubepact(t, "mcp", inv, "--deny-operations", "Inventory/Nope")
+	if code == 0 || !strings.Contains(stderr, `--deny-operations: no tool is named "Inventory/Nope" (a gRPC tool is named by its tool name or as Service/Method; names: Inventory_AddItem`) {
+		t.Errorf("an unknown name: exit %d, %q", code, stderr)
+	}
+	stdout, stderr, code := runKubepact(t, "lock", inv, "-o", "-", "--allow-operations", "Inventory/GetItem")
+	if code != 0 || !strings.Contains(stdout, `"name": "Inventory_GetItem"`) || strings.Contains(stdout, "Inventory_ListItems") {
+		t.Errorf("lock --allow-operations Inventory/GetItem: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+}

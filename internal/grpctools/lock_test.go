@@ -160,3 +160,38 @@ func TestALockWithoutGRPCEntriesWithholdsEveryRPC(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowAndDenyByToolNameOrServiceMethod(t *testing.T) {
+	b := loadInventory(t)
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"allow by Service/Method and name", Options{AllowWrites: true, AllowMethods: []string{"Inventory/SetStock", "Inventory_GetItem"}}, []string{"Inventory_GetItem", "Inventory_SetStock"}},
+		{"allow by package.Service/Method", Options{AllowWrites: true, AllowMethods: []string{"inventory.v1.Inventory/ListItems"}}, []string{"Inventory_ListItems"}},
+		{"deny wins", Options{AllowMethods: []string{"Inventory_GetItem", "Inventory_ListItems"}, DenyMethods: []string{"Inventory/GetItem"}}, []string{"Inventory_ListItems"}},
+		{"allow list of other kinds only", Options{AllowWrites: true, AllowListSet: true}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Project(t.Context(), b, &tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tl := range c.Tools {
+				got = append(got, tl.Name)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("tools %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// A partial name is no name: "Item" or "GetItem" alone names nothing.
+	for _, bad := range []string{"GetItem", "ventory/GetItem", "/inventory.v1.Inventory/GetItem/"} {
+		if _, err := Project(t.Context(), b, &Options{DenyMethods: []string{bad}}); err == nil || !strings.Contains(err.Error(), "no RPC has the tool name or the Service/Method") {
+			t.Errorf("deny %q: %v", bad, err)
+		}
+	}
+}

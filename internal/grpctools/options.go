@@ -45,9 +45,14 @@ type Options struct {
 	// AllowWrites exposes every unary and server-streaming RPC, not only
 	// those whose idempotency_level is NO_SIDE_EFFECTS.
 	AllowWrites bool
-	// AllowMethods, when not empty, exposes only the named tools.
+	// AllowMethods, when not empty, exposes only the named RPCs: by tool
+	// name, as Service/Method or as package.Service/Method.
 	AllowMethods []string
-	// DenyMethods withholds the named tools; it wins over AllowMethods.
+	// AllowListSet makes an empty AllowMethods expose nothing: an allow
+	// list was given and names only tools of other kinds (OpenAPI).
+	AllowListSet bool
+	// DenyMethods withholds the named RPCs (named as in AllowMethods); it
+	// wins over AllowMethods.
 	DenyMethods []string
 	// Timeout is each call's deadline (default 30 s).
 	Timeout time.Duration

@@ -58,6 +58,35 @@ type Capability struct {
 
 	opts     *Options
 	metadata []MetadataPair
+	rpcs     [][2]string // tool name, full method name of every RPC, exposed or not
+}
+
+// ToolName returns the tool name of the RPC ref names — by its tool name,
+// as Service/Method or as package.Service/Method — exposed or withheld.
+func (c *Capability) ToolName(ref string) (string, bool) {
+	ref = strings.TrimSpace(ref)
+	for _, r := range c.rpcs {
+		if names([]string{ref}, r[0], r[1]) {
+			return r[0], true
+		}
+	}
+	return "", false
+}
+
+// names reports whether list names the tool name or the RPC (full
+// method name /pkg.Service/Method) as Service/Method or
+// pkg.Service/Method.
+func names(list []string, name, rpc string) bool {
+	for _, n := range list {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if n == name || "/"+n == rpc || (strings.Contains(n, "/") && strings.HasSuffix(rpc, "."+n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // InterfaceSummary describes one projected grpc interface.
@@ -254,8 +283,8 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 	}
 	for field, list := range map[string][]string{"AllowMethods": o.AllowMethods, "DenyMethods": o.DenyMethods} {
 		for _, n := range list {
-			if !seen[n] {
-				return nil, fmt.Errorf("%s: no RPC has the tool name %q (names: %s)", field, n, strings.Join(sortedKeys(seen), ", "))
+			if _, ok := c.ToolName(n); !ok {
+				return nil, fmt.Errorf("%s: no RPC has the tool name or the Service/Method %q (names: %s)", field, n, strings.Join(sortedKeys(seen), ", "))
 			}
 		}
 	}
@@ -266,8 +295,9 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescriptor, types *protoregistry.Types, seen map[string]bool) (*Tool, *Withheld) {
 	o := c.opts
 	name := toolName(prefix, m)
-	seen[name] = true
 	rpc := fmt.Sprintf("/%s/%s", m.Parent().FullName(), m.Name())
+	seen[name] = true
+	c.rpcs = append(c.rpcs, [2]string{name, rpc})
 	wh := func(code, reason string) (*Tool, *Withheld) {
 		return nil, &Withheld{Name: name, Interface: iface, RPC: rpc, Code: code, Reason: reason}
 	}
@@ -279,9 +309,9 @@ func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescript
 		return wh(WithheldStreaming, "client streaming: a tool call sends one request, not a stream of them")
 	case strings.HasPrefix(strings.ToLower(name), ReservedPrefix):
 		return wh(WithheldReservedName, "tool names starting with "+ReservedPrefix+" are kubepact's own")
-	case slices.Contains(o.DenyMethods, name):
+	case names(o.DenyMethods, name, rpc):
 		return wh(WithheldDenied, "named in DenyMethods")
-	case len(o.AllowMethods) > 0 && !slices.Contains(o.AllowMethods, name):
+	case (len(o.AllowMethods) > 0 || o.AllowListSet) && !names(o.AllowMethods, name, rpc):
 		return wh(WithheldNotAllowed, "AllowMethods is set and does not name it")
 	case level != descriptorpb.MethodOptions_NO_SIDE_EFFECTS && !o.AllowWrites:
 		return wh(WithheldWritesNotAllowed, fmt.Sprintf("idempotency_level is %s, not NO_SIDE_EFFECTS: it may change state, and writes are not allowed (AllowWrites)", level))

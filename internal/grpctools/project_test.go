@@ -102,7 +102,7 @@ func TestProjectRefusesBadOptions(t *testing.T) {
 		{"metadata without target", Options{Metadata: []string{"authorization=Bearer s3cret"}}, "needs an explicit Target"},
 		{"reserved metadata", Options{Target: "127.0.0.1:1", Metadata: []string{"grpc-timeout=1S"}}, "not accepted"},
 		{"metadata without =", Options{Target: "127.0.0.1:1", Metadata: []string{"s3cretvalue"}}, "is not name=value"},
-		{"unknown deny", Options{DenyMethods: []string{"Inventory_Nope"}}, `no RPC has the tool name "Inventory_Nope"`},
+		{"unknown deny", Options{DenyMethods: []string{"Inventory_Nope"}}, `no RPC has the tool name or the Service/Method "Inventory_Nope"`},
 		{"policy", Options{ConfirmWrites: "sometimes"}, "ConfirmWrites"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

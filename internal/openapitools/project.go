@@ -349,7 +349,7 @@ func (p *projector) expose(c *Capability, all []*operation) {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("skipped operation %q in interface %q (that name belongs to a Pacto tool)", op.name, op.iface.name))
 		case deny[op.name]:
 			code, reason = WithheldDenied, "named in DenyOperations"
-		case len(allow) > 0 && !allow[op.name]:
+		case (len(allow) > 0 || p.opts.AllowListSet) && !allow[op.name]:
 			code, reason = WithheldNotAllowed, "not named in AllowOperations"
 		case filter.reason(op) != "":
 			code, reason = WithheldFiltered, filter.reason(op)
