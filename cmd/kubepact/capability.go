@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -34,6 +36,8 @@ var grpcFlagNames = map[string]string{
 	"Metadata":      "--grpc-metadata",
 	"MetadataFiles": "--grpc-metadata-file",
 	"AllowWrites":   "--allow-writes",
+	"AllowMethods":  "--allow-operations",
+	"DenyMethods":   "--deny-operations",
 	"ConfirmWrites": "--confirm-writes",
 	"Timeout":       "--call-timeout",
 }
@@ -87,7 +91,13 @@ func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limit
 			return nil, fmt.Errorf("--tools-lock: %w", err)
 		}
 	}
-	c, err := openapitools.Project(ctx, b, &o.Options)
+	oo, g := o.Options, o.grpc
+	if hasGRPC(b) {
+		if err := splitLists(ctx, b, &oo, &g); err != nil {
+			return nil, err
+		}
+	}
+	c, err := openapitools.Project(ctx, b, &oo)
 	if err != nil {
 		// The library names option fields; print this command's flags.
 		return nil, fieldsToFlags(err, openapitools.FlagNames, map[string]string{"BaseURL": o.baseURLFlag})
@@ -97,9 +107,8 @@ func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limit
 	}
 	cb := &mcp.CapabilityBundle{Bundle: b, Capability: c}
 	if hasGRPC(b) {
-		g := o.grpc
 		g.AllowWrites, g.Timeout, g.ConfirmWrites = o.AllowWrites, o.Timeout, o.ConfirmWrites
-		g.UnderLock = c.Lock != nil
+		g.Lock = c.HeldLock()
 		if cb.GRPC, err = grpctools.Project(ctx, b, &g); err != nil {
 			return nil, fieldsToFlags(err, grpcFlagNames)
 		}
@@ -123,4 +132,53 @@ func hasGRPC(b *bundle.Bundle) bool {
 		}
 	}
 	return false
+}
+
+// splitLists hands the names of --allow-operations and --deny-operations
+// that name an RPC of b's grpc interfaces (by tool name or
+// Service/Method) to the gRPC tools, and the others to the OpenAPI tools
+// (which refuse a name no operation has). An allow list holding names of
+// one kind only exposes no tool of the other.
+func splitLists(ctx context.Context, b *bundle.Bundle, oo *openapitools.Options, g *grpctools.Options) error {
+	if len(oo.AllowOperations)+len(oo.DenyOperations) == 0 {
+		return nil
+	}
+	all, err := grpctools.Project(ctx, b, &grpctools.Options{AllowWrites: true, Limits: g.Limits})
+	if err != nil {
+		return fieldsToFlags(err, grpcFlagNames)
+	}
+	hasOpenAPI := false
+	for _, in := range b.Contract.Interfaces {
+		hasOpenAPI = hasOpenAPI || in.Type == "openapi"
+	}
+	var problem error
+	split := func(flag string, list []string) (openapi, rpcs []string) {
+		for _, n := range list {
+			switch _, ok := all.ToolName(n); {
+			case ok:
+				rpcs = append(rpcs, n)
+			case !hasOpenAPI && problem == nil:
+				var known []string
+				for _, t := range all.Tools {
+					known = append(known, t.Name)
+				}
+				for _, w := range all.Withheld {
+					known = append(known, w.Name)
+				}
+				slices.Sort(known)
+				problem = fmt.Errorf("%s: no tool is named %q (a gRPC tool is named by its tool name or as Service/Method; names: %s)", flag, n, strings.Join(known, ", "))
+			default:
+				openapi = append(openapi, n)
+			}
+		}
+		return openapi, rpcs
+	}
+	allowSet := len(oo.AllowOperations) > 0
+	oo.AllowOperations, g.AllowMethods = split("--allow-operations", oo.AllowOperations)
+	oo.DenyOperations, g.DenyMethods = split("--deny-operations", oo.DenyOperations)
+	if problem != nil {
+		return problem
+	}
+	oo.AllowListSet, g.AllowListSet = allowSet, allowSet
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle"
+	"github.com/kubepact/kubepact/internal/grpctools"
 	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
@@ -22,8 +23,9 @@ func newLockCommand() *cobra.Command {
 		Use:   "lock BUNDLE [-o FILE]",
 		Short: "Pin the bundle's generated tools: names, operations, annotations, schema digests, request shape",
 		Long: `lock writes a tools lock: for every operation of the bundle's OpenAPI
-interfaces that can become a tool (whatever the method: exposure is still
-decided by --allow-writes when serving), its tool name, the operation it
+interfaces, and every RPC of its gRPC interfaces, that can become a tool
+(whatever the method: exposure is still decided by --allow-writes when
+serving), its tool name, the operation it
 calls, its annotations, SHA-256 digests of its title and description, its
 input schema and the operation's response schemas, and where its requests
 go and how they are shaped (the bundle's servers URL, each parameter's
@@ -78,6 +80,12 @@ the same file shows.`,
 				return &exitError{code: 2, msg: explainLimit(err).Error()}
 			}
 			capOpts.MaxSpecBytes = lim.MaxFileBytes
+			gopts := &grpctools.Options{AllowWrites: true}
+			if hasGRPC(b) {
+				if err := splitLists(ctx, b, capOpts, gopts); err != nil {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+			}
 			if baseURL != "" {
 				// The lock pins the bundle's own servers URL; --base-url
 				// only stands in where the spec declares none.
@@ -95,7 +103,28 @@ the same file shows.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: not pinned: %s (%s %s): %s\n", w.Name, w.Method, w.Path, w.Reason)
 				}
 			}
-			l := openapitools.NewLock(c)
+			var rpcs []openapitools.LockedRPC
+			if hasGRPC(b) {
+				g, err := grpctools.Project(ctx, b, gopts)
+				if err != nil {
+					return &exitError{code: 2, msg: fieldsToFlags(err, grpcFlagNames).Error()}
+				}
+				for _, w := range g.Withheld {
+					if w.Code == grpctools.WithheldDenied || w.Code == grpctools.WithheldNotAllowed {
+						continue
+					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: not pinned: %s (%s): %s\n", w.Name, w.RPC, w.Reason)
+				}
+				for _, line := range g.Warnings {
+					if strings.Contains(line, "no gRPC tool is served") {
+						fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: %s\n", line)
+					}
+				}
+				for _, t := range g.Tools {
+					rpcs = append(rpcs, t.Pin())
+				}
+			}
+			l := openapitools.NewLock(c, rpcs...)
 			if out == "-" {
 				raw, err := l.Marshal()
 				if err != nil {
@@ -108,14 +137,14 @@ the same file shows.`,
 				logr.FromContextOrDiscard(ctx).V(1).Info("Writing the output failed", "path", out, "error", err.Error())
 				return &exitError{code: 2, msg: outputFailure(out, err)}
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, lockDigest %s\n", out, len(l.Tools), l.Service, l.LockDigest)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tool(s) of %s, lockDigest %s\n", out, len(l.Tools)+len(l.GRPC), l.Service, l.LockDigest)
 			return err
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the lock to; - for standard output (default: "+openapitools.LockFile+" in a directory BUNDLE)")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "base URL, needed only when the spec declares no absolute servers[0].url (the lock pins the bundle's own servers URL, never this one)")
-	cmd.Flags().StringSliceVar(&capOpts.AllowOperations, "allow-operations", nil, "pin only these tools, by name (comma-separated, repeatable)")
-	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.AllowOperations, "allow-operations", nil, "pin only these tools, by name (a gRPC tool also as Service/Method; comma-separated, repeatable)")
+	cmd.Flags().StringSliceVar(&capOpts.DenyOperations, "deny-operations", nil, "leave these tools out of the lock, by name (a gRPC tool also as Service/Method; comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.IncludeTags, "include-tags", nil, "pin only operations carrying one of these OpenAPI tags (comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.ExcludeTags, "exclude-tags", nil, "leave operations carrying one of these OpenAPI tags out of the lock (comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.IncludePaths, "include-paths", nil, "pin only operations whose path lies under one of these prefixes, segment by segment (comma-separated, repeatable)")

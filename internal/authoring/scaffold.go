@@ -65,6 +65,10 @@ func stubSpec(service, version string, iface InterfaceSpec) ([]byte, error) {
 	case "grpc":
 		pkg := strings.ToLower(identifier(service, false))
 		svc := identifier(iface.Name, true)
+		if svc == "CheckRequest" || svc == "CheckResponse" {
+			// The stub's own message names: one package cannot hold both.
+			svc += "Service"
+		}
 		return fmt.Appendf(nil, `syntax = "proto3";
 
 package %s.v1;

@@ -16,9 +16,9 @@
 // Project returns a Capability: the exposed [Tool]s, every withheld RPC
 // with its reason (WRITES_NOT_ALLOWED, DENIED, NOT_ALLOWED, RESERVED_NAME,
 // UNSUPPORTED, STREAMING, DRIFT) and warning lines. The tools lock
-// (internal/openapitools) does not pin gRPC tools yet: under a lock
-// (Options.UnderLock) every RPC is withheld with DRIFT, never served
-// unpinned. A tool is named
+// (internal/openapitools) pins gRPC tools too ([Tool.Pin]): under a lock
+// (Options.Lock) a tool is served only when the lock pins it unchanged,
+// any other is withheld with DRIFT. A tool is named
 // <Service>_<Method> (prefixed <interface>_ when the bundle has several
 // grpc interfaces). Client- and bidi-streaming RPCs are withheld
 // (STREAMING); a request that reaches google.protobuf.Any is withheld

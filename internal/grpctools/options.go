@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubepact/kubepact/internal/netx"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // Defaults applied to zero fields of [Options].
@@ -44,9 +45,14 @@ type Options struct {
 	// AllowWrites exposes every unary and server-streaming RPC, not only
 	// those whose idempotency_level is NO_SIDE_EFFECTS.
 	AllowWrites bool
-	// AllowMethods, when not empty, exposes only the named tools.
+	// AllowMethods, when not empty, exposes only the named RPCs: by tool
+	// name, as Service/Method or as package.Service/Method.
 	AllowMethods []string
-	// DenyMethods withholds the named tools; it wins over AllowMethods.
+	// AllowListSet makes an empty AllowMethods expose nothing: an allow
+	// list was given and names only tools of other kinds (OpenAPI).
+	AllowListSet bool
+	// DenyMethods withholds the named RPCs (named as in AllowMethods); it
+	// wins over AllowMethods.
 	DenyMethods []string
 	// Timeout is each call's deadline (default 30 s).
 	Timeout time.Duration
@@ -70,10 +76,10 @@ type Options struct {
 	ConfirmWrites string
 	// Limits bound the .proto files read.
 	Limits Limits
-	// UnderLock says the server is held to a tools lock. The lock format
-	// pins OpenAPI tools only, so every RPC is then withheld (DRIFT)
-	// rather than served unpinned.
-	UnderLock bool
+	// Lock is the tools lock the server is held to (nil: none). Under a
+	// lock a tool is served only when the lock pins it unchanged (see
+	// Tool.Pin); any other is withheld with reason DRIFT.
+	Lock *openapitools.Lock
 }
 
 func (o *Options) withDefaults() *Options {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/internal/netx"
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // MaxNameLength is the longest tool name MCP accepts.
@@ -40,7 +41,7 @@ const (
 	WithheldReservedName     = "RESERVED_NAME"      // its name starts with pacto_
 	WithheldUnsupported      = "UNSUPPORTED"        // its messages cannot be described (Any in the request, too large)
 	WithheldStreaming        = "STREAMING"          // client- or bidi-streaming: one tool call sends one request
-	WithheldDrift            = "DRIFT"              // a tools lock is in force, and it cannot pin gRPC tools
+	WithheldDrift            = "DRIFT"              // a tools lock is in force and does not pin the tool unchanged
 )
 
 // Capability is the projection of a bundle's gRPC interfaces. It is not
@@ -57,6 +58,35 @@ type Capability struct {
 
 	opts     *Options
 	metadata []MetadataPair
+	rpcs     [][2]string // tool name, full method name of every RPC, exposed or not
+}
+
+// ToolName returns the tool name of the RPC ref names — by its tool name,
+// as Service/Method or as package.Service/Method — exposed or withheld.
+func (c *Capability) ToolName(ref string) (string, bool) {
+	ref = strings.TrimSpace(ref)
+	for _, r := range c.rpcs {
+		if names([]string{ref}, r[0], r[1]) {
+			return r[0], true
+		}
+	}
+	return "", false
+}
+
+// names reports whether list names the tool name or the RPC (full
+// method name /pkg.Service/Method) as Service/Method or
+// pkg.Service/Method.
+func names(list []string, name, rpc string) bool {
+	for _, n := range list {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if n == name || "/"+n == rpc || (strings.Contains(n, "/") && strings.HasSuffix(rpc, "."+n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // InterfaceSummary describes one projected grpc interface.
@@ -232,10 +262,29 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		}
 		c.Interfaces = append(c.Interfaces, sum)
 	}
+	if l := o.Lock; l != nil {
+		var drifted, missing []string
+		for _, w := range c.Withheld {
+			if w.Code == WithheldDrift {
+				drifted = append(drifted, w.Name)
+			}
+		}
+		for _, lr := range l.GRPC {
+			if !seen[lr.Name] {
+				missing = append(missing, lr.Name+" ("+lr.RPC.Method+")")
+			}
+		}
+		if len(drifted) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d gRPC tool(s) that do not match the tools lock %s (reason DRIFT): %s", len(drifted), l.Source(), strings.Join(drifted, ", ")))
+		}
+		if len(missing) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the tools lock %s pins %d gRPC tool(s) the bundle no longer has: %s", l.Source(), len(missing), strings.Join(missing, ", ")))
+		}
+	}
 	for field, list := range map[string][]string{"AllowMethods": o.AllowMethods, "DenyMethods": o.DenyMethods} {
 		for _, n := range list {
-			if !seen[n] {
-				return nil, fmt.Errorf("%s: no RPC has the tool name %q (names: %s)", field, n, strings.Join(sortedKeys(seen), ", "))
+			if _, ok := c.ToolName(n); !ok {
+				return nil, fmt.Errorf("%s: no RPC has the tool name or the Service/Method %q (names: %s)", field, n, strings.Join(sortedKeys(seen), ", "))
 			}
 		}
 	}
@@ -246,8 +295,9 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescriptor, types *protoregistry.Types, seen map[string]bool) (*Tool, *Withheld) {
 	o := c.opts
 	name := toolName(prefix, m)
-	seen[name] = true
 	rpc := fmt.Sprintf("/%s/%s", m.Parent().FullName(), m.Name())
+	seen[name] = true
+	c.rpcs = append(c.rpcs, [2]string{name, rpc})
 	wh := func(code, reason string) (*Tool, *Withheld) {
 		return nil, &Withheld{Name: name, Interface: iface, RPC: rpc, Code: code, Reason: reason}
 	}
@@ -259,12 +309,10 @@ func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescript
 		return wh(WithheldStreaming, "client streaming: a tool call sends one request, not a stream of them")
 	case strings.HasPrefix(strings.ToLower(name), ReservedPrefix):
 		return wh(WithheldReservedName, "tool names starting with "+ReservedPrefix+" are kubepact's own")
-	case slices.Contains(o.DenyMethods, name):
+	case names(o.DenyMethods, name, rpc):
 		return wh(WithheldDenied, "named in DenyMethods")
-	case len(o.AllowMethods) > 0 && !slices.Contains(o.AllowMethods, name):
+	case (len(o.AllowMethods) > 0 || o.AllowListSet) && !names(o.AllowMethods, name, rpc):
 		return wh(WithheldNotAllowed, "AllowMethods is set and does not name it")
-	case o.UnderLock:
-		return wh(WithheldDrift, "a tools lock is in force and the lock format pins OpenAPI tools only: an RPC is withheld rather than served unpinned")
 	case level != descriptorpb.MethodOptions_NO_SIDE_EFFECTS && !o.AllowWrites:
 		return wh(WithheldWritesNotAllowed, fmt.Sprintf("idempotency_level is %s, not NO_SIDE_EFFECTS: it may change state, and writes are not allowed (AllowWrites)", level))
 	}
@@ -295,7 +343,25 @@ func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescript
 		types:           types,
 		cap:             c,
 	}
+	if o.Lock != nil {
+		if reason := o.Lock.DriftOf(t.Pin()); reason != "" {
+			return wh(WithheldDrift, reason)
+		}
+	}
 	return t, nil
+}
+
+// Pin is the tool's entry in a tools lock: its name, RPC, annotations
+// (openWorldHint aside: it follows the deployment's target) and the
+// digests of its text and schemas.
+func (t *Tool) Pin() openapitools.LockedRPC {
+	streaming := "unary"
+	if t.ServerStreaming {
+		streaming = "server"
+	}
+	return openapitools.PinRPC(t.Name, openapitools.LockedCall{Interface: t.Interface, Method: t.RPC, Streaming: streaming},
+		openapitools.LockedHints{ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent},
+		t.Title, t.Description, t.InputSchema, t.OutputSchema)
 }
 
 // hintsFor derives the annotations from idempotency_level: read-only only

@@ -129,6 +129,16 @@ const WithheldDrift = "DRIFT"
 // a lock (which wins: the operator's lock over the author's) or
 // [Options.IgnoreBundleLock] is set.
 //
+// # gRPC tools
+//
+// grpc (absent when there are none, so a lock without gRPC tools reads
+// and digests as before) lists the gRPC tools, sorted by name, each
+// {"name", "rpc": {"interface", "method": "/pkg.Service/Method",
+// "streaming": "unary"|"server"}, "annotations", "text", "inputSchema",
+// "outputSchema", "digest"}, digested as above (the output schema is the
+// tool's own). A tool name is pinned once across tools and grpc, and
+// lockDigest covers the {"name", "digest"} of both lists together.
+//
 // Read a lock with ParseLock or ReadLock, make one with NewLock.
 type Lock struct {
 	Kind       string       `json:"kind"`
@@ -136,6 +146,10 @@ type Lock struct {
 	Service    string       `json:"service"`
 	LockDigest string       `json:"lockDigest"`
 	Tools      []LockedTool `json:"tools"`
+	// GRPC pins the tools of the bundle's gRPC interfaces (see
+	// LockedRPC); absent in a lock written before gRPC tools were pinned,
+	// which therefore pins none of them.
+	GRPC []LockedRPC `json:"grpc,omitempty"`
 
 	source string // where it was read from, for messages
 }
@@ -151,6 +165,85 @@ type LockedTool struct {
 	Request      LockedRequest   `json:"request" jsonschema:"where the tool's requests go and how they are shaped"`
 	Digest       string          `json:"digest" jsonschema:"digest of the whole entry"`
 }
+
+// LockedRPC is one gRPC tool's entry in a lock (see Lock). Make one with
+// PinRPC.
+type LockedRPC struct {
+	Name         string      `json:"name"`
+	RPC          LockedCall  `json:"rpc"`
+	Annotations  LockedHints `json:"annotations"`
+	Text         string      `json:"text" jsonschema:"digest of the title and description"`
+	InputSchema  string      `json:"inputSchema" jsonschema:"digest of the input schema"`
+	OutputSchema string      `json:"outputSchema" jsonschema:"digest of the output schema"`
+	Digest       string      `json:"digest" jsonschema:"digest of the whole entry"`
+}
+
+// LockedCall is the RPC a locked gRPC tool calls.
+type LockedCall struct {
+	Interface string `json:"interface"`
+	Method    string `json:"method" jsonschema:"the full method name, /package.Service/Method"`
+	Streaming string `json:"streaming" jsonschema:"unary or server"`
+}
+
+// PinRPC makes the lock entry of a gRPC tool: title and description,
+// input and output schemas (as JSON) are digested.
+func PinRPC(name string, call LockedCall, hints LockedHints, title, description string, input, output json.RawMessage) LockedRPC {
+	lr := LockedRPC{Name: name, RPC: call, Annotations: hints,
+		Text:         mustDigest(map[string]string{"title": title, "description": description}),
+		InputSchema:  mustDigest(input),
+		OutputSchema: mustDigest(output),
+	}
+	lr.Digest = lr.digest()
+	return lr
+}
+
+func (lr LockedRPC) digest() string {
+	lr.Digest = ""
+	return mustDigest(struct {
+		LockedRPC
+		Digest string `json:"digest,omitempty"`
+	}{LockedRPC: lr})
+}
+
+// DriftOf says why a gRPC tool whose lock entry is now is not served
+// under l: not pinned, or how it differs from its entry. It returns ""
+// when l pins now unchanged.
+func (l *Lock) DriftOf(now LockedRPC) string {
+	src := l.Source()
+	for _, lr := range l.GRPC {
+		if lr.Name != now.Name {
+			continue
+		}
+		if lr.Digest == now.Digest {
+			return ""
+		}
+		var out []string
+		if lr.RPC != now.RPC {
+			out = append(out, fmt.Sprintf("rpc (locked %s %s of interface %q, now %s %s of interface %q)",
+				lr.RPC.Streaming, lr.RPC.Method, lr.RPC.Interface, now.RPC.Streaming, now.RPC.Method, now.RPC.Interface))
+		}
+		if lr.Annotations != now.Annotations {
+			out = append(out, fmt.Sprintf("annotations (locked %+v, now %+v)", lr.Annotations, now.Annotations))
+		}
+		for _, part := range []struct{ what, locked, now string }{
+			{"title or description", lr.Text, now.Text},
+			{"input schema", lr.InputSchema, now.InputSchema},
+			{"output schema", lr.OutputSchema, now.OutputSchema},
+		} {
+			if part.locked != part.now {
+				out = append(out, fmt.Sprintf("%s (locked %s, now %s)", part.what, short(part.locked), short(part.now)))
+			}
+		}
+		if len(out) == 0 {
+			out = append(out, "the entry's digest")
+		}
+		return fmt.Sprintf("differs from its entry in the tools lock %s: %s", src, strings.Join(out, "; "))
+	}
+	return fmt.Sprintf("not in the tools lock %s, which pins %d gRPC tool(s): a tool is offered only once a lock names it (write one with `kubepact lock BUNDLE`)", src, len(l.GRPC))
+}
+
+// Source names where the lock was read from.
+func (l *Lock) Source() string { return cmp.Or(l.source, "given in Options.Lock") }
 
 // LockedRequest is the shape of a locked tool's request (see Lock).
 type LockedRequest struct {
@@ -287,27 +380,34 @@ func (lt LockedTool) digest() string {
 	}{LockedTool: lt})
 }
 
-// NewLock pins every exposed tool of c.
-func NewLock(c *Capability) *Lock {
+// NewLock pins every exposed tool of c, and the gRPC tools given.
+func NewLock(c *Capability, rpcs ...LockedRPC) *Lock {
 	l := &Lock{Kind: LockKind, Version: lockVersion, Service: c.Service, Tools: []LockedTool{}}
 	for _, t := range c.Tools {
 		l.Tools = append(l.Tools, t.Pin())
 	}
 	slices.SortFunc(l.Tools, func(a, b LockedTool) int { return strings.Compare(a.Name, b.Name) })
-	l.LockDigest = lockDigest(l.Tools)
+	if len(rpcs) > 0 {
+		l.GRPC = slices.Clone(rpcs)
+		slices.SortFunc(l.GRPC, func(a, b LockedRPC) int { return strings.Compare(a.Name, b.Name) })
+	}
+	l.LockDigest = lockDigest(l.Tools, l.GRPC...)
 	return l
 }
 
-// lockDigest is the digest of the {name, digest} list of tools sorted
-// by name.
-func lockDigest(tools []LockedTool) string {
+// lockDigest is the digest of the {name, digest} list of tools and gRPC
+// tools sorted by name.
+func lockDigest(tools []LockedTool, rpcs ...LockedRPC) string {
 	type entry struct {
 		Name   string `json:"name"`
 		Digest string `json:"digest"`
 	}
-	list := make([]entry, 0, len(tools))
+	list := make([]entry, 0, len(tools)+len(rpcs))
 	for _, t := range tools {
 		list = append(list, entry{t.Name, t.Digest})
+	}
+	for _, r := range rpcs {
+		list = append(list, entry{r.Name, r.Digest})
 	}
 	slices.SortFunc(list, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
 	return mustDigest(list)
@@ -399,7 +499,28 @@ func ParseLock(data []byte, source string) (*Lock, error) {
 			return fail("%s (%s): digest %s does not cover the entry (it would be %s); the entry was changed by hand — write a new lock", at, t.Name, t.Digest, want)
 		}
 	}
-	if want := lockDigest(l.Tools); l.LockDigest != want {
+	for i, r := range l.GRPC {
+		at := fmt.Sprintf("grpc[%d]", i)
+		if r.Name == "" {
+			return fail("%s has no name", at)
+		}
+		if seen[r.Name] {
+			return fail("%s: the tool %q is locked twice", at, r.Name)
+		}
+		seen[r.Name] = true
+		if r.RPC.Method == "" || (r.RPC.Streaming != "unary" && r.RPC.Streaming != "server") {
+			return fail("%s (%s): rpc needs method and streaming (unary or server)", at, r.Name)
+		}
+		for field, d := range map[string]string{"text": r.Text, "inputSchema": r.InputSchema, "outputSchema": r.OutputSchema, "digest": r.Digest} {
+			if !digestPattern.MatchString(d) {
+				return fail("%s (%s): %s %q is not a digest (want sha256: and 64 lower-case hex digits)", at, r.Name, field, d)
+			}
+		}
+		if want := r.digest(); r.Digest != want {
+			return fail("%s (%s): digest %s does not cover the entry (it would be %s); the entry was changed by hand — write a new lock", at, r.Name, r.Digest, want)
+		}
+	}
+	if want := lockDigest(l.Tools, l.GRPC...); l.LockDigest != want {
 		return fail("lockDigest %s does not cover the tools (it would be %s); write a new lock", l.LockDigest, want)
 	}
 	if l.Tools == nil {
@@ -510,7 +631,8 @@ func WriteLockFile(path string, l *Lock) error {
 // go to a base URL the operator gave, so the bundle's own is not
 // compared.
 func holdToLock(c *Capability, l *Lock, fromBundle, operatorBase bool) {
-	src := cmp.Or(l.source, "given in Options.Lock")
+	src := l.Source()
+	c.held = l
 	st := &LockStatus{Source: src, FromBundle: fromBundle, LockDigest: l.LockDigest, Locked: len(l.Tools),
 		Drifted: []string{}, Missing: []LockedTool{}}
 	locked := make(map[string]LockedTool, len(l.Tools))

@@ -44,6 +44,9 @@ type Options struct {
 	ToolPins []string
 	// AllowOperations, when not empty, exposes only the named tools.
 	AllowOperations []string
+	// AllowListSet makes an empty AllowOperations expose nothing: an
+	// allow list was given and names only tools of other kinds (gRPC).
+	AllowListSet bool
 	// DenyOperations withholds the named tools; it wins over AllowOperations.
 	DenyOperations []string
 	// IncludeTags, when not empty, exposes only operations carrying one of
@@ -110,8 +113,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.AuthFiles, "auth-file", o.AuthFiles, "service credential read from a file (e.g. a mounted Secret), as name=PATH (repeatable; needs an explicit base URL)")
 	fs.BoolVar(&o.AllowWrites, "allow-writes", o.AllowWrites, "expose every operation, not only GET and HEAD")
 	o.bindNamingFlags(fs)
-	fs.StringSliceVar(&o.AllowOperations, "allow-operations", o.AllowOperations, "expose only these generated tools, by name (comma-separated, repeatable)")
-	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (comma-separated, repeatable)")
+	fs.StringSliceVar(&o.AllowOperations, "allow-operations", o.AllowOperations, "expose only these generated tools, by name (a gRPC tool also as Service/Method; comma-separated, repeatable)")
+	fs.StringSliceVar(&o.DenyOperations, "deny-operations", o.DenyOperations, "never expose these generated tools, by name (a gRPC tool also as Service/Method; comma-separated, repeatable)")
 	fs.StringSliceVar(&o.IncludeTags, "include-tags", o.IncludeTags, "expose only operations carrying one of these OpenAPI tags (comma-separated, repeatable)")
 	fs.StringSliceVar(&o.ExcludeTags, "exclude-tags", o.ExcludeTags, "never expose operations carrying one of these OpenAPI tags (comma-separated, repeatable; wins over --include-tags)")
 	fs.StringSliceVar(&o.IncludePaths, "include-paths", o.IncludePaths, "expose only operations whose path lies under one of these prefixes, segment by segment: /repos holds /repos/{owner}, not /repositories (comma-separated, repeatable)")

@@ -59,6 +59,8 @@ type Capability struct {
 	// one.
 	Lock *LockStatus
 
+	held *Lock // the lock the projection was held to
+
 	// ops are every operation, exposed or withheld, in document order
 	// (Index).
 	ops []*operation
@@ -347,7 +349,7 @@ func (p *projector) expose(c *Capability, all []*operation) {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("skipped operation %q in interface %q (that name belongs to a Pacto tool)", op.name, op.iface.name))
 		case deny[op.name]:
 			code, reason = WithheldDenied, "named in DenyOperations"
-		case len(allow) > 0 && !allow[op.name]:
+		case (len(allow) > 0 || p.opts.AllowListSet) && !allow[op.name]:
 			code, reason = WithheldNotAllowed, "not named in AllowOperations"
 		case filter.reason(op) != "":
 			code, reason = WithheldFiltered, filter.reason(op)
@@ -746,3 +748,7 @@ func orNone(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// HeldLock is the tools lock the projection was held to (the given one
+// or the bundle's), nil without one: the gRPC tools are held to it too.
+func (c *Capability) HeldLock() *Lock { return c.held }
