@@ -222,18 +222,8 @@ func (l *Lock) DriftOf(now LockedRPC) string {
 			out = append(out, fmt.Sprintf("rpc (locked %s %s of interface %q, now %s %s of interface %q)",
 				lr.RPC.Streaming, lr.RPC.Method, lr.RPC.Interface, now.RPC.Streaming, now.RPC.Method, now.RPC.Interface))
 		}
-		if lr.Annotations != now.Annotations {
-			out = append(out, fmt.Sprintf("annotations (locked %+v, now %+v)", lr.Annotations, now.Annotations))
-		}
-		for _, part := range []struct{ what, locked, now string }{
-			{"title or description", lr.Text, now.Text},
-			{"input schema", lr.InputSchema, now.InputSchema},
-			{"output schema", lr.OutputSchema, now.OutputSchema},
-		} {
-			if part.locked != part.now {
-				out = append(out, fmt.Sprintf("%s (locked %s, now %s)", part.what, short(part.locked), short(part.now)))
-			}
-		}
+		out = surfaceDiff(out, lr.Annotations, now.Annotations, [3][2]string{
+			{lr.Text, now.Text}, {lr.InputSchema, now.InputSchema}, {lr.OutputSchema, now.OutputSchema}}, "output schema")
 		if len(out) == 0 {
 			out = append(out, "the entry's digest")
 		}
@@ -693,6 +683,22 @@ func holdToLock(c *Capability, l *Lock, fromBundle, operatorBase bool) {
 	}
 }
 
+// surfaceDiff appends to out the parts of a locked surface (OpenAPI tool
+// or gRPC tool) that differ from now: the annotations, then the digests of
+// the text, the input schema and the output schema (locked, now pairs), the
+// last named outputName.
+func surfaceDiff(out []string, locked, now LockedHints, digests [3][2]string, outputName string) []string {
+	if locked != now {
+		out = append(out, fmt.Sprintf("annotations (locked %+v, now %+v)", locked, now))
+	}
+	for i, what := range [3]string{"title or description", "input schema", outputName} {
+		if d := digests[i]; d[0] != d[1] {
+			out = append(out, fmt.Sprintf("%s (locked %s, now %s)", what, short(d[0]), short(d[1])))
+		}
+	}
+	return out
+}
+
 // lockDiff says which parts of a tool differ from its lock entry.
 func lockDiff(locked, now LockedTool) []string {
 	var out []string
@@ -700,18 +706,8 @@ func lockDiff(locked, now LockedTool) []string {
 		out = append(out, fmt.Sprintf("operation (locked %s %s of interface %q, now %s %s of interface %q)",
 			locked.Operation.Method, locked.Operation.Path, locked.Operation.Interface, now.Operation.Method, now.Operation.Path, now.Operation.Interface))
 	}
-	if locked.Annotations != now.Annotations {
-		out = append(out, fmt.Sprintf("annotations (locked %+v, now %+v)", locked.Annotations, now.Annotations))
-	}
-	for _, part := range []struct{ what, locked, now string }{
-		{"title or description", locked.Text, now.Text},
-		{"input schema", locked.InputSchema, now.InputSchema},
-		{"output schema (the operation's responses)", locked.OutputSchema, now.OutputSchema},
-	} {
-		if part.locked != part.now {
-			out = append(out, fmt.Sprintf("%s (locked %s, now %s)", part.what, short(part.locked), short(part.now)))
-		}
-	}
+	out = surfaceDiff(out, locked.Annotations, now.Annotations, [3][2]string{
+		{locked.Text, now.Text}, {locked.InputSchema, now.InputSchema}, {locked.OutputSchema, now.OutputSchema}}, "output schema (the operation's responses)")
 	out = append(out, requestDiff(locked.Request, now.Request)...)
 	if len(out) == 0 {
 		out = append(out, "the entry's digest")
