@@ -185,7 +185,13 @@ func TestMCPRootServesWhileRegistryStalls(t *testing.T) {
 	if !named {
 		t.Errorf("no limitation names the stalled root and the timeout: %+v", done.Meta.Limitations)
 	}
-	if !strings.Contains(stderr.String(), "Catalog resolved") {
+	// The log line is written after the answer the catalog serves, by the
+	// resolving goroutine: wait for it rather than read it at once.
+	logged := false
+	for deadline := time.Now().Add(10 * time.Second); !logged && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		logged = strings.Contains(stderr.String(), "Catalog resolved")
+	}
+	if !logged {
 		t.Errorf("stderr does not log the first resolution:\n%s", stderr)
 	}
 }
