@@ -34,7 +34,12 @@ LDFLAGS := -X main.version=$(VERSION)
 # stripped (-s -w) and without build paths (-trimpath). The tests build the
 # binaries they run the same way (test/gobuild), so they share one set of
 # compiled packages with `make build`.
-GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)"
+# Every go command that builds, tests or benchmarks kubepact runs with its
+# patch to the go-sdk (hack/sdkpatch: a patched copy of the module, used
+# through a go.work; go.mod is untouched): NAME=value settings for the go
+# command go after -exec.
+SDKPATCH = go run ./hack/sdkpatch -exec
+GO_BUILD = $(SDKPATCH) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)"
 
 # The container image (Dockerfile; hack/image builds the same without
 # Docker). REVISION and SOURCE_DATE_EPOCH (the last commit's time) become
@@ -126,7 +131,7 @@ kubectl: ## Build kubectl into bin/k8s/<version> (after envtest-assets ≈3 min 
 .PHONY: test
 test: envtest-assets clients-deps helm-bins github-spec ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client, real helm on the chart).
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) \
-		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) KUBEPACT_GITHUB_SPEC=$(KUBEPACT_GITHUB_SPEC) go test $(GO_TEST_FLAGS) ./...
+		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) KUBEPACT_GITHUB_SPEC=$(KUBEPACT_GITHUB_SPEC) $(SDKPATCH) go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: helm-bins
 helm-bins: ## Build helm and helm-unittest into bin/ (first time ≈7 min on 2 cores; reused after).
@@ -230,7 +235,7 @@ BENCHTIMEOUT ?= 15m
 
 .PHONY: bench
 bench: ## Run every benchmark BENCHTIME (default once) with memory statistics; fails when one fails.
-	go test -run '^$$' -bench . -benchtime $(BENCHTIME) -benchmem -timeout $(BENCHTIMEOUT) ./...
+	$(SDKPATCH) go test -run '^$$' -bench . -benchtime $(BENCHTIME) -benchmem -timeout $(BENCHTIMEOUT) ./...
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each.
@@ -255,7 +260,7 @@ build: ## Build bin/kubepact: static, stripped, without build paths.
 
 .PHONY: image
 image: ## Build the container image without Docker (go-containerregistry, hack/image) as an OCI layout in bin/image.
-	GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO_BUILD) -o $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) ./cmd/kubepact
+	$(SDKPATCH) GOOS=linux GOARCH=$(IMAGE_ARCH) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) ./cmd/kubepact
 	go run ./hack/image -binary $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) -version $(VERSION) -revision $(REVISION) \
 		-source-date-epoch $(SOURCE_DATE_EPOCH) $(if $(IMAGE_CA_CERTS),-ca-certs $(IMAGE_CA_CERTS)) -out $(IMAGE_LAYOUT) $(IMAGE_PUSH_FLAGS)
 

@@ -84,7 +84,7 @@ func TestSidecarVsFloor(t *testing.T) {
 	callsPer16 := max(1, calls1*4/floorClients)
 
 	floorBin := filepath.Join(t.TempDir(), "sidecarfloor")
-	build := gobuild.Command(repoRoot(t), floorBin, "./test/sidecarfloor")
+	build := gobuild.Stock(repoRoot(t), floorBin, "./test/sidecarfloor") // the go-sdk as upstream ships it
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building test/sidecarfloor: %v\n%s", err, out)
 	}

@@ -3,7 +3,8 @@
 // (CGO_ENABLED=0), stripped (-ldflags "-s -w") and without build paths
 // (-trimpath). The binary a test runs is then the one users run, and every
 // test that builds one shares one set of compiled packages in the build
-// cache with make build.
+// cache with make build. A release build carries kubepact's patch to the
+// go-sdk (hack/sdkpatch), as make build does.
 //
 // It imports nothing from kubepact.
 package gobuild
@@ -24,15 +25,33 @@ var Flags = []string{"-trimpath"}
 // Env is what a release build adds to the environment.
 var Env = []string{"CGO_ENABLED=0"}
 
+// sdkpatch is the command that runs a go command with the go-sdk patch
+// (hack/sdkpatch), named by import path so that it resolves from any
+// directory of the module.
+const sdkpatch = "github.com/kubepact/kubepact/hack/sdkpatch"
+
 // Command returns the go build command that writes the package pkg (a
 // path relative to dir, such as ./cmd/kubepact, or an import path) to out
-// as a release build would, with extra linker flags (-X main.version=…)
-// after the release's. dir "" is the current directory.
+// as a release build would, with the go-sdk patch and extra linker flags
+// (-X main.version=…) after the release's. dir "" is the current
+// directory.
 func Command(dir, out, pkg string, ldflags ...string) *exec.Cmd {
-	args := append([]string{"build"}, Flags...)
-	args = append(args, "-ldflags", strings.Join(append([]string{LDFlags}, ldflags...), " "), "-o", out, pkg)
-	cmd := exec.Command("go", args...)
+	cmd := exec.Command("go", append([]string{"run", sdkpatch, "-exec", "go"}, buildArgs(out, pkg, ldflags)...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), Env...)
 	return cmd
+}
+
+// Stock is Command without the go-sdk patch: the build of a go-sdk server
+// that kubepact is measured against (test/sidecarfloor).
+func Stock(dir, out, pkg string, ldflags ...string) *exec.Cmd {
+	cmd := exec.Command("go", buildArgs(out, pkg, ldflags)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), Env...)
+	return cmd
+}
+
+func buildArgs(out, pkg string, ldflags []string) []string {
+	args := append([]string{"build"}, Flags...)
+	return append(args, "-ldflags", strings.Join(append([]string{LDFlags}, ldflags...), " "), "-o", out, pkg)
 }

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestUpstreamUnchanged fails when the go-sdk in go.mod is not the
+// version, or its internal/json/json.go not the file, the patch was
+// written against: an upgrade must look again at what the patch replaces.
+func TestUpstreamUnchanged(t *testing.T) {
+	mod, _, _, err := locate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(upstreamFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := patch(src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := patch(append(src, "\n// changed\n"...)); err == nil || !strings.Contains(err.Error(), "upstream changed") {
+		t.Errorf("a changed upstream file gave %v; want the refusal that says upstream changed", err)
+	}
+}
+
+// TestPatchReplacesOnlyUnmarshal writes the patched workspace and checks
+// it: the go.work uses this module and replaces the pinned go-sdk with the
+// copy; the copy's patched file parses, declares what upstream declares
+// and differs from it only inside Unmarshal; every other Go file of the
+// copy is upstream's byte for byte.
+func TestPatchReplacesOnlyUnmarshal(t *testing.T) {
+	dir := t.TempDir()
+	work, err := write(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, root, _, _ := locate()
+	raw, err := os.ReadFile(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(dir, copyDir)
+	for _, want := range []string{"use " + strconv.Quote(root), "replace " + sdkModule + " " + sdkVersion + " => " + strconv.Quote(copied)} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("go.work lacks %q:\n%s", want, raw)
+		}
+	}
+	n := 0
+	err = filepath.WalkDir(copied, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, _ := filepath.Rel(copied, path)
+		got, _ := os.ReadFile(path)
+		src, err := os.ReadFile(filepath.Join(mod, rel))
+		if err != nil {
+			return err
+		}
+		if filepath.ToSlash(rel) != upstreamFile {
+			if string(got) != string(src) {
+				t.Errorf("%s differs from upstream's", rel)
+			}
+			return nil
+		}
+		if got, want := decls(t, got), decls(t, src); !reflect.DeepEqual(got, want) {
+			t.Errorf("the patched file declares %q; upstream %q", got, want)
+		}
+		from, to, _ := funcSpan(src, "Unmarshal")
+		pfrom, pto, _ := funcSpan(got, "Unmarshal")
+		if string(src[:from]) != string(got[:pfrom]) || string(src[to:]) != string(got[pto:]) {
+			t.Error("the patched file differs from upstream outside Unmarshal")
+		}
+		if !strings.Contains(string(got[pfrom:pto]), "json.Parse(") {
+			t.Errorf("the patched Unmarshal does not parse in place:\n%s", got[pfrom:pto])
+		}
+		return nil
+	})
+	if err != nil || n < 20 {
+		t.Errorf("walking the copy: %v (%d files)", err, n)
+	}
+}
+
+func decls(t *testing.T, src []byte) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, 0)
+	if err != nil {
+		t.Fatalf("parsing: %v", err)
+	}
+	var names []string
+	for name := range f.Scope.Objects {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// The inputs the differential test and fuzz target start from: the
+// messages the SDK decodes, and the edges where the Decoder and a parse in
+// place could part (empty input, white space, bytes after the value,
+// syntax errors, truncation, wrong types, case-different field names).
+var unmarshalSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getProduct","arguments":{"productId":"p-0001"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+	`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
+	`{"name":"x","Name":"y","NAME":"z"}`,
+	`{"Name":"only-other-case"}`,
+	"", " ", "\n\t ", "null", " null ", "{}", "[]", `"s"`, "12", "1e400", "-0", "true",
+	`{"name":"x"} {"name":"y"}`, `{"name":"x"}garbage`, `{"name":"x"}]`, `{"name":`, `{"name":"x"`, `{"name":"\u00e9\ud800"}`,
+	`{"name":1}`, `{"arguments":[1,2,x]}`, `{"arguments":{"a":[1,{"b":null}]}}`, `[1,"a",{}]`, `{"id":"7"}`, `{"id":1.5}`,
+	"\xff", `{"name":"\xff"}`, `{"a":1,}`, `[1,]`, `{"name":"x" "y":1}`,
+}
+
+// target is a shape the SDK decodes into: a struct with exact-case names,
+// a raw message, a map, a slice of raw messages, an interface.
+type target struct {
+	Name      string          `json:"name"`
+	ID        any             `json:"id,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      map[string]any  `json:"_meta,omitempty"`
+}
+
+var newTargets = map[string]func() any{
+	"struct": func() any { return new(target) },
+	"map":    func() any { return new(map[string]any) },
+	"raw":    func() any { return new([]json.RawMessage) },
+	"any":    func() any { return new(any) },
+	"string": func() any { return new(string) },
+	"nilptr": func() any { return (*target)(nil) },
+	"nonptr": func() any { return target{} },
+}
+
+// sameAsDecoder reports how Unmarshal and upstream's Decoder part on data
+// decoded into a new target of each kind, or "".
+func sameAsDecoder(data []byte) string {
+	for kind, newT := range newTargets {
+		got, want := newT(), newT()
+		gotErr := Unmarshal(data, got)
+		wantErr := NewDecoder(strings.NewReader(string(data))).Decode(want)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || reflect.TypeOf(gotErr) != reflect.TypeOf(wantErr) {
+			return fmt.Sprintf("%s: error %T %v; the Decoder's %T %v", kind, gotErr, gotErr, wantErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			return fmt.Sprintf("%s: decoded %#v; the Decoder %#v", kind, got, want)
+		}
+	}
+	return ""
+}
+
+// TestUnmarshalMatchesDecoder holds the patched Unmarshal to upstream's
+// (a new Decoder per call) on every seed: same value, same error.
+func TestUnmarshalMatchesDecoder(t *testing.T) {
+	for _, s := range unmarshalSeeds {
+		if d := sameAsDecoder([]byte(s)); d != "" {
+			t.Errorf("%q: %s", s, d)
+		}
+	}
+}
+
+// FuzzUnmarshalMatchesDecoder is TestUnmarshalMatchesDecoder on any input.
+func FuzzUnmarshalMatchesDecoder(f *testing.F) {
+	for _, s := range unmarshalSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if d := sameAsDecoder(data); d != "" {
+			t.Errorf("%q: %s", data, d)
+		}
+	})
+}
+
+// TestUnmarshalAllocatesNoDecoderBuffer is what the patch is for: a
+// message decodes without the Decoder's 32 KiB buffer.
+func TestUnmarshalAllocatesNoDecoderBuffer(t *testing.T) {
+	msg := []byte(unmarshalSeeds[0])
+	per := func(f func()) float64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range 100 {
+			f()
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / 100
+	}
+	patched := per(func() { _ = Unmarshal(msg, new(map[string]any)) })
+	upstream := per(func() { _ = NewDecoder(strings.NewReader(string(msg))).Decode(new(map[string]any)) })
+	t.Logf("bytes allocated per decode: patched %.0f, upstream %.0f", patched, upstream)
+	if patched >= 16<<10 || upstream < 32<<10 {
+		t.Errorf("bytes per decode: patched %.0f (want < 16 KiB), upstream %.0f (want its 32 KiB buffer)", patched, upstream)
+	}
+}
+
+// TestEveryBuildPathPatched holds the release builds to the patch: make's
+// build, image, test and bench targets, the Dockerfile and test/gobuild
+// (the binaries tests run) all run go through sdkpatch -exec.
+func TestEveryBuildPathPatched(t *testing.T) {
+	read := func(name string) string {
+		raw, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	mk := read("Makefile")
+	for _, want := range []string{
+		"SDKPATCH = go run ./hack/sdkpatch -exec\n",
+		"GO_BUILD = $(SDKPATCH) CGO_ENABLED=0 go build",
+		"$(SDKPATCH) GOOS=linux GOARCH=$(IMAGE_ARCH) CGO_ENABLED=0 go build",
+		"$(SDKPATCH) go test $(GO_TEST_FLAGS) ./...",
+		"$(SDKPATCH) go test -run '^$$' -bench .",
+	} {
+		if !strings.Contains(mk, want) {
+			t.Errorf("the Makefile lacks %q", want)
+		}
+	}
+	for i, line := range strings.Split(mk, "\n") {
+		if strings.HasPrefix(line, "\t") && strings.Contains(line, "go build") && !strings.Contains(line, "$(SDKPATCH)") && !strings.Contains(line, "hack/") {
+			t.Errorf("Makefile:%d builds without the patch: %s", i+1, strings.TrimSpace(line))
+		}
+	}
+	if df := read("Dockerfile"); !strings.Contains(df, "RUN go run ./hack/sdkpatch -exec CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \\\n    go build") {
+		t.Error("the Dockerfile's go build does not run through go run ./hack/sdkpatch -exec")
+	}
+	if gb := read("test/gobuild/gobuild.go"); !strings.Contains(gb, `"github.com/kubepact/kubepact/hack/sdkpatch"`) || !strings.Contains(gb, `"run", sdkpatch, "-exec", "go"`) {
+		t.Error("test/gobuild.Command does not build through hack/sdkpatch -exec")
+	}
+}
