@@ -69,7 +69,10 @@ type floorCell struct {
 //	KUBEPACT_SIDECAR_FLOOR=1 go test -count=1 -run TestSidecarVsFloor -v -timeout 20m ./cmd/kubepact
 //
 // KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar at those soft memory
-// limits (MiB) beside the default (16) and none.
+// limits (MiB) beside the default (16) and none; KUBEPACT_FLOOR_BASELINE
+// names another kubepact binary (such as main's) to run beside this one.
+// The sidecar is built with the go-sdk patch (test/gobuild, hack/sdkpatch);
+// the floor with the go-sdk as upstream ships it.
 func TestSidecarVsFloor(t *testing.T) {
 	if os.Getenv("KUBEPACT_SIDECAR_FLOOR") == "" {
 		t.Skip("the sidecar-vs-floor measurement runs with KUBEPACT_SIDECAR_FLOOR=1 (minutes)")
@@ -118,6 +121,24 @@ func TestSidecarVsFloor(t *testing.T) {
 		}
 		servers = append(servers, floorServer{"sidecar-" + mib + "MiB", func(t *testing.T, upstream string) *sidecarProc {
 			return startSidecar(t, upstream, append(slices.Clone(noRateLimits), "--memory-limit-mib", mib)...)
+		}})
+	}
+	// KUBEPACT_FLOOR_BASELINE=/path/to/kubepact adds the sidecar of that
+	// binary (another build, such as main's) beside this tree's.
+	if bin := os.Getenv("KUBEPACT_FLOOR_BASELINE"); bin != "" {
+		servers = append(servers, floorServer{"baseline", func(t *testing.T, upstream string) *sidecarProc {
+			port, hport := freePort(t), freePort(t)
+			p := &sidecarProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), health: fmt.Sprintf("http://127.0.0.1:%d", hport)}
+			p.launchBin(t, bin, append([]string{"sidecar", "--bundle", filepath.Join(repoRoot(t), "examples", "bundles", "catalog"), "--upstream", upstream,
+				"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(hport)}, noRateLimits...), "baseline sidecar ready", func() bool {
+				resp, err := http.Get(p.health + "/readyz")
+				if err != nil {
+					return false
+				}
+				resp.Body.Close()
+				return resp.StatusCode == http.StatusOK
+			})
+			return p
 		}})
 	}
 	type key struct {

@@ -91,7 +91,9 @@ func mainErr(out string, run bool, args []string) error {
 			return err
 		}
 		cmd := exec.Command("go", args[1:]...)
-		cmd.Env = append(append(os.Environ(), env...), "GOWORK="+work)
+		// KUBEPACT_SDKPATCH tells tests the build is patched (mcp's
+		// TestSDKPatchInEffect checks that it is).
+		cmd.Env = append(append(os.Environ(), env...), "GOWORK="+work, "KUBEPACT_SDKPATCH=1")
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			var exit *exec.ExitError
