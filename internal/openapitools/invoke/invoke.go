@@ -529,9 +529,7 @@ func (r *Result) fit(hdr http.Header, data []byte, contentType string, limit int
 	room := limit - int64(len(base)) + int64(len("null")) - 24
 	headerRoom := room / 2
 	for _, k := range openapischema.SortedKeys(hdr) {
-		kj, _ := json.Marshal(k)
-		vj, _ := json.Marshal(hdr[k])
-		cost := int64(len(kj) + len(vj) + 2) // ':' and ','
+		cost := int64(jsonStringLen(k) + jsonStringsLen(hdr[k]) + 2) // ':' and ','
 		if cost > headerRoom {
 			r.Truncated = true
 			continue
@@ -598,6 +596,30 @@ func trimPartialRune(data []byte) []byte {
 // escapedLen is how many bytes encoding/json writes for r (size bytes of
 // UTF-8) inside a string: control characters, the HTML-sensitive <, > and
 // &, and U+2028/U+2029 become \u escapes of six bytes.
+// jsonStringLen is len(json.Marshal(s)), counted without marshalling (fit
+// measures every response header on every call).
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		n += escapedLen(r, size)
+		i += size
+	}
+	return n
+}
+
+// jsonStringsLen is len(json.Marshal(v)), counted.
+func jsonStringsLen(v []string) int {
+	if v == nil {
+		return len("null")
+	}
+	n := 2 + max(len(v)-1, 0) // brackets and commas
+	for _, s := range v {
+		n += jsonStringLen(s)
+	}
+	return n
+}
+
 func escapedLen(r rune, size int) int {
 	switch {
 	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':

@@ -145,3 +145,22 @@ func TestCapCoversTheEncodedResult(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONLenCountsAsMarshal holds fit's counted header lengths to what
+// json.Marshal writes: escapes, HTML characters, line separators, bytes
+// that are not UTF-8, empty and nil lists.
+func TestJSONLenCountsAsMarshal(t *testing.T) {
+	strs := []string{"", "plain", `q"b\s`, "\n\r\t\b\f\x00\x1f\x7f", "<a>&", "\u2028\u2029", "é漢字🙂", "\xff\xfe", "x\xe2\x82", "Content-Type"}
+	for _, s := range strs {
+		want, _ := json.Marshal(s)
+		if got := jsonStringLen(s); got != len(want) {
+			t.Errorf("jsonStringLen(%q) = %d; json.Marshal writes %d bytes (%s)", s, got, len(want), want)
+		}
+	}
+	for _, v := range [][]string{nil, {}, {""}, strs, {"a", "b"}} {
+		want, _ := json.Marshal(v)
+		if got := jsonStringsLen(v); got != len(want) {
+			t.Errorf("jsonStringsLen(%q) = %d; json.Marshal writes %d bytes (%s)", v, got, len(want), want)
+		}
+	}
+}
