@@ -1,16 +1,21 @@
-// Command sdkpatch carries kubepact's one patch to a dependency: the
-// go-sdk's internal/json.Unmarshal, which allocates a 32 KiB decoder buffer
-// for every message it decodes (several per call), replaced by one that
-// parses in place with the same results and errors (replacement.go).
+// Command sdkpatch carries kubepact's patches to two dependencies, both
+// about garbage per message, neither changing what is decoded or any error:
 //
-// go build -overlay cannot replace files in the module cache, so the patch
-// is applied to a copy: this command reads the pinned module from the
-// module cache, checks that the file it patches is the one the patch was
-// written against (sha256), copies the module's Go sources into a
-// directory with replacement.go's Unmarshal spliced over upstream's, and
-// writes a go.work beside it that uses the kubepact module and replaces the
-// go-sdk with that copy. A go command run with GOWORK naming it builds
-// kubepact with the patch; go.mod is untouched:
+//   - the go-sdk's internal/json.Unmarshal, which allocates a 32 KiB
+//     decoder buffer for every message it decodes (several per call), is
+//     replaced by one that parses in place (replacement.go);
+//   - segmentio/encoding's json decoder, which makes every map it decodes
+//     (map[string]any and the like: _meta, arguments, results) with room for
+//     64 entries, makes them as small as Go does.
+//
+// go build -overlay cannot replace files in the module cache, so the
+// patches are applied to copies: this command reads each pinned module
+// from the module cache, checks that the file it patches is the one the
+// patch was written against (sha256), copies the module's Go sources into
+// a directory with the file patched, and writes a go.work beside them that
+// uses the kubepact module and replaces each module with its copy. A go
+// command run with GOWORK naming it builds kubepact with the patches;
+// go.mod is untouched:
 //
 //	go run ./hack/sdkpatch -out bin/sdkpatch        # prints bin/sdkpatch/go.work
 //	GOWORK=$PWD/bin/sdkpatch/go.work go build ./cmd/kubepact
@@ -27,11 +32,12 @@
 //
 // make build, make test, make bench, make image and the Dockerfile build
 // with it. A build without it (go build, go test, go install) is kubepact
-// with upstream's Unmarshal: the same behaviour, more garbage per call.
+// with the modules as upstream ships them: the same behaviour, more
+// garbage per call.
 //
-// When the go-sdk is upgraded, or its file differs, this command and its
-// test fail and say so: check whether upstream still decodes through a new
-// Decoder, then re-pin (sdkVersion, upstreamSHA256) or drop the patch.
+// When a module is upgraded, or its file differs, this command and its
+// test fail and say so: check whether upstream still does what the patch
+// undoes, then re-pin (patches) or drop the patch.
 package main
 
 import (
@@ -53,16 +59,32 @@ import (
 	"strings"
 )
 
-// The module, version and file the patch is written against, and that
-// file's sha256.
-const (
-	sdkModule      = "github.com/modelcontextprotocol/go-sdk"
-	sdkVersion     = "v1.8.0"
-	upstreamFile   = "internal/json/json.go"
-	upstreamSHA256 = "20af74fbf13163943c908b5082ed0e5f4a660452452d682ac5c77fa1a3b50daa"
-	copyDir        = "go-sdk"
-	workName       = "go.work"
-)
+// A filePatch is one file of one pinned module, and how it is patched.
+type filePatch struct {
+	module, version, file string
+	sha256                string // of upstream's file
+	dir                   string // the copy's directory in the workspace
+	why                   string // what to check on an upgrade
+	apply                 func(src []byte) ([]byte, error)
+}
+
+// patches are every patch, one file each.
+var patches = []filePatch{
+	{
+		module: "github.com/modelcontextprotocol/go-sdk", version: "v1.8.0", file: "internal/json/json.go",
+		sha256: "20af74fbf13163943c908b5082ed0e5f4a660452452d682ac5c77fa1a3b50daa",
+		dir:    "go-sdk", why: "whether Unmarshal still decodes through a new Decoder",
+		apply: spliceUnmarshal,
+	},
+	{
+		module: "github.com/segmentio/encoding", version: "v0.5.4", file: "json/decode.go",
+		sha256: "4577a6ab47e3783bb9f2219817034734e7172de24284c16208c0c71966ec0d4c",
+		dir:    "segmentio-encoding", why: "whether the map decoders still make each map with room for 64 entries",
+		apply: unhintMaps,
+	},
+}
+
+const workName = "go.work"
 
 //go:embed replacement.go
 var replacement []byte
@@ -122,11 +144,19 @@ func shared(out string) (string, error) {
 	if out != "" {
 		return write(out, out)
 	}
-	_, root, _, err := locate()
+	root, _, err := mainModule()
 	if err != nil {
 		return "", err
 	}
-	key := sha256.Sum256([]byte(root + "\x00" + upstreamSHA256 + "\x00" + string(replacement)))
+	h := sha256.New()
+	h.Write([]byte(root))
+	for _, p := range patches {
+		h.Write([]byte("\x00" + p.module + "@" + p.version + "\x00" + p.sha256))
+	}
+	h.Write(replacement)
+	self, _ := os.ReadFile(os.Args[0]) // the command itself: a changed patch is a new workspace
+	h.Write(self)
+	key := h.Sum(nil)
 	final := filepath.Join(os.TempDir(), "kubepact-sdkpatch-"+hex.EncodeToString(key[:8]))
 	work := filepath.Join(final, workName)
 	if _, err := os.Stat(work); err == nil {
@@ -149,21 +179,13 @@ func shared(out string) (string, error) {
 	return work, nil
 }
 
-// write writes the patched copy of the go-sdk and the go.work that uses it
-// into dir, the go.work naming the copy as it will be under named (dir
+// write writes the patched copies and the go.work that uses them into
+// dir, the go.work naming the copies as they will be under named (dir
 // itself, or where dir is renamed to), and returns the go.work's absolute
-// path under named. The copy holds the module's go.mod, licence and
-// non-test Go files, each as upstream has it but the patched one.
+// path under named. A copy holds its module's go.mod, licence and non-test
+// Go files, each as upstream has it but the patched one.
 func write(dir, named string) (string, error) {
-	mod, root, goVersion, err := locate()
-	if err != nil {
-		return "", err
-	}
-	src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(upstreamFile)))
-	if err != nil {
-		return "", err
-	}
-	patched, err := patch(src)
+	root, goVersion, err := mainModule()
 	if err != nil {
 		return "", err
 	}
@@ -173,9 +195,35 @@ func write(dir, named string) (string, error) {
 	if named, err = filepath.Abs(named); err != nil {
 		return "", err
 	}
-	dst := filepath.Join(dir, copyDir)
-	if err := os.RemoveAll(dst); err != nil {
+	work := fmt.Sprintf("// Written by hack/sdkpatch: kubepact with its patched dependencies.\ngo %s\n\nuse %s\n", goVersion, strconv.Quote(root))
+	for _, p := range patches {
+		if err := p.copyPatched(filepath.Join(dir, p.dir)); err != nil {
+			return "", err
+		}
+		work += fmt.Sprintf("\nreplace %s %s => %s\n", p.module, p.version, strconv.Quote(filepath.Join(named, p.dir)))
+	}
+	if err := os.WriteFile(filepath.Join(dir, workName), []byte(work), 0o644); err != nil {
 		return "", err
+	}
+	return filepath.Join(named, workName), nil
+}
+
+// copyPatched writes the module's copy, its file patched, into dst.
+func (p filePatch) copyPatched(dst string) error {
+	mod, err := p.locate()
+	if err != nil {
+		return err
+	}
+	src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(p.file)))
+	if err != nil {
+		return err
+	}
+	patched, err := p.patch(src)
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dst); err != nil {
+		return err
 	}
 	err = filepath.WalkDir(mod, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -194,7 +242,7 @@ func write(dir, named string) (string, error) {
 		if err != nil {
 			return err
 		}
-		if filepath.ToSlash(rel) == upstreamFile {
+		if filepath.ToSlash(rel) == p.file {
 			raw = patched
 		}
 		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
@@ -203,56 +251,73 @@ func write(dir, named string) (string, error) {
 		return os.WriteFile(filepath.Join(dst, rel), raw, 0o644)
 	})
 	if err != nil {
-		return "", fmt.Errorf("copying %s: %w", sdkModule, err)
+		return fmt.Errorf("copying %s: %w", p.module, err)
 	}
-	work := fmt.Sprintf("// Written by hack/sdkpatch: kubepact with its patched %s.\ngo %s\n\nuse %s\n\nreplace %s %s => %s\n",
-		sdkModule, goVersion, strconv.Quote(root), sdkModule, sdkVersion, strconv.Quote(filepath.Join(named, copyDir)))
-	if err := os.WriteFile(filepath.Join(dir, workName), []byte(work), 0o644); err != nil {
-		return "", err
-	}
-	return filepath.Join(named, workName), nil
+	return nil
 }
 
-// locate finds the pinned go-sdk in the module cache, as the build list of
-// the module in the current directory has it, and that module's root and
-// go version.
-func locate() (mod, root, goVersion string, _ error) {
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}\t{{.Dir}}", sdkModule)
+// locate finds the pinned module in the module cache, as the build list
+// of the module in the current directory has it.
+func (p filePatch) locate() (string, error) {
+	raw, err := goList("-m", "-f", "{{.Version}}\t{{.Dir}}", p.module)
+	if err != nil {
+		return "", fmt.Errorf("finding %s in the module cache (run from the kubepact module): %w", p.module, err)
+	}
+	version, mod, _ := strings.Cut(raw, "\t")
+	if version != p.version {
+		return "", fmt.Errorf("go.mod requires %s %s, and the patch of its %s (hack/sdkpatch) is written against %s: check %s, then re-pin its version and sha256, or drop the patch", p.module, version, p.file, p.version, p.why)
+	}
+	if mod == "" {
+		return "", fmt.Errorf("%s %s is not in the module cache: run go mod download", p.module, version)
+	}
+	return mod, nil
+}
+
+// mainModule is the root directory and go version of the module in the
+// current directory.
+func mainModule() (root, goVersion string, _ error) {
+	raw, err := goList("-m", "-f", "{{.Dir}}\t{{.GoVersion}}")
+	if err != nil {
+		return "", "", fmt.Errorf("finding the main module: %w", err)
+	}
+	root, goVersion, _ = strings.Cut(raw, "\t")
+	return root, goVersion, nil
+}
+
+// goList runs go list outside any workspace and returns its output.
+func goList(args ...string) (string, error) {
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	raw, err := cmd.Output()
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
+			err = fmt.Errorf("go list %s: %w: %s", strings.Join(args, " "), err, bytes.TrimSpace(exit.Stderr))
 		}
-		return "", "", "", fmt.Errorf("finding %s in the module cache (go list -m; run from the kubepact module): %w", sdkModule, err)
+		return "", err
 	}
-	version, mod, _ := strings.Cut(strings.TrimSpace(string(raw)), "\t")
-	if version != sdkVersion {
-		return "", "", "", fmt.Errorf("go.mod requires %s %s, and the patch (hack/sdkpatch) is written against %s: check whether %s still decodes through a new Decoder in Unmarshal, then re-pin sdkVersion and upstreamSHA256, or drop the patch", sdkModule, version, sdkVersion, upstreamFile)
-	}
-	if mod == "" {
-		return "", "", "", fmt.Errorf("%s %s is not in the module cache: run go mod download", sdkModule, version)
-	}
-	cmd = exec.Command("go", "list", "-m", "-f", "{{.Dir}}\t{{.GoVersion}}")
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	if raw, err = cmd.Output(); err != nil {
-		return "", "", "", fmt.Errorf("finding the main module (go list -m): %w", err)
-	}
-	root, goVersion, _ = strings.Cut(strings.TrimSpace(string(raw)), "\t")
-	return mod, root, goVersion, nil
+	return strings.TrimSpace(string(raw)), nil
 }
 
-// patch checks src against the pinned hash and returns it with its
-// Unmarshal (doc comment included) replaced by replacement.go's.
-func patch(src []byte) ([]byte, error) {
+// patch checks src against the pinned hash and returns it patched.
+func (p filePatch) patch(src []byte) ([]byte, error) {
 	sum := sha256.Sum256(src)
-	if got := hex.EncodeToString(sum[:]); got != upstreamSHA256 {
-		return nil, fmt.Errorf("%s@%s %s has sha256 %s, and the patch (hack/sdkpatch) is written against %s: upstream changed; check whether it still decodes through a new Decoder in Unmarshal, then re-pin upstreamSHA256 or drop the patch", sdkModule, sdkVersion, upstreamFile, got, upstreamSHA256)
+	if got := hex.EncodeToString(sum[:]); got != p.sha256 {
+		return nil, fmt.Errorf("%s@%s %s has sha256 %s, and the patch (hack/sdkpatch) is written against %s: upstream changed; check %s, then re-pin its sha256 or drop the patch", p.module, p.version, p.file, got, p.sha256, p.why)
 	}
+	out, err := p.apply(src)
+	if err != nil {
+		return nil, fmt.Errorf("patching %s@%s %s: %w", p.module, p.version, p.file, err)
+	}
+	return out, nil
+}
+
+// spliceUnmarshal replaces src's Unmarshal (doc comment included) by
+// replacement.go's.
+func spliceUnmarshal(src []byte) ([]byte, error) {
 	from, to, err := funcSpan(src, "Unmarshal")
 	if err != nil {
-		return nil, fmt.Errorf("upstream %s: %w", upstreamFile, err)
+		return nil, err
 	}
 	rfrom, rto, err := funcSpan(replacement, "Unmarshal")
 	if err != nil {
@@ -264,6 +329,24 @@ func patch(src []byte) ([]byte, error) {
 	b.Write(replacement[rfrom:rto])
 	b.Write(src[to:])
 	return b.Bytes(), nil
+}
+
+// mapHints are the map decoders' allocations in segmentio's decode.go,
+// each with room for 64 entries (a few KiB each, where a message's maps
+// mostly hold one to five), and what they become: maps that grow as Go's
+// own decoder's do.
+var mapHints = []string{"map[string]any", "map[string]RawMessage", "map[string]string", "map[string][]string", "map[string]bool"}
+
+// unhintMaps drops the 64-entry size hint of each map decoder.
+func unhintMaps(src []byte) ([]byte, error) {
+	for _, t := range mapHints {
+		old := []byte("m = make(" + t + ", 64)\n")
+		if n := bytes.Count(src, old); n != 1 {
+			return nil, fmt.Errorf("%q occurs %d times, want once", old, n)
+		}
+		src = bytes.Replace(src, old, []byte("m = make("+t+") // patched by kubepact (hack/sdkpatch): was room for 64 entries\n"), 1)
+	}
+	return src, nil
 }
 
 // funcSpan is the byte span of the top-level function name in src, from

@@ -16,81 +16,114 @@ import (
 	"testing"
 )
 
-// TestUpstreamUnchanged fails when the go-sdk in go.mod is not the
-// version, or its internal/json/json.go not the file, the patch was
-// written against: an upgrade must look again at what the patch replaces.
+// TestUpstreamUnchanged fails when a patched module in go.mod is not the
+// version, or its file not the file, the patch was written against: an
+// upgrade must look again at what the patch replaces.
 func TestUpstreamUnchanged(t *testing.T) {
-	mod, _, _, err := locate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(upstreamFile)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := patch(src); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := patch(append(src, "\n// changed\n"...)); err == nil || !strings.Contains(err.Error(), "upstream changed") {
-		t.Errorf("a changed upstream file gave %v; want the refusal that says upstream changed", err)
+	for _, p := range patches {
+		mod, err := p.locate()
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(p.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.patch(src); err != nil {
+			t.Error(err)
+		}
+		if _, err := p.patch(append(src, "\n// changed\n"...)); err == nil || !strings.Contains(err.Error(), "upstream changed") {
+			t.Errorf("%s: a changed upstream file gave %v; want the refusal that says upstream changed", p.module, err)
+		}
 	}
 }
 
-// TestPatchReplacesOnlyUnmarshal writes the patched workspace and checks
-// it: the go.work uses this module and replaces the pinned go-sdk with the
-// copy; the copy's patched file parses, declares what upstream declares
-// and differs from it only inside Unmarshal; every other Go file of the
-// copy is upstream's byte for byte.
-func TestPatchReplacesOnlyUnmarshal(t *testing.T) {
+// TestPatchReplacesOnlyWhatItSays writes the patched workspace and checks
+// it: the go.work uses this module and replaces each pinned module with
+// its copy; each copy's Go files are upstream's byte for byte but the
+// patched one, which parses and declares what upstream's declares; the
+// go-sdk's differs only inside Unmarshal, segmentio's only on the five
+// map allocations.
+func TestPatchReplacesOnlyWhatItSays(t *testing.T) {
 	dir := t.TempDir()
 	work, err := write(dir, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, root, _, _ := locate()
+	root, _, _ := mainModule()
 	raw, err := os.ReadFile(work)
 	if err != nil {
 		t.Fatal(err)
 	}
-	copied := filepath.Join(dir, copyDir)
-	for _, want := range []string{"use " + strconv.Quote(root), "replace " + sdkModule + " " + sdkVersion + " => " + strconv.Quote(copied)} {
-		if !strings.Contains(string(raw), want) {
+	if want := "use " + strconv.Quote(root); !strings.Contains(string(raw), want) {
+		t.Errorf("go.work lacks %q:\n%s", want, raw)
+	}
+	for _, p := range patches {
+		copied := filepath.Join(dir, p.dir)
+		if want := "replace " + p.module + " " + p.version + " => " + strconv.Quote(copied); !strings.Contains(string(raw), want) {
 			t.Errorf("go.work lacks %q:\n%s", want, raw)
 		}
-	}
-	n := 0
-	err = filepath.WalkDir(copied, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		n++
-		rel, _ := filepath.Rel(copied, path)
-		got, _ := os.ReadFile(path)
-		src, err := os.ReadFile(filepath.Join(mod, rel))
-		if err != nil {
-			return err
-		}
-		if filepath.ToSlash(rel) != upstreamFile {
-			if string(got) != string(src) {
-				t.Errorf("%s differs from upstream's", rel)
+		mod, _ := p.locate()
+		n := 0
+		err = filepath.WalkDir(copied, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
 			}
+			n++
+			rel, _ := filepath.Rel(copied, path)
+			got, _ := os.ReadFile(path)
+			src, err := os.ReadFile(filepath.Join(mod, rel))
+			if err != nil {
+				return err
+			}
+			if filepath.ToSlash(rel) != p.file {
+				if string(got) != string(src) {
+					t.Errorf("%s %s differs from upstream's", p.module, rel)
+				}
+				return nil
+			}
+			if got, want := decls(t, got), decls(t, src); !reflect.DeepEqual(got, want) {
+				t.Errorf("the patched %s declares %q; upstream %q", rel, got, want)
+			}
+			p.checkChange(t, src, got)
 			return nil
+		})
+		if err != nil || n < 20 {
+			t.Errorf("walking the copy of %s: %v (%d files)", p.module, err, n)
 		}
-		if got, want := decls(t, got), decls(t, src); !reflect.DeepEqual(got, want) {
-			t.Errorf("the patched file declares %q; upstream %q", got, want)
-		}
+	}
+}
+
+// checkChange holds the patched file to the change the patch names.
+func (p filePatch) checkChange(t *testing.T, src, got []byte) {
+	t.Helper()
+	switch p.dir {
+	case "go-sdk":
 		from, to, _ := funcSpan(src, "Unmarshal")
 		pfrom, pto, _ := funcSpan(got, "Unmarshal")
 		if string(src[:from]) != string(got[:pfrom]) || string(src[to:]) != string(got[pto:]) {
-			t.Error("the patched file differs from upstream outside Unmarshal")
+			t.Error("the patched go-sdk file differs from upstream outside Unmarshal")
 		}
 		if !strings.Contains(string(got[pfrom:pto]), "json.Parse(") {
 			t.Errorf("the patched Unmarshal does not parse in place:\n%s", got[pfrom:pto])
 		}
-		return nil
-	})
-	if err != nil || n < 20 {
-		t.Errorf("walking the copy: %v (%d files)", err, n)
+	case "segmentio-encoding":
+		sl, gl := strings.Split(string(src), "\n"), strings.Split(string(got), "\n")
+		if len(sl) != len(gl) {
+			t.Fatalf("the patched decode.go has %d lines; upstream %d", len(gl), len(sl))
+		}
+		var changed []string
+		for i := range sl {
+			if sl[i] != gl[i] {
+				changed = append(changed, strings.TrimSpace(sl[i])+" -> "+strings.TrimSpace(gl[i]))
+			}
+		}
+		if len(changed) != len(mapHints) {
+			t.Errorf("the patched decode.go changes %d lines, want %d: %q", len(changed), len(mapHints), changed)
+		}
+	default:
+		t.Errorf("no check for the patch of %s", p.module)
 	}
 }
 
