@@ -21,7 +21,7 @@ ARG TARGETOS=linux
 ARG TARGETARCH
 ARG VERSION=dev
 # Static (no libc in the image), stripped, no build paths in the binary, the version
-# stamped, and kubepact's patch to the go-sdk applied (hack/sdkpatch), as `make build` does.
+# stamped, and kubepact's patches to its JSON decoding applied (hack/sdkpatch), as `make build` does.
 RUN go run ./hack/sdkpatch -exec CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
     go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/kubepact ./cmd/kubepact
 

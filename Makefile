@@ -35,9 +35,9 @@ LDFLAGS := -X main.version=$(VERSION)
 # binaries they run the same way (test/gobuild), so they share one set of
 # compiled packages with `make build`.
 # Every go command that builds, tests or benchmarks kubepact runs with its
-# patch to the go-sdk (hack/sdkpatch: a patched copy of the module, used
-# through a go.work; go.mod is untouched): NAME=value settings for the go
-# command go after -exec.
+# patches to the go-sdk and segmentio/encoding (hack/sdkpatch: patched
+# copies of the modules, used through a go.work; go.mod is untouched):
+# NAME=value settings for the go command go after -exec.
 SDKPATCH = go run ./hack/sdkpatch -exec
 GO_BUILD = $(SDKPATCH) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)"
 

@@ -69,10 +69,10 @@ type floorCell struct {
 //	KUBEPACT_SIDECAR_FLOOR=1 go test -count=1 -run TestSidecarVsFloor -v -timeout 20m ./cmd/kubepact
 //
 // KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar at those soft memory
-// limits (MiB) beside the default (16) and none; KUBEPACT_FLOOR_BASELINE
+// limits (MiB) beside the default (32) and none; KUBEPACT_FLOOR_BASELINE
 // names another kubepact binary (such as main's) to run beside this one.
-// The sidecar is built with the go-sdk patch (test/gobuild, hack/sdkpatch);
-// the floor with the go-sdk as upstream ships it.
+// The sidecar is built with kubepact's dependency patches (test/gobuild,
+// hack/sdkpatch); the floor with the go-sdk as upstream ships it.
 func TestSidecarVsFloor(t *testing.T) {
 	if os.Getenv("KUBEPACT_SIDECAR_FLOOR") == "" {
 		t.Skip("the sidecar-vs-floor measurement runs with KUBEPACT_SIDECAR_FLOOR=1 (minutes)")

@@ -3,8 +3,8 @@
 // (CGO_ENABLED=0), stripped (-ldflags "-s -w") and without build paths
 // (-trimpath). The binary a test runs is then the one users run, and every
 // test that builds one shares one set of compiled packages in the build
-// cache with make build. A release build carries kubepact's patch to the
-// go-sdk (hack/sdkpatch), as make build does.
+// cache with make build. A release build carries kubepact's patches to the
+// go-sdk and segmentio/encoding (hack/sdkpatch), as make build does.
 //
 // It imports nothing from kubepact.
 package gobuild
@@ -25,14 +25,14 @@ var Flags = []string{"-trimpath"}
 // Env is what a release build adds to the environment.
 var Env = []string{"CGO_ENABLED=0"}
 
-// sdkpatch is the command that runs a go command with the go-sdk patch
+// sdkpatch is the command that runs a go command with the patches
 // (hack/sdkpatch), named by import path so that it resolves from any
 // directory of the module.
 const sdkpatch = "github.com/kubepact/kubepact/hack/sdkpatch"
 
 // Command returns the go build command that writes the package pkg (a
 // path relative to dir, such as ./cmd/kubepact, or an import path) to out
-// as a release build would, with the go-sdk patch and extra linker flags
+// as a release build would, with the patches and extra linker flags
 // (-X main.version=…) after the release's. dir "" is the current
 // directory.
 func Command(dir, out, pkg string, ldflags ...string) *exec.Cmd {
@@ -42,7 +42,7 @@ func Command(dir, out, pkg string, ldflags ...string) *exec.Cmd {
 	return cmd
 }
 
-// Stock is Command without the go-sdk patch: the build of a go-sdk server
+// Stock is Command without the patches: the build of a go-sdk server
 // that kubepact is measured against (test/sidecarfloor).
 func Stock(dir, out, pkg string, ldflags ...string) *exec.Cmd {
 	cmd := exec.Command("go", buildArgs(out, pkg, ldflags)...)
