@@ -200,7 +200,10 @@ func write(dir, named string) (string, error) {
 		if err := p.copyPatched(filepath.Join(dir, p.dir)); err != nil {
 			return "", err
 		}
-		work += fmt.Sprintf("\nreplace %s %s => %s\n", p.module, p.version, strconv.Quote(filepath.Join(named, p.dir)))
+		// Relative to the go.work: the binary's build information records
+		// the replacement as written, and a path there would make the
+		// build depend on where the checkout and $TMPDIR are.
+		work += fmt.Sprintf("\nreplace %s %s => ./%s\n", p.module, p.version, p.dir)
 	}
 	if err := os.WriteFile(filepath.Join(dir, workName), []byte(work), 0o644); err != nil {
 		return "", err

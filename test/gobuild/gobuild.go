@@ -43,11 +43,12 @@ func Command(dir, out, pkg string, ldflags ...string) *exec.Cmd {
 }
 
 // Stock is Command without the patches: the build of a go-sdk server
-// that kubepact is measured against (test/sidecarfloor).
+// that kubepact is measured against (test/sidecarfloor). It is built
+// outside any workspace, the patched one that make test runs in included.
 func Stock(dir, out, pkg string, ldflags ...string) *exec.Cmd {
 	cmd := exec.Command("go", buildArgs(out, pkg, ldflags)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), Env...)
+	cmd.Env = append(append(os.Environ(), Env...), "GOWORK=off")
 	return cmd
 }
 
