@@ -36,7 +36,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # compiled packages with `make build`.
 # Every go command that builds, tests or benchmarks kubepact runs with its
 # patches to the go-sdk and segmentio/encoding (hack/sdkpatch: patched
-# copies of the modules, used through a go.work; go.mod is untouched):
+# copies of the modules, used through a go.work; go.mod replaces nothing):
 # NAME=value settings for the go command go after -exec.
 SDKPATCH = go run ./hack/sdkpatch -exec
 GO_BUILD = $(SDKPATCH) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)"

@@ -15,7 +15,7 @@
 // a directory with the file patched, and writes a go.work beside them that
 // uses the kubepact module and replaces each module with its copy. A go
 // command run with GOWORK naming it builds kubepact with the patches;
-// go.mod is untouched:
+// go.mod replaces nothing:
 //
 //	go run ./hack/sdkpatch -out bin/sdkpatch        # prints bin/sdkpatch/go.work
 //	GOWORK=$PWD/bin/sdkpatch/go.work go build ./cmd/kubepact
