@@ -200,6 +200,7 @@ func (c *Capability) Search(q Query) SearchResult {
 		return true
 	}
 	terms := queryTerms(q.Text)
+	qverb := queryVerb(q.Text)
 	type scored struct {
 		doc   int
 		score float64
@@ -217,6 +218,7 @@ func (c *Capability) Search(q Query) SearchResult {
 		// synonyms widen a query without outweighing what was written.
 		scores := make(map[int]float64)
 		covered := make(map[int]uint64) // the caller's words a doc matches, by bit
+		named := make(map[int]uint64)   // those it matches outside its description
 		words := 0
 		idfOf := func(term string) float64 {
 			n := float64(len(ix.postings[term]))
@@ -237,8 +239,12 @@ func (c *Capability) Search(q Query) SearchResult {
 				idf = min(idf, idfOf(t.of))
 			}
 			for _, p := range post {
-				best[p.doc] = max(best[p.doc], t.weight*idf*p.tf*(bm25K1+1)/(p.tf+bm25K1))
-				covered[p.doc] |= 1 << (t.word % 64)
+				doc := int(p.doc)
+				best[doc] = max(best[doc], t.weight*idf*p.tf*(bm25K1+1)/(p.tf+bm25K1))
+				covered[doc] |= 1<<(t.word%64) | t.also
+				if p.named {
+					named[doc] |= 1<<(t.word%64) | t.also
+				}
 			}
 		}
 		for doc, v := range best {
@@ -249,8 +255,11 @@ func (c *Capability) Search(q Query) SearchResult {
 				// A doc that matches more of the caller's words ranks
 				// above one matching few words often; among equals the
 				// operation with the shorter path (the general one) wins.
-				coverage := float64(bits.OnesCount64(covered[doc])) / float64(max(min(words, 64), 1))
-				s *= coverage * coverage / (1 + pathDepthPenalty*float64(ix.docs[doc].depth))
+				// A word only the description holds counts for less.
+				coverage := (float64(bits.OnesCount64(named[doc])) + descriptionCoverage*float64(bits.OnesCount64(covered[doc]&^named[doc]))) / float64(max(min(words, 64), 1))
+				d := &ix.docs[doc]
+				s *= coverage * coverage / (1 + pathDepthPenalty*float64(d.depth))
+				s *= (1 + titleBonus*titleCoverage(d.title, terms)) * verbAgreement(qverb, d.verb)
 				found = append(found, scored{doc: doc, score: s})
 			}
 		}
@@ -308,16 +317,25 @@ type searchIndex struct {
 
 type indexDoc struct {
 	hit   Hit
-	depth int // segments of the path
+	depth int      // segments of the path
+	title []string // the distinct terms of the summary (else of the name)
+	verb  int      // what the operation does (docVerb)
 }
 
 // pathDepthPenalty scales a score down per path segment.
 const pathDepthPenalty = 0.04
 
 type posting struct {
-	doc int
-	tf  float64 // the BM25F pseudo-frequency: field frequencies weighted and normalised
+	doc   int32
+	named bool    // the term is in a field other than the description
+	tf    float64 // the BM25F pseudo-frequency: field frequencies weighted and normalised
 }
+
+// descriptionCoverage is what a query word found only in an operation's
+// description counts for in its coverage, against 1 for a word in its
+// name, summary, tags, path or parameters: the words that say what an
+// operation is.
+const descriptionCoverage = 0.5
 
 // lazyIndex builds a Capability's index once.
 type lazyIndex struct {
@@ -382,7 +400,15 @@ func buildIndex(c *Capability) *searchIndex {
 		for f := range numFields {
 			total[f] += d.len[f]
 		}
-		ix.docs = append(ix.docs, indexDoc{hit: h, depth: strings.Count(h.Path, "/")})
+		doc := indexDoc{hit: h, depth: strings.Count(h.Path, "/"), verb: methodVerb(h.Method)}
+		if t != nil {
+			doc.title = distinct(terms(t.summary))
+			if len(doc.title) == 0 {
+				doc.title = distinct(terms(t.operationID))
+			}
+			doc.verb = docVerb(t.operationID, t.summary, t.method)
+		}
+		ix.docs = append(ix.docs, doc)
 		pending = append(pending, d)
 	}
 	for _, t := range c.Tools {
@@ -402,14 +428,15 @@ func buildIndex(c *Capability) *searchIndex {
 	}
 	for doc, d := range pending {
 		for _, term := range slices.Sorted(mapKeys(d.tf)) {
-			tf := 0.0
+			tf, named := 0.0, false
 			for f, n := range d.tf[term] {
 				if n > 0 {
+					named = named || f != fieldDescription
 					sf := searchFields[f]
 					tf += sf.weight * n / (1 - sf.b + sf.b*d.len[f]/avg[f])
 				}
 			}
-			ix.postings[term] = append(ix.postings[term], posting{doc: doc, tf: tf})
+			ix.postings[term] = append(ix.postings[term], posting{doc: int32(doc), named: named, tf: tf})
 		}
 	}
 	return ix
@@ -475,7 +502,11 @@ func terms(text string) []string {
 		if stopWords[w] {
 			continue
 		}
-		out = append(out, stem(w))
+		w = stem(w)
+		if long, ok := abbreviationOf[w]; ok {
+			w = long
+		}
+		out = append(out, w)
 	}
 	return out
 }
@@ -487,6 +518,9 @@ type queryTerm struct {
 	weight float64
 	word   int    // which of the caller's words it stands for
 	of     string // that word's own term
+	// also are the other words of the caller's it covers, by bit: a
+	// synonym of a later word that is a word (or synonym) already.
+	also uint64
 }
 
 // queryTerms are the terms of a query, each once, with the synonyms of
@@ -495,8 +529,14 @@ func queryTerms(text string) []queryTerm {
 	seen := map[string]int{}
 	var out []queryTerm
 	add := func(t string, w float64, word int, of string) {
-		if _, ok := seen[t]; ok {
-			return // the first mention counts: a word written before, or a synonym of one
+		if i, ok := seen[t]; ok {
+			// The first mention counts for the score: a word written
+			// before, or a synonym of one; a doc with it covers this
+			// word too.
+			if out[i].word != word {
+				out[i].also |= 1 << (word % 64)
+			}
+			return
 		}
 		seen[t] = len(out)
 		out = append(out, queryTerm{term: t, weight: w, word: word, of: of})
@@ -514,6 +554,9 @@ func queryTerms(text string) []queryTerm {
 		for _, syn := range synonyms[t] {
 			add(syn, synonymWeight, word, t)
 		}
+		for _, syn := range verbWords[verbClasses[t]] {
+			add(syn, synonymWeight, word, t)
+		}
 		word++
 	}
 	return out
@@ -525,11 +568,10 @@ const synonymWeight = 0.4
 // synonyms maps a stem to stems that mean the same in API names. It is a
 // short, fixed list: the same on every server, no model behind it.
 var synonyms = map[string][]string{
-	"repo": {"repository"}, "repository": {"repo"}, "org": {"organization"}, "organization": {"org"},
 	"pr": {"pull"}, "pull": {"pr"}, "remove": {"delete"}, "delete": {"remove"}, "add": {"create", "set"}, "create": {"add"},
 	"show": {"get"}, "fetch": {"get"}, "retrieve": {"get"},
 	"change": {"update"}, "edit": {"update"}, "modify": {"update"}, "update": {"edit"},
-	"user": {"authenticated"}, "me": {"authenticated"}, "my": {"authenticated"},
+	"user": {"authenticated"}, "me": {"authenticated"}, "my": {"authenticated"}, "i": {"authenticated"}, "ask": {"request"},
 	"star": {"starred"}, "starred": {"star"}, "follow": {"follower", "following"}, "ci": {"workflow", "action"},
 	"job": {"workflow"}, "build": {"workflow", "run"}, "key": {"secret"}, "secret": {"key"}, "comment": {"review"},
 	"label": {"tag"}, "tag": {"label"}, "search": {"find"}, "find": {"search"}, "file": {"content"}, "content": {"file"},
@@ -542,7 +584,8 @@ var synonyms = map[string][]string{
 var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "of": true, "for": true, "to": true, "in": true, "on": true, "by": true,
 	"with": true, "and": true, "or": true, "is": true, "are": true, "be": true, "this": true, "that": true,
-	"it": true, "its": true, "from": true, "as": true, "at": true, "all": true, "i": true, "you": true,
+	"it": true, "its": true, "from": true, "as": true, "at": true, "all": true, "you": true,
+	"am": true, "have": true, "has": true, "their": true, "them": true, "they": true, "who": true, "one": true,
 	"can": true, "will": true, "which": true, "what": true, "do": true, "does": true, "if": true, "use": true,
 	"your": true, "about": true, "into": true, "api": true, "endpoint": true, "operation": true,
 }
