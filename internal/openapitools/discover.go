@@ -502,11 +502,7 @@ func terms(text string) []string {
 		if stopWords[w] {
 			continue
 		}
-		w = stem(w)
-		if long, ok := abbreviationOf[w]; ok {
-			w = long
-		}
-		out = append(out, w)
+		out = append(out, termOf(w))
 	}
 	return out
 }
@@ -551,10 +547,10 @@ func queryTerms(text string) []queryTerm {
 			continue
 		}
 		add(t, 1, word, t)
-		for _, syn := range synonyms[t] {
+		for _, syn := range synonymTerms[t] {
 			add(syn, synonymWeight, word, t)
 		}
-		for _, syn := range verbWords[verbClasses[t]] {
+		for _, syn := range verbTerms[verbClassOf[t]] {
 			add(syn, synonymWeight, word, t)
 		}
 		word++
@@ -565,13 +561,13 @@ func queryTerms(text string) []queryTerm {
 // synonymWeight is a synonym's weight against the word written.
 const synonymWeight = 0.4
 
-// synonyms maps a stem to stems that mean the same in API names. It is a
+// synonyms maps a word to words that mean the same in API names. It is a
 // short, fixed list: the same on every server, no model behind it.
 var synonyms = map[string][]string{
 	"pr": {"pull"}, "pull": {"pr"}, "remove": {"delete"}, "delete": {"remove"}, "add": {"create", "set"}, "create": {"add"},
 	"show": {"get"}, "fetch": {"get"}, "retrieve": {"get"},
 	"change": {"update"}, "edit": {"update"}, "modify": {"update"}, "update": {"edit"},
-	"user": {"authenticated"}, "me": {"authenticated"}, "my": {"authenticated"}, "i": {"authenticated"}, "ask": {"request"},
+	"me": {"authenticated"}, "my": {"authenticated"}, "i": {"authenticated"}, "ask": {"request"},
 	"star": {"starred"}, "starred": {"star"}, "follow": {"follower", "following"}, "ci": {"workflow", "action"},
 	"job": {"workflow"}, "build": {"workflow", "run"}, "key": {"secret"}, "secret": {"key"}, "comment": {"review"},
 	"label": {"tag"}, "tag": {"label"}, "search": {"find"}, "find": {"search"}, "file": {"content"}, "content": {"file"},

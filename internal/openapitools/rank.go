@@ -54,7 +54,7 @@ func docVerb(operationID, summary, method string) int {
 	}
 	for _, s := range []string{operationID, summary} {
 		if ts := terms(s); len(ts) > 0 {
-			if v := verbClasses[ts[0]]; v != verbNone {
+			if v := verbClassOf[ts[0]]; v != verbNone {
 				return v
 			}
 		}
@@ -151,7 +151,7 @@ func queryVerb(text string) int {
 		if w == "which" || w == "who" {
 			return verbList
 		}
-		if v := verbClasses[stem(w)]; v != verbNone {
+		if v := verbClassOf[termOf(w)]; v != verbNone {
 			return v
 		}
 	}
@@ -167,3 +167,83 @@ var abbreviationOf = map[string]string{
 	"stat": "statistic", "perm": "permission", "pkg": "package", "desc": "description", "spec": "specification",
 	"var": "variable", "auth": "authentication", "admin": "administrator",
 }
+
+// suffixStem takes a derivational or inflectional suffix off a word
+// already reduced by stem, so that a verb meets its noun and its past:
+// deployment → deploy, starred → star, merged → merg(e), listing → list.
+// It keeps at least four letters (three before -ed), so short words stay
+// whole, and it runs the same on the index and the query.
+func suffixStem(w string) string {
+	for _, suf := range [...]struct {
+		s    string
+		keep int
+	}{{"ments", 4}, {"ment", 4}, {"ings", 4}, {"ing", 4}, {"ation", 4}, {"ed", 3}, {"ee", 4}, {"or", 5}} {
+		if len(w) >= len(suf.s)+suf.keep && strings.HasSuffix(w, suf.s) {
+			w = w[:len(w)-len(suf.s)]
+			if n := len(w); n >= 2 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiosl", rune(w[n-1])) {
+				w = w[:n-1] // starr → star, runn → run; pass, fill, see stay
+			}
+			return trimAt(trimE(w))
+		}
+	}
+	return trimAt(trimE(w))
+}
+
+// trimAt drops a final "at" left of -ate, -ated or -ator from a word of
+// seven letters or more: collaborat(e) meets collaborat(or).
+func trimAt(w string) string {
+	if len(w) >= 7 && strings.HasSuffix(w, "at") {
+		return w[:len(w)-2]
+	}
+	return w
+}
+
+// trimE drops a final e from a word of five letters or more, so merge
+// meets merg(ed) and create meets creat(ed).
+func trimE(w string) string {
+	if len(w) >= 5 && w[len(w)-1] == 'e' {
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// termOf is the index term of one lower-case word: its stem, an
+// abbreviation's long form, then its suffix off.
+func termOf(w string) string {
+	w = stem(w)
+	if long, ok := abbreviationOf[w]; ok {
+		w = long
+	}
+	return suffixStem(w)
+}
+
+// The word lists above, as index terms (termOf), made once.
+var (
+	synonymTerms = func() map[string][]string {
+		out := make(map[string][]string, len(synonyms))
+		for w, syns := range synonyms {
+			t := termOf(w)
+			for _, syn := range syns {
+				if st := termOf(syn); st != t && !containsString(out[t], st) {
+					out[t] = append(out[t], st)
+				}
+			}
+		}
+		return out
+	}()
+	verbClassOf = func() map[string]int {
+		out := make(map[string]int, len(verbClasses))
+		for w, v := range verbClasses {
+			out[termOf(w)] = v
+		}
+		return out
+	}()
+	verbTerms = func() (out [len(verbWords)][]string) {
+		for v, ws := range verbWords {
+			for _, w := range ws {
+				out[v] = append(out[v], termOf(w))
+			}
+		}
+		return out
+	}()
+)
