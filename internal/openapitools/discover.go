@@ -494,17 +494,48 @@ func oneLine(summary, description string) string {
 // punctuation and camelCase, stop words dropped, each reduced to a stem.
 func terms(text string) []string {
 	var out []string
-	for _, w := range splitWords(text) {
-		if w == "" || !isAlnum(w[0]) {
-			continue
+	for run := range alnumRuns(text) {
+		whole, parts := runTerms(run)
+		out = append(out, parts...)
+		if len(parts) > 1 && whole != "" {
+			out = append(out, whole)
 		}
-		w = strings.ToLower(w)
-		if stopWords[w] {
-			continue
-		}
-		out = append(out, termOf(w))
 	}
 	return out
+}
+
+// alnumRuns yields the runs of letters and digits of text.
+func alnumRuns(text string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		start := -1
+		for i := 0; i <= len(text); i++ {
+			if i < len(text) && isAlnum(text[i]) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 && !yield(text[start:i]) {
+				return
+			}
+			start = -1
+		}
+	}
+}
+
+// runTerms are the terms of one run of letters and digits: the whole run
+// as one term ("" for a stop word), and its camelCase parts
+// (listProducts → list, product; GitHub → git, hub), stop words dropped.
+func runTerms(run string) (whole string, parts []string) {
+	if w := strings.ToLower(run); !stopWords[w] {
+		whole = termOf(w)
+	}
+	for _, w := range splitWords(run) {
+		if w = strings.ToLower(w); !stopWords[w] {
+			parts = append(parts, termOf(w))
+		}
+	}
+	return whole, parts
 }
 
 // queryTerm is one term of a query with its weight: a word the caller
@@ -538,22 +569,38 @@ func queryTerms(text string) []queryTerm {
 		out = append(out, queryTerm{term: t, weight: w, word: word, of: of})
 	}
 	word := 0
-	for _, t := range terms(text) {
-		if i, ok := seen[t]; ok && out[i].weight == 1 {
+	for run := range alnumRuns(text) {
+		whole, parts := runTerms(run)
+		if len(parts) > 1 && whole != "" {
+			// A camelCase word is a name (GitHub, listProducts): the
+			// whole of it is what the caller wrote; its parts widen it.
+			if _, ok := seen[whole]; ok {
+				continue
+			}
+			add(whole, 1, word, whole)
+			for _, p := range parts {
+				add(p, synonymWeight, word, whole)
+			}
+			word++
 			continue
 		}
-		if _, ok := seen[t]; ok { // already in as a synonym: now a word of its own
-			out[seen[t]].weight = 1
-			continue
+		for _, t := range parts {
+			if i, ok := seen[t]; ok && out[i].weight == 1 {
+				continue
+			}
+			if _, ok := seen[t]; ok { // already in as a synonym: now a word of its own
+				out[seen[t]].weight = 1
+				continue
+			}
+			add(t, 1, word, t)
+			for _, syn := range synonymTerms[t] {
+				add(syn, synonymWeight, word, t)
+			}
+			for _, syn := range verbTerms[verbClassOf[t]] {
+				add(syn, synonymWeight, word, t)
+			}
+			word++
 		}
-		add(t, 1, word, t)
-		for _, syn := range synonymTerms[t] {
-			add(syn, synonymWeight, word, t)
-		}
-		for _, syn := range verbTerms[verbClassOf[t]] {
-			add(syn, synonymWeight, word, t)
-		}
-		word++
 	}
 	return out
 }
