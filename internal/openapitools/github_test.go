@@ -415,16 +415,96 @@ var githubHeldOut2 = []struct {
 }
 
 // TestGitHubRetrievalHeldOut2 reports the second held-out set's hit
-// rates. Every operation it expects exists in the spec (a typo would
-// count as a miss otherwise).
+// rates.
 func TestGitHubRetrievalHeldOut2(t *testing.T) {
+	heldOutRates(t, "held-out set 2", githubHeldOut2, 0.5)
+}
+
+// githubHeldOut3 is a third held-out set, written (and committed on its
+// own) midway through the second tuning, once set 2's misses had been
+// seen while tuning: its rate is the one no change was made for. As in
+// set 2, a task lists more than one operation only when they do it
+// equally well.
+var githubHeldOut3 = []struct {
+	task string
+	want []string
+}{
+	{"list the comments on a gist", []string{"gists/list-comments"}},
+	{"delete a gist", []string{"gists/delete"}},
+	{"edit one of my review comments on a pull request", []string{"pulls/update-review-comment"}},
+	{"reply to a review comment on a pull request", []string{"pulls/create-reply-for-review-comment"}},
+	{"see all reviews left on a pull request", []string{"pulls/list-reviews"}},
+	{"reopen a closed issue", []string{"issues/update"}},
+	// Both list what happened to one issue; the timeline holds more kinds.
+	{"history of events on an issue", []string{"issues/list-events", "issues/list-events-for-timeline"}},
+	{"remove all labels from an issue", []string{"issues/remove-all-labels"}},
+	{"unlock an issue", []string{"issues/unlock"}},
+	// Two endpoints list the issues assigned to the signed-in user.
+	{"issues assigned to me", []string{"issues/list", "issues/list-for-authenticated-user"}},
+	{"delete a workflow run", []string{"actions/delete-workflow-run"}},
+	{"download a build artifact as a zip", []string{"actions/download-artifact"}},
+	{"turn a disabled workflow back on", []string{"actions/enable-workflow"}},
+	{"list the secrets a repository's actions can use", []string{"actions/list-repo-secrets"}},
+	{"public key to encrypt an actions secret for a repository", []string{"actions/get-repo-public-key"}},
+	{"approve a pending deployment of a workflow run", []string{"actions/review-pending-deployments-for-run"}},
+	{"get a single check run", []string{"checks/get"}},
+	{"rerun a check suite", []string{"checks/rerequest-suite"}},
+	{"list code scanning analyses of a repository", []string{"code-scanning/list-recent-analyses"}},
+	{"upload SARIF results of a scan", []string{"code-scanning/upload-sarif"}},
+	{"list the webhooks of a repository", []string{"repos/list-webhooks"}},
+	{"send a ping to a repository webhook", []string{"repos/ping-webhook"}},
+	{"delete a release", []string{"repos/delete-release"}},
+	{"find a release by its tag", []string{"repos/get-release-by-tag"}},
+	{"list the forks of a repository", []string{"repos/list-forks"}},
+	{"create a repository from a template", []string{"repos/create-using-template"}},
+	{"how many times a repository was cloned", []string{"repos/get-clones"}},
+	{"list the outside collaborators of an organization", []string{"orgs/list-outside-collaborators"}},
+	{"list the webhooks of an organization", []string{"orgs/list-webhooks"}},
+	{"make a user an admin of an organization", []string{"orgs/set-membership-for-user"}},
+	{"create a team in an organization", []string{"teams/create"}},
+	// The legacy endpoint deletes a team by id.
+	{"delete a team", []string{"teams/delete-in-org", "teams/delete-legacy"}},
+	{"who is on a team", []string{"teams/list-members-in-org", "teams/list-members-legacy"}},
+	{"unfollow a user", []string{"users/unfollow"}},
+	{"the people a user follows", []string{"users/list-following-for-user"}},
+	{"update my profile bio", []string{"users/update-authenticated"}},
+	{"list a user's gists", []string{"gists/list-for-user"}},
+	{"repositories an app installation can access", []string{"apps/list-repos-accessible-to-installation"}},
+	{"get the text of the MIT license", []string{"licenses/get"}},
+	{"a user's public activity events", []string{"activity/list-public-events-for-user"}},
+	{"repositories a user watches", []string{"activity/list-repos-watched-by-user"}},
+	{"create an annotated tag object", []string{"git/create-tag"}},
+	// A reference or the branch itself both give the commit a branch points to.
+	{"the commit SHA a branch points to", []string{"git/get-ref", "repos/get-branch"}},
+	{"search topics", []string{"search/topics"}},
+	{"delete one of my codespaces", []string{"codespaces/delete-for-authenticated-user"}},
+	{"list Dependabot secrets of a repository", []string{"dependabot/list-repo-secrets"}},
+	{"export the software bill of materials of a repository", []string{"dependency-graph/export-sbom"}},
+	{"what dependencies changed between two commits", []string{"dependency-graph/diff-range"}},
+}
+
+// TestGitHubRetrievalHeldOut3 reports the third held-out set's hit
+// rates.
+func TestGitHubRetrievalHeldOut3(t *testing.T) {
+	heldOutRates(t, "held-out set 3", githubHeldOut3, 0.5)
+}
+
+// heldOutRates runs a held-out set through Search and logs its top-1 and
+// top-3 hit rates and misses; it fails below floor, and when a task
+// expects an operation the spec does not have (a typo would count as a
+// miss otherwise).
+func heldOutRates(t *testing.T, name string, tasks []struct {
+	task string
+	want []string
+}, floor float64) {
+	t.Helper()
 	c := githubCapability(t)
 	ids := map[string]bool{}
 	for _, e := range c.Index() {
 		ids[e.OperationID] = true
 	}
 	top1, top3 := 0, 0
-	for _, task := range githubHeldOut2 {
+	for _, task := range tasks {
 		for _, w := range task.want {
 			if !ids[w] {
 				t.Errorf("%q expects %s, which GitHub's spec does not have", task.task, w)
@@ -445,9 +525,9 @@ func TestGitHubRetrievalHeldOut2(t *testing.T) {
 			t.Logf("miss: %q: want %s, got %s", task.task, strings.Join(task.want, " or "), strings.Join(got, ", "))
 		}
 	}
-	n := len(githubHeldOut2)
-	t.Logf("held-out set 2 on GitHub's spec: %d tasks, top-1 %d (%.0f%%), top-3 %d (%.0f%%)", n, top1, 100*float64(top1)/float64(n), top3, 100*float64(top3)/float64(n))
-	if float64(top3) < 0.5*float64(n) {
-		t.Errorf("held-out set 2 top-3 hit rate %d/%d is under 50%%", top3, n)
+	n := len(tasks)
+	t.Logf("%s on GitHub's spec: %d tasks, top-1 %d (%.0f%%), top-3 %d (%.0f%%)", name, n, top1, 100*float64(top1)/float64(n), top3, 100*float64(top3)/float64(n))
+	if float64(top3) < floor*float64(n) {
+		t.Errorf("%s top-3 hit rate %d/%d is under %.0f%%", name, top3, n, 100*floor)
 	}
 }
