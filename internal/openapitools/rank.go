@@ -46,13 +46,14 @@ func methodVerb(m string) int {
 	return verbNone
 }
 
-// docVerb is what an operation does: the verb its operationId (its last
-// segment) starts with, else its summary's first word, else its method.
+// docVerb is what an operation does: the verb its summary starts with
+// (words written for people), else its operationId's (its last segment),
+// else its method.
 func docVerb(operationID, summary, method string) int {
 	if i := strings.LastIndexAny(operationID, "/."); i >= 0 {
 		operationID = operationID[i+1:]
 	}
-	for _, s := range []string{operationID, summary} {
+	for _, s := range []string{summary, operationID} {
 		if ts := terms(s); len(ts) > 0 {
 			if v := verbClassOf[ts[0]]; v != verbNone {
 				return v
