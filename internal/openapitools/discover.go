@@ -216,21 +216,32 @@ func (c *Capability) Search(q Query) SearchResult {
 		// A word and its synonyms are one concept: a doc scores the best
 		// of them, each at most as rare (idf) as the word itself, so
 		// synonyms widen a query without outweighing what was written.
-		scores := make(map[int]float64)
-		covered := make(map[int]uint64) // the caller's words a doc matches, by bit
-		named := make(map[int]uint64)   // those it matches outside its description
+		// Per-doc sums live in one dense slice (a map per query cost
+		// more than the scoring).
+		type sum struct {
+			score, best float64
+			covered     uint64 // the caller's words a doc matches, by bit
+			named       uint64 // those it matches outside its description
+			inWord      bool   // best holds a score for the current word
+			touched     bool
+		}
+		acc := make([]sum, len(ix.docs))
+		var touched, inWord []int32
+		flush := func() {
+			for _, d := range inWord {
+				acc[d].score += acc[d].best
+				acc[d].best, acc[d].inWord = 0, false
+			}
+			inWord = inWord[:0]
+		}
 		words := 0
 		idfOf := func(term string) float64 {
 			n := float64(len(ix.postings[term]))
 			return math.Log(1 + (float64(len(ix.docs))-n+0.5)/(n+0.5))
 		}
-		best := map[int]float64{}
 		for i, t := range terms {
-			if i == 0 || t.word != terms[i-1].word {
-				for doc, v := range best {
-					scores[doc] += v
-				}
-				clear(best)
+			if i > 0 && t.word != terms[i-1].word {
+				flush()
 			}
 			words = max(words, t.word+1)
 			post := ix.postings[t.term]
@@ -238,30 +249,39 @@ func (c *Capability) Search(q Query) SearchResult {
 			if t.weight < 1 {
 				idf = min(idf, idfOf(t.of))
 			}
+			bit := 1<<(t.word%64) | t.also
 			for _, p := range post {
-				doc := int(p.doc)
-				best[doc] = max(best[doc], t.weight*idf*p.tf*(bm25K1+1)/(p.tf+bm25K1))
-				covered[doc] |= 1<<(t.word%64) | t.also
+				a := &acc[p.doc]
+				if !a.touched {
+					a.touched = true
+					touched = append(touched, p.doc)
+				}
+				if !a.inWord {
+					a.inWord = true
+					inWord = append(inWord, p.doc)
+				}
+				a.best = max(a.best, t.weight*idf*p.tf*(bm25K1+1)/(p.tf+bm25K1))
+				a.covered |= bit
 				if p.named {
-					named[doc] |= 1<<(t.word%64) | t.also
+					a.named |= bit
 				}
 			}
 		}
-		for doc, v := range best {
-			scores[doc] += v
-		}
-		for doc, s := range scores {
-			if keep(&ix.docs[doc]) {
-				// A doc that matches more of the caller's words ranks
-				// above one matching few words often; among equals the
-				// operation with the shorter path (the general one) wins.
-				// A word only the description holds counts for less.
-				coverage := (float64(bits.OnesCount64(named[doc])) + descriptionCoverage*float64(bits.OnesCount64(covered[doc]&^named[doc]))) / float64(max(min(words, 64), 1))
-				d := &ix.docs[doc]
-				s *= coverage * coverage / (1 + pathDepthPenalty*float64(d.depth))
-				s *= (1 + titleBonus*titleCoverage(d.title, terms)) * verbAgreement(qverb, d.verb)
-				found = append(found, scored{doc: doc, score: s})
+		flush()
+		slices.Sort(touched) // document order, whatever order the terms came in
+		for _, doc := range touched {
+			a, d := &acc[doc], &ix.docs[doc]
+			if !keep(d) {
+				continue
 			}
+			// A doc that matches more of the caller's words ranks above
+			// one matching few words often; a word only the description
+			// holds counts for less; among equals the operation with the
+			// shorter path (the general one) wins.
+			coverage := (float64(bits.OnesCount64(a.named)) + descriptionCoverage*float64(bits.OnesCount64(a.covered&^a.named))) / float64(max(min(words, 64), 1))
+			s := a.score * coverage * coverage / (1 + pathDepthPenalty*float64(d.depth))
+			s *= (1 + titleBonus*titleCoverage(d.title, terms)) * verbAgreement(qverb, d.verb)
+			found = append(found, scored{doc: int(doc), score: s})
 		}
 		slices.SortFunc(found, func(a, b scored) int {
 			if a.score != b.score {
