@@ -515,6 +515,12 @@ func oneLine(summary, description string) string {
 func terms(text string) []string {
 	var out []string
 	for run := range alnumRuns(text) {
+		if !hasHump(run) { // one word: the common case, without the parts' slice
+			if w := strings.ToLower(run); !stopWords[w] {
+				out = append(out, termOf(w))
+			}
+			continue
+		}
 		whole, parts := runTerms(run)
 		out = append(out, parts...)
 		if len(parts) > 1 && whole != "" {
@@ -522,6 +528,17 @@ func terms(text string) []string {
 		}
 	}
 	return out
+}
+
+// hasHump says whether a run of letters and digits has a camelCase hump
+// inside (splitWords would cut it).
+func hasHump(run string) bool {
+	for i := 1; i < len(run); i++ {
+		if c, prev := run[i], run[i-1]; c >= 'A' && c <= 'Z' && (prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9') {
+			return true
+		}
+	}
+	return false
 }
 
 // alnumRuns yields the runs of letters and digits of text.
