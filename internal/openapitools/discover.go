@@ -201,6 +201,10 @@ func (c *Capability) Search(q Query) SearchResult {
 	}
 	terms := queryTerms(q.Text)
 	qverb := queryVerb(q.Text)
+	first := ""
+	if len(terms) > 0 && terms[0].weight == 1 {
+		first = terms[0].term
+	}
 	type scored struct {
 		doc   int
 		score float64
@@ -280,7 +284,7 @@ func (c *Capability) Search(q Query) SearchResult {
 			// shorter path (the general one) wins.
 			coverage := (float64(bits.OnesCount64(a.named)) + descriptionCoverage*float64(bits.OnesCount64(a.covered&^a.named))) / float64(max(min(words, 64), 1))
 			s := a.score * coverage * coverage / (1 + pathDepthPenalty*float64(d.depth))
-			s *= (1 + titleBonus*titleCoverage(d.title, terms)) * verbAgreement(qverb, d.verb)
+			s *= (1 + titleBonus*titleCoverage(d.title, terms)) * verbAgreement(qverb, d.verb) * actionAgreement(first, d)
 			found = append(found, scored{doc: int(doc), score: s})
 		}
 		slices.SortFunc(found, func(a, b scored) int {
@@ -336,10 +340,11 @@ type searchIndex struct {
 }
 
 type indexDoc struct {
-	hit   Hit
-	depth int      // segments of the path
-	title []string // the distinct terms of the summary (else of the name)
-	verb  int      // what the operation does (docVerb)
+	hit    Hit
+	depth  int      // segments of the path
+	title  []string // the distinct terms of the summary (else of the name)
+	verb   int      // what the operation does (docVerb)
+	action string   // the word its summary (else its operationId) starts with
 }
 
 // pathDepthPenalty scales a score down per path segment.
@@ -427,6 +432,7 @@ func buildIndex(c *Capability) *searchIndex {
 				doc.title = distinct(terms(t.operationID))
 			}
 			doc.verb = docVerb(t.operationID, t.summary, t.method)
+			doc.action = actionOf(t.operationID, t.summary)
 		}
 		ix.docs = append(ix.docs, doc)
 		pending = append(pending, d)

@@ -21,7 +21,7 @@ const (
 var verbClasses = map[string]int{
 	"list": verbList, "enumerate": verbList,
 	"get": verbGet, "show": verbGet, "fetch": verbGet, "retrieve": verbGet, "read": verbGet, "view": verbGet,
-	"look": verbGet, "lookup": verbGet, "describe": verbGet, "download": verbGet, "check": verbGet, "see": verbGet,
+	"look": verbGet, "lookup": verbGet, "describe": verbGet, "download": verbGet,
 	"create": verbCreate, "add": verbCreate, "new": verbCreate, "make": verbCreate, "post": verbCreate,
 	"open": verbCreate, "publish": verbCreate, "submit": verbCreate, "register": verbCreate, "generate": verbCreate,
 	"update": verbUpdate, "edit": verbUpdate, "change": verbUpdate, "modify": verbUpdate, "set": verbUpdate,
@@ -248,3 +248,30 @@ var (
 		return out
 	}()
 )
+
+// actionOf is the word an operation's summary starts with, else its
+// operationId's last segment (refundPayment: refund; pulls/merge: merge),
+// "" when neither starts with a word.
+func actionOf(operationID, summary string) string {
+	if ts := terms(summary); len(ts) > 0 {
+		return ts[0]
+	}
+	if i := strings.LastIndexAny(operationID, "/."); i >= 0 {
+		operationID = operationID[i+1:]
+	}
+	if ts := terms(operationID); len(ts) > 0 {
+		return ts[0]
+	}
+	return ""
+}
+
+// actionAgreement is verbAgreement for a query whose first word is no
+// CRUD verb ("refund a payment", "merge a pull request", "star a
+// repository"): an operation that starts with that same word does what
+// the caller asked.
+func actionAgreement(first string, doc *indexDoc) float64 {
+	if first != "" && verbClassOf[first] == verbNone && first == doc.action {
+		return verbMatch
+	}
+	return 1
+}
