@@ -200,6 +200,11 @@ func (c *Capability) Search(q Query) SearchResult {
 		return true
 	}
 	terms := queryTerms(q.Text)
+	qverb := queryVerb(q.Text)
+	first := ""
+	if len(terms) > 0 && terms[0].weight == 1 {
+		first = terms[0].term
+	}
 	type scored struct {
 		doc   int
 		score float64
@@ -215,20 +220,32 @@ func (c *Capability) Search(q Query) SearchResult {
 		// A word and its synonyms are one concept: a doc scores the best
 		// of them, each at most as rare (idf) as the word itself, so
 		// synonyms widen a query without outweighing what was written.
-		scores := make(map[int]float64)
-		covered := make(map[int]uint64) // the caller's words a doc matches, by bit
+		// Per-doc sums live in one dense slice (a map per query cost
+		// more than the scoring).
+		type sum struct {
+			score, best float64
+			covered     uint64 // the caller's words a doc matches, by bit
+			named       uint64 // those it matches outside its description
+			inWord      bool   // best holds a score for the current word
+			touched     bool
+		}
+		acc := make([]sum, len(ix.docs))
+		var touched, inWord []int32
+		flush := func() {
+			for _, d := range inWord {
+				acc[d].score += acc[d].best
+				acc[d].best, acc[d].inWord = 0, false
+			}
+			inWord = inWord[:0]
+		}
 		words := 0
 		idfOf := func(term string) float64 {
 			n := float64(len(ix.postings[term]))
 			return math.Log(1 + (float64(len(ix.docs))-n+0.5)/(n+0.5))
 		}
-		best := map[int]float64{}
 		for i, t := range terms {
-			if i == 0 || t.word != terms[i-1].word {
-				for doc, v := range best {
-					scores[doc] += v
-				}
-				clear(best)
+			if i > 0 && t.word != terms[i-1].word {
+				flush()
 			}
 			words = max(words, t.word+1)
 			post := ix.postings[t.term]
@@ -236,23 +253,39 @@ func (c *Capability) Search(q Query) SearchResult {
 			if t.weight < 1 {
 				idf = min(idf, idfOf(t.of))
 			}
+			bit := 1<<(t.word%64) | t.also
 			for _, p := range post {
-				best[p.doc] = max(best[p.doc], t.weight*idf*p.tf*(bm25K1+1)/(p.tf+bm25K1))
-				covered[p.doc] |= 1 << (t.word % 64)
+				a := &acc[p.doc]
+				if !a.touched {
+					a.touched = true
+					touched = append(touched, p.doc)
+				}
+				if !a.inWord {
+					a.inWord = true
+					inWord = append(inWord, p.doc)
+				}
+				a.best = max(a.best, t.weight*idf*p.tf*(bm25K1+1)/(p.tf+bm25K1))
+				a.covered |= bit
+				if p.named {
+					a.named |= bit
+				}
 			}
 		}
-		for doc, v := range best {
-			scores[doc] += v
-		}
-		for doc, s := range scores {
-			if keep(&ix.docs[doc]) {
-				// A doc that matches more of the caller's words ranks
-				// above one matching few words often; among equals the
-				// operation with the shorter path (the general one) wins.
-				coverage := float64(bits.OnesCount64(covered[doc])) / float64(max(min(words, 64), 1))
-				s *= coverage * coverage / (1 + pathDepthPenalty*float64(ix.docs[doc].depth))
-				found = append(found, scored{doc: doc, score: s})
+		flush()
+		slices.Sort(touched) // document order, whatever order the terms came in
+		for _, doc := range touched {
+			a, d := &acc[doc], &ix.docs[doc]
+			if !keep(d) {
+				continue
 			}
+			// A doc that matches more of the caller's words ranks above
+			// one matching few words often; a word only the description
+			// holds counts for less; among equals the operation with the
+			// shorter path (the general one) wins.
+			coverage := (float64(bits.OnesCount64(a.named)) + descriptionCoverage*float64(bits.OnesCount64(a.covered&^a.named))) / float64(max(min(words, 64), 1))
+			s := a.score * coverage * coverage / (1 + pathDepthPenalty*float64(d.depth))
+			s *= (1 + titleBonus*titleCoverage(d.title, terms)) * verbAgreement(qverb, d.verb) * actionAgreement(first, d)
+			found = append(found, scored{doc: int(doc), score: s})
 		}
 		slices.SortFunc(found, func(a, b scored) int {
 			if a.score != b.score {
@@ -307,17 +340,27 @@ type searchIndex struct {
 }
 
 type indexDoc struct {
-	hit   Hit
-	depth int // segments of the path
+	hit    Hit
+	depth  int      // segments of the path
+	title  []string // the distinct terms of the summary (else of the name)
+	verb   int      // what the operation does (docVerb)
+	action string   // the word its summary (else its operationId) starts with
 }
 
 // pathDepthPenalty scales a score down per path segment.
 const pathDepthPenalty = 0.04
 
 type posting struct {
-	doc int
-	tf  float64 // the BM25F pseudo-frequency: field frequencies weighted and normalised
+	doc   int32
+	named bool    // the term is in a field other than the description
+	tf    float64 // the BM25F pseudo-frequency: field frequencies weighted and normalised
 }
+
+// descriptionCoverage is what a query word found only in an operation's
+// description counts for in its coverage, against 1 for a word in its
+// name, summary, tags, path or parameters: the words that say what an
+// operation is.
+const descriptionCoverage = 0.5
 
 // lazyIndex builds a Capability's index once.
 type lazyIndex struct {
@@ -382,7 +425,16 @@ func buildIndex(c *Capability) *searchIndex {
 		for f := range numFields {
 			total[f] += d.len[f]
 		}
-		ix.docs = append(ix.docs, indexDoc{hit: h, depth: strings.Count(h.Path, "/")})
+		doc := indexDoc{hit: h, depth: strings.Count(h.Path, "/"), verb: methodVerb(h.Method)}
+		if t != nil {
+			doc.title = distinct(terms(t.summary))
+			if len(doc.title) == 0 {
+				doc.title = distinct(terms(t.operationID))
+			}
+			doc.verb = docVerb(t.operationID, t.summary, t.method)
+			doc.action = actionOf(t.operationID, t.summary)
+		}
+		ix.docs = append(ix.docs, doc)
 		pending = append(pending, d)
 	}
 	for _, t := range c.Tools {
@@ -402,14 +454,15 @@ func buildIndex(c *Capability) *searchIndex {
 	}
 	for doc, d := range pending {
 		for _, term := range slices.Sorted(mapKeys(d.tf)) {
-			tf := 0.0
+			tf, named := 0.0, false
 			for f, n := range d.tf[term] {
 				if n > 0 {
+					named = named || f != fieldDescription
 					sf := searchFields[f]
 					tf += sf.weight * n / (1 - sf.b + sf.b*d.len[f]/avg[f])
 				}
 			}
-			ix.postings[term] = append(ix.postings[term], posting{doc: doc, tf: tf})
+			ix.postings[term] = append(ix.postings[term], posting{doc: int32(doc), named: named, tf: tf})
 		}
 	}
 	return ix
@@ -467,17 +520,65 @@ func oneLine(summary, description string) string {
 // punctuation and camelCase, stop words dropped, each reduced to a stem.
 func terms(text string) []string {
 	var out []string
-	for _, w := range splitWords(text) {
-		if w == "" || !isAlnum(w[0]) {
+	for run := range alnumRuns(text) {
+		if !hasHump(run) { // one word: the common case, without the parts' slice
+			if w := strings.ToLower(run); !stopWords[w] {
+				out = append(out, termOf(w))
+			}
 			continue
 		}
-		w = strings.ToLower(w)
-		if stopWords[w] {
-			continue
+		whole, parts := runTerms(run)
+		out = append(out, parts...)
+		if len(parts) > 1 && whole != "" {
+			out = append(out, whole)
 		}
-		out = append(out, stem(w))
 	}
 	return out
+}
+
+// hasHump says whether a run of letters and digits has a camelCase hump
+// inside (splitWords would cut it).
+func hasHump(run string) bool {
+	for i := 1; i < len(run); i++ {
+		if c, prev := run[i], run[i-1]; c >= 'A' && c <= 'Z' && (prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9') {
+			return true
+		}
+	}
+	return false
+}
+
+// alnumRuns yields the runs of letters and digits of text.
+func alnumRuns(text string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		start := -1
+		for i := 0; i <= len(text); i++ {
+			if i < len(text) && isAlnum(text[i]) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 && !yield(text[start:i]) {
+				return
+			}
+			start = -1
+		}
+	}
+}
+
+// runTerms are the terms of one run of letters and digits: the whole run
+// as one term ("" for a stop word), and its camelCase parts
+// (listProducts → list, product; GitHub → git, hub), stop words dropped.
+func runTerms(run string) (whole string, parts []string) {
+	if w := strings.ToLower(run); !stopWords[w] {
+		whole = termOf(w)
+	}
+	for _, w := range splitWords(run) {
+		if w = strings.ToLower(w); !stopWords[w] {
+			parts = append(parts, termOf(w))
+		}
+	}
+	return whole, parts
 }
 
 // queryTerm is one term of a query with its weight: a word the caller
@@ -487,6 +588,9 @@ type queryTerm struct {
 	weight float64
 	word   int    // which of the caller's words it stands for
 	of     string // that word's own term
+	// also are the other words of the caller's it covers, by bit: a
+	// synonym of a later word that is a word (or synonym) already.
+	also uint64
 }
 
 // queryTerms are the terms of a query, each once, with the synonyms of
@@ -495,26 +599,51 @@ func queryTerms(text string) []queryTerm {
 	seen := map[string]int{}
 	var out []queryTerm
 	add := func(t string, w float64, word int, of string) {
-		if _, ok := seen[t]; ok {
-			return // the first mention counts: a word written before, or a synonym of one
+		if i, ok := seen[t]; ok {
+			// The first mention counts for the score: a word written
+			// before, or a synonym of one; a doc with it covers this
+			// word too.
+			if out[i].word != word {
+				out[i].also |= 1 << (word % 64)
+			}
+			return
 		}
 		seen[t] = len(out)
 		out = append(out, queryTerm{term: t, weight: w, word: word, of: of})
 	}
 	word := 0
-	for _, t := range terms(text) {
-		if i, ok := seen[t]; ok && out[i].weight == 1 {
+	for run := range alnumRuns(text) {
+		whole, parts := runTerms(run)
+		if len(parts) > 1 && whole != "" {
+			// A camelCase word is a name (GitHub, listProducts): the
+			// whole of it is what the caller wrote; its parts widen it.
+			if _, ok := seen[whole]; ok {
+				continue
+			}
+			add(whole, 1, word, whole)
+			for _, p := range parts {
+				add(p, synonymWeight, word, whole)
+			}
+			word++
 			continue
 		}
-		if _, ok := seen[t]; ok { // already in as a synonym: now a word of its own
-			out[seen[t]].weight = 1
-			continue
+		for _, t := range parts {
+			if i, ok := seen[t]; ok && out[i].weight == 1 {
+				continue
+			}
+			if _, ok := seen[t]; ok { // already in as a synonym: now a word of its own
+				out[seen[t]].weight = 1
+				continue
+			}
+			add(t, 1, word, t)
+			for _, syn := range synonymTerms[t] {
+				add(syn, synonymWeight, word, t)
+			}
+			for _, syn := range verbTerms[verbClassOf[t]] {
+				add(syn, synonymWeight, word, t)
+			}
+			word++
 		}
-		add(t, 1, word, t)
-		for _, syn := range synonyms[t] {
-			add(syn, synonymWeight, word, t)
-		}
-		word++
 	}
 	return out
 }
@@ -522,14 +651,13 @@ func queryTerms(text string) []queryTerm {
 // synonymWeight is a synonym's weight against the word written.
 const synonymWeight = 0.4
 
-// synonyms maps a stem to stems that mean the same in API names. It is a
+// synonyms maps a word to words that mean the same in API names. It is a
 // short, fixed list: the same on every server, no model behind it.
 var synonyms = map[string][]string{
-	"repo": {"repository"}, "repository": {"repo"}, "org": {"organization"}, "organization": {"org"},
 	"pr": {"pull"}, "pull": {"pr"}, "remove": {"delete"}, "delete": {"remove"}, "add": {"create", "set"}, "create": {"add"},
 	"show": {"get"}, "fetch": {"get"}, "retrieve": {"get"},
 	"change": {"update"}, "edit": {"update"}, "modify": {"update"}, "update": {"edit"},
-	"user": {"authenticated"}, "me": {"authenticated"}, "my": {"authenticated"},
+	"me": {"authenticated"}, "my": {"authenticated"}, "i": {"authenticated"}, "ask": {"request"},
 	"star": {"starred"}, "starred": {"star"}, "follow": {"follower", "following"}, "ci": {"workflow", "action"},
 	"job": {"workflow"}, "build": {"workflow", "run"}, "key": {"secret"}, "secret": {"key"}, "comment": {"review"},
 	"label": {"tag"}, "tag": {"label"}, "search": {"find"}, "find": {"search"}, "file": {"content"}, "content": {"file"},
@@ -542,7 +670,8 @@ var synonyms = map[string][]string{
 var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "of": true, "for": true, "to": true, "in": true, "on": true, "by": true,
 	"with": true, "and": true, "or": true, "is": true, "are": true, "be": true, "this": true, "that": true,
-	"it": true, "its": true, "from": true, "as": true, "at": true, "all": true, "i": true, "you": true,
+	"it": true, "its": true, "from": true, "as": true, "at": true, "all": true, "you": true,
+	"am": true, "have": true, "has": true, "their": true, "them": true, "they": true, "who": true, "one": true,
 	"can": true, "will": true, "which": true, "what": true, "do": true, "does": true, "if": true, "use": true,
 	"your": true, "about": true, "into": true, "api": true, "endpoint": true, "operation": true,
 }
