@@ -34,6 +34,7 @@ import (
 	"oras.land/oras-go/v2/content/oci"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/kubepact/kubepact/internal/sidecar/podspec"
 	"github.com/kubepact/kubepact/test/gobuild"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
@@ -217,6 +218,9 @@ func TestImage(t *testing.T) {
 		case "sh", "bash", "dash", "ash", "zsh", "ksh", "csh", "tcsh", "busybox":
 			t.Errorf("the image holds a shell: %s", n)
 		}
+	}
+	if SidecarPath != podspec.Command {
+		t.Errorf("the image carries the slim sidecar at %s, but the injection webhook runs %s", SidecarPath, podspec.Command)
 	}
 	for name, path := range map[string]string{"kubepact": staticBin, "kubepact-sidecar": sidecarBin} {
 		f := files[name]
