@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -139,9 +140,11 @@ func TestSlimSidecarBehavesAsFull(t *testing.T) {
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
 			code = ee.ExitCode()
-		} else if err != nil {
+		case err != nil:
 			t.Fatalf("%s %v: %v", bin, args, err)
 		}
 		return string(out), code
