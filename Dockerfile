@@ -1,6 +1,7 @@
 # kubepact's container image: one image for all three shapes
 # (`kubepact mcp`, `kubepact sidecar`, `kubepact operator`), chosen by the
-# first argument.
+# first argument, and beside it the slim sidecar build /kubepact-sidecar
+# (`/kubepact-sidecar sidecar …`) that injected sidecars run.
 #
 #   make docker-build IMG=registry.example.com/kubepact:v1.2.3
 #
@@ -24,6 +25,10 @@ ARG VERSION=dev
 # stamped, and kubepact's patches to its JSON decoding applied (hack/sdkpatch), as `make build` does.
 RUN go run ./hack/sdkpatch -exec CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
     go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/kubepact ./cmd/kubepact
+# The slim sidecar build of the same source: `kubepact sidecar` and
+# `version` only, no Kubernetes libraries; injected sidecars run it.
+RUN go run ./hack/sdkpatch -exec CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
+    go build -tags sidecaronly -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/kubepact-sidecar ./cmd/kubepact
 
 # gcr.io/distroless/static-debian12:nonroot: no shell, no package manager,
 # no libc; CA certificates, tzdata and the nonroot user (65532).
@@ -39,6 +44,7 @@ LABEL org.opencontainers.image.title="kubepact" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.created="${CREATED}"
 COPY --from=build --chown=0:0 --chmod=0555 /out/kubepact /kubepact
+COPY --from=build --chown=0:0 --chmod=0555 /out/kubepact-sidecar /kubepact-sidecar
 WORKDIR /home/nonroot
 USER 65532:65532
 ENTRYPOINT ["/kubepact"]

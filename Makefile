@@ -255,13 +255,15 @@ verify: generate manifests fmt vet ## Fail when generated code, formatting or go
 ##@ Build
 
 .PHONY: build
-build: ## Build bin/kubepact: static, stripped, without build paths.
+build: ## Build bin/kubepact and the slim sidecar build bin/kubepact-sidecar (-tags sidecaronly: the sidecar alone, no Kubernetes libraries): static, stripped, without build paths.
 	$(GO_BUILD) -o $(LOCALBIN)/kubepact ./cmd/kubepact
+	$(GO_BUILD) -tags sidecaronly -o $(LOCALBIN)/kubepact-sidecar ./cmd/kubepact
 
 .PHONY: image
 image: ## Build the container image without Docker (go-containerregistry, hack/image) as an OCI layout in bin/image.
 	$(SDKPATCH) GOOS=linux GOARCH=$(IMAGE_ARCH) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) ./cmd/kubepact
-	go run ./hack/image -binary $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) -version $(VERSION) -revision $(REVISION) \
+	$(SDKPATCH) GOOS=linux GOARCH=$(IMAGE_ARCH) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -tags sidecaronly -o $(LOCALBIN)/kubepact-sidecar-linux-$(IMAGE_ARCH) ./cmd/kubepact
+	go run ./hack/image -binary $(LOCALBIN)/kubepact-linux-$(IMAGE_ARCH) -sidecar-binary $(LOCALBIN)/kubepact-sidecar-linux-$(IMAGE_ARCH) -version $(VERSION) -revision $(REVISION) \
 		-source-date-epoch $(SOURCE_DATE_EPOCH) $(if $(IMAGE_CA_CERTS),-ca-certs $(IMAGE_CA_CERTS)) -out $(IMAGE_LAYOUT) $(IMAGE_PUSH_FLAGS)
 
 .PHONY: image-push

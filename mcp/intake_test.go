@@ -9,16 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
 	"github.com/kubepact/kubepact/fleetgraph/traces"
+	"github.com/kubepact/kubepact/test/otlpreceiver"
 )
 
 // allowUsers is the intake's authorization step as a table: the sub-step
@@ -28,39 +22,6 @@ type allowUsers map[string]bool
 
 func (a allowUsers) MayPostTraces(_ context.Context, id Identity) (bool, error) {
 	return a[id.User], nil
-}
-
-// exportSpans sends one client span of orders and one server span of
-// payments (its child) through the OpenTelemetry SDK's OTLP/HTTP exporter,
-// one TracerProvider and one export per service, as two processes would;
-// it returns the first export's error.
-func exportSpans(t *testing.T, endpoint, token string) error {
-	t.Helper()
-	var parent trace.SpanContext
-	for _, svc := range []string{"orders", "payments"} {
-		exp, err := otlptracehttp.New(t.Context(), otlptracehttp.WithEndpointURL(endpoint), otlptracehttp.WithHeaders(map[string]string{"Authorization": "Bearer " + token}),
-			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := tracetest.NewSpanRecorder()
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec), sdktrace.WithResource(resource.NewSchemaless(semconv.ServiceName(svc))))
-		ctx := t.Context()
-		kind := trace.SpanKindClient
-		if svc == "payments" {
-			ctx, kind = trace.ContextWithRemoteSpanContext(ctx, parent), trace.SpanKindServer
-		}
-		_, span := tp.Tracer("intake-test").Start(ctx, "POST /charges", trace.WithSpanKind(kind))
-		parent = span.SpanContext()
-		span.End()
-		err = exp.ExportSpans(t.Context(), rec.Ended())
-		_ = exp.Shutdown(context.WithoutCancel(t.Context()))
-		_ = tp.Shutdown(context.WithoutCancel(t.Context()))
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // TestTraceIntake: spans posted by a real OTLP/HTTP exporter become an
@@ -78,7 +39,7 @@ func TestTraceIntake(t *testing.T) {
 		TraceIntake: &TraceIntake{Accumulator: acc, Builder: b, Authorizer: allowUsers{"collector": true}}})
 	endpoint := strings.TrimSuffix(serveHTTP(t, s), Endpoint) + TraceIntakeEndpoint
 
-	if err := exportSpans(t, endpoint, "collector"); err != nil {
+	if err := otlpreceiver.ExportCall(t, endpoint, "collector"); err != nil {
 		t.Fatalf("export: %v", err)
 	}
 	edges := func() []fleetgraph.ObservedEdge { return b.Flush().Observed().Edges() }
@@ -91,7 +52,7 @@ func TestTraceIntake(t *testing.T) {
 		t.Fatalf("graph: %+v %v", g.Observed, err)
 	}
 
-	if err := exportSpans(t, endpoint, "nobody"); err == nil || !strings.Contains(err.Error(), "403") {
+	if err := otlpreceiver.ExportCall(t, endpoint, "nobody"); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Errorf("a token that may not post: %v, want 403", err)
 	}
 	var bomb bytes.Buffer

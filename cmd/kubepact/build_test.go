@@ -34,9 +34,9 @@ func assertReleaseBinary(t *testing.T, path string) {
 	}
 }
 
-// TestReleaseBuilds: `make build` writes a static, stripped kubepact that
-// runs and says its version, and so is the binary these tests run (built
-// by test/gobuild with the same flags).
+// TestReleaseBuilds: `make build` writes a static, stripped kubepact and
+// kubepact-sidecar that run and say their version, and so is the binary
+// these tests run (built by test/gobuild with the same flags).
 func TestReleaseBuilds(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.CommandContext(t.Context(), "make", "build", "LOCALBIN="+dir, "VERSION=v0.0.0-buildtest")
@@ -44,10 +44,14 @@ func TestReleaseBuilds(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make build: %v\n%s", err, out)
 	}
-	bin := filepath.Join(dir, "kubepact")
-	assertReleaseBinary(t, bin)
-	if out, err := exec.CommandContext(t.Context(), bin, "version").Output(); err != nil || string(out) != "kubepact v0.0.0-buildtest\n" {
-		t.Errorf("%s version: %q %v", bin, out, err)
+	// bin/kubepact-sidecar is the slim sidecar build (-tags sidecaronly),
+	// stamped with the same version.
+	for _, name := range []string{"kubepact", "kubepact-sidecar"} {
+		bin := filepath.Join(dir, name)
+		assertReleaseBinary(t, bin)
+		if out, err := exec.CommandContext(t.Context(), bin, "version").Output(); err != nil || string(out) != "kubepact v0.0.0-buildtest\n" {
+			t.Errorf("%s version: %q %v", bin, out, err)
+		}
 	}
 	assertReleaseBinary(t, kubepactBin)
 }

@@ -1,3 +1,5 @@
+//go:build !sidecaronly
+
 package main
 
 import (
@@ -186,3 +188,8 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// checkFlagRules are the rules of `kubepact check`: every registry flag
+// may apply even to a local bundle, whose policy references may name a
+// registry.
+func checkFlagRules(reg *registryOptions) []flagRule { return []flagRule{cacheRule(reg)} }

@@ -92,32 +92,6 @@ func capabilityRules(capOpts *capabilityOptions) []flagRule {
 			why: "%[1]s offers operations as tools of their own beside the discovery tools, and --tool-mode all offers every operation as a tool already: add --tool-mode discover (or auto), or drop %[1]s"}}
 }
 
-// mcpFlagRules are the rules of `kubepact mcp`; hasBundle is whether
-// BUNDLE is given.
-func mcpFlagRules(opts *mcp.Options, capOpts *capabilityOptions, reg *registryOptions, k8s *k8sFleetOptions, hasBundle bool) []flagRule {
-	fleetOn := func() bool {
-		return opts.Fleet.Enabled || k8s.enabled || slices.Contains(opts.Families, mcp.FamilyFleet)
-	}
-	rules := []flagRule{
-		{flags: httpFlags(), applies: func() bool { return opts.Transport != mcp.TransportStdio },
-			why: "%[1]s applies to the HTTP transport, and this server speaks stdio (the default): add -t http to serve Streamable HTTP, or drop %[1]s"},
-		{flags: capabilityFlags("base-url"), applies: func() bool { return hasBundle },
-			why: "%[1]s configures the tools generated from BUNDLE, and no BUNDLE is given: name one first (kubepact mcp DIR|oci://REF %[1]s …), or drop %[1]s"},
-		{flags: []string{"allow-writes"}, applies: func() bool { return !opts.ReadOnly || !capOpts.AllowWrites },
-			why: "%[1]s exposes the generated tools that write, and --read-only registers no tool that can write: choose one of them"},
-		{flags: []string{"freshness", "snapshot-retention", "traces"}, applies: fleetOn,
-			why: "%[1]s applies to the fleet tools, which are off: add --fleet with a source (--local, --oci, --target-state) or --k8s, or drop %[1]s"},
-		{flags: []string{"catalog-refresh", "catalog-max-depth", "catalog-max-revisions"}, applies: func() bool {
-			return len(opts.Catalog.Roots) > 0 || slices.Contains(opts.Families, mcp.FamilyCatalog)
-		}, why: "%[1]s applies to the catalog, which is off: add --root REF (a bundle directory or an oci:// reference), or drop %[1]s"},
-		{flags: []string{"allow-unauthenticated-remote"}, applies: func() bool {
-			return !netx.IsLoopbackHost(opts.Listen) && opts.AuthTokenFile == "" && opts.Authenticator == nil
-		}, why: "%[1]s permits listening beyond loopback without a token, and here there is nothing to permit (--listen is loopback, or --auth-token-file or --mcp-auth oauth authenticates every request): drop %[1]s"},
-		cacheRule(reg),
-	}
-	return append(rules, capabilityRules(capOpts)...)
-}
-
 // sidecarFlagRules are the rules of `kubepact sidecar`. Its registry
 // flags stay accepted with a mounted bundle: the injection webhook writes
 // --no-cache and --plain-http into every sidecar whatever its bundle.
@@ -129,11 +103,6 @@ func sidecarFlagRules(o *sidecarOptions, capOpts *capabilityOptions, reg *regist
 	}
 	return append(rules, capabilityRules(capOpts)...)
 }
-
-// checkFlagRules are the rules of `kubepact check`: every registry flag
-// may apply even to a local bundle, whose policy references may name a
-// registry.
-func checkFlagRules(reg *registryOptions) []flagRule { return []flagRule{cacheRule(reg)} }
 
 // upstreamIsLoopback reports whether a sidecar's --upstream is a loopback
 // URL; one that does not parse is the sidecar's own validation's to refuse.

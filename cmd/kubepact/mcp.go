@@ -1,3 +1,5 @@
+//go:build !sidecaronly
+
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/netx"
 	"github.com/kubepact/kubepact/mcp"
 )
 
@@ -137,4 +140,30 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 	auth.o.BindFlags(cmd.Flags())
 	capOpts.bindFlags(cmd.Flags(), "base-url", "base URL of the service BUNDLE describes (default: the spec's first server URL); required with --auth")
 	return cmd
+}
+
+// mcpFlagRules are the rules of `kubepact mcp`; hasBundle is whether
+// BUNDLE is given.
+func mcpFlagRules(opts *mcp.Options, capOpts *capabilityOptions, reg *registryOptions, k8s *k8sFleetOptions, hasBundle bool) []flagRule {
+	fleetOn := func() bool {
+		return opts.Fleet.Enabled || k8s.enabled || slices.Contains(opts.Families, mcp.FamilyFleet)
+	}
+	rules := []flagRule{
+		{flags: httpFlags(), applies: func() bool { return opts.Transport != mcp.TransportStdio },
+			why: "%[1]s applies to the HTTP transport, and this server speaks stdio (the default): add -t http to serve Streamable HTTP, or drop %[1]s"},
+		{flags: capabilityFlags("base-url"), applies: func() bool { return hasBundle },
+			why: "%[1]s configures the tools generated from BUNDLE, and no BUNDLE is given: name one first (kubepact mcp DIR|oci://REF %[1]s …), or drop %[1]s"},
+		{flags: []string{"allow-writes"}, applies: func() bool { return !opts.ReadOnly || !capOpts.AllowWrites },
+			why: "%[1]s exposes the generated tools that write, and --read-only registers no tool that can write: choose one of them"},
+		{flags: []string{"freshness", "snapshot-retention", "traces"}, applies: fleetOn,
+			why: "%[1]s applies to the fleet tools, which are off: add --fleet with a source (--local, --oci, --target-state) or --k8s, or drop %[1]s"},
+		{flags: []string{"catalog-refresh", "catalog-max-depth", "catalog-max-revisions"}, applies: func() bool {
+			return len(opts.Catalog.Roots) > 0 || slices.Contains(opts.Families, mcp.FamilyCatalog)
+		}, why: "%[1]s applies to the catalog, which is off: add --root REF (a bundle directory or an oci:// reference), or drop %[1]s"},
+		{flags: []string{"allow-unauthenticated-remote"}, applies: func() bool {
+			return !netx.IsLoopbackHost(opts.Listen) && opts.AuthTokenFile == "" && opts.Authenticator == nil
+		}, why: "%[1]s permits listening beyond loopback without a token, and here there is nothing to permit (--listen is loopback, or --auth-token-file or --mcp-auth oauth authenticates every request): drop %[1]s"},
+		cacheRule(reg),
+	}
+	return append(rules, capabilityRules(capOpts)...)
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,25 +71,9 @@ func TestOperatorOAuthScopesFleet(t *testing.T) {
 	}
 
 	p := oidcprovider.Start(t, oidcprovider.Client{ID: "alice", Secret: "s"}, oidcprovider.Client{ID: "bob", Secret: "s"})
-	metricsAddr, probeAddr, mcpAddr := freeAddr(t), freeAddr(t), freeAddr(t)
-	_, mcpPort, _ := net.SplitHostPort(mcpAddr)
-	var logs syncBuffer
-	op := exec.Command(kubepactBin, "operator", "--kubeconfig", kubeconfigFile, "--port", mcpPort,
-		"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr,
-		"--plain-http", "--allowed-registries", reg.Host, "--cache-dir", t.TempDir(),
+	op := startOperator(t, kubeconfigFile, "--plain-http", "--allowed-registries", reg.Host,
 		"--mcp-auth", "oauth", "--oauth-issuer", p.Issuer, "--oauth-username-prefix", "oidc:")
-	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
-	op.Stdout, op.Stderr = &logs, &logs
-	if err := op.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- op.Wait() }()
-	t.Cleanup(func() {
-		_ = op.Process.Kill()
-		t.Logf("operator killed at the end of the test: %v", <-exited)
-	})
-	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
+	mcpAddr, logs := op.mcpAddr, op.logs
 
 	endpoint := "http://" + mcpAddr + mcp.Endpoint
 	metadata := "http://" + mcpAddr + mcp.ProtectedResourceMetadataPath + mcp.Endpoint

@@ -2,25 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
-	"go.opentelemetry.io/otel/trace"
 	appsv1 "k8s.io/api/apps/v1"
 	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
+	"github.com/kubepact/kubepact/test/otlpreceiver"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -97,27 +88,8 @@ func TestOperatorTraceIntake(t *testing.T) {
 	reader := token("reader", []rbacv1.PolicyRule{{APIGroups: []string{"kubepact.dev"}, Resources: []string{"servicecontracts"}, Verbs: []string{"list"}}}, false)
 	nobody := token("nobody", nil, false)
 
-	probeAddr, mcpAddr := freeAddr(t), freeAddr(t)
-	_, mcpPort, _ := net.SplitHostPort(mcpAddr)
-	var logs syncBuffer
-	op := exec.Command(kubepactBin, "operator", "--kubeconfig", kubeconfigFile, "--port", mcpPort,
-		"--metrics-bind-address", "0", "--health-probe-bind-address", probeAddr,
-		"--plain-http", "--allowed-registries", reg.Host, "--cache-dir", t.TempDir(),
-		"--trace-intake", "--log-format", "json")
-	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
-	op.Stdout, op.Stderr = &logs, &logs
-	if err := op.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- op.Wait() }()
-	t.Cleanup(func() {
-		_ = op.Process.Kill()
-		if err := <-exited; err != nil {
-			t.Logf("operator stopped at the end of the test: %v", err)
-		}
-	})
-	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
+	op := startOperator(t, kubeconfigFile, "--plain-http", "--allowed-registries", reg.Host, "--trace-intake", "--log-format", "json")
+	mcpAddr, logs := op.mcpAddr, op.logs
 
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "trace-intake-test", Version: "v0"}, nil).Connect(t.Context(),
 		&sdk.StreamableClientTransport{Endpoint: "http://" + mcpAddr + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1,
@@ -140,7 +112,7 @@ func TestOperatorTraceIntake(t *testing.T) {
 			if want(string(raw)) {
 				return string(raw)
 			}
-			if time.Now().After(deadline) || processExited(exited) {
+			if time.Now().After(deadline) || processExited(op.exited) {
 				t.Fatalf("pacto_fleet_graph orders: %s\noperator log:\n%s", raw, logs.String())
 			}
 			time.Sleep(250 * time.Millisecond)
@@ -151,10 +123,10 @@ func TestOperatorTraceIntake(t *testing.T) {
 	})
 
 	intake := "http://" + mcpAddr + "/v1/traces"
-	if err := exportCall(t, intake, nobody); err == nil || !strings.Contains(err.Error(), "403") {
+	if err := otlpreceiver.ExportCall(t, intake, nobody); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("a token with no RBAC: %v, want 403", err)
 	}
-	if err := exportCall(t, intake, collector); err != nil {
+	if err := otlpreceiver.ExportCall(t, intake, collector); err != nil {
 		t.Fatalf("the collector's export: %v\n%s", err, logs.String())
 	}
 	hasEdge := func(s string) bool {
@@ -189,34 +161,4 @@ func TestOperatorTraceIntake(t *testing.T) {
 		}
 	}
 	observed(hasEdge) // nothing known was lost
-}
-
-// exportCall exports one call orders -> payments as two services' OTLP/HTTP
-// exporters would, with token; it returns the first export's error.
-func exportCall(t *testing.T, endpoint, token string) error {
-	t.Helper()
-	var parent trace.SpanContext
-	for _, svc := range []string{"orders", "payments"} {
-		exp, err := otlptracehttp.New(t.Context(), otlptracehttp.WithEndpointURL(endpoint),
-			otlptracehttp.WithHeaders(map[string]string{"Authorization": "Bearer " + token}), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := tracetest.NewSpanRecorder()
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec), sdktrace.WithResource(resource.NewSchemaless(semconv.ServiceName(svc))))
-		ctx, kind := t.Context(), trace.SpanKindClient
-		if svc == "payments" {
-			ctx, kind = trace.ContextWithRemoteSpanContext(ctx, parent), trace.SpanKindServer
-		}
-		_, span := tp.Tracer("trace-intake-test").Start(ctx, "POST /charges", trace.WithSpanKind(kind))
-		parent = span.SpanContext()
-		span.End()
-		err = exp.ExportSpans(t.Context(), rec.Ended())
-		_ = exp.Shutdown(context.WithoutCancel(t.Context()))
-		_ = tp.Shutdown(context.WithoutCancel(t.Context()))
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

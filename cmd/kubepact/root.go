@@ -35,16 +35,8 @@ the contract grants and no more.`,
 		},
 	}
 	logOpts.BindFlags(root.PersistentFlags())
-	root.AddCommand(
-		newCheckCommand(),
-		newLockCommand(),
-		newMCPCommand(),
-		newOperatorCommand(),
-		newPackCommand(),
-		newPushCommand(),
-		newSidecarCommand(),
-		newVersionCommand(),
-	)
+	root.AddCommand(newSidecarCommand(), newVersionCommand())
+	root.AddCommand(shapeCommands()...)
 	return root
 }
 

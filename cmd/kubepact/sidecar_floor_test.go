@@ -52,15 +52,19 @@ type floorCell struct {
 // TestSidecarVsFloor is issue 27's side-by-side measurement: the real
 // `kubepact sidecar` process on the catalog example in front of a
 // loopback upstream (the demo service), beside test/sidecarfloor — a
-// go-sdk server whose one tool does the same GET — and beside the sidecar
-// with its soft memory limit off (--memory-limit-mib 0), with the same
-// harness: go-sdk clients over Streamable HTTP calling getProduct, each
+// go-sdk server whose one tool does the same GET —, beside the slim
+// sidecar build (-tags sidecaronly, bin/kubepact-sidecar, what injected
+// sidecars run) and beside the sidecar with its soft memory limit off
+// (--memory-limit-mib 0), with the same harness: go-sdk clients over Streamable HTTP calling getProduct, each
 // client its own session. Each round starts every contestant afresh, in
 // an order that rotates between rounds, and runs 1 client and then 16
 // concurrent clients. It logs p50/p99 latency, calls/s, server CPU per
 // 1,000 calls (utime+stime from /proc/PID/stat), idle RSS (VmRSS after
-// ready, before a call) and peak RSS (VmHWM at the end), and each figure
-// as a ratio to the floor. Nothing about time is asserted: every call must
+// ready and one initialize, before a call; with its anonymous and
+// file-backed parts, RssAnon and RssFile), peak RSS (VmHWM at the end),
+// start→ready (process start to the first ready /readyz) and
+// start→initialize (to the end of the first client's initialize
+// handshake), and each figure as a ratio to the floor. Nothing about time is asserted: every call must
 // succeed, that is all.
 //
 // It takes minutes (about three on a loaded 2-CPU machine), so it runs
@@ -91,6 +95,7 @@ func TestSidecarVsFloor(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building test/sidecarfloor: %v\n%s", err, out)
 	}
+	slimBin := slimSidecarBin(t)
 	demo := httptest.NewServer(demoservice.New(nil))
 	t.Cleanup(demo.Close)
 
@@ -109,6 +114,9 @@ func TestSidecarVsFloor(t *testing.T) {
 			return p
 		}},
 		{"sidecar", func(t *testing.T, upstream string) *sidecarProc { return startSidecar(t, upstream, noRateLimits...) }},
+		{"sidecar-slim", func(t *testing.T, upstream string) *sidecarProc {
+			return startSidecarBin(t, slimBin, upstream, noRateLimits...)
+		}},
 		{"sidecar-nolimit", func(t *testing.T, upstream string) *sidecarProc {
 			return startSidecar(t, upstream, append(slices.Clone(noRateLimits), "--memory-limit-mib", "0")...)
 		}},
@@ -146,20 +154,27 @@ func TestSidecarVsFloor(t *testing.T) {
 		clients int
 	}
 	cells := map[key][]floorCell{}
-	idle := map[string][]int64{}
+	idle, idleAnon, idleFile := map[string][]int64{}, map[string][]int64{}, map[string][]int64{}
 	peak := map[string][]int64{}
-	ready := map[string][]time.Duration{}
+	ready, initialized := map[string][]time.Duration{}, map[string][]time.Duration{}
 	for r := range rounds {
 		for i := range servers {
 			s := servers[(i+r)%len(servers)]
 			t.Run(fmt.Sprintf("round%d/%s", r, s.name), func(t *testing.T) {
 				p := s.start(t, demo.URL)
 				ready[s.name] = append(ready[s.name], p.ready)
+				// start→initialize: ready, then the first client's
+				// initialize handshake, at once.
+				t0 := time.Now()
+				sessions := make([]*sdk.ClientSession, floorClients)
+				sessions[0] = p.connect(t)
+				initialized[s.name] = append(initialized[s.name], p.ready+time.Since(t0))
 				time.Sleep(200 * time.Millisecond)
 				pid := p.cmd.Process.Pid
 				idle[s.name] = append(idle[s.name], vmRSS(t, pid))
-				sessions := make([]*sdk.ClientSession, floorClients)
-				for c := range sessions {
+				idleAnon[s.name] = append(idleAnon[s.name], procStatus(t, pid, "RssAnon:"))
+				idleFile[s.name] = append(idleFile[s.name], procStatus(t, pid, "RssFile:"))
+				for c := 1; c < len(sessions); c++ {
 					sessions[c] = p.connect(t)
 				}
 				floorCalls(t, p, sessions[:1], 100) // warm up: connections, caches
@@ -186,10 +201,13 @@ func TestSidecarVsFloor(t *testing.T) {
 				float64(m.p50)/float64(base.p50), m.rate/base.rate, m.cpuPer1k/base.cpuPer1k)
 		}
 	}
-	fmt.Fprintf(&b, "%-16s %12s %12s %14s\n", "server", "idle-RSS", "peak-RSS", "start→ready")
+	fmt.Fprintf(&b, "%-16s %12s %12s %12s %12s %8s %14s %14s\n", "server", "idle-RSS", "anon", "file", "peak-RSS", "×idle", "start→ready", "start→init")
+	baseIdle := median(idle["floor"])
 	for _, s := range servers {
-		fmt.Fprintf(&b, "%-16s %12s %12s %14s\n", s.name, mibs(median(idle[s.name])), mibs(median(peak[s.name])),
-			median(ready[s.name]).Round(time.Millisecond))
+		fmt.Fprintf(&b, "%-16s %12s %12s %12s %12s %8.2f %14s %14s\n", s.name, mibs(median(idle[s.name])),
+			mibs(median(idleAnon[s.name])), mibs(median(idleFile[s.name])), mibs(median(peak[s.name])),
+			float64(median(idle[s.name]))/float64(baseIdle),
+			median(ready[s.name]).Round(time.Millisecond), median(initialized[s.name]).Round(time.Millisecond))
 	}
 	t.Log("\n" + b.String())
 }

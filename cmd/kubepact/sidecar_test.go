@@ -64,11 +64,18 @@ func freePort(t testing.TB) int {
 // /readyz answers 200.
 func startSidecar(t testing.TB, upstream string, extra ...string) *sidecarProc {
 	t.Helper()
+	return startSidecarBin(t, kubepactBin, upstream, extra...)
+}
+
+// startSidecarBin is startSidecar with another build of kubepact (the slim
+// sidecar build, -tags sidecaronly).
+func startSidecarBin(t testing.TB, bin, upstream string, extra ...string) *sidecarProc {
+	t.Helper()
 	port, hport := freePort(t), freePort(t)
 	bundleDir := filepath.Join(repoRootTB(t), "examples", "bundles", "catalog")
 	args := append([]string{"sidecar", "--bundle", bundleDir, "--upstream", upstream,
 		"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(hport)}, extra...)
-	return launchSidecar(t, args, port, hport)
+	return launchSidecarBin(t, bin, args, port, hport)
 }
 
 // launchSidecar starts the built binary with args — a sidecar serving MCP
@@ -76,11 +83,17 @@ func startSidecar(t testing.TB, upstream string, extra ...string) *sidecarProc {
 // until /readyz answers 200.
 func launchSidecar(t testing.TB, args []string, mcpPort, healthPort int) *sidecarProc {
 	t.Helper()
+	return launchSidecarBin(t, kubepactBin, args, mcpPort, healthPort)
+}
+
+// launchSidecarBin is launchSidecar with another build of kubepact.
+func launchSidecarBin(t testing.TB, bin string, args []string, mcpPort, healthPort int) *sidecarProc {
+	t.Helper()
 	p := &sidecarProc{
 		mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort),
 		health: fmt.Sprintf("http://127.0.0.1:%d", healthPort),
 	}
-	p.launch(t, args, "sidecar ready (/readyz 200)", func() bool {
+	p.launchBin(t, bin, args, "sidecar ready (/readyz 200)", func() bool {
 		resp, err := http.Get(p.health + "/readyz")
 		if err != nil {
 			return false

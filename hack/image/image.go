@@ -31,6 +31,11 @@ const (
 	// Entrypoint is the binary's path in the image; the shape (mcp, sidecar,
 	// operator) is the first argument.
 	Entrypoint = "/kubepact"
+	// SidecarPath is where the slim sidecar build (go build -tags
+	// sidecaronly ./cmd/kubepact: `kubepact sidecar` and `version` only, no
+	// Kubernetes libraries) is, beside the full binary: what the injection
+	// webhook runs in a Pod's sidecar.
+	SidecarPath = "/kubepact-sidecar"
 	// User is distroless' nonroot user and group, numeric so that a
 	// runAsNonRoot pod can be admitted without resolving a name.
 	User = "65532:65532"
@@ -52,6 +57,11 @@ type Options struct {
 	// Binary is the path of a static Linux kubepact binary (built with
 	// CGO_ENABLED=0). Its ELF header decides the image's architecture.
 	Binary string
+	// SidecarBinary is the path of the slim sidecar build of the same
+	// source and version, for the same architecture, placed at
+	// SidecarPath. Empty leaves it out (the image then serves every shape
+	// from Entrypoint, and injected sidecars cannot run).
+	SidecarBinary string
 	// Version is the version the binary was built with (-X main.version);
 	// it becomes the org.opencontainers.image.version label.
 	Version string
@@ -119,6 +129,19 @@ func Build(opts *Options) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Options.Binary %s: %w", opts.Binary, err)
 	}
+	var sidecar []byte
+	if opts.SidecarBinary != "" {
+		if sidecar, err = readBounded(opts.SidecarBinary, maxBinaryBytes); err != nil {
+			return nil, fmt.Errorf("Options.SidecarBinary: %w", err)
+		}
+		sidecarArch, err := staticLinuxArch(sidecar)
+		if err != nil {
+			return nil, fmt.Errorf("Options.SidecarBinary %s: %w", opts.SidecarBinary, err)
+		}
+		if sidecarArch != arch {
+			return nil, fmt.Errorf("Options.SidecarBinary %s is built for %s and Options.Binary for %s: build both for the image's architecture", opts.SidecarBinary, sidecarArch, arch)
+		}
+	}
 	var ca []byte
 	if opts.CACertificates != "" {
 		if ca, err = readBounded(opts.CACertificates, maxCABundle); err != nil {
@@ -130,7 +153,7 @@ func Build(opts *Options) (v1.Image, error) {
 	}
 
 	when := created(opts)
-	layer, err := layerArchive(when, bin, ca)
+	layer, err := layerArchive(when, bin, sidecar, ca)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +292,7 @@ func sha256Hash(h hash.Hash) v1.Hash {
 // same for the same inputs and Go toolchain: entries in name order, fixed
 // owners and mtimes, USTAR headers, no gzip name or time, gzip.BestSpeed
 // (as go-containerregistry and ko use: the build's cost is this compression).
-func layerArchive(when time.Time, bin, ca []byte) (*memLayer, error) {
+func layerArchive(when time.Time, bin, sidecar, ca []byte) (*memLayer, error) {
 	entries := []entry{
 		{name: "etc/", mode: 0o755, dir: true},
 		{name: "etc/group", mode: 0o644, data: []byte("nonroot:x:65532:\n")},
@@ -278,6 +301,9 @@ func layerArchive(when time.Time, bin, ca []byte) (*memLayer, error) {
 		{name: "home/nonroot/", mode: 0o700, uid: uid, gid: uid, dir: true},
 		{name: "kubepact", mode: 0o555, data: bin},
 		{name: "tmp/", mode: 0o1777, dir: true},
+	}
+	if sidecar != nil {
+		entries = append(entries, entry{name: strings.TrimPrefix(SidecarPath, "/"), mode: 0o555, data: sidecar})
 	}
 	if ca != nil {
 		entries = append(entries,

@@ -34,6 +34,7 @@ import (
 	"oras.land/oras-go/v2/content/oci"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/kubepact/kubepact/internal/sidecar/podspec"
 	"github.com/kubepact/kubepact/test/gobuild"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
@@ -43,8 +44,9 @@ import (
 const testVersion = "v0.0.0-imagetest"
 
 // staticBin is the kubepact binary built once for every test here, with the
-// flags the Dockerfile and `make image` use.
-var staticBin string
+// flags the Dockerfile and `make image` use; sidecarBin is the slim sidecar
+// build of the same source (-tags sidecaronly), built the same way.
+var staticBin, sidecarBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "kubepact-image-")
@@ -57,6 +59,14 @@ func TestMain(m *testing.M) {
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building the static kubepact binary: " + err.Error())
+	}
+	sidecarBin = filepath.Join(dir, "kubepact-sidecar")
+	build = gobuild.Command(filepath.Join("..", ".."), sidecarBin, "./cmd/kubepact", "-X main.version="+testVersion)
+	gobuild.Tags(build, "sidecaronly")
+	build.Env = append(build.Env, "GOOS=linux")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building the slim sidecar binary: " + err.Error())
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -71,6 +81,7 @@ func TestMain(m *testing.M) {
 func TestImage(t *testing.T) {
 	opts := &Options{
 		Binary:         staticBin,
+		SidecarBinary:  sidecarBin,
 		Version:        testVersion,
 		Revision:       "0123456789abcdef0123456789abcdef01234567",
 		Created:        time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
@@ -198,7 +209,7 @@ func TestImage(t *testing.T) {
 	}
 	slices.Sort(names)
 	// (Paths as the flattened filesystem cleans them: no trailing slash.)
-	wantNames := []string{"etc", "etc/group", "etc/passwd", "etc/ssl", "etc/ssl/certs", "etc/ssl/certs/ca-certificates.crt", "home", "home/nonroot", "kubepact", "tmp"}
+	wantNames := []string{"etc", "etc/group", "etc/passwd", "etc/ssl", "etc/ssl/certs", "etc/ssl/certs/ca-certificates.crt", "home", "home/nonroot", "kubepact", "kubepact-sidecar", "tmp"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("files in the image (-want +got):\n%s", diff)
 	}
@@ -208,17 +219,23 @@ func TestImage(t *testing.T) {
 			t.Errorf("the image holds a shell: %s", n)
 		}
 	}
+	if SidecarPath != podspec.Command {
+		t.Errorf("the image carries the slim sidecar at %s, but the injection webhook runs %s", SidecarPath, podspec.Command)
+	}
+	for name, path := range map[string]string{"kubepact": staticBin, "kubepact-sidecar": sidecarBin} {
+		f := files[name]
+		if f.hdr.Mode != 0o555 || f.hdr.Uid != 0 {
+			t.Errorf("/%s mode %o owner %d; want 0555 owned by root, so the nonroot user cannot replace it", name, f.hdr.Mode, f.hdr.Uid)
+		}
+		built, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sha256.Sum256(f.data) != sha256.Sum256(built) {
+			t.Errorf("/%s in the image is not the binary that was built", name)
+		}
+	}
 	bin := files["kubepact"]
-	if bin.hdr.Mode != 0o555 || bin.hdr.Uid != 0 {
-		t.Errorf("/kubepact mode %o owner %d; want 0555 owned by root, so the nonroot user cannot replace it", bin.hdr.Mode, bin.hdr.Uid)
-	}
-	built, err := os.ReadFile(staticBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sha256.Sum256(bin.data) != sha256.Sum256(built) {
-		t.Errorf("/kubepact in the image is not the binary that was built")
-	}
 	if home := files["home/nonroot"]; home.hdr.Uid != 65532 || home.hdr.Gid != 65532 {
 		t.Errorf("/home/nonroot is owned by %d:%d; want 65532:65532", home.hdr.Uid, home.hdr.Gid)
 	}
@@ -249,12 +266,22 @@ func TestImage(t *testing.T) {
 	if err := os.WriteFile(exe, bin.data, 0o555); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.CommandContext(t.Context(), exe, "version").CombinedOutput()
-	if err != nil {
-		t.Fatalf("/kubepact version: %v\n%s", err, out)
+	sidecarExe := filepath.Join(t.TempDir(), "kubepact-sidecar")
+	if err := os.WriteFile(sidecarExe, files["kubepact-sidecar"].data, 0o555); err != nil {
+		t.Fatal(err)
 	}
-	if got := string(out); got != "kubepact "+testVersion+"\n" {
-		t.Errorf("/kubepact version printed %q; want %q, the version label", got, "kubepact "+testVersion+"\n")
+	for name, path := range map[string]string{"/kubepact": exe, SidecarPath: sidecarExe} {
+		out, err := exec.CommandContext(t.Context(), path, "version").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s version: %v\n%s", name, err, out)
+		}
+		if got := string(out); got != "kubepact "+testVersion+"\n" {
+			t.Errorf("%s version printed %q; want %q, the version label", name, got, "kubepact "+testVersion+"\n")
+		}
+	}
+	// The slim build runs the sidecar only, and says so of the others.
+	if out, err := exec.CommandContext(t.Context(), sidecarExe, "operator").CombinedOutput(); err == nil || !strings.Contains(string(out), "slim sidecar build") {
+		t.Errorf("%s operator: %v %q; want a refusal naming the slim sidecar build", SidecarPath, err, out)
 	}
 }
 
@@ -395,6 +422,8 @@ func TestBuildRefuses(t *testing.T) {
 		{"not ELF", &Options{Binary: text, Version: "v1"}, "not an ELF executable"},
 		{"no version", &Options{Binary: staticBin}, "Options.Version"},
 		{"version with a space", &Options{Binary: staticBin, Version: "v1 beta"}, "no spaces"},
+		{"sidecar binary not ELF", &Options{Binary: staticBin, SidecarBinary: text, Version: "v1"}, "Options.SidecarBinary " + text + ": not an ELF executable"},
+		{"missing sidecar binary", &Options{Binary: staticBin, SidecarBinary: filepath.Join(dir, "absent"), Version: "v1"}, "Options.SidecarBinary: open"},
 		{"CA bundle without a certificate", &Options{Binary: staticBin, Version: "v1", CACertificates: notPEM}, "holds no PEM certificate"},
 	}
 	if dyn := dynamicExecutable(); dyn != "" {
@@ -505,7 +534,8 @@ func TestDockerfileAgrees(t *testing.T) {
 	var froms []string
 	last := map[string]string{}
 	labels := map[string]string{}
-	var run string
+	var runs []string
+	var copies []string
 	for _, l := range lines {
 		instr, rest, _ := strings.Cut(l, " ")
 		instr = strings.ToUpper(instr)
@@ -519,8 +549,10 @@ func TestDockerfileAgrees(t *testing.T) {
 			}
 		case "RUN":
 			if strings.Contains(rest, "go build") {
-				run = rest
+				runs = append(runs, rest)
 			}
+		case "COPY":
+			copies = append(copies, rest)
 		}
 	}
 	if len(froms) < 2 || !regexp.MustCompile(`@sha256:[0-9a-f]{64}$`).MatchString(froms[len(froms)-1]) {
@@ -547,9 +579,21 @@ func TestDockerfileAgrees(t *testing.T) {
 	if diff := cmp.Diff(Labels(opts), labels); diff != "" {
 		t.Errorf("Dockerfile labels differ from the built image's (-built +Dockerfile):\n%s", diff)
 	}
-	for _, flag := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=${VERSION}"`, "./cmd/kubepact"} {
-		if !strings.Contains(run, flag) {
-			t.Errorf("the Dockerfile's go build %q lacks %s", run, flag)
+	// Two builds of one source: the full binary and the slim sidecar
+	// (-tags sidecaronly), each copied to its path in the image.
+	if len(runs) != 2 || strings.Contains(runs[0], "-tags") || !strings.Contains(runs[1], "-tags sidecaronly") {
+		t.Errorf("the Dockerfile's go build lines %q: want the full build, then the slim sidecar build with -tags sidecaronly", runs)
+	}
+	for _, run := range runs {
+		for _, flag := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=${VERSION}"`, "./cmd/kubepact"} {
+			if !strings.Contains(run, flag) {
+				t.Errorf("the Dockerfile's go build %q lacks %s", run, flag)
+			}
+		}
+	}
+	for _, want := range []string{"/out/kubepact " + Entrypoint, "/out/kubepact-sidecar " + SidecarPath} {
+		if !slices.ContainsFunc(copies, func(c string) bool { return strings.HasSuffix(c, want) && strings.Contains(c, "--chmod=0555") }) {
+			t.Errorf("the Dockerfile's COPY lines %q: none copies %s with --chmod=0555", copies, want)
 		}
 	}
 	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))

@@ -1,6 +1,7 @@
 // Command image builds kubepact's container image without Docker: the same
-// image the Dockerfile describes (a static binary at /kubepact, run as the
-// numeric nonroot user 65532, no shell), appended onto an empty base with
+// image the Dockerfile describes (a static binary at /kubepact and the slim
+// sidecar build at /kubepact-sidecar, run as the numeric nonroot user
+// 65532, no shell), appended onto an empty base with
 // go-containerregistry and written as an OCI image layout.
 //
 // The one difference from `docker build` is the base: the Dockerfile starts
@@ -9,7 +10,7 @@
 // pulled, so the layer carries the nonroot passwd and group entries and,
 // with -ca-certs, the build machine's CA bundle.
 //
-//	go run ./hack/image -binary bin/kubepact-linux-amd64 -version v1.2.3 -out bin/image
+//	go run ./hack/image -binary bin/kubepact-linux-amd64 -sidecar-binary bin/kubepact-sidecar-linux-amd64 -version v1.2.3 -out bin/image
 //	go run ./hack/image ... -out bin/image -push registry.example.com/kubepact:v1.2.3
 //
 // With -push it then copies the image from the layout to that registry
@@ -44,6 +45,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.SetOutput(os.Stderr)
 	var opts Options
 	fs.StringVar(&opts.Binary, "binary", "", "static Linux kubepact binary (CGO_ENABLED=0) to put at /kubepact")
+	fs.StringVar(&opts.SidecarBinary, "sidecar-binary", "", "the slim sidecar build of the same source (-tags sidecaronly), same architecture, to put at /kubepact-sidecar (optional; injected sidecars run it)")
 	fs.StringVar(&opts.Version, "version", "", "the version the binary was built with (-X main.version); the version label")
 	fs.StringVar(&opts.Revision, "revision", "", "VCS revision label (optional)")
 	fs.StringVar(&opts.Source, "source", DefaultSource, "source repository label")

@@ -17,7 +17,9 @@
 // the probes (ServeHealth, with ReadyDetails on /readyz?verbose), the
 // bundle loaded and held to its digest pin (CheckDigest), its tools
 // projected, the MCP endpoint, readiness, the memory settling after load
-// (SettleMemory), and unready on SIGTERM while calls drain. The loaders
+// (SettleMemory, then ReleaseStartupPages: the executable's pages that
+// only start-up ran leave the resident set), and unready on SIGTERM while
+// calls drain. The loaders
 // and the projection come from the command (Loaders): `kubepact mcp` and
 // `check` share them and their errors name the command's flags. A failure
 // before ready is a StartError naming its Stage, which the command says

@@ -103,6 +103,7 @@ func Run(ctx context.Context, cfg Config, l Loaders) error {
 	}
 	health.Ready(ReadyDetails{Bundle: cfg.Bundle, BundleDigest: cb.Bundle.Identity.String(), ToolSurfaceDigest: surface, Tools: len(s.ToolNames())})
 	memLimit := SettleMemory(cfg.MemoryLimitMiB)
+	ReleaseStartupPages()
 	log.Info("Sidecar ready", "url", "http://"+ln.Addr().String()+mcp.Endpoint, "health", cfg.HealthAddr,
 		"service", cb.Capability.Service, "bundle", cb.Bundle.Identity.String(), "tools", s.ToolNames(),
 		"withheld", len(cb.Capability.Withheld), "toolSurface", surface, "memoryLimitBytes", memLimit, "startupMs", time.Since(start).Milliseconds())

@@ -101,6 +101,7 @@ type config struct {
 type shipped struct {
 	name    string
 	sidecar bool     // kubepact sidecar (HTTP only); else kubepact mcp
+	bin     string   // the binary to run; "" is the full kubepact
 	args    []string // after the subcommand; transport and port flags are added
 	calls   []call
 	elicit  string // the client's answer to elicitation; "" declares none
@@ -119,6 +120,14 @@ func TestTypeScriptClient(t *testing.T) {
 	kubepactBin := filepath.Join(t.TempDir(), "kubepact")
 	if out, err := gobuild.Command("", kubepactBin, "../../cmd/kubepact").CombinedOutput(); err != nil {
 		t.Fatalf("building kubepact: %v\n%s", err, out)
+	}
+	// The slim sidecar build (-tags sidecaronly), which injected sidecars
+	// run: the clients hold it to the same surface as kubepact sidecar.
+	slimBin := filepath.Join(t.TempDir(), "kubepact-sidecar")
+	slim := gobuild.Command("", slimBin, "../../cmd/kubepact")
+	gobuild.Tags(slim, "sidecaronly")
+	if out, err := slim.CombinedOutput(); err != nil {
+		t.Fatalf("building the slim sidecar: %v\n%s", err, out)
 	}
 	repo := repoRoot(t)
 	examples := filepath.Join(repo, "examples")
@@ -284,6 +293,7 @@ func TestTypeScriptClient(t *testing.T) {
 		{name: "demo", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, fleetFlags, ws),
 			calls: concat(catalogRead[:2], fleet[:1], fleet[3:], authoring[:2])},
 		{name: "sidecar", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--no-cache"}, calls: catalogRead},
+		{name: "sidecar-slim", sidecar: true, bin: slimBin, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--no-cache"}, calls: catalogRead},
 		{name: "sidecar-writes", sidecar: true, args: []string{"--bundle", bundle("catalog"), "--upstream", service.URL, "--allow-writes", "--no-cache"}, calls: catalogWrite},
 		{name: "confirm-decline", args: confirmArgs, calls: confirmDecline, elicit: "decline"},
 		{name: "confirm-accept", args: confirmArgs, calls: confirmAccept, elicit: "accept"},
@@ -446,6 +456,9 @@ func startHTTP(t *testing.T, kubepactBin string, c shipped, env map[string]strin
 	args := concat([]string{"mcp"}, c.args, []string{"-t", "http", "--port", strconv.Itoa(port)})
 	if c.sidecar {
 		args = concat([]string{"sidecar"}, c.args, []string{"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(freePort(t))})
+	}
+	if c.bin != "" {
+		kubepactBin = c.bin
 	}
 	cmd := exec.Command(kubepactBin, args...)
 	cmd.Dir = workspace

@@ -56,3 +56,16 @@ func buildArgs(out, pkg string, ldflags []string) []string {
 	args := append([]string{"build"}, Flags...)
 	return append(args, "-ldflags", strings.Join(append([]string{LDFlags}, ldflags...), " "), "-o", out, pkg)
 }
+
+// Tags adds build tags (such as sidecaronly, the slim sidecar build) to
+// a command from Command or Stock: to go build itself, not to the go run
+// that applies the patches.
+func Tags(cmd *exec.Cmd, tags ...string) *exec.Cmd {
+	for i, arg := range cmd.Args {
+		if arg == "build" {
+			cmd.Args = append(cmd.Args[:i+1:i+1], append([]string{"-tags", strings.Join(tags, ",")}, cmd.Args[i+1:]...)...)
+			return cmd
+		}
+	}
+	panic("gobuild.Tags: not a go build command: " + strings.Join(cmd.Args, " "))
+}

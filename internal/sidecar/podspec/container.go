@@ -16,6 +16,13 @@ import (
 	"github.com/kubepact/kubepact/internal/sidecar"
 )
 
+// Command is what the sidecar container runs: the slim sidecar build
+// (go build -tags sidecaronly ./cmd/kubepact) that kubepact's image carries
+// beside its entrypoint (hack/image SidecarPath, the Dockerfile), so an
+// injected sidecar's process links only the sidecar, not the operator's
+// Kubernetes libraries. Its arguments are `kubepact sidecar`'s.
+const Command = "/kubepact-sidecar"
+
 // Port names of the sidecar container.
 const (
 	PortName      = "mcp"
@@ -34,14 +41,15 @@ type ContainerSpec struct {
 }
 
 // Container is the native sidecar (an init container with restartPolicy
-// Always) that runs cfg: its command line is cfg.Args(), its ports and
-// probes are cfg's endpoints, and it meets the restricted Pod Security
-// Standard. Volumes and their mounts are the caller's.
+// Always) that runs cfg: its command line is Command with cfg.Args(), its
+// ports and probes are cfg's endpoints, and it meets the restricted Pod
+// Security Standard. Volumes and their mounts are the caller's.
 func Container(cfg sidecar.Config, spec ContainerSpec) corev1.Container {
 	health := cfg.HealthPort()
 	c := corev1.Container{
 		Name:          spec.Name,
 		Image:         spec.Image,
+		Command:       []string{Command},
 		Args:          cfg.Args(),
 		RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
 		Ports: []corev1.ContainerPort{
