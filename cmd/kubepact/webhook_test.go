@@ -476,7 +476,7 @@ func TestOperatorWebhookOffByDefault(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("operator --help: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"--webhook-port int", "off (0) by default", "--sidecar-image", "--webhook-self-managed-certs", "--sidecar-max-memory"} {
+	for _, want := range []string{"--webhook-port int", "off (0) by default", "--sidecar-image", "--webhook-self-managed-certs", "--sidecar-max-memory", "--sidecar-tool-mode"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("operator --help lacks %q:\n%s", want, out)
 		}
@@ -501,6 +501,7 @@ func TestOperatorWebhookRefusesBadFlags(t *testing.T) {
 		{[]string{"--webhook-port", "70000", "--sidecar-image", "x"}, "use 1 to 65535"},
 		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--webhook-ip-address", "nope"}, "not an IP address"},
 		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--sidecar-memory-limit", "-1Mi"}, "--sidecar-memory-limit"},
+		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--sidecar-tool-mode", "some"}, `--sidecar-tool-mode "some" is not accepted; use all, discover, auto`},
 	} {
 		_, stderr, code := runKubepact(t, append([]string{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
