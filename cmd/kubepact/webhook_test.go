@@ -326,6 +326,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		"--plain-http", "--allowed-registries", reg.Host, "--cache-dir", t.TempDir(),
 		"--webhook-port", strconv.Itoa(webhookPort), "--webhook-host", "127.0.0.1",
 		"--webhook-ip-address", "127.0.0.1", "--sidecar-image", image,
+		"--sidecar-tool-mode", "discover",
 		"--namespace", ns.Name,
 		"--log-format", "json")
 	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
@@ -375,6 +376,9 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	for {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{
 			injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: demoPort,
+			// The operator's default is discover (--sidecar-tool-mode);
+			// the Pod's annotation wins.
+			injection.AnnotationToolMode: "all",
 		}}, Spec: appSpec}
 		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
@@ -422,6 +426,8 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 	if p := required(); admin.Create(t.Context(), p, client.DryRunAll) != nil || len(p.Spec.InitContainers) != 1 {
 		t.Errorf("a Pod requiring its sidecar was not injected while the operator runs: %+v", p.Spec.InitContainers)
+	} else if args := p.Spec.InitContainers[0].Args; !slices.Contains(args, "--tool-mode=discover") || p.Annotations[injection.AnnotationToolSurface] != "" {
+		t.Errorf("a Pod that names no tool mode: sidecar args %q, tool surface %q; want --sidecar-tool-mode's discover and no all-tools surface", args, p.Annotations[injection.AnnotationToolSurface])
 	}
 
 	// Outside --namespace: admitted as it is, saying why.
