@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"os"
@@ -26,21 +27,28 @@ func main() {
 	proto := flag.String("proto", filepath.Join("examples", "grpc", "inventory", "interfaces", "inventory", "v1", "inventory.proto"),
 		"the Inventory service's .proto file; its imports are read beside it")
 	flag.Parse()
+	if err := run(*listen, *proto); err != nil {
+		log.Fatalf("grpcdemo: %v", err)
+	}
+}
 
+// run serves until SIGINT or SIGTERM.
+func run(listen, proto string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := os.Stat(*proto); err != nil {
-		log.Fatalf("grpcdemo: --proto: %v (run it from the repository's root, or name the file)", err) //nolint:gocritic // nothing to stop yet
+	if _, err := os.Stat(proto); err != nil {
+		return fmt.Errorf("--proto: %w (run it from the repository's root, or name the file)", err)
 	}
-	lis, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *listen)
+	lis, err := (&net.ListenConfig{}).Listen(ctx, "tcp", listen)
 	if err != nil {
-		log.Fatalf("grpcdemo: %v", err)
+		return err
 	}
-	srv, err := grpcdemo.Serve(ctx, lis, os.DirFS(filepath.Dir(*proto)), filepath.Base(*proto))
+	srv, err := grpcdemo.Serve(ctx, lis, os.DirFS(filepath.Dir(proto)), filepath.Base(proto))
 	if err != nil {
-		log.Fatalf("grpcdemo: %v", err)
+		return err
 	}
 	log.Printf("grpcdemo: serving inventory.v1.Inventory (h2c) on %s", srv.Addr)
 	<-ctx.Done()
 	srv.Stop()
+	return nil
 }
