@@ -282,15 +282,16 @@ docker-build: ## Build the image IMG with Docker (needs a Docker engine; none on
 # What `make demo` says before it builds: a cold first build prints nothing
 # for minutes. The figures are README's ("Set up"), measured with empty Go
 # caches on 2 shared cores.
-DEMO_BUILD_MESSAGE = == Building bin/kubepact, bin/demoservice and bin/demoregistry (static, stripped). \
+DEMO_BUILD_MESSAGE = == Building bin/kubepact, bin/demoservice, bin/grpcdemo and bin/demoregistry (static, stripped). \
 The first build compiles every dependency: about 15 minutes on 2 busy cores with empty Go caches \
 (13 when the modules are already downloaded); a rebuild after a change takes seconds.
 
 .PHONY: demo
-demo: ## Serve every MCP tool family, the catalog included, on the example bundles over HTTP (no cluster needed; Ctrl-C stops).
+demo: ## Serve every MCP tool family, the catalog included, on the example bundles over HTTP, and the gRPC example's tools on a second server (no cluster needed; Ctrl-C stops).
 	@echo "$(DEMO_BUILD_MESSAGE)"
 	$(GO_BUILD) -o $(LOCALBIN)/kubepact ./cmd/kubepact
 	$(GO_BUILD) -o $(LOCALBIN)/demoservice ./hack/demoservice
+	$(GO_BUILD) -o $(LOCALBIN)/grpcdemo ./hack/grpcdemo
 	$(GO_BUILD) -o $(LOCALBIN)/demoregistry ./hack/demoregistry
 	BIN=$(LOCALBIN) hack/demo.sh
 

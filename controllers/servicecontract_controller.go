@@ -398,6 +398,12 @@ func summarize(fsys fs.FS) *v1alpha1.ContractSummary {
 		}
 		s.Interfaces = append(s.Interfaces, in.Name)
 	}
+	for _, in := range c.Interfaces {
+		if in.Type == "grpc" {
+			s.GRPCInterface = in.Name
+			break
+		}
+	}
 	s.HTTPInterface, s.HTTPPort = httpPort(fsys, c)
 	return s
 }

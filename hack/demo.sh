@@ -8,7 +8,10 @@
 #     dependency closure, pushed with `kubepact push` to an in-memory OCI
 #     registry this script starts on 127.0.0.1:$REGISTRY_PORT;
 #   - the authoring and payload tools, on a scratch copy of the examples, so
-#     an agent's pacto_create / pacto_edit never change the repository.
+#     an agent's pacto_create / pacto_edit never change the repository;
+# and, on a second server, the gRPC tools of examples/grpc/inventory,
+# calling a small Inventory gRPC service (hack/grpcdemo) this script starts
+# on 127.0.0.1:$GRPC_PORT.
 # The scratch copy's dependency references name that registry instead of
 # registry.example.com, so every dependency resolves on loopback.
 set -euo pipefail
@@ -19,6 +22,8 @@ bin="${BIN:-$repo/bin}"
 port="${DEMO_PORT:-8585}"
 service_port="${SERVICE_PORT:-8080}"
 registry_port="${REGISTRY_PORT:-5005}"
+grpc_mcp_port="${DEMO_GRPC_PORT:-8586}"
+grpc_port="${GRPC_PORT:-9090}"
 registry="127.0.0.1:$registry_port"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/kubepact-demo.XXXXXX")"
@@ -36,6 +41,8 @@ done
 "$bin/demoregistry" -listen "$registry" &
 pids+=($!)
 "$bin/demoservice" -listen "127.0.0.1:$service_port" &
+pids+=($!)
+"$bin/grpcdemo" -listen "127.0.0.1:$grpc_port" -proto "$repo/examples/grpc/inventory/interfaces/inventory/v1/inventory.proto" &
 pids+=($!)
 for _ in $(seq 100); do
   if (exec 3<>"/dev/tcp/127.0.0.1/$registry_port") 2>/dev/null; then break; fi
@@ -62,15 +69,23 @@ cat <<MSG
    catalog        $root and its dependency closure (pacto://catalog, pacto_catalog_revision)
    authoring      workspace $work (a scratch copy of examples/bundles)
 
+== kubepact mcp on http://127.0.0.1:$grpc_mcp_port/mcp
+   gRPC tools     examples/grpc/inventory's RPCs (reads only) -> 127.0.0.1:$grpc_port (h2c)
+
    Connect a client, e.g.
      claude mcp add --transport http kubepact-demo http://127.0.0.1:$port/mcp
    then ask: "list the catalog's products", "which services need attention?",
    "what would break if payments dropped refunds?", "check the payments bundle",
-   "which revisions does orders depend on, by digest?".
+   "which revisions does orders depend on, by digest?"; and, with
+     claude mcp add --transport http kubepact-grpc http://127.0.0.1:$grpc_mcp_port/mcp
+   "show me the inventory item LMP-3".
 
    Ctrl-C stops the servers and the registry and removes the scratch workspace.
 
 MSG
+"$bin/kubepact" mcp "$repo/examples/grpc/inventory" --grpc-target "127.0.0.1:$grpc_port" --families capability \
+  -t http --port "$grpc_mcp_port" --no-cache &
+pids+=($!)
 "$bin/kubepact" mcp "$repo/examples/bundles/catalog" --base-url "http://127.0.0.1:$service_port" \
   --fleet --local "$work" --target-state "$repo/examples/fleet/targets.yaml" \
   --root "$root" --plain-http \

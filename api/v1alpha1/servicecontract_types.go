@@ -266,6 +266,10 @@ type ContractSummary struct {
 	// HTTPInterface names the interface HTTPPort comes from.
 	// +optional
 	HTTPInterface string `json:"httpInterface,omitempty"`
+	// GRPCInterface names the contract's first grpc interface, if any: an
+	// injected sidecar then calls the Pod's gRPC service (kubepact.dev/grpc-port).
+	// +optional
+	GRPCInterface string `json:"grpcInterface,omitempty"`
 }
 
 // PodsStatus counts the injected Pods of a contract by the bundle digest

@@ -25,12 +25,14 @@ import (
 func TestDemo(t *testing.T) {
 	binDir := t.TempDir()
 	port, servicePort, registryPort := freePort(t), freePort(t), freePort(t)
+	grpcMCPPort, grpcPort := freePort(t), freePort(t)
 	cmd := exec.Command("make", "demo", "LOCALBIN="+binDir)
 	cmd.Dir = repoRoot(t)
 	// As a user's shell runs it: not as a sub-make of `make test`, whose
 	// MAKEFLAGS and MAKELEVEL would make it print "Entering directory".
 	cmd.Env = append(userEnv(), fmt.Sprintf("DEMO_PORT=%d", port), fmt.Sprintf("SERVICE_PORT=%d", servicePort),
-		fmt.Sprintf("REGISTRY_PORT=%d", registryPort), "KUBEPACT_CACHE_DIR="+t.TempDir())
+		fmt.Sprintf("REGISTRY_PORT=%d", registryPort), fmt.Sprintf("DEMO_GRPC_PORT=%d", grpcMCPPort), fmt.Sprintf("GRPC_PORT=%d", grpcPort),
+		"KUBEPACT_CACHE_DIR="+t.TempDir())
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -73,11 +75,11 @@ func TestDemo(t *testing.T) {
 	defer cs.Close()
 
 	said := out.String()
-	if first, _, _ := strings.Cut(said, "\n"); !strings.HasPrefix(first, "== Building bin/kubepact, bin/demoservice and bin/demoregistry") ||
+	if first, _, _ := strings.Cut(said, "\n"); !strings.HasPrefix(first, "== Building bin/kubepact, bin/demoservice, bin/grpcdemo and bin/demoregistry") ||
 		!strings.Contains(first, "The first build compiles every dependency: about ") {
 		t.Errorf("make demo does not start by saying what it builds and how long a first build takes; its first line: %q", first)
 	}
-	for _, prog := range []string{"kubepact", "demoservice", "demoregistry"} {
+	for _, prog := range []string{"kubepact", "demoservice", "grpcdemo", "demoregistry"} {
 		assertReleaseBinary(t, filepath.Join(binDir, prog))
 	}
 	for _, name := range []string{"catalog", "orders", "payments"} {
@@ -166,6 +168,57 @@ func TestDemo(t *testing.T) {
 	slices.Sort(names)
 	if closure.Meta.Completeness != "complete" || strings.Join(names, ",") != "catalog,orders,payments" {
 		t.Errorf("the demo's catalog: %s with %v; want complete with catalog, orders and payments", closure.Meta.Completeness, names)
+	}
+
+	demoGRPC(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", grpcMCPPort), exited)
+}
+
+// demoGRPC uses the demo's second server as an agent would: the gRPC
+// example's tools are listed (reads only: the writes need --allow-writes)
+// and a call reaches the demo Inventory service over h2c, its 64-bit
+// quantity a string as the proto3 JSON mapping has it.
+func demoGRPC(t *testing.T, url string, exited <-chan struct{}) {
+	t.Helper()
+	var cs *sdk.ClientSession
+	for i := 0; ; i++ {
+		var err error
+		cs, err = sdk.NewClient(&sdk.Implementation{Name: "demo-test", Version: "v0"}, nil).Connect(t.Context(),
+			&sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		if err == nil {
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the demo exited before serving %s", url)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if i == 600 {
+			t.Fatalf("the demo's gRPC server did not serve %s: %v", url, err)
+		}
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.Name == "Inventory_GetItem" && (tl.Annotations == nil || !tl.Annotations.ReadOnlyHint) {
+			t.Errorf("Inventory_GetItem is not read-only: %+v", tl.Annotations)
+		}
+	}
+	slices.Sort(names)
+	if !slices.Contains(names, "Inventory_GetItem") || !slices.Contains(names, "Inventory_ListItems") || slices.Contains(names, "Inventory_DeleteItem") {
+		t.Errorf("the demo's gRPC server lists %v; want Inventory_GetItem and Inventory_ListItems, and no write", names)
+	}
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "Inventory_GetItem", Arguments: map[string]any{"sku": "LMP-3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(raw), `"sku":"LMP-3"`) || !strings.Contains(string(raw), `"quantity":"9007199254740993"`) {
+		t.Errorf("Inventory_GetItem through the demo: isError %v, %s; want the demo service's item LMP-3", res.IsError, raw)
 	}
 }
 

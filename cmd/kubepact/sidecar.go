@@ -52,6 +52,7 @@ func (o *sidecarOptions) config() sidecar.Config {
 	c.Tools = o.tools.Options
 	c.Tools.BaseURL = ""
 	c.ToolsLock = o.tools.toolsLock
+	c.GRPCTarget = o.tools.grpc.Target
 	c.Registry = o.reg.Options
 	c.Limits = o.reg.limits.lim
 	return c

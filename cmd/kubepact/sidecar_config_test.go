@@ -38,6 +38,7 @@ func TestSidecarConfigRoundTrip(t *testing.T) {
 	every.Bundle, every.BundleDigest = "/var/run/kubepact/bundle/bundle.tar.gz", digest
 	every.Upstream = "http://10.0.0.7:9000"
 	every.AllowRemoteUpstream = true
+	every.GRPCTarget = "127.0.0.1:9090"
 	every.HealthAddr = "127.0.0.1:9586"
 	every.MemoryLimitMiB = 48
 	every.HTTP.Port = 9585

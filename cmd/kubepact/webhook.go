@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
@@ -37,6 +39,7 @@ type webhookOptions struct {
 	memoryLimit   string
 	maxCPU        string
 	maxMemory     string
+	toolMode      string
 }
 
 func (o *webhookOptions) BindFlags(fs *pflag.FlagSet) {
@@ -61,6 +64,7 @@ func (o *webhookOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.memoryLimit, "sidecar-memory-limit", d.Resources.Limits.Memory().String(), "memory limit of the injected sidecar")
 	fs.StringVar(&o.maxCPU, "sidecar-max-cpu", d.MaxResources.Cpu().String(), "most CPU a Pod's annotations may give its sidecar")
 	fs.StringVar(&o.maxMemory, "sidecar-max-memory", d.MaxResources.Memory().String(), "most memory a Pod's annotations may give its sidecar")
+	fs.StringVar(&o.toolMode, "sidecar-tool-mode", "all", "--tool-mode of the injected sidecar unless a Pod's "+injection.AnnotationToolMode+" annotation says otherwise: all (one tool per operation), discover (search, describe and call tools) or auto (discover for a large API)")
 }
 
 // enabled reports whether the operator serves the webhook.
@@ -80,6 +84,9 @@ func (o *webhookOptions) validate() error {
 		if net.ParseIP(ip) == nil {
 			return fmt.Errorf("--webhook-ip-address %q is not an IP address", ip)
 		}
+	}
+	if !slices.Contains(injection.ToolModes, o.toolMode) {
+		return fmt.Errorf("--sidecar-tool-mode %q is not accepted; use %s", o.toolMode, strings.Join(injection.ToolModes, ", "))
 	}
 	for flag, v := range map[string]string{"--sidecar-cpu-request": o.cpuRequest, "--sidecar-memory-request": o.memoryRequest,
 		"--sidecar-memory-limit": o.memoryLimit, "--sidecar-max-cpu": o.maxCPU, "--sidecar-max-memory": o.maxMemory} {
@@ -131,6 +138,7 @@ func (o *webhookOptions) setup(mgr ctrl.Manager, rot *injection.CertRotator, pla
 	s := injection.DefaultSidecarOptions()
 	s.Image = o.sidecarImage
 	s.PlainHTTP = plainHTTP
+	s.ToolMode = o.toolMode
 	s.Resources = corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: q(o.cpuRequest), corev1.ResourceMemory: q(o.memoryRequest)},
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: q(o.memoryLimit)},

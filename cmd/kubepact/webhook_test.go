@@ -326,6 +326,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		"--plain-http", "--allowed-registries", reg.Host, "--cache-dir", t.TempDir(),
 		"--webhook-port", strconv.Itoa(webhookPort), "--webhook-host", "127.0.0.1",
 		"--webhook-ip-address", "127.0.0.1", "--sidecar-image", image,
+		"--sidecar-tool-mode", "discover",
 		"--namespace", ns.Name,
 		"--log-format", "json")
 	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
@@ -375,6 +376,9 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	for {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "p", Annotations: map[string]string{
 			injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: demoPort,
+			// The operator's default is discover (--sidecar-tool-mode);
+			// the Pod's annotation wins.
+			injection.AnnotationToolMode: "all",
 		}}, Spec: appSpec}
 		if err := admin.Create(t.Context(), pod, client.DryRunAll); err != nil {
 			t.Fatal(err)
@@ -422,6 +426,8 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 	if p := required(); admin.Create(t.Context(), p, client.DryRunAll) != nil || len(p.Spec.InitContainers) != 1 {
 		t.Errorf("a Pod requiring its sidecar was not injected while the operator runs: %+v", p.Spec.InitContainers)
+	} else if args := p.Spec.InitContainers[0].Args; !slices.Contains(args, "--tool-mode=discover") || p.Annotations[injection.AnnotationToolSurface] != "" {
+		t.Errorf("a Pod that names no tool mode: sidecar args %q, tool surface %q; want --sidecar-tool-mode's discover and no all-tools surface", args, p.Annotations[injection.AnnotationToolSurface])
 	}
 
 	// Outside --namespace: admitted as it is, saying why.
@@ -476,7 +482,7 @@ func TestOperatorWebhookOffByDefault(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("operator --help: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"--webhook-port int", "off (0) by default", "--sidecar-image", "--webhook-self-managed-certs", "--sidecar-max-memory"} {
+	for _, want := range []string{"--webhook-port int", "off (0) by default", "--sidecar-image", "--webhook-self-managed-certs", "--sidecar-max-memory", "--sidecar-tool-mode"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("operator --help lacks %q:\n%s", want, out)
 		}
@@ -501,6 +507,7 @@ func TestOperatorWebhookRefusesBadFlags(t *testing.T) {
 		{[]string{"--webhook-port", "70000", "--sidecar-image", "x"}, "use 1 to 65535"},
 		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--webhook-ip-address", "nope"}, "not an IP address"},
 		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--sidecar-memory-limit", "-1Mi"}, "--sidecar-memory-limit"},
+		{[]string{"--webhook-port", "9443", "--sidecar-image", "x", "--sidecar-tool-mode", "some"}, `--sidecar-tool-mode "some" is not accepted; use all, discover, auto`},
 	} {
 		_, stderr, code := runKubepact(t, append([]string{"operator", "--metrics-bind-address", "0", "--health-probe-bind-address", "127.0.0.1:0"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

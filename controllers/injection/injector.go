@@ -304,6 +304,9 @@ func (a *podAdmission) patch(sc *v1alpha1.ServiceContract, inj *Injection) admis
 	if inj.ToolSurface != "" {
 		pod.Annotations[AnnotationToolSurface] = inj.ToolSurface
 	}
+	if inj.GRPCPort != 0 {
+		pod.Annotations[AnnotationGRPCPortSource] = inj.GRPCPortSource
+	}
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
@@ -313,7 +316,8 @@ func (a *podAdmission) patch(sc *v1alpha1.ServiceContract, inj *Injection) admis
 		a.log.Error(err, "Encoding the injected Pod failed")
 		return a.skip(sc, SkipInternalError, "kubepact failed while admitting the Pod (an internal error; the operator logs it)")
 	}
-	a.log.V(1).Info("Injecting the sidecar", "bundle", inj.BundleRef, "upstreamPort", inj.UpstreamPort, "upstreamPortSource", inj.PortSource)
+	a.log.V(1).Info("Injecting the sidecar", "bundle", inj.BundleRef, "upstreamPort", inj.UpstreamPort, "upstreamPortSource", inj.PortSource,
+		"grpcPort", inj.GRPCPort, "toolMode", inj.ToolMode)
 	// The patch is computed against the Pod as it was sent: re-encoding
 	// it first keeps fields the Pod type drops out of the patch.
 	return admission.PatchResponseFromRaw(orig, raw).WithWarnings(append(a.warnings, inj.Warnings...)...)

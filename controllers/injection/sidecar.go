@@ -1,9 +1,12 @@
 package injection
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/kubepact/kubepact/api/v1alpha1"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/internal/sidecar"
 	"github.com/kubepact/kubepact/internal/sidecar/podspec"
 )
@@ -31,6 +35,19 @@ const (
 	// app container (kubectl.kubernetes.io/default-container, else the
 	// first container).
 	AnnotationUpstreamPort = "kubepact.dev/upstream-port"
+	// AnnotationGRPCPort is the port of the gRPC service the sidecar calls
+	// on 127.0.0.1 (--grpc-target) when the contract has a grpc interface
+	// (status.contract.grpcInterface). Without it: the app container's TCP
+	// containerPort named "grpc" or "grpc-…"; without either, the sidecar
+	// lists the gRPC tools and a call says no target is set.
+	AnnotationGRPCPort = "kubepact.dev/grpc-port"
+	// AnnotationGRPCPortSource is written on an injected Pod given a gRPC
+	// target: where its port came from, "annotation" or "container:NAME".
+	AnnotationGRPCPortSource = "kubepact.dev/grpc-port-source"
+	// AnnotationToolMode chooses the sidecar's --tool-mode: all (one tool
+	// per operation), discover (search, describe and call tools) or auto;
+	// without it the operator's --sidecar-tool-mode.
+	AnnotationToolMode = "kubepact.dev/tool-mode"
 	// AnnotationInjectedBundle is written on an injected Pod: the
 	// digest-pinned reference its sidecar serves.
 	AnnotationInjectedBundle = "kubepact.dev/injected-bundle"
@@ -97,6 +114,9 @@ type SidecarOptions struct {
 	// PlainHTTP makes the sidecar talk to registries over plain HTTP (test
 	// registries only), as the operator itself does.
 	PlainHTTP bool
+	// ToolMode is the sidecar's --tool-mode unless a Pod's
+	// AnnotationToolMode says otherwise: all, discover or auto ("": all).
+	ToolMode string
 }
 
 // DefaultSidecarOptions returns the sidecar configuration used when the
@@ -163,6 +183,13 @@ type Injection struct {
 	// came from (see AnnotationUpstreamPortSource).
 	UpstreamPort int32
 	PortSource   string
+	// GRPCPort is the port of the gRPC service the sidecar calls (0: none
+	// given), and GRPCPortSource where it came from (see
+	// AnnotationGRPCPortSource).
+	GRPCPort       int32
+	GRPCPortSource string
+	// ToolMode is the sidecar's --tool-mode.
+	ToolMode string
 	// Warnings are annotations that were ignored, and why.
 	Warnings []string
 }
@@ -187,14 +214,35 @@ func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOpt
 	if err != nil {
 		return nil, err
 	}
-	inj := &Injection{BundleRef: src.ref, Digest: sc.Status.Digest, ToolSurface: sc.Status.ToolSurfaceDigest, UpstreamPort: port, PortSource: from}
+	mode, err := toolMode(pod, o)
+	if err != nil {
+		return nil, err
+	}
+	gport, gfrom, gwarn, err := grpcPort(sc, pod)
+	if err != nil {
+		return nil, err
+	}
+	inj := &Injection{BundleRef: src.ref, Digest: sc.Status.Digest, UpstreamPort: port, PortSource: from, GRPCPort: gport, GRPCPortSource: gfrom, ToolMode: mode}
+	// status.toolSurfaceDigest is the surface of the default tool mode
+	// (the reconciler computes it with SidecarOptions{}); another mode's
+	// sidecar serves other tools, and the Pod is not told a wrong one.
+	if mode == openapitools.ToolModeAll {
+		inj.ToolSurface = sc.Status.ToolSurfaceDigest
+	}
 	cfg := o.Config(src.bundleArg, sc.Status.Digest, port)
+	cfg.Tools.ToolMode = mode
+	if gport != 0 {
+		cfg.GRPCTarget = "127.0.0.1:" + strconv.Itoa(int(gport))
+	}
+	if gwarn != "" {
+		inj.Warnings = append(inj.Warnings, gwarn)
+	}
 	pullSecret := sc.Spec.PullSecretRef != nil && sc.Spec.Bundle.ConfigMapRef == nil
 	if pullSecret {
 		cfg.Registry.SecretFile = registrySecretFile
 	}
 	resources, warnings := sidecarResources(pod.Annotations, o)
-	inj.Warnings = warnings
+	inj.Warnings = append(inj.Warnings, warnings...)
 	c := podspec.Container(cfg, podspec.ContainerSpec{Name: o.ContainerName, Image: o.Image, RunAsUser: o.RunAsUser, Resources: resources})
 	if cm := sc.Spec.Bundle.ConfigMapRef; cm != nil {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: bundleVolume, MountPath: bundleDir, ReadOnly: true})
@@ -242,6 +290,9 @@ func (o SidecarOptions) Config(bundleArg, digest string, upstreamPort int32) sid
 	// per container start: no content cache.
 	cfg.Registry.NoCache = true
 	cfg.Registry.PlainHTTP = o.PlainHTTP
+	if o.ToolMode != "" {
+		cfg.Tools.ToolMode = o.ToolMode
+	}
 	return cfg
 }
 
@@ -305,6 +356,60 @@ func upstreamPort(sc *v1alpha1.ServiceContract, pod *corev1.Pod) (int32, string,
 		}
 	}
 	return 0, "", fmt.Errorf("%w: no upstream port: the Pod has no annotation %s, the contract's first OpenAPI interface names no port in its first server URL, and the app container %q declares no TCP containerPort; set the annotation %s", errNotInjectable, AnnotationUpstreamPort, app.Name, AnnotationUpstreamPort)
+}
+
+// ToolModes are the values of AnnotationToolMode and
+// SidecarOptions.ToolMode.
+var ToolModes = []string{openapitools.ToolModeAll, openapitools.ToolModeDiscover, openapitools.ToolModeAuto}
+
+// toolMode is the Pod's AnnotationToolMode, else the operator's default,
+// else all.
+func toolMode(pod *corev1.Pod, o SidecarOptions) (string, error) {
+	if v, ok := pod.Annotations[AnnotationToolMode]; ok {
+		if !slices.Contains(ToolModes, v) {
+			return "", fmt.Errorf("%w: annotation %s=%q: want all (one tool per operation), discover (search, describe and call tools) or auto (discover for a large API)", errNotInjectable, AnnotationToolMode, truncate(v, 64))
+		}
+		return v, nil
+	}
+	return cmp.Or(o.ToolMode, openapitools.ToolModeAll), nil
+}
+
+// grpcPort is, for a contract with a grpc interface, the Pod's
+// AnnotationGRPCPort, else the app container's TCP port named "grpc" or
+// "grpc-…"; the second result says which. Without either, or for a
+// contract without a grpc interface, it is 0 with a warning when the Pod
+// asked for something that is not done. A port annotation that is not a
+// port is an error, as for AnnotationUpstreamPort.
+func grpcPort(sc *v1alpha1.ServiceContract, pod *corev1.Pod) (port int32, from, warning string, err error) {
+	v, set := pod.Annotations[AnnotationGRPCPort]
+	if set {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < 1 || n > 65535 {
+			return 0, "", "", fmt.Errorf("%w: annotation %s=%q: want a port number from 1 to 65535", errNotInjectable, AnnotationGRPCPort, truncate(v, 64))
+		}
+		port, from = int32(n), PortFromAnnotation
+	}
+	iface := ""
+	if c := sc.Status.Contract; c != nil {
+		iface = c.GRPCInterface
+	}
+	if iface == "" {
+		if set {
+			return 0, "", fmt.Sprintf("annotation %s is ignored: ServiceContract %s declares no grpc interface, so its sidecar calls no gRPC service", AnnotationGRPCPort, sc.Name), nil
+		}
+		return 0, "", "", nil
+	}
+	if set {
+		return port, from, "", nil
+	}
+	if app := appContainer(pod); app != nil {
+		for _, p := range app.Ports {
+			if (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) && (p.Name == "grpc" || strings.HasPrefix(p.Name, "grpc-")) {
+				return p.ContainerPort, PortFromContainer + app.Name, "", nil
+			}
+		}
+	}
+	return 0, "", fmt.Sprintf("ServiceContract %s has the grpc interface %s and the Pod names no gRPC port: its sidecar lists the gRPC tools, and a call says no target is set; set the annotation %s, or name the app container's port grpc", sc.Name, iface, AnnotationGRPCPort), nil
 }
 
 // appContainer is the container kubectl.kubernetes.io/default-container

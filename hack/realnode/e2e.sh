@@ -126,5 +126,6 @@ cd "$REPO/test/e2e"
   KUBEPACT_HELM="$HELM" KUBECTL="$K8S_BIN/kubectl" KUBEPACT_BIN="$BUILD/kubepact-linux-amd64" \
   KUBEPACT_E2E_REGISTRY=127.0.0.1:5001 KUBEPACT_E2E_REGISTRY_CLUSTER="$REGISTRY_IP:5000" \
   KUBEPACT_E2E_DEMO_IMAGE=localhost/demoservice:local \
+  KUBEPACT_E2E_GRPC_IMAGE=localhost/grpcdemo:local \
   "$BUILD/e2e.test" "${flags[@]}"
 say "suite in $(($(date +%s) - s))s"

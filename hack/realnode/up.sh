@@ -46,10 +46,11 @@ mkdir -p "$RN/bin" "$RN/images" "$LOG" "$ETC/cni/net.d" "$RUN/kubelet" "$RUN/etc
 iptables-save 2>/dev/null | awk '/^:/{print $1}' | sort >"$RN/host-chains.before" || true
 
 # 1. Images' binaries, built outside the netns (the module proxy is not reachable inside).
-if [ ! -x "$RN/bin/nodeimg" ] || [ ! -x "$RN/bin/demoservice" ]; then
+if [ ! -x "$RN/bin/nodeimg" ] || [ ! -x "$RN/bin/demoservice" ] || [ ! -x "$RN/bin/grpcdemo" ]; then
   (cd "$REPO" && CGO_ENABLED=0 go build -trimpath -o "$RN/bin/nodeimg" ./hack/realnode/nodeimg &&
-    CGO_ENABLED=0 go build -trimpath -o "$RN/bin/demoservice" ./hack/demoservice)
-  say "built nodeimg and demoservice"
+    CGO_ENABLED=0 go build -trimpath -o "$RN/bin/demoservice" ./hack/demoservice &&
+    CGO_ENABLED=0 go build -trimpath -o "$RN/bin/grpcdemo" ./hack/grpcdemo)
+  say "built nodeimg, demoservice and grpcdemo"
 fi
 
 # 2. The namespace: lo with the node IP (the kernel may lack dummy links), the
@@ -149,6 +150,9 @@ mk() { [ -f "$RN/images/$1.tar" ] || "$RN/bin/nodeimg" image -name "localhost/$1
 mk pause -file "$RN/bin/nodeimg:/nodeimg" -entrypoint /nodeimg,pause
 mk registry -file "$RN/bin/nodeimg:/nodeimg" -entrypoint /nodeimg,registry -user 65532:65532
 mk demoservice -file "$RN/bin/demoservice:/demoservice" -entrypoint /demoservice -user 65532:65532
+proto="$REPO/examples/grpc/inventory/interfaces/inventory/v1"
+mk grpcdemo -file "$RN/bin/grpcdemo:/grpcdemo" -file "$proto/inventory.proto:/proto/inventory.proto" \
+  -file "$proto/common.proto:/proto/common.proto" -entrypoint /grpcdemo -user 65532:65532
 links=()
 for a in sh cat echo ls sleep wget nc httpd ps env hostname ip grep sed date id mkdir timeout kill; do links+=(-link "/bin/$a:busybox"); done
 mk busybox -file /bin/busybox:/bin/busybox "${links[@]}" -entrypoint /bin/sh

@@ -50,6 +50,10 @@ type Config struct {
 	// (--upstream); loopback unless AllowRemoteUpstream.
 	Upstream            string
 	AllowRemoteUpstream bool
+	// GRPCTarget is the gRPC service beside the sidecar, as host:port
+	// (--grpc-target), for a bundle with grpc interfaces; loopback only.
+	// Empty: the gRPC tools are listed, and a call says no target is set.
+	GRPCTarget string
 	// HealthAddr serves /healthz and /readyz (--health-addr).
 	HealthAddr string
 	// MemoryLimitMiB is the soft limit of the Go runtime's memory
@@ -129,6 +133,7 @@ func (c Config) Args() []string {
 	each("allowed-registries", c.Registry.AllowedRegistries)
 	value(c.Registry.Timeout != d.Registry.Timeout, "registry-timeout", c.Registry.Timeout.String())
 	flag(c.AllowRemoteUpstream, "allow-remote-upstream")
+	value(c.GRPCTarget != "", "grpc-target", c.GRPCTarget)
 	value(c.MemoryLimitMiB != d.MemoryLimitMiB, "memory-limit-mib", strconv.FormatInt(c.MemoryLimitMiB, 10))
 	value(c.HTTP.Listen != d.HTTP.Listen, "listen", c.HTTP.Listen)
 	value(c.HTTP.AuthTokenFile != "", "auth-token-file", c.HTTP.AuthTokenFile)

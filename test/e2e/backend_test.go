@@ -80,6 +80,12 @@ type backend interface {
 	// service; served counts the requests it has served (-1: unknown).
 	demoContainer(t *testing.T) corev1.Container
 	served() int
+	// grpcContainer is the container of the inventory Deployment: the
+	// demo gRPC service (hack/grpcdemo), its port named grpc; "" and a
+	// reason when this back end has none. grpcServed counts the GetItem
+	// calls it has served (-1: unknown).
+	grpcContainer(t *testing.T) (corev1.Container, string)
+	grpcServed() int
 	// sidecar makes the sidecar injected into pod serve and returns its
 	// /mcp URL.
 	sidecar(t *testing.T, pod *corev1.Pod) string

@@ -31,6 +31,10 @@ const (
 	// demoImageEnv is an image of hack/demoservice, loaded into the
 	// cluster, serving on 8080.
 	demoImageEnv = "KUBEPACT_E2E_DEMO_IMAGE"
+	// grpcImageEnv is an image of hack/grpcdemo with the example's .proto
+	// files in /proto, loaded into the cluster (hack/realnode sets it;
+	// without it the gRPC step is skipped).
+	grpcImageEnv = "KUBEPACT_E2E_GRPC_IMAGE"
 )
 
 // clusterBackend runs the story on an existing cluster ($KUBECONFIG) where
@@ -85,6 +89,22 @@ func (b *clusterBackend) admin() client.Client { return b.c }
 func (b *clusterBackend) registry() (string, string) { return b.push, b.pull }
 
 func (b *clusterBackend) served() int { return -1 }
+
+func (b *clusterBackend) grpcServed() int { return -1 }
+
+// grpcContainer serves the demo gRPC service on the Pod's loopback, where
+// its sidecar calls it: nothing else can.
+func (b *clusterBackend) grpcContainer(*testing.T) (corev1.Container, string) {
+	img := os.Getenv(grpcImageEnv)
+	if img == "" {
+		return corev1.Container{}, grpcImageEnv + " is not set: no image of hack/grpcdemo is loaded into this cluster (hack/realnode/e2e.sh loads one)"
+	}
+	return corev1.Container{
+		Name: "inventory", Image: img, ImagePullPolicy: corev1.PullIfNotPresent,
+		Args:  []string{"--listen", "127.0.0.1:9090", "--proto", "/proto/inventory.proto"},
+		Ports: []corev1.ContainerPort{{Name: "grpc", ContainerPort: 9090}},
+	}, ""
+}
 
 func (b *clusterBackend) demoContainer(*testing.T) corev1.Container {
 	return corev1.Container{

@@ -7,7 +7,8 @@
 //	caller's identity (the README's fleet-reader; a token with no RBAC
 //	told it sees nothing) → upgrade (the CRD really changes) → a
 //	Deployment gets its sidecar → the sidecar's tools call the service →
-//	a tag moves → the fleet and the status follow → uninstall leaves
+//	a gRPC service (examples/grpc/inventory) gets its sidecar, which
+//	calls it over h2c on the Pod's loopback → a tag moves → the fleet and the status follow → uninstall leaves
 //	nothing behind.
 //
 // The install, /mcp, inject, upgrade and uninstall commands are the

@@ -73,6 +73,7 @@ func TestE2E(t *testing.T) {
 		{"DeploymentGetsSidecar", s.deploymentGetsSidecar},
 		{"WebhookThroughService", s.webhookThroughService},
 		{"SidecarCallsService", s.sidecarCallsService},
+		{"GRPCServiceGetsSidecar", s.grpcServiceGetsSidecar},
 		{"SidecarPortForwardREADME", s.sidecarPortForward},
 		{"SidecarRestartedByKubelet", s.sidecarRestarted},
 		{"SidecarReachesOnlyItsPod", s.sidecarOnlyLocalhost},

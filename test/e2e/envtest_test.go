@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/grpcdemo"
 	"github.com/kubepact/kubepact/test/kcm"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
@@ -47,6 +48,8 @@ type envtestBackend struct {
 	reg         *testregistry.Registry
 	demo        *httptest.Server
 	demoServed  atomic.Int64
+	// grpc is the demo gRPC service (test/grpcdemo) on loopback.
+	grpc *grpcdemo.Server
 	// images are the binaries of the images the install names.
 	images *images
 	// operatorImage is the image the operator process runs.
@@ -111,7 +114,33 @@ func newEnvtestBackend(t *testing.T) *envtestBackend {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(b.demo.Close)
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proto := filepath.Join(repoRoot(), "examples", "grpc", "inventory", "interfaces", "inventory", "v1")
+	if b.grpc, err = grpcdemo.Serve(t.Context(), lis, os.DirFS(proto), "inventory.proto"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.grpc.Stop)
 	return b
+}
+
+func (b *envtestBackend) grpcServed() int { return b.grpc.Calls("GetItem") }
+
+// grpcContainer declares the loopback port the demo gRPC service listens
+// on, named grpc.
+func (b *envtestBackend) grpcContainer(t *testing.T) (corev1.Container, string) {
+	t.Helper()
+	_, port, err := net.SplitHostPort(b.grpc.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := strconv.Atoi(port)
+	return corev1.Container{
+		Name: "inventory", Image: "example.invalid/grpcdemo:e2e",
+		Ports: []corev1.ContainerPort{{Name: "grpc", ContainerPort: int32(p)}},
+	}, ""
 }
 
 func (b *envtestBackend) admin() client.Client { return b.c }
