@@ -401,6 +401,8 @@ type applier struct {
 	scopeOwned bool
 
 	stale   bool            // a freshness window is set: keep evidence times
+	prev    *Snapshot       // the snapshot the batch applies to
+	removed map[string]bool // revisions the batch removed (or replaced)
 	recheck map[string]bool // revisions whose unresolved edges to recompute
 	names   map[string]bool // service names that appeared or disappeared
 	digests map[string]bool // revision digests that appeared or disappeared
@@ -414,7 +416,7 @@ func newApplier(prev *Snapshot, counts map[string][2]int, stale bool) *applier {
 		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
 		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
 		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: counts,
-		stale: stale, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
+		stale: stale, prev: prev, removed: map[string]bool{}, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
 		scopeCount: prev.scopeCount,
 	}
 	for i := range a.attn {
@@ -521,6 +523,7 @@ func (a *applier) removeRevision(key string) {
 		return
 	}
 	a.revs.del(key)
+	a.removed[key] = true
 	xor(&a.acc, e.hash)
 	s := a.svc(e.ServiceKey(), e.Domain, e.Name)
 	s.revisions = withoutKey(s.revisions, key)
@@ -673,6 +676,9 @@ func (a *applier) recheckEdges(next *Snapshot) {
 			a.recheck[k] = true
 		}
 	}
+	// The inbound index moves with the same revisions: their old entries
+	// out, their edges as resolved here in.
+	ed := a.unindexInbound()
 	tx := a.attn[attnUnresolved]
 	for k := range a.recheck {
 		tx.delPrefix(k + relSep)
@@ -684,9 +690,12 @@ func (a *applier) recheckEdges(next *Snapshot) {
 		for i, e := range r.Edges {
 			if rel := next.resolveTarget(r, e, re.targets[i]); !rel.Resolved {
 				tx.set(unresolvedKey(k, e.Ref, i), attn{service: rel.FromService, reason: rel.Reason})
+			} else {
+				ed.add[rel.ToService] = append(ed.add[rel.ToService], inRef{rev: k, edge: int32(i), resolvedRev: rel.ResolvedRevision})
 			}
 		}
 	}
+	next.inIdx = ed.apply(a.prev.inIdx)
 }
 
 // unresolvedKey orders a revision's unresolved edges by name, then by

@@ -29,6 +29,12 @@ type Snapshot struct {
 	depsByName    pmap[[]string] // name an edge may resolve by (reference or alias) -> revision keys declaring it
 	targetsByName pmap[[]string] // target name -> target keys
 	pinned        pmap[[]string] // digest an edge pins -> revision keys declaring it
+	// inIdx is the inbound index: service key -> the resolved edges
+	// pointing at it, sorted (inbound.go). The Builder moves it with each
+	// batch, for the revisions whose edges' resolution the batch may have
+	// changed, so a first dependents or impact walk on a new snapshot
+	// reads it instead of resolving the fleet's edges.
+	inIdx pmap[[]inRef]
 	post          postings       // search term -> service or target composite keys (index.go)
 	// attention holds what pacto_fleet_status lists, one sorted list per
 	// code, computed when records change rather than per query. Stale
