@@ -83,6 +83,8 @@ type Builder struct {
 	// observed is the observed-edge set the next snapshot carries
 	// (observed.go). Guarded by mu.
 	observed *Observed
+	// diffs is impact's diff cache, handed to every snapshot.
+	diffs *diffCache
 }
 
 type retained struct {
@@ -92,7 +94,7 @@ type retained struct {
 
 // NewBuilder returns a Builder that has published an empty snapshot.
 func NewBuilder(opts *BuilderOptions) *Builder {
-	b := &Builder{pending: map[string]change{}, sources: map[string]SourceState{}, srcLims: map[string][]Limitation{}, counts: map[string][2]int{}, kick: make(chan struct{}, 1), applied: make(chan struct{})}
+	b := &Builder{pending: map[string]change{}, sources: map[string]SourceState{}, srcLims: map[string][]Limitation{}, counts: map[string][2]int{}, kick: make(chan struct{}, 1), applied: make(chan struct{}), diffs: &diffCache{}}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -108,7 +110,7 @@ func NewBuilder(opts *BuilderOptions) *Builder {
 	if b.opts.Retention <= 0 {
 		b.opts.Retention = DefaultRetention
 	}
-	empty := &Snapshot{freshness: b.opts.Freshness, asOf: b.opts.Clock().UTC()}
+	empty := &Snapshot{freshness: b.opts.Freshness, asOf: b.opts.Clock().UTC(), diffs: b.diffs}
 	empty.completeness, empty.limitations = sourceLimitations(nil, 0)
 	empty.id = snapshotID(empty.acc, nil, empty.limitations, b.opts.Freshness)
 	b.cur.Store(empty)
@@ -318,7 +320,7 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
 		pinned: a.pinned.commit(), post: a.post.commit(),
-		acc: a.acc, scopeCount: a.scopeCount,
+		acc: a.acc, scopeCount: a.scopeCount, diffs: b.diffs,
 	}
 	// Edge resolution reads the whole next snapshot, so the unresolved
 	// edges are rechecked once its records and indexes are final.

@@ -35,12 +35,16 @@ type Snapshot struct {
 	// changed, so a first dependents or impact walk on a new snapshot
 	// reads it instead of resolving the fleet's edges.
 	inIdx pmap[[]inRef]
-	post          postings       // search term -> service or target composite keys (index.go)
+	post  postings // search term -> service or target composite keys (index.go)
 	// attention holds what pacto_fleet_status lists, one sorted list per
 	// code, computed when records change rather than per query. Stale
 	// evidence depends on asOf, so its list holds every target with
 	// evidence and its time, and a query compares them with asOf.
 	attention [nAttn]sorted[attn]
+
+	// diffs is the Builder's cache of impact's diffs, shared by all its
+	// snapshots and their views (diffcache.go); nil computes each diff.
+	diffs *diffCache
 
 	// obs is the observed (traced) edges and their memos; nil when no
 	// observed-edge source is configured (observed.go).
