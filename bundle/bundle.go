@@ -38,6 +38,7 @@ type Bundle struct {
 	Source Source
 
 	image *oci.Image
+	doc   *contract.Document
 }
 
 // Source is where a bundle was loaded from.
@@ -324,9 +325,16 @@ func fromFS(afs *archive.FS) (*Bundle, error) {
 		return nil, errNoContract
 	}
 	b := &Bundle{Raw: raw, FS: afs}
-	b.Contract, b.ParseErr = contract.Parse(raw)
+	b.doc = contract.ParseDocument(raw)
+	b.Contract, b.ParseErr = b.doc.Contract, b.doc.Err
 	return b, nil
 }
+
+// Document is the decode of Raw that Contract came from, with its generic
+// tree: a validator handed it (validate.Options.Document) does not decode
+// pacto.yaml again. It is shared with the bundle: read it, never modify
+// it.
+func (b *Bundle) Document() *contract.Document { return b.doc }
 
 func loadOCI(ctx context.Context, ref string, r oci.Reference, opts *LoadOptions) (*Bundle, error) {
 	c := opts.Client
