@@ -190,14 +190,29 @@ func loadFS(dirFS fs.FS, abs string, opts *LoadOptions) (*Bundle, error) {
 	if err := checkLimits(dirFS, files, opts.Limits); err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", abs, err)
 	}
-	var layer bytes.Buffer
-	if err := archive.Pack(&layer, dirFS, files); err != nil {
+	// The tar is packed once and read back as it is, under the
+	// extractor's limits and rules: the layer, its digest and the
+	// manifest's are those of the gzip'd tar Pack writes, without
+	// decompressing it twice (for the files, then for the diff ID).
+	var tarball, layer bytes.Buffer
+	if err := archive.PackTar(&tarball, dirFS, files); err != nil {
 		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
 	}
-	b, err := fromLayer(layer.Bytes(), opts.Limits)
+	if err := archive.Compress(&layer, tarball.Bytes()); err != nil {
+		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
+	}
+	afs, err := archive.ExtractTar(bytes.NewReader(tarball.Bytes()), opts.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", abs, err)
 	}
+	b, err := fromFS(afs)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", abs, err)
+	}
+	if b.image, err = oci.NewImageOf(layer.Bytes(), digest.FromBytes(tarball.Bytes()), b.labels()); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", abs, err)
+	}
+	b.Identity = b.image.Digest
 	b.Source = Source{Dir: abs}
 	return b, nil
 }
