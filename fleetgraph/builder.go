@@ -689,8 +689,9 @@ func (a *applier) recheckEdges(next *Snapshot) {
 			continue
 		}
 		r := re.Revision
+		from := r.ServiceKey()
 		for i, e := range r.Edges {
-			if rel := next.resolveTarget(r, e, re.targets[i]); !rel.Resolved {
+			if rel := next.resolveFrom(from, k, e, re.targets[i]); !rel.Resolved {
 				tx.set(unresolvedKey(k, e.Ref, i), attn{service: rel.FromService, reason: rel.Reason})
 			} else {
 				ed.add[rel.ToService] = append(ed.add[rel.ToService], inRef{rev: k, edge: int32(i), resolvedRev: rel.ResolvedRevision})

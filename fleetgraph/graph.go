@@ -193,8 +193,9 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 			}
 			for _, k := range revs {
 				if r, targets := s.revisionEdges(k); r != nil {
+					from := r.ServiceKey()
 					for i, e := range r.Edges {
-						rels = append(rels, s.resolveTarget(r, e, targets[i]))
+						rels = append(rels, s.resolveFrom(from, k, e, targets[i]))
 					}
 				}
 			}

@@ -44,8 +44,9 @@ func (a *applier) unindexInbound() inboundEdits {
 		if !ok {
 			return
 		}
+		from := old.ServiceKey()
 		for i, e := range old.Edges {
-			if rel := a.prev.resolveTarget(old.Revision, e, old.targets[i]); rel.Resolved {
+			if rel := a.prev.resolveFrom(from, k, e, old.targets[i]); rel.Resolved {
 				d := ed.del[rel.ToService]
 				if d == nil {
 					d = map[inRef]bool{}

@@ -233,9 +233,16 @@ func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
 
 // resolveTarget is resolve with the edge's target already parsed.
 func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relationship {
+	return s.resolveFrom(from.ServiceKey(), from.Key(), e, t)
+}
+
+// resolveFrom is resolveTarget with the declaring revision's service and
+// revision keys made already: a loop over a revision's edges makes them
+// once, not once an edge.
+func (s *Snapshot) resolveFrom(fromService, fromRevision string, e Edge, t edgeTarget) Relationship {
 	rel := Relationship{
-		FromService:   from.ServiceKey(),
-		FromRevision:  from.Key(),
+		FromService:   fromService,
+		FromRevision:  fromRevision,
 		To:            e.Ref,
 		Type:          e.Type,
 		Provenance:    "declared",
@@ -243,7 +250,7 @@ func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relations
 		Compatibility: e.Compatibility,
 		Name:          e.Name,
 	}
-	key := ServiceKey(t.domain, t.name)
+	key := t.key
 	if t.digest != "" {
 		// One bundle mirrored into two repositories is two services with
 		// one digest: the reference's own service wins, and a digest held
@@ -270,7 +277,7 @@ func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relations
 		}
 	}
 	name := t.name
-	to, ambiguous := s.serviceNamed(t.domain, name)
+	to, ambiguous := s.serviceNamedKey(key, name)
 	if to == "" && len(ambiguous) == 0 && t.alias != "" {
 		name = t.alias
 		to, ambiguous = s.serviceNamed(t.domain, name)
@@ -292,10 +299,15 @@ func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relations
 // they make, else the only service with that name in any domain. Several
 // services with the name are returned as ambiguous.
 func (s *Snapshot) serviceNamed(domain, name string) (key string, ambiguous []string) {
+	return s.serviceNamedKey(ServiceKey(domain, name), name)
+}
+
+// serviceNamedKey is serviceNamed with the key the domain and name make.
+func (s *Snapshot) serviceNamedKey(k, name string) (key string, ambiguous []string) {
 	if name == "" {
 		return "", nil
 	}
-	if k := ServiceKey(domain, name); s.service(k) != nil {
+	if s.service(k) != nil {
 		return k, nil
 	}
 	keys, _ := s.byName.get(name)
