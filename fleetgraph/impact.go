@@ -326,12 +326,9 @@ var riskRank = map[string]int{RiskAtRisk: 0, RiskReview: 1, RiskUnknown: 2, Risk
 func (s *Snapshot) pageImpact(res *ImpactResult, via []int, p pageSpec) {
 	// Breadth first already, so nearest first within a risk: a stable
 	// bucket per risk orders them without moving the consumers around.
-	var buckets [7][]int
+	buckets := make([][]int, len(riskRank))
 	for i, c := range res.Consumers {
-		r, ok := riskRank[c.Risk]
-		if !ok {
-			r = len(buckets) - 1
-		}
+		r := riskRank[c.Risk]
 		buckets[r] = append(buckets[r], i)
 	}
 	order := make([]int, 0, len(res.Consumers))
