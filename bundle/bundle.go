@@ -38,6 +38,7 @@ type Bundle struct {
 	Source Source
 
 	image *oci.Image
+	doc   *contract.Document
 }
 
 // Source is where a bundle was loaded from.
@@ -189,14 +190,29 @@ func loadFS(dirFS fs.FS, abs string, opts *LoadOptions) (*Bundle, error) {
 	if err := checkLimits(dirFS, files, opts.Limits); err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", abs, err)
 	}
-	var layer bytes.Buffer
-	if err := archive.Pack(&layer, dirFS, files); err != nil {
+	// The tar is packed once and read back as it is, under the
+	// extractor's limits and rules: the layer, its digest and the
+	// manifest's are those of the gzip'd tar Pack writes, without
+	// decompressing it twice (for the files, then for the diff ID).
+	var tarball, layer bytes.Buffer
+	if err := archive.PackTar(&tarball, dirFS, files); err != nil {
 		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
 	}
-	b, err := fromLayer(layer.Bytes(), opts.Limits)
+	if err := archive.Compress(&layer, tarball.Bytes()); err != nil {
+		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
+	}
+	afs, err := archive.ExtractTar(bytes.NewReader(tarball.Bytes()), opts.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", abs, err)
 	}
+	b, err := fromFS(afs)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", abs, err)
+	}
+	if b.image, err = oci.NewImageOf(layer.Bytes(), digest.FromBytes(tarball.Bytes()), b.labels()); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", abs, err)
+	}
+	b.Identity = b.image.Digest
 	b.Source = Source{Dir: abs}
 	return b, nil
 }
@@ -324,9 +340,16 @@ func fromFS(afs *archive.FS) (*Bundle, error) {
 		return nil, errNoContract
 	}
 	b := &Bundle{Raw: raw, FS: afs}
-	b.Contract, b.ParseErr = contract.Parse(raw)
+	b.doc = contract.ParseDocument(raw)
+	b.Contract, b.ParseErr = b.doc.Contract, b.doc.Err
 	return b, nil
 }
+
+// Document is the decode of Raw that Contract came from, with its generic
+// tree: a validator handed it (validate.Options.Document) does not decode
+// pacto.yaml again. It is shared with the bundle: read it, never modify
+// it.
+func (b *Bundle) Document() *contract.Document { return b.doc }
 
 func loadOCI(ctx context.Context, ref string, r oci.Reference, opts *LoadOptions) (*Bundle, error) {
 	c := opts.Client

@@ -83,6 +83,8 @@ type Builder struct {
 	// observed is the observed-edge set the next snapshot carries
 	// (observed.go). Guarded by mu.
 	observed *Observed
+	// diffs is impact's diff cache, handed to every snapshot.
+	diffs *diffCache
 }
 
 type retained struct {
@@ -92,7 +94,7 @@ type retained struct {
 
 // NewBuilder returns a Builder that has published an empty snapshot.
 func NewBuilder(opts *BuilderOptions) *Builder {
-	b := &Builder{pending: map[string]change{}, sources: map[string]SourceState{}, srcLims: map[string][]Limitation{}, counts: map[string][2]int{}, kick: make(chan struct{}, 1), applied: make(chan struct{})}
+	b := &Builder{pending: map[string]change{}, sources: map[string]SourceState{}, srcLims: map[string][]Limitation{}, counts: map[string][2]int{}, kick: make(chan struct{}, 1), applied: make(chan struct{}), diffs: &diffCache{}}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -108,7 +110,7 @@ func NewBuilder(opts *BuilderOptions) *Builder {
 	if b.opts.Retention <= 0 {
 		b.opts.Retention = DefaultRetention
 	}
-	empty := &Snapshot{freshness: b.opts.Freshness, asOf: b.opts.Clock().UTC()}
+	empty := &Snapshot{freshness: b.opts.Freshness, asOf: b.opts.Clock().UTC(), diffs: b.diffs}
 	empty.completeness, empty.limitations = sourceLimitations(nil, 0)
 	empty.id = snapshotID(empty.acc, nil, empty.limitations, b.opts.Freshness)
 	b.cur.Store(empty)
@@ -318,7 +320,7 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
 		pinned: a.pinned.commit(), post: a.post.commit(),
-		acc: a.acc, scopeCount: a.scopeCount,
+		acc: a.acc, scopeCount: a.scopeCount, diffs: b.diffs,
 	}
 	// Edge resolution reads the whole next snapshot, so the unresolved
 	// edges are rechecked once its records and indexes are final.
@@ -401,6 +403,8 @@ type applier struct {
 	scopeOwned bool
 
 	stale   bool            // a freshness window is set: keep evidence times
+	prev    *Snapshot       // the snapshot the batch applies to
+	removed map[string]bool // revisions the batch removed (or replaced)
 	recheck map[string]bool // revisions whose unresolved edges to recompute
 	names   map[string]bool // service names that appeared or disappeared
 	digests map[string]bool // revision digests that appeared or disappeared
@@ -414,7 +418,7 @@ func newApplier(prev *Snapshot, counts map[string][2]int, stale bool) *applier {
 		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
 		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
 		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: counts,
-		stale: stale, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
+		stale: stale, prev: prev, removed: map[string]bool{}, recheck: map[string]bool{}, names: map[string]bool{}, digests: map[string]bool{},
 		scopeCount: prev.scopeCount,
 	}
 	for i := range a.attn {
@@ -521,6 +525,7 @@ func (a *applier) removeRevision(key string) {
 		return
 	}
 	a.revs.del(key)
+	a.removed[key] = true
 	xor(&a.acc, e.hash)
 	s := a.svc(e.ServiceKey(), e.Domain, e.Name)
 	s.revisions = withoutKey(s.revisions, key)
@@ -673,6 +678,9 @@ func (a *applier) recheckEdges(next *Snapshot) {
 			a.recheck[k] = true
 		}
 	}
+	// The inbound index moves with the same revisions: their old entries
+	// out, their edges as resolved here in.
+	ed := a.unindexInbound()
 	tx := a.attn[attnUnresolved]
 	for k := range a.recheck {
 		tx.delPrefix(k + relSep)
@@ -681,12 +689,16 @@ func (a *applier) recheckEdges(next *Snapshot) {
 			continue
 		}
 		r := re.Revision
+		from := r.ServiceKey()
 		for i, e := range r.Edges {
-			if rel := next.resolveTarget(r, e, re.targets[i]); !rel.Resolved {
+			if rel := next.resolveFrom(from, k, e, re.targets[i]); !rel.Resolved {
 				tx.set(unresolvedKey(k, e.Ref, i), attn{service: rel.FromService, reason: rel.Reason})
+			} else {
+				ed.add[rel.ToService] = append(ed.add[rel.ToService], inRef{rev: k, edge: int32(i), resolvedRev: rel.ResolvedRevision})
 			}
 		}
 	}
+	next.inIdx = ed.apply(a.prev.inIdx)
 }
 
 // unresolvedKey orders a revision's unresolved edges by name, then by

@@ -49,7 +49,11 @@
 // The indexes cost memory per record (on the 30,000-target benchmark
 // fleet about 660 bytes a target, of 2.1 KiB retained in all): a target
 // is one composite key shared by its posting lists, plus one entry per
-// filter term and attention code it falls under.
+// filter term and attention code it falls under. The inbound index (the
+// resolved edges into each service, which dependents and impact walk)
+// holds 40 bytes a resolved edge, and each edge keeps the key of the
+// service it names: at 10,000 services and 50,000 edges the two add
+// about 6 MiB to the snapshot's 67 MiB.
 //
 // # Imports
 //

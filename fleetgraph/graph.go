@@ -193,8 +193,9 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 			}
 			for _, k := range revs {
 				if r, targets := s.revisionEdges(k); r != nil {
+					from := r.ServiceKey()
 					for i, e := range r.Edges {
-						rels = append(rels, s.resolveTarget(r, e, targets[i]))
+						rels = append(rels, s.resolveFrom(from, k, e, targets[i]))
 					}
 				}
 			}
@@ -266,16 +267,24 @@ func (s *Snapshot) Graph(q GraphQuery) (*GraphResult, error) {
 	for i, at := range unresolvedAt {
 		entries = append(entries, graphEntry{owner: at, kind: entryUnresolved, i: i})
 	}
+	var obsLims []Limitation
+	if q.IncludeObserved {
+		// Observed edges are entries like the others: each goes with the
+		// node of the walk it touches, so it is counted in the budget and
+		// paged with that node.
+		var at []int
+		res.Observed, at, obsLims = s.walkObserved(dir, index)
+		for i, owner := range at {
+			entries = append(entries, graphEntry{owner: owner, kind: entryObserved, i: i})
+		}
+	}
 	slices.SortStableFunc(entries, func(a, b graphEntry) int {
 		if a.owner != b.owner {
 			return a.owner - b.owner
 		}
 		return a.kind - b.kind
 	})
-	s.pageGraph(res, entries, lims, pageSpec{budget: budget, offset: offset, filter: filter})
-	if q.IncludeObserved {
-		s.graphObserved(res)
-	}
+	s.pageGraph(res, entries, lims, obsLims, pageSpec{budget: budget, offset: offset, filter: filter})
 	return res, nil
 }
 
@@ -295,10 +304,11 @@ func unresolvedLimitation(rel Relationship) Limitation {
 // pageGraph replaces res's lists by the page of entries from the offset
 // that fits the budget, and sets the totals, the summary and the cursor.
 // Meta names the unresolved edges of the page (every page says the walk
-// was truncated at max_nodes, when it was).
-func (s *Snapshot) pageGraph(res *GraphResult, entries []graphEntry, lims []Limitation, p pageSpec) {
-	nodes, edges, cycles, unresolved := res.Nodes, res.Edges, res.Cycles, res.Unresolved
-	res.Total = GraphTotals{Nodes: len(nodes), Edges: len(edges), Cycles: len(cycles), Unresolved: len(unresolved)}
+// was truncated at max_nodes, when it was), then tail (what the observed
+// edges' resolution left out).
+func (s *Snapshot) pageGraph(res *GraphResult, entries []graphEntry, lims, tail []Limitation, p pageSpec) {
+	nodes, edges, cycles, unresolved, observed := res.Nodes, res.Edges, res.Cycles, res.Unresolved, res.Observed
+	res.Total = GraphTotals{Nodes: len(nodes), Edges: len(edges), Cycles: len(cycles), Unresolved: len(unresolved), Observed: len(observed)}
 	for _, n := range nodes {
 		if len(res.ByDepth) == 0 || res.ByDepth[len(res.ByDepth)-1].Depth != n.Depth {
 			res.ByDepth = append(res.ByDepth, DepthCount{Depth: n.Depth})
@@ -306,7 +316,10 @@ func (s *Snapshot) pageGraph(res *GraphResult, entries []graphEntry, lims []Limi
 		res.ByDepth[len(res.ByDepth)-1].Count++ // breadth first: depths ascend
 	}
 	res.Nodes, res.Edges, res.Cycles, res.Unresolved = []GraphNode{}, []Relationship{}, [][]string{}, []Relationship{}
-	res.Meta = s.meta(lims)
+	if observed != nil {
+		res.Observed = []ObservedRelationship{}
+	}
+	res.Meta = s.meta(append(slices.Clip(lims), tail...))
 	pg := newPager(p.budget, res)
 	end := min(p.offset, len(entries))
 	for _, e := range entries[end:] {
@@ -319,6 +332,8 @@ func (s *Snapshot) pageGraph(res *GraphResult, entries []graphEntry, lims []Limi
 			v = edges[e.i]
 		case entryCycle:
 			v = cycles[e.i]
+		case entryObserved:
+			v = observed[e.i]
 		default:
 			l := unresolvedLimitation(unresolved[e.i])
 			v, lim = unresolved[e.i], &l
@@ -338,6 +353,8 @@ func (s *Snapshot) pageGraph(res *GraphResult, entries []graphEntry, lims []Limi
 			res.Edges = append(res.Edges, edges[e.i])
 		case entryCycle:
 			res.Cycles = append(res.Cycles, cycles[e.i])
+		case entryObserved:
+			res.Observed = append(res.Observed, observed[e.i])
 		default:
 			res.Unresolved = append(res.Unresolved, unresolved[e.i])
 			lims = append(lims, *lim)
@@ -353,13 +370,15 @@ func (s *Snapshot) pageGraph(res *GraphResult, entries []graphEntry, lims []Limi
 				rest.Edges++
 			case entryCycle:
 				rest.Cycles++
+			case entryObserved:
+				rest.Observed++
 			default:
 				rest.Unresolved++
 			}
 		}
 		res.Remaining = &rest
 	}
-	res.Meta = s.meta(lims)
+	res.Meta = s.meta(append(lims, tail...))
 }
 
 // canonicalCycle identifies a cycle regardless of where it was entered.

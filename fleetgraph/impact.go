@@ -167,7 +167,7 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 	if err != nil {
 		return nil, err
 	}
-	changes, err := diff.Diff(ctx, older, newer)
+	changes, err := s.diffs.diff(ctx, older, newer)
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +218,9 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		res.ActiveTargets = []string{}
 	}
 	newVersion, verr := semver.NewVersion(res.NewVersion)
+	// A hub's consumers declare a handful of distinct ranges: each is
+	// parsed once per call.
+	constraints := map[string]constraint{}
 
 	// Breadth first over dependents: the first time a service is reached is
 	// its shortest path.
@@ -288,7 +291,7 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 				why = "it declares no version range, so whether it takes " + res.NewVersion + " is not known"
 			default:
 				c.Confidence = ConfidenceContractual
-				c.CompatibilityVerdict, why = verdict(res.NewVersion, newVersion, verr, ranges)
+				c.CompatibilityVerdict, why = verdict(res.NewVersion, newVersion, verr, ranges, constraints)
 			}
 			if c.Direct {
 				c.Risk, c.RiskReason = directRisk(res, c, why)
@@ -300,7 +303,7 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 	if useObs && obsSet != nil {
 		lims = append(lims, s.observedConsumers(res, sv, obsSet, maxConsumers, &truncated, owners)...)
 	}
-	s.transitiveRisks(res, inbound)
+	via := s.transitiveRisks(res, inbound)
 	if truncated {
 		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
 	}
@@ -309,7 +312,7 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		res.Owners = []string{}
 	}
 	res.Meta = s.meta(lims)
-	s.pageImpact(res, pageSpec{budget: budget, offset: offset, filter: filter})
+	s.pageImpact(res, via, pageSpec{budget: budget, offset: offset, filter: filter})
 	return res, nil
 }
 
@@ -317,15 +320,25 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 var riskRank = map[string]int{RiskAtRisk: 0, RiskReview: 1, RiskUnknown: 2, RiskIndirect: 3, RiskExcluded: 4, RiskUnaffected: 5}
 
 // pageImpact counts res's consumers, orders them most affected first and
-// keeps the page of them that fits the budget.
-func (s *Snapshot) pageImpact(res *ImpactResult, p pageSpec) {
-	all := res.Consumers
-	slices.SortStableFunc(all, func(a, b Consumer) int { // breadth first already: nearest first within a risk
-		return riskRank[a.Risk] - riskRank[b.Risk]
-	})
-	res.TotalConsumers = len(all)
+// keeps the page of them that fits the budget. via[i] is the place of the
+// direct consumer a transitive consumer i takes its risk from (-1 for the
+// others); its reason is written for the consumers on the page only.
+func (s *Snapshot) pageImpact(res *ImpactResult, via []int, p pageSpec) {
+	// Breadth first already, so nearest first within a risk: a stable
+	// bucket per risk orders them without moving the consumers around.
+	buckets := make([][]int, len(riskRank))
+	for i, c := range res.Consumers {
+		r := riskRank[c.Risk]
+		buckets[r] = append(buckets[r], i)
+	}
+	order := make([]int, 0, len(res.Consumers))
+	for _, b := range buckets {
+		order = append(order, b...)
+	}
+	consumers := res.Consumers
+	res.TotalConsumers = len(consumers)
 	depths := map[int]int{}
-	for _, c := range all {
+	for _, c := range consumers {
 		res.ConsumersByRisk[c.Risk]++
 		depths[c.Depth]++
 	}
@@ -341,8 +354,12 @@ func (s *Snapshot) pageImpact(res *ImpactResult, p pageSpec) {
 	res.AtRiskConsumers, res.IncompatibleConsumers = res.ConsumersByRisk[RiskAtRisk], res.ConsumersByRisk[RiskExcluded]
 	res.Consumers = []Consumer{}
 	pg := newPager(p.budget, res)
-	end := min(p.offset, len(all))
-	for _, c := range all[end:] {
+	end := min(p.offset, len(order))
+	for _, j := range order[end:] {
+		c := consumers[j]
+		if from := via[j]; from >= 0 {
+			c.RiskReason = transitiveReason(c.Risk, consumers[from])
+		}
 		n := encodedLen(c)
 		named := c.Risk == RiskAtRisk || c.Risk == RiskExcluded
 		if named {
@@ -360,20 +377,25 @@ func (s *Snapshot) pageImpact(res *ImpactResult, p pageSpec) {
 			res.Excluded = append(res.Excluded, c.Service)
 		}
 	}
-	res.NextCursor = s.nextPage(p.filter, end, len(all))
-	res.RemainingConsumers = len(all) - end
+	res.NextCursor = s.nextPage(p.filter, end, len(order))
+	res.RemainingConsumers = len(order) - end
 }
 
 // verdict checks the new version against every range a consumer declares:
 // incompatible when one excludes it, compatible when all admit it, unknown
 // when the version or a range does not parse (why says which).
-func verdict(version string, v *semver.Version, verr error, ranges []string) (string, string) {
+func verdict(version string, v *semver.Version, verr error, ranges []string, parsed map[string]constraint) (string, string) {
 	if verr != nil {
 		return VerdictUnknown, version + " is not a semantic version, so no range can judge it"
 	}
 	out, why := VerdictCompatible, ""
 	for _, r := range ranges {
-		c, err := semver.NewConstraint(r)
+		pc, ok := parsed[r]
+		if !ok {
+			pc.c, pc.err = semver.NewConstraint(r)
+			parsed[r] = pc
+		}
+		c, err := pc.c, pc.err
 		if err != nil {
 			out, why = VerdictUnknown, "its range "+r+" does not parse as a semantic-version range, so whether it takes "+version+" is not known"
 			continue
@@ -383,6 +405,12 @@ func verdict(version string, v *semver.Version, verr error, ranges []string) (st
 		}
 	}
 	return out, why
+}
+
+// constraint is a range as semver parses it, or why it does not parse.
+type constraint struct {
+	c   *semver.Constraints
+	err error
 }
 
 // directRisk reads a direct consumer's verdict together with the diff.
@@ -420,22 +448,27 @@ func contractChanges(cs []diff.Change) int {
 // shortest path: indirect through one at risk or to review, else unknown
 // through one of unknown exposure, else unaffected. The walk follows
 // dependents from each direct consumer and stays among the listed
-// consumers, so it is bounded by them and their edges.
-func (s *Snapshot) transitiveRisks(res *ImpactResult, inbound map[string][]Relationship) {
+// consumers, so it is bounded by them and their edges. It returns, per
+// consumer, the place of the direct consumer whose exposure it took (-1
+// for the others): the reason, a sentence, is written only for the
+// consumers an answer lists (transitiveReason).
+func (s *Snapshot) transitiveRisks(res *ImpactResult, inbound map[string][]Relationship) []int {
 	at := make(map[string]int, len(res.Consumers))
 	for i, c := range res.Consumers {
 		at[c.Service] = i
+	}
+	via := make([]int, len(res.Consumers)) // transitive consumer → the direct consumer it was reached from
+	for i := range via {
+		via[i] = -1
 	}
 	for _, pass := range []struct {
 		from []string // direct risks that spread
 		risk string
 	}{{[]string{RiskAtRisk, RiskReview}, RiskIndirect}, {[]string{RiskUnknown}, RiskUnknown}} {
 		var queue []int
-		via := map[int]string{} // transitive consumer → the direct consumer it was reached from
 		for i, c := range res.Consumers {
 			if c.Direct && slices.Contains(pass.from, c.Risk) {
 				queue = append(queue, i)
-				via[i] = c.Service
 			}
 		}
 		for len(queue) > 0 {
@@ -445,29 +478,37 @@ func (s *Snapshot) transitiveRisks(res *ImpactResult, inbound map[string][]Relat
 			if !ok {
 				in = s.inbound(s.service(res.Consumers[cur].Service))
 			}
+			from := cur
+			if !res.Consumers[cur].Direct {
+				from = via[cur]
+			}
 			for _, rel := range in {
 				j, ok := at[rel.FromService]
 				if rel.Type != EdgeDependency || !ok || res.Consumers[j].Direct || res.Consumers[j].Risk != "" {
 					continue
 				}
-				from := via[cur]
-				c := &res.Consumers[j]
-				c.Risk = pass.risk
-				if pass.risk == RiskIndirect {
-					c.RiskReason = fmt.Sprintf("it depends, directly or through other consumers, on %s, which is %s: whether the change reaches it depends on what %s passes on", from, strings.ReplaceAll(res.Consumers[at[from]].Risk, "-", " "), from)
-				} else {
-					c.RiskReason = fmt.Sprintf("it depends on %s, whose exposure is unknown", from)
-				}
+				res.Consumers[j].Risk = pass.risk
 				via[j] = from
 				queue = append(queue, j)
 			}
 		}
 	}
+	unaffected := "it reaches " + res.Service + " only through consumers that will not take the change or are not affected by it"
 	for i := range res.Consumers {
 		if c := &res.Consumers[i]; c.Risk == "" {
-			c.Risk, c.RiskReason = RiskUnaffected, "it reaches "+res.Service+" only through consumers that will not take the change or are not affected by it"
+			c.Risk, c.RiskReason = RiskUnaffected, unaffected
 		}
 	}
+	return via
+}
+
+// transitiveReason says why a transitive consumer has the risk it took
+// from the direct consumer from.
+func transitiveReason(risk string, from Consumer) string {
+	if risk == RiskIndirect {
+		return fmt.Sprintf("it depends, directly or through other consumers, on %s, which is %s: whether the change reaches it depends on what %s passes on", from.Service, strings.ReplaceAll(from.Risk, "-", " "), from.Service)
+	}
+	return fmt.Sprintf("it depends on %s, whose exposure is unknown", from.Service)
 }
 
 func mapsKeys[V any](m map[string]V) func(func(string) bool) {

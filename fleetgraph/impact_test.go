@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +181,41 @@ func TestImpactHeadlineIsBounded(t *testing.T) {
 	h := strings.ReplaceAll(res.Headline(), "registry.example.com%2Fshop/", "")
 	if res.AtRiskConsumers != 25 || !strings.Contains(h, "25 of 25 consumer(s) AT RISK") || !strings.Contains(h, "c10 and 15 more") || strings.Contains(h, "c11") {
 		t.Errorf("%d at risk; headline:\n%s", res.AtRiskConsumers, h)
+	}
+}
+
+// A Builder's snapshots share impact's diffs: the same two revisions
+// compared on a newer snapshot give the same changes, and an answer the
+// caller modifies does not change the next one.
+func TestImpactDiffSharedAcrossSnapshots(t *testing.T) {
+	b, s1 := hubFleet(t, 20)
+	older, newer := payBundle(t, "1.0.0", true), payBundle(t, "1.1.0", false)
+	first, err := s1.Impact(t.Context(), older, newer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.BreakingChanges) == 0 {
+		t.Fatal("removing /refunds should be breaking")
+	}
+	want := slices.Clone(first.BreakingChanges)
+	first.BreakingChanges[0].Message = "scribbled by the caller"
+	if err := b.UpsertRevision(&fleetgraph.Revision{Domain: "registry.example.com/shop", Name: "late", Version: "1.0.0", Digest: fmt.Sprintf("sha256:%064x", 1<<30), Source: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	s2 := b.Flush()
+	if s2.ID() == s1.ID() {
+		t.Fatal("the change made no new snapshot")
+	}
+	for _, s := range []*fleetgraph.Snapshot{s2, s1} {
+		again, err := s.Impact(t.Context(), older, newer, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(again.BreakingChanges, want); diff != "" {
+			t.Errorf("snapshot %s: breaking changes (-got +want):\n%s", s.ID(), diff)
+		}
+		if again.TotalConsumers != first.TotalConsumers {
+			t.Errorf("snapshot %s: %d consumers, the first answer %d", s.ID(), again.TotalConsumers, first.TotalConsumers)
+		}
 	}
 }

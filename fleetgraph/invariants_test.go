@@ -111,7 +111,65 @@ func (s *Snapshot) checkInvariants() error {
 	if err := s.checkPostings(); err != nil {
 		return err
 	}
+	if err := s.checkInbound(); err != nil {
+		return err
+	}
 	return s.checkAttention()
+}
+
+// checkInbound compares the inbound index, which the Builder moves with
+// each batch, with the inbound edges found by resolving every candidate
+// edge of the snapshot again.
+func (s *Snapshot) checkInbound() error {
+	for k := range s.inIdx.all() {
+		if s.service(k) == nil {
+			return fmt.Errorf("the inbound index lists edges into %q, which is no service", k)
+		}
+	}
+	for k, sv := range s.services.all() {
+		got, want := s.indexedInbound(sv), scanInbound(s, sv)
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("the inbound index holds %d edges into %q: %+v; resolving the records finds %d: %+v", len(got), k, got, len(want), want)
+		}
+	}
+	return nil
+}
+
+// scanInbound finds the resolved edges pointing at sv without the index:
+// the edges whose reference or alias names sv's name (depsByName) and
+// those pinned to a digest of one of its revisions (pinned), each
+// resolved the way the forward direction resolves it, kept if it lands on
+// sv.
+func scanInbound(s *Snapshot, sv *service) []Relationship {
+	keys, _ := s.depsByName.get(sv.name)
+	digests := make([]string, 0, len(sv.revs))
+	for _, r := range sv.revs {
+		if pk, ok := s.pinned.get(r.Digest); ok {
+			digests = append(digests, r.Digest)
+			keys = append(slices.Clone(keys), pk...)
+		}
+	}
+	if len(digests) > 0 {
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+	}
+	var out []Relationship
+	for _, k := range keys {
+		r, targets := s.revisionEdges(k)
+		if r == nil {
+			continue
+		}
+		for i, e := range r.Edges {
+			t := targets[i]
+			if !slices.Contains(t.names(), sv.name) && (t.digest == "" || !slices.Contains(digests, t.digest)) {
+				continue
+			}
+			if rel := s.resolveTarget(r, e, t); rel.Resolved && rel.ToService == sv.key {
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
 }
 
 // checkKeyIndexes rebuilds the name, digest, edge and target-name indexes

@@ -153,12 +153,15 @@ type edgeTarget struct {
 	alias string
 	// digest is the digest the reference pins, if any.
 	digest string
+	// key is ServiceKey(domain, name), made once: resolving an edge
+	// looks it up on every walk.
+	key string
 }
 
 // target parses what the edge points at.
 func (e Edge) target() edgeTarget {
 	r := parseRef(e.Ref)
-	t := edgeTarget{domain: r.domain, name: r.repo, digest: r.digest}
+	t := edgeTarget{domain: r.domain, name: r.repo, digest: r.digest, key: ServiceKey(r.domain, r.repo)}
 	if e.Type == EdgeDependency && e.Name != r.repo {
 		t.alias = e.Name
 	}

@@ -260,30 +260,29 @@ func (s *Snapshot) declaredPair(from, to string) bool {
 	return false
 }
 
-// graphObserved adds to a graph answer the observed edges that touch its
-// nodes in its direction: from a node for dependencies, into a node for
-// dependents.
-func (s *Snapshot) graphObserved(res *GraphResult) {
+// walkObserved lists the observed edges that touch a graph walk's nodes
+// (index: node key -> place in the walk) in its direction: from a node
+// for dependencies, into a node for dependents. at[i] is the place of the
+// node observed[i] touches; lims say what the resolution left out.
+func (s *Snapshot) walkObserved(dir string, index map[string]int) (observed []ObservedRelationship, at []int, lims []Limitation) {
 	rels, unresolved := s.resolvedObserved(s.observedSet())
-	res.Observed = []ObservedRelationship{}
-	in := map[string]bool{}
-	for _, n := range res.Nodes {
-		in[n.Key] = true
-	}
+	observed = []ObservedRelationship{}
 	for _, r := range rels {
 		end := r.FromService
-		if res.Direction == DirectionDependents {
+		if dir == DirectionDependents {
 			end = r.ToService
 		}
-		if !in[end] {
+		node, ok := index[end]
+		if !ok {
 			continue
 		}
 		if s.declaredPair(r.FromService, r.ToService) {
 			r.Provenance = ProvenanceDeclaredObserved
 		}
-		res.Observed = append(res.Observed, r)
+		observed = append(observed, r)
+		at = append(at, node)
 	}
-	res.Meta.Limitations = append(res.Meta.Limitations, s.observedLimitations(s.observedSet(), unresolved)...)
+	return observed, at, s.observedLimitations(s.observedSet(), unresolved)
 }
 
 // Observed flags, pacto_fleet_status's reconciliation of declared

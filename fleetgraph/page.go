@@ -100,10 +100,16 @@ type GraphTotals struct {
 	Edges      int `json:"edges"`
 	Cycles     int `json:"cycles"`
 	Unresolved int `json:"unresolved"`
+	// Observed counts the observed edges (include_observed only).
+	Observed int `json:"observed,omitempty"`
 }
 
 func (t GraphTotals) String() string {
-	return fmt.Sprintf("%d nodes, %d edges, %d cycles, %d unresolved", t.Nodes, t.Edges, t.Cycles, t.Unresolved)
+	s := fmt.Sprintf("%d nodes, %d edges, %d cycles, %d unresolved", t.Nodes, t.Edges, t.Cycles, t.Unresolved)
+	if t.Observed > 0 {
+		s += fmt.Sprintf(", %d observed", t.Observed)
+	}
+	return s
 }
 
 // Graph entry kinds, in the order a node's entries are listed.
@@ -112,12 +118,14 @@ const (
 	entryEdge
 	entryCycle
 	entryUnresolved
+	entryObserved
 )
 
 // graphEntry is one item of a graph answer's lists: which list (kind),
 // its place there (i) and the node it belongs with (owner: a node itself;
 // an edge, the later of the two nodes it joins; a cycle or an unresolved
-// edge, the node whose expansion found it).
+// edge, the node whose expansion found it; an observed edge, the node it
+// touches).
 type graphEntry struct {
 	owner, kind, i int
 }

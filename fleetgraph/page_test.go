@@ -173,6 +173,97 @@ func TestGraphPagesWithinBudget(t *testing.T) {
 	}
 }
 
+// With include_observed, a hub's observed callers are paged with the
+// nodes they touch: every page stays within the budget, the pages list
+// every observed edge once, each after the node it leads into, and the
+// totals and what remains count them.
+func TestGraphObservedPagesWithinBudget(t *testing.T) {
+	b, _ := hubFleet(t, 600)
+	var seenEdges []fleetgraph.ObservedEdge
+	for i := range 600 {
+		c, d := fmt.Sprintf("consumer-%04d", i), fmt.Sprintf("downstream-%04d", i)
+		seenEdges = append(seenEdges,
+			fleetgraph.ObservedEdge{From: c, To: "pay", Calls: 3},   // declared too
+			fleetgraph.ObservedEdge{From: d, To: c, Calls: 2},       // declared too
+			fleetgraph.ObservedEdge{From: d, To: "pay", Calls: 1},   // a shadow dependency
+			fleetgraph.ObservedEdge{From: "ghost", To: c, Calls: 1}, // a caller the fleet does not know
+		)
+	}
+	b.SetObserved(fleetgraph.NewObserved(seenEdges, ""))
+	s := b.Flush()
+	q := fleetgraph.GraphQuery{Service: "pay", Direction: fleetgraph.DirectionDependents, Transitive: true, MaxNodes: fleetgraph.MaxMaxNodes, IncludeObserved: true}
+	seen := map[string]bool{}
+	listed := map[[2]string]string{}
+	var first *fleetgraph.GraphResult
+	pages, observed := 0, 0
+	for cur := ""; ; {
+		q.Cursor = cur
+		res, err := s.Graph(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+		}
+		pages++
+		if n := encodedSize(t, res); n > fleetgraph.DefaultMaxBytes {
+			t.Errorf("page %d is %d bytes, above the budget %d", pages, n, fleetgraph.DefaultMaxBytes)
+		}
+		if res.Total != first.Total {
+			t.Errorf("page %d totals %v, page 1 said %v", pages, res.Total, first.Total)
+		}
+		if !strings.Contains(limitationCodes(res.Meta), fleetgraph.LimitObservedIdentityUnresolved) {
+			t.Errorf("page %d limitations %s: want %s for ghost", pages, limitationCodes(res.Meta), fleetgraph.LimitObservedIdentityUnresolved)
+		}
+		for _, n := range res.Nodes {
+			seen[n.Key] = true
+		}
+		if res.Observed == nil {
+			t.Fatalf("page %d has no observed list although include_observed is set", pages)
+		}
+		for _, o := range res.Observed {
+			k := [2]string{o.FromService, o.ToService}
+			if _, dup := listed[k]; dup {
+				t.Errorf("observed %s → %s listed twice", o.FromService, o.ToService)
+			}
+			listed[k] = o.Provenance
+			if !seen[o.ToService] {
+				t.Errorf("page %d lists observed %s → %s before its node", pages, o.FromService, o.ToService)
+			}
+		}
+		observed += len(res.Observed)
+		if res.NextCursor == "" {
+			if res.Remaining != nil {
+				t.Errorf("last page: remaining %v", res.Remaining)
+			}
+			break
+		}
+		if res.Remaining == nil || res.Remaining.Observed != first.Total.Observed-observed {
+			t.Errorf("page %d: remaining %v, want %d observed left", pages, res.Remaining, first.Total.Observed-observed)
+		}
+		cur = res.NextCursor
+	}
+	if first.Total.Observed != 1800 || observed != 1800 || len(listed) != 1800 {
+		t.Fatalf("total %d observed, %d listed over %d pages (%d distinct); want 1800", first.Total.Observed, observed, pages, len(listed))
+	}
+	if pages < 5 {
+		t.Errorf("%d pages: the observed edges should not fit in fewer than 5", pages)
+	}
+	if listed[[2]string{"registry.example.com%2Fshop/downstream-0007", "registry.example.com%2Fshop/pay"}] != fleetgraph.ProvenanceObserved ||
+		listed[[2]string{"registry.example.com%2Fshop/consumer-0007", "registry.example.com%2Fshop/pay"}] != fleetgraph.ProvenanceDeclaredObserved {
+		t.Errorf("provenances: a shadow caller must read observed, a declared one declared+observed")
+	}
+	// A small budget still makes progress and stays within it.
+	q.Cursor, q.MaxBytes = first.NextCursor, fleetgraph.MinMaxBytes
+	small, err := s.Graph(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := encodedSize(t, small); n > fleetgraph.MinMaxBytes || len(small.Nodes)+len(small.Edges)+len(small.Observed) == 0 {
+		t.Errorf("max_bytes %d: %d bytes, %d nodes, %d observed", fleetgraph.MinMaxBytes, n, len(small.Nodes), len(small.Observed))
+	}
+}
+
 // Impact on a hub lists the most affected consumers first, within the
 // budget; the counts are the whole answer's.
 func TestImpactPagesWithinBudget(t *testing.T) {

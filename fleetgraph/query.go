@@ -742,37 +742,9 @@ func (c *inboundMemo) put(key string, rels []Relationship) {
 	}
 }
 
-// resolveInbound computes inbound.
+// resolveInbound computes inbound from the inbound index.
 func (s *Snapshot) resolveInbound(sv *service) []Relationship {
-	keys, _ := s.depsByName.get(sv.name)
-	digests := make([]string, 0, len(sv.revs))
-	for _, r := range sv.revs {
-		if pk, ok := s.pinned.get(r.Digest); ok {
-			digests = append(digests, r.Digest)
-			keys = append(slices.Clone(keys), pk...)
-		}
-	}
-	if len(digests) > 0 {
-		slices.Sort(keys)
-		keys = slices.Compact(keys)
-	}
-	var out []Relationship
-	for _, k := range keys {
-		r, targets := s.revisionEdges(k)
-		if r == nil {
-			continue
-		}
-		for i, e := range r.Edges {
-			t := targets[i]
-			if !slices.Contains(t.names(), sv.name) && (t.digest == "" || !slices.Contains(digests, t.digest)) {
-				continue
-			}
-			if rel := s.resolveTarget(r, e, t); rel.Resolved && rel.ToService == sv.key {
-				out = append(out, rel)
-			}
-		}
-	}
-	return out
+	return s.indexedInbound(sv)
 }
 
 // findService looks a service up by key, else by a name unique across

@@ -80,7 +80,15 @@ func NewRevision(ctx context.Context, b *bundle.Bundle, opts *RevisionOptions) (
 	}
 	r.Readiness = readinessOf(c.Readiness)
 	if opts.Validate {
-		res := validate.Validate(ctx, b.FS, nil)
+		// The bundle's own decode of pacto.yaml is reused: each bundle
+		// of a fleet is parsed once, not once to load and twice more to
+		// validate.
+		var res validate.Result
+		if len(b.Raw) <= contract.MaxBytes {
+			res = validate.ValidateBytes(ctx, b.Raw, b.FS, &validate.Options{Document: b.Document()})
+		} else {
+			res = validate.Validate(ctx, b.FS, nil) // refused with the reader's own message
+		}
 		ok := res.Valid()
 		r.Valid = &ok
 		for _, f := range res.Errors {

@@ -29,12 +29,22 @@ type Snapshot struct {
 	depsByName    pmap[[]string] // name an edge may resolve by (reference or alias) -> revision keys declaring it
 	targetsByName pmap[[]string] // target name -> target keys
 	pinned        pmap[[]string] // digest an edge pins -> revision keys declaring it
-	post          postings       // search term -> service or target composite keys (index.go)
+	// inIdx is the inbound index: service key -> the resolved edges
+	// pointing at it, sorted (inbound.go). The Builder moves it with each
+	// batch, for the revisions whose edges' resolution the batch may have
+	// changed, so a first dependents or impact walk on a new snapshot
+	// reads it instead of resolving the fleet's edges.
+	inIdx pmap[[]inRef]
+	post  postings // search term -> service or target composite keys (index.go)
 	// attention holds what pacto_fleet_status lists, one sorted list per
 	// code, computed when records change rather than per query. Stale
 	// evidence depends on asOf, so its list holds every target with
 	// evidence and its time, and a query compares them with asOf.
 	attention [nAttn]sorted[attn]
+
+	// diffs is the Builder's cache of impact's diffs, shared by all its
+	// snapshots and their views (diffcache.go); nil computes each diff.
+	diffs *diffCache
 
 	// obs is the observed (traced) edges and their memos; nil when no
 	// observed-edge source is configured (observed.go).
@@ -223,9 +233,16 @@ func (s *Snapshot) resolve(from *Revision, e Edge) Relationship {
 
 // resolveTarget is resolve with the edge's target already parsed.
 func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relationship {
+	return s.resolveFrom(from.ServiceKey(), from.Key(), e, t)
+}
+
+// resolveFrom is resolveTarget with the declaring revision's service and
+// revision keys made already: a loop over a revision's edges makes them
+// once, not once an edge.
+func (s *Snapshot) resolveFrom(fromService, fromRevision string, e Edge, t edgeTarget) Relationship {
 	rel := Relationship{
-		FromService:   from.ServiceKey(),
-		FromRevision:  from.Key(),
+		FromService:   fromService,
+		FromRevision:  fromRevision,
 		To:            e.Ref,
 		Type:          e.Type,
 		Provenance:    "declared",
@@ -233,7 +250,7 @@ func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relations
 		Compatibility: e.Compatibility,
 		Name:          e.Name,
 	}
-	key := ServiceKey(t.domain, t.name)
+	key := t.key
 	if t.digest != "" {
 		// One bundle mirrored into two repositories is two services with
 		// one digest: the reference's own service wins, and a digest held
@@ -260,7 +277,7 @@ func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relations
 		}
 	}
 	name := t.name
-	to, ambiguous := s.serviceNamed(t.domain, name)
+	to, ambiguous := s.serviceNamedKey(key, name)
 	if to == "" && len(ambiguous) == 0 && t.alias != "" {
 		name = t.alias
 		to, ambiguous = s.serviceNamed(t.domain, name)
@@ -282,10 +299,15 @@ func (s *Snapshot) resolveTarget(from *Revision, e Edge, t edgeTarget) Relations
 // they make, else the only service with that name in any domain. Several
 // services with the name are returned as ambiguous.
 func (s *Snapshot) serviceNamed(domain, name string) (key string, ambiguous []string) {
+	return s.serviceNamedKey(ServiceKey(domain, name), name)
+}
+
+// serviceNamedKey is serviceNamed with the key the domain and name make.
+func (s *Snapshot) serviceNamedKey(k, name string) (key string, ambiguous []string) {
 	if name == "" {
 		return "", nil
 	}
-	if k := ServiceKey(domain, name); s.service(k) != nil {
+	if s.service(k) != nil {
 		return k, nil
 	}
 	keys, _ := s.byName.get(name)

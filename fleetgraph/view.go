@@ -395,7 +395,7 @@ func (s *Snapshot) finishView(a *applier, v Visibility, key string, counts map[s
 		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
 		pinned: a.pinned.commit(), post: a.post.commit(), acc: a.acc, scopeCount: a.scopeCount,
-		obs: newObservedState(s.observedSet()),
+		obs: newObservedState(s.observedSet()), diffs: s.diffs,
 	}
 	a.recheckEdges(next)
 	for i, tx := range a.attn {

@@ -16,6 +16,11 @@
 // names that are not valid UTF-8. Every error names the offending entry and
 // the limit or rule it broke. The result is an immutable in-memory FS.
 //
+// PackTar, Compress and ExtractTar are the two halves of Pack and Extract,
+// for a loader that packs a directory for its identity and reads the files
+// back: it packs the tar once, compresses it into Pack's exact bytes, and
+// reads the tar it holds under Extract's rules, without decompressing it.
+//
 // This package depends on the standard library only: it must not import
 // other kubepact packages, OCI libraries, MCP or Kubernetes.
 package archive

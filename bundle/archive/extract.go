@@ -141,7 +141,20 @@ func Extract(r io.Reader, lim Limits) (*FS, error) {
 		return nil, gzipError(err)
 	}
 	gz.Multistream(false)
-	stream := &capReader{r: gz, n: streamMax, what: "decompressed stream"}
+	return extractTar(&capReader{r: gz, n: streamMax, what: "decompressed stream"}, lim)
+}
+
+// ExtractTar is Extract for the tar inside the gzip stream, as PackTar
+// writes it: the same limits (the stream bounded to lim.StreamBytes())
+// and the same rules, for a caller that holds the tar it just packed and
+// need not compress and decompress it to read it back.
+func ExtractTar(r io.Reader, lim Limits) (*FS, error) {
+	lim = lim.WithDefaults()
+	return extractTar(&capReader{r: r, n: lim.StreamBytes(), what: "tar stream"}, lim)
+}
+
+// extractTar reads the tar stream under lim (defaults applied).
+func extractTar(stream io.Reader, lim Limits) (*FS, error) {
 	tr := tar.NewReader(stream)
 
 	b := newBuilder()

@@ -284,3 +284,38 @@ func setTypeflag(block []byte, flag byte) {
 	}
 	copy(block[148:156], fmt.Sprintf("%06o\x00 ", sum))
 }
+
+// ExtractTar holds a plain tar to Extract's rules and limits: what
+// PackTar wrote reads back as Extract reads the layer, a traversal is
+// refused, and so is a stream past the limits whatever its headers say.
+func TestExtractTarRules(t *testing.T) {
+	fsys := fstest.MapFS{"pacto.yaml": {Data: []byte("a: 1\n")}, "docs/x.md": {Data: []byte("# x\n")}}
+	var tarball, layer bytes.Buffer
+	if err := archive.PackTar(&tarball, fsys, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := archive.Pack(&layer, fsys, nil); err != nil {
+		t.Fatal(err)
+	}
+	var compressed bytes.Buffer
+	if err := archive.Compress(&compressed, tarball.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(compressed.Bytes(), layer.Bytes()) {
+		t.Error("Compress(PackTar) differs from Pack")
+	}
+	got, err := archive.ExtractTar(bytes.NewReader(tarball.Bytes()), archive.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := got.Paths(); len(p) != 2 || p[0] != "docs/x.md" || p[1] != "pacto.yaml" {
+		t.Errorf("paths %v", p)
+	}
+	if _, err := archive.ExtractTar(bytes.NewReader(tarBytes(t, file("../escape", "x"))), archive.Limits{}); !errors.Is(err, archive.ErrUnsafe) {
+		t.Errorf("traversal: %v, want ErrUnsafe", err)
+	}
+	big := tarBytes(t, file("a", strings.Repeat("x", 4096)), file("b", strings.Repeat("y", 4096)))
+	if _, err := archive.ExtractTar(bytes.NewReader(big), archive.Limits{MaxTotalBytes: 5000}); !errors.Is(err, archive.ErrLimit) {
+		t.Errorf("over the total: %v, want ErrLimit", err)
+	}
+}

@@ -36,6 +36,56 @@ var epoch = time.Unix(0, 0).UTC()
 // Pack writes nothing about the files but their paths and contents, so the
 // same files always produce the same bytes.
 func Pack(w io.Writer, fsys fs.FS, files []string) error {
+	gz, err := gzipWriter(w)
+	if err != nil {
+		return err
+	}
+	defer gzipWriters.Put(gz)
+	if err := PackTar(gz, fsys, files); err != nil {
+		return err
+	}
+	if err := gz.Close(); err != nil {
+		return fmt.Errorf("archive: pack: %w", err)
+	}
+	return nil
+}
+
+// Compress writes the layer of a tar PackTar wrote: the gzip stream Pack
+// writes for the same files, byte for byte (deflate's output does not
+// depend on how its input is split into writes).
+func Compress(w io.Writer, tarball []byte) error {
+	gz, err := gzipWriter(w)
+	if err != nil {
+		return err
+	}
+	defer gzipWriters.Put(gz)
+	if _, err := gz.Write(tarball); err != nil {
+		return fmt.Errorf("archive: pack: %w", err)
+	}
+	if err := gz.Close(); err != nil {
+		return fmt.Errorf("archive: pack: %w", err)
+	}
+	return nil
+}
+
+// gzipWriter is a pooled gzip writer at CompressionLevel writing to w.
+func gzipWriter(w io.Writer) (*gzip.Writer, error) {
+	if gz, ok := gzipWriters.Get().(*gzip.Writer); ok {
+		gz.Reset(w)
+		return gz, nil
+	}
+	gz, err := gzip.NewWriterLevel(w, CompressionLevel)
+	if err != nil {
+		return nil, fmt.Errorf("archive: pack: %w", err)
+	}
+	return gz, nil
+}
+
+// PackTar writes the tar Pack compresses: the same entries, in the same
+// order, with the same headers. A caller that needs both the layer and
+// its contents (its diff ID, the files read back) packs once with it and
+// compresses with Compress.
+func PackTar(w io.Writer, fsys fs.FS, files []string) error {
 	if files == nil {
 		var err error
 		if files, err = regularFiles(fsys); err != nil {
@@ -46,18 +96,7 @@ func Pack(w io.Writer, fsys fs.FS, files []string) error {
 	if err != nil {
 		return err
 	}
-
-	gz, ok := gzipWriters.Get().(*gzip.Writer)
-	if !ok {
-		var err error
-		if gz, err = gzip.NewWriterLevel(w, CompressionLevel); err != nil {
-			return fmt.Errorf("archive: pack: %w", err)
-		}
-	} else {
-		gz.Reset(w)
-	}
-	defer gzipWriters.Put(gz)
-	tw := tar.NewWriter(gz)
+	tw := tar.NewWriter(w)
 	for _, e := range names {
 		if err := checkNoLink(fsys, e); err != nil {
 			return err
@@ -76,9 +115,6 @@ func Pack(w io.Writer, fsys fs.FS, files []string) error {
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return fmt.Errorf("archive: pack: %w", err)
-	}
-	if err := gz.Close(); err != nil {
 		return fmt.Errorf("archive: pack: %w", err)
 	}
 	return nil

@@ -61,18 +61,58 @@ func nodeError(n *yaml.Node, format string, args ...any) *ParseError {
 // line and column of the offending node. Parse does not check required
 // fields, enums or cross-field rules; package bundle/validate does.
 func Parse(data []byte) (*Contract, error) {
-	return parse(data, MaxBytes)
+	d := ParseDocument(data)
+	return d.Contract, d.Err
 }
 
-func parse(data []byte, maxBytes int) (*Contract, error) {
+// Document is one decode of a pacto.yaml, both ways it is read: the
+// JSON-compatible tree DecodeGeneric returns (what schema validation
+// runs on) and the typed Contract Parse returns, from a single YAML
+// parse. Tree and Contract share their free-form sections: read them,
+// never modify them.
+type Document struct {
+	// Tree and TreeErr are what DecodeGeneric returns for the bytes.
+	Tree    any
+	TreeErr error
+	// Contract and Err are what Parse returns for them.
+	Contract *Contract
+	Err      error
+
+	raw []byte
+}
+
+// Of reports whether d is the decode of data.
+func (d *Document) Of(data []byte) bool {
+	return d != nil && bytes.Equal(d.raw, data)
+}
+
+// ParseDocument decodes data once into both its generic tree and its
+// contract: the same results, errors included, as DecodeGeneric and
+// Parse, for half the YAML decoding.
+func ParseDocument(data []byte) *Document {
+	return parseDocument(data, MaxBytes)
+}
+
+func parseDocument(data []byte, maxBytes int) *Document {
+	d := &Document{raw: data}
 	root, err := parseRoot(data, maxBytes)
 	if err != nil {
-		return nil, err
+		d.TreeErr, d.Err = err, err
+		return d
 	}
 	generic, err := toGeneric(root)
 	if err != nil {
-		return nil, err
+		d.TreeErr, d.Err = err, err
+		return d
 	}
+	d.Tree = generic
+	d.Contract, d.Err = typed(root, generic)
+	return d
+}
+
+// typed decodes the contract from its node tree, whose generic tree is
+// generic.
+func typed(root *yaml.Node, generic any) (*Contract, error) {
 	if err := checkShape(root, reflect.TypeFor[Contract](), ""); err != nil {
 		return nil, err
 	}

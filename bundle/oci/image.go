@@ -87,6 +87,15 @@ func NewImage(layer []byte, labels Labels) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewImageOf(layer, diffID, labels)
+}
+
+// NewImageOf is NewImage for a layer whose diff ID (the digest of the tar
+// it compresses) the caller already has, having packed the tar itself:
+// the layer is not decompressed again. A wrong diffID makes an image no
+// registry client would accept, so only the packer's own digest is
+// passed.
+func NewImageOf(layer []byte, diffID digest.Digest, labels Labels) (*Image, error) {
 	config, err := json.Marshal(imageConfig{
 		Config: containerConfig{Labels: map[string]string{
 			LabelName:         labels.Name,

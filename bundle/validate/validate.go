@@ -74,6 +74,11 @@ type Options struct {
 	// less means 10 MiB, the archive's default per-file limit. A command
 	// that raises a bundle's per-file limit raises this with it.
 	MaxSpecBytes int64
+	// Document, when it is the decode of the pacto.yaml validated
+	// (contract.ParseDocument of the same bytes, as a loaded bundle
+	// carries it), is read instead of decoding the YAML again; a Document
+	// of other bytes is ignored.
+	Document *contract.Document
 }
 
 // MaxRefDepth bounds how many bundle references deep a configuration or
@@ -114,6 +119,9 @@ func ValidateBytes(ctx context.Context, raw []byte, fsys fs.FS, opts *Options) R
 		if opts.MaxSpecBytes > 0 {
 			v.maxSpecBytes = opts.MaxSpecBytes
 		}
+		if opts.Document.Of(raw) {
+			v.parsed = opts.Document
+		}
 	}
 	v.run(raw)
 	v.res.sort()
@@ -128,6 +136,7 @@ type validator struct {
 
 	maxSpecBytes int64
 
+	parsed   *contract.Document // raw decoded already; nil: decode it
 	doc      map[string]any     // generic tree of pacto.yaml
 	c        *contract.Contract // typed contract
 	policies []policySchema     // local policies compiled in the cross-field layer
@@ -212,7 +221,11 @@ func (r *result) sort() {
 
 // structural runs layer 1 and reports whether it passed.
 func (v *validator) structural(raw []byte) bool {
-	tree, err := contract.DecodeGeneric(raw)
+	d := v.parsed
+	if d == nil {
+		d = contract.ParseDocument(raw)
+	}
+	tree, err := d.Tree, d.TreeErr
 	if err != nil {
 		v.res.addError("", CodeYAMLParseError, parseMessage(err))
 		return false
@@ -244,7 +257,7 @@ func (v *validator) structural(raw []byte) bool {
 	if !v.res.Valid() {
 		return false
 	}
-	c, err := contract.Parse(raw)
+	c, err := d.Contract, d.Err
 	if err != nil {
 		// The schema accepted the tree but the typed model did not (e.g. a
 		// weight of 30.0). Report it as the schema violation it is.

@@ -2,9 +2,15 @@ package source_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/kubepact/kubepact/fleetgraph"
 	"github.com/kubepact/kubepact/fleetgraph/source"
 )
 
@@ -38,4 +44,90 @@ func BenchmarkDecodeTargetState(b *testing.B) {
 			}
 		})
 	}
+}
+
+// localFleet writes n bundle directories under dir, each a contract with
+// an OpenAPI interface, a readiness declaration and benchDeps
+// dependencies on other services of the fleet: the shape a laptop fleet
+// of many small services has.
+func localFleet(b *testing.B, dir string, n int) {
+	b.Helper()
+	const deps = 5
+	spec := "openapi: 3.0.3\ninfo: {title: svc, version: 1.0.0}\npaths:\n  /healthz:\n    get:\n      operationId: getHealth\n      responses:\n        \"200\": {description: alive}\n  /items/{id}:\n    get:\n      operationId: getItem\n      parameters:\n        - {name: id, in: path, required: true, schema: {type: string}}\n      responses:\n        \"200\":\n          description: one item\n          content:\n            application/json:\n              schema: {type: object, properties: {id: {type: string}, price: {type: number}}}\n"
+	for i := range n {
+		var y strings.Builder
+		fmt.Fprintf(&y, "pactoVersion: \"2.0\"\nservice:\n  name: svc-%05d\n  version: 1.%d.0\n  owner:\n    team: team-%d\n", i, i%7, i%40)
+		y.WriteString("interfaces:\n  - name: http\n    type: openapi\n    ref: interfaces/openapi.yaml\n    visibility: internal\nworkload: service\n")
+		y.WriteString("capabilities:\n  - type: health\n    binding: {type: http, interface: http, path: /healthz}\n")
+		y.WriteString("dependencies:\n")
+		for d := range deps {
+			j := (i*7919 + d*104729 + 1) % n
+			fmt.Fprintf(&y, "  - name: svc-%05d\n    ref: oci://registry.example.com/team%d/svc-%05d\n    required: true\n    compatibility: ^1.0.0\n", j, j%40, j)
+		}
+		y.WriteString("readiness:\n  expires: 2099-12-31\n  minScore: 50\n  claims:\n    - {id: runbook, type: document, category: documentation, status: done, evidence: https://docs.example.com/runbook, weight: 100}\n")
+		bd := filepath.Join(dir, fmt.Sprintf("team%d", i%40), fmt.Sprintf("svc-%05d", i))
+		if err := os.MkdirAll(filepath.Join(bd, "interfaces"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bd, "pacto.yaml"), []byte(y.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bd, "interfaces", "openapi.yaml"), []byte(spec), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLocalFleetStart measures what `kubepact mcp --fleet DIR` does
+// before it answers: scanning a directory of bundles, loading each
+// (packing it for its identity), validating it and building the first
+// snapshot. It runs 1,000 services unless KUBEPACT_BENCH_SCALE says
+// otherwise, and reports the CPU time (user + system) of a start beside
+// its wall time, and the heap the snapshot keeps:
+//
+//	KUBEPACT_BENCH_SCALE=10000 go test ./fleetgraph/source -run '^$' -bench BenchmarkLocalFleetStart -benchtime 1x
+func BenchmarkLocalFleetStart(b *testing.B) {
+	n := 1000
+	if v := os.Getenv("KUBEPACT_BENCH_SCALE"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 10 {
+			b.Fatalf("KUBEPACT_BENCH_SCALE=%q: want a number of services, at least 10", v)
+		}
+	}
+	dir := b.TempDir()
+	localFleet(b, dir, n)
+	b.ResetTimer()
+	var cpu time.Duration
+	var heap uint64
+	for b.Loop() {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		cpu0 := cpuTime(b)
+		bld := fleetgraph.NewBuilder(nil)
+		snap := source.NewFeed(bld, []source.Source{&source.LocalSource{Dir: dir}}).Collect(b.Context(), nil)
+		cpu += cpuTime(b) - cpu0
+		if _, revs, _ := snap.Counts(); revs != n {
+			b.Fatalf("%d revisions loaded, want %d: %v", revs, n, snap.Meta().Limitations)
+		}
+		if res, err := snap.Status(fleetgraph.StatusQuery{Invalid: true}); err != nil || res.Total != 0 {
+			b.Fatalf("the synthetic bundles must be valid (or the start skips work): %d invalid, %v %+v", res.Total, err, res.Items[:min(1, len(res.Items))])
+		}
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		heap = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(snap)
+	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/float64(n), "cpu-µs/bundle")
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -326,21 +327,46 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitSourcePartial, Source: l.ID(), Message: "directory " + g + " could not be read"})
 	}
 	c.Partial = len(gaps) > 0
-	for _, d := range dirs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	// Bundles load and validate independently: one worker a CPU, the
+	// results taken in directory order, so the collection is the one a
+	// single loop makes.
+	type loaded struct {
+		rev *fleetgraph.Revision
+		err error
+	}
+	out := make([]loaded, len(dirs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(dirs)) {
+		wg.Go(func() {
+			for i := range next {
+				b, err := bundle.LoadDir(dirs[i], l.Load)
+				if err == nil {
+					out[i].rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true})
+				}
+				out[i].err = err
+			}
+		})
+	}
+	for i := range dirs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, d := range dirs {
+		if out[i].err == nil {
+			c.Revisions = append(c.Revisions, out[i].rev)
+			continue
 		}
 		rel, _ := filepath.Rel(l.Dir, d)
-		b, err := bundle.LoadDir(d, l.Load)
-		if err == nil {
-			var rev *fleetgraph.Revision
-			if rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true}); err == nil {
-				c.Revisions = append(c.Revisions, rev)
-				continue
-			}
-		}
 		c.Partial = true
-		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(err.Error())})
+		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(out[i].err.Error())})
 	}
 	return c, nil
 }
