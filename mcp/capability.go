@@ -320,7 +320,7 @@ type WithheldResult struct {
 	WritesAllowed bool                            `json:"writesAllowed" jsonschema:"whether operations other than GET and HEAD may be exposed"`
 	Interfaces    []openapitools.InterfaceSummary `json:"interfaces"`
 	Withheld      []openapitools.Withheld         `json:"withheld" jsonschema:"every operation not exposed, with its reason"`
-	LockDigest    string                          `json:"lockDigest" jsonschema:"digest of the generated tools offered (equals the lock's lockDigest when exactly the locked tools are offered)"`
+	LockDigest    string                          `json:"lockDigest" jsonschema:"digest of the generated tools offered, OpenAPI and gRPC (equals the lock's lockDigest when exactly the locked tools are offered)"`
 	Lock          *LockSummary                    `json:"lock,omitempty" jsonschema:"the tools lock the generated tools are held to; absent without one"`
 	// GRPCInterfaces and GRPCWithheld are the bundle's gRPC interfaces and
 	// the RPCs not exposed; absent without gRPC interfaces.
@@ -341,7 +341,7 @@ func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResul
 func (st *capabilityState) withheld() *WithheldResult {
 	c := st.cb.Capability
 	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]openapitools.Withheld, len(c.Withheld)),
-		LockDigest: c.LockDigest, Lock: lockSummary(c.Lock)}
+		LockDigest: st.cb.lockDigest(), Lock: st.cb.lockSummary()}
 	if res.Interfaces == nil {
 		res.Interfaces = []openapitools.InterfaceSummary{}
 	}

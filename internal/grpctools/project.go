@@ -3,6 +3,7 @@ package grpctools
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -55,10 +56,39 @@ type Capability struct {
 	Warnings []string
 	// WritesAllowed echoes Options.AllowWrites.
 	WritesAllowed bool
+	// Lock says how the tools were held to Options.Lock; nil without one.
+	Lock *LockHold
 
 	opts     *Options
 	metadata []MetadataPair
+	tls      *tls.Config // nil: plaintext HTTP/2
 	rpcs     [][2]string // tool name, full method name of every RPC, exposed or not
+}
+
+// LockHold says how a projection's gRPC tools were held to a tools lock.
+type LockHold struct {
+	// Drifted are the tools withheld with reason DRIFT.
+	Drifted []string
+	// Missing are the lock's gRPC entries the bundle no longer has.
+	Missing []openapitools.LockedRPC
+}
+
+// TLSConfig is the TLS configuration calls to the target use (a copy);
+// nil when they go over plaintext HTTP/2.
+func (c *Capability) TLSConfig() *tls.Config {
+	if c.tls == nil {
+		return nil
+	}
+	return c.tls.Clone()
+}
+
+// Pins are the lock entries of the exposed tools (see Tool.Pin).
+func (c *Capability) Pins() []openapitools.LockedRPC {
+	out := make([]openapitools.LockedRPC, len(c.Tools))
+	for i, t := range c.Tools {
+		out[i] = t.Pin()
+	}
+	return out
 }
 
 // ToolName returns the tool name of the RPC ref names — by its tool name,
@@ -198,11 +228,11 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		return nil, fmt.Errorf("bundle %s: the contract does not parse: %w", b.Source, b.ParseErr)
 	}
 	o := opts.withDefaults()
-	md, err := o.check()
+	md, tc, err := o.check()
 	if err != nil {
 		return nil, err
 	}
-	c := &Capability{Service: b.Contract.Service.Name, WritesAllowed: o.AllowWrites, opts: o, metadata: md}
+	c := &Capability{Service: b.Contract.Service.Name, WritesAllowed: o.AllowWrites, opts: o, metadata: md, tls: tc}
 	var grpcs []string
 	for _, in := range b.Contract.Interfaces {
 		if in.Type == "grpc" {
@@ -264,6 +294,7 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 	}
 	if l := o.Lock; l != nil {
 		var drifted, missing []string
+		c.Lock = &LockHold{Drifted: []string{}, Missing: []openapitools.LockedRPC{}}
 		for _, w := range c.Withheld {
 			if w.Code == WithheldDrift {
 				drifted = append(drifted, w.Name)
@@ -272,8 +303,10 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		for _, lr := range l.GRPC {
 			if !seen[lr.Name] {
 				missing = append(missing, lr.Name+" ("+lr.RPC.Method+")")
+				c.Lock.Missing = append(c.Lock.Missing, lr)
 			}
 		}
+		c.Lock.Drifted = append(c.Lock.Drifted, drifted...)
 		if len(drifted) > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d gRPC tool(s) that do not match the tools lock %s (reason DRIFT): %s", len(drifted), l.Source(), strings.Join(drifted, ", ")))
 		}

@@ -846,15 +846,15 @@ func short(d string) string {
 	return d
 }
 
-// LockDigestOf is the lockDigest of the tools c exposes (the digest of
-// their lock entries, by name): equal to a
-// lock's lockDigest when c offers exactly the tools the lock pins.
-func LockDigestOf(c *Capability) string {
+// LockDigestOf is the lockDigest of the tools c exposes and of the gRPC
+// tools rpcs pins (the digest of their lock entries, by name): equal to a
+// lock's lockDigest when exactly the tools the lock pins are offered.
+func LockDigestOf(c *Capability, rpcs ...LockedRPC) string {
 	pins := make([]LockedTool, 0, len(c.Tools))
 	for _, t := range c.Tools {
 		pins = append(pins, t.Pin())
 	}
-	return lockDigest(pins)
+	return lockDigest(pins, rpcs...)
 }
 
 // mustDigest is the digest of v's canonical JSON. v is always a value this
