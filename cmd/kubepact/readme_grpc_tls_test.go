@@ -3,6 +3,7 @@ package main
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,5 +93,48 @@ func TestGRPCRemoteTargetRefusedWithoutTLS(t *testing.T) {
 	_, stderr, code = runKubepact(t, "sidecar", "--bundle", inv, "--upstream", "http://127.0.0.1:9", "--grpc-target", "10.0.0.7:9090", "--grpc-tls")
 	if code == 0 || !strings.Contains(stderr, "grpc-tls") {
 		t.Errorf("sidecar with --grpc-tls: exit %d, %q", code, stderr)
+	}
+}
+
+// TestReadmeGRPCReflectLine runs the README's reflection line as written,
+// in a directory holding the gRPC example, beside test/grpcdemo with
+// reflection on the line's port: the check passes. When the port is
+// taken, whatever serves there is checked and the answer must be a report
+// or a worded failure (exit 0, 1 or 2 with a message).
+func TestReadmeGRPCReflectLine(t *testing.T) {
+	lines := readmeCommands(t, "grpc-reflect")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "kubepact check examples/grpc/inventory --grpc-reflect ") {
+		t.Fatalf("the README's grpc-reflect block is %q", lines)
+	}
+	target := strings.Fields(lines[0])[4]
+	work := t.TempDir()
+	inv := filepath.Join(repoRoot(t), "examples", "grpc", "inventory")
+	if err := os.CopyFS(filepath.Join(work, "examples", "grpc", "inventory"), os.DirFS(inv)); err != nil {
+		t.Fatal(err)
+	}
+	serving := false
+	if lis, err := net.Listen("tcp", target); err == nil {
+		srv, err := grpcdemo.ServeWith(t.Context(), lis, os.DirFS(inv), "interfaces/inventory/v1/inventory.proto", &grpcdemo.Options{Reflection: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Stop)
+		serving = true
+	} else {
+		t.Logf("%s is taken here (%v): checking that the line answers in words only", target, err)
+	}
+	env, _ := readmeEnv(t)
+	out, err := readmeLine(t.Context(), work, env, lines[0]).CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case serving && (code != 0 || !strings.Contains(string(out), "examples/grpc/inventory): valid — 0 errors")):
+		t.Errorf("%s: exit %d\n%s", lines[0], code, out)
+	case !serving && (code > 2 || len(out) == 0):
+		t.Errorf("%s with the port taken: exit %d\n%s", lines[0], code, out)
 	}
 }
