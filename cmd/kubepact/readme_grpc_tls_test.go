@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -126,7 +127,7 @@ func TestReadmeGRPCReflectLine(t *testing.T) {
 	env, _ := readmeEnv(t)
 	out, err := readmeLine(t.Context(), work, env, lines[0]).CombinedOutput()
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
