@@ -161,25 +161,6 @@ func generatedTool(ct *openapitools.Tool, output *jsonschema.Schema, confirms *c
 	if title == "" {
 		title = ct.Method + " " + ct.Path
 	}
-	// The decoder is built on the tool's first call: a large API's tools
-	// are registered without compiling a schema for the ones never called.
-	var (
-		decOnce sync.Once
-		dec     *argDecoder
-		decErr  error
-	)
-	decoder := func() (*argDecoder, error) {
-		decOnce.Do(func() {
-			var input jsonschema.Schema
-			if decErr = json.Unmarshal(ct.InputSchema, &input); decErr != nil {
-				return
-			}
-			if dec, decErr = newArgDecoderResolved(&input, ct.ArgumentSchemas()); decErr == nil {
-				dec.encoded = false // a string is a value of its own here
-			}
-		})
-		return dec, decErr
-	}
 	return &tool{
 		name:        ct.Name,
 		title:       title,
@@ -188,33 +169,85 @@ func generatedTool(ct *openapitools.Tool, output *jsonschema.Schema, confirms *c
 		inputJSON:   ct.InputSchema,
 		output:      output,
 		generated:   true,
-		call: func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
-			dec, err := decoder()
-			if err != nil {
-				return errorResult(fmt.Errorf("the tool's input schema could not be compiled: %w", err))
-			}
-			values, diags := dec.checkAll(args)
-			if len(diags) > 0 {
-				return argumentRefusal(ct, diags)
-			}
-			res, err := invoke.Call(invoke.WithConfirmer(ctx, confirms.confirmer(values)), ct, values)
-			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
-				return ask.result()
-			}
-			if err != nil {
-				var ae *invoke.ArgumentError
-				if errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
-					return argumentRefusal(ct, dec.expecting(ae.Diagnostics))
+		call: generatedCall(callSteps{
+			input:    ct.InputSchema,
+			resolved: ct.ArgumentSchemas,
+			refuse:   func(diags []invoke.Diagnostic) *sdk.CallToolResult { return argumentRefusal(ct, diags) },
+			confirms: confirms,
+			send: func(ctx context.Context, dec *argDecoder, values map[string]any, _ json.RawMessage) (*sdk.CallToolResult, error) {
+				res, err := invoke.Call(ctx, ct, values)
+				if ae := (*invoke.ArgumentError)(nil); errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
+					return argumentRefusal(ct, dec.expecting(ae.Diagnostics)), nil
 				}
-				return errorResult(err)
-			}
-			return &sdk.CallToolResult{
-				IsError:           res.IsError(),
-				Content:           []sdk.Content{&sdk.TextContent{Text: resultText(ct, res)}},
-				StructuredContent: res,
-			}
-		},
+				if err != nil {
+					return nil, err
+				}
+				return &sdk.CallToolResult{
+					IsError:           res.IsError(),
+					Content:           []sdk.Content{&sdk.TextContent{Text: resultText(ct, res)}},
+					StructuredContent: res,
+				}, nil
+			},
+		}),
 	}, nil
+}
+
+// callSteps are what differs between generated tools' calls (OpenAPI,
+// gRPC): the input schema (and, when the projection resolved them, its
+// properties' schemas), the refusal of arguments that fail it, and the
+// call itself.
+type callSteps struct {
+	input    json.RawMessage
+	resolved func() map[string]*jsonschema.Resolved // nil: resolved here
+	refuse   func([]invoke.Diagnostic) *sdk.CallToolResult
+	confirms *confirmations
+	// send makes the call with the checked values (and the arguments as
+	// given); an error it does not answer itself is the tool's error.
+	send func(ctx context.Context, dec *argDecoder, values map[string]any, args json.RawMessage) (*sdk.CallToolResult, error)
+}
+
+// generatedCall is the call of a generated tool. The decoder is built on
+// the tool's first call (a large API's tools are registered without
+// compiling a schema for the ones never called); the arguments are checked
+// against it, every fault at once, and a fault is refused with nothing
+// sent; then send calls under the confirmer of the checked values, and a
+// call that waits for the user's confirmation answers input-required.
+func generatedCall(s callSteps) func(context.Context, json.RawMessage) *sdk.CallToolResult {
+	var (
+		decOnce sync.Once
+		dec     *argDecoder
+		decErr  error
+	)
+	return func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
+		decOnce.Do(func() {
+			var input jsonschema.Schema
+			if decErr = json.Unmarshal(s.input, &input); decErr != nil {
+				return
+			}
+			var resolved map[string]*jsonschema.Resolved
+			if s.resolved != nil {
+				resolved = s.resolved()
+			}
+			if dec, decErr = newArgDecoderResolved(&input, resolved); decErr == nil {
+				dec.encoded = false // a string is a value of its own here
+			}
+		})
+		if decErr != nil {
+			return errorResult(fmt.Errorf("the tool's input schema could not be compiled: %w", decErr))
+		}
+		values, diags := dec.checkAll(args)
+		if len(diags) > 0 {
+			return s.refuse(diags)
+		}
+		res, err := s.send(invoke.WithConfirmer(ctx, s.confirms.confirmer(values)), dec, values, args)
+		if ask := (*inputRequired)(nil); errors.As(err, &ask) {
+			return ask.result()
+		}
+		if err != nil {
+			return errorResult(err)
+		}
+		return res
+	}
 }
 
 // resultText is the text beside the structured result: one line of
@@ -320,7 +353,7 @@ type WithheldResult struct {
 	WritesAllowed bool                            `json:"writesAllowed" jsonschema:"whether operations other than GET and HEAD may be exposed"`
 	Interfaces    []openapitools.InterfaceSummary `json:"interfaces"`
 	Withheld      []openapitools.Withheld         `json:"withheld" jsonschema:"every operation not exposed, with its reason"`
-	LockDigest    string                          `json:"lockDigest" jsonschema:"digest of the generated tools offered (equals the lock's lockDigest when exactly the locked tools are offered)"`
+	LockDigest    string                          `json:"lockDigest" jsonschema:"digest of the generated tools offered, OpenAPI and gRPC (equals the lock's lockDigest when exactly the locked tools are offered)"`
 	Lock          *LockSummary                    `json:"lock,omitempty" jsonschema:"the tools lock the generated tools are held to; absent without one"`
 	// GRPCInterfaces and GRPCWithheld are the bundle's gRPC interfaces and
 	// the RPCs not exposed; absent without gRPC interfaces.
@@ -341,7 +374,7 @@ func (st *capabilityState) withheldList(context.Context, noArgs) (*WithheldResul
 func (st *capabilityState) withheld() *WithheldResult {
 	c := st.cb.Capability
 	res := &WithheldResult{Service: c.Service, WritesAllowed: c.WritesAllowed, Interfaces: c.Interfaces, Withheld: make([]openapitools.Withheld, len(c.Withheld)),
-		LockDigest: c.LockDigest, Lock: lockSummary(c.Lock)}
+		LockDigest: st.cb.lockDigest(), Lock: st.cb.lockSummary()}
 	if res.Interfaces == nil {
 		res.Interfaces = []openapitools.InterfaceSummary{}
 	}

@@ -266,16 +266,23 @@ type argumentFault struct {
 // the accepted argument names when a fault is about names, and the
 // diagnostics themselves. Nothing was sent to the service.
 func argumentRefusal(ct *openapitools.Tool, diags []invoke.Diagnostic) *sdk.CallToolResult {
+	return generatedRefusal(ct.Name, ct.Accepted, diags)
+}
+
+// generatedRefusal is a generated tool's answer to arguments that fail its
+// schema: every fault, and nothing sent. accepted (nil: not known) lists
+// the arguments a call may give, shown for an unknown one.
+func generatedRefusal(name string, accepted func() []string, diags []invoke.Diagnostic) *sdk.CallToolResult {
 	msgs := make([]string, len(diags))
 	for i, d := range diags {
 		msgs[i] = d.Message
 	}
 	te := &ToolError{Code: CodeInvalidArgument, Field: diags[0].Field, DidYouMean: diags[0].DidYouMean,
-		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", ct.Name, strings.Join(msgs, "; "))}
-	if slices.ContainsFunc(diags, func(d invoke.Diagnostic) bool {
+		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", name, strings.Join(msgs, "; "))}
+	if accepted != nil && slices.ContainsFunc(diags, func(d invoke.Diagnostic) bool {
 		return d.Code == invoke.DiagUnknown || d.Code == invoke.DiagNotAnObject
 	}) {
-		te.Accepted, te.argNames = ct.Accepted(), true
+		te.Accepted, te.argNames = accepted(), true
 	}
 	return &sdk.CallToolResult{
 		IsError:           true,

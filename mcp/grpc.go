@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,23 +51,6 @@ func grpcTool(gt *grpctools.Tool, client *grpcinvoke.Client, confirms *confirmat
 		return nil, err
 	}
 	output.Properties["diagnostics"] = diagSchema
-	var (
-		decOnce sync.Once
-		dec     *argDecoder
-		decErr  error
-	)
-	decoder := func() (*argDecoder, error) {
-		decOnce.Do(func() {
-			var input jsonschema.Schema
-			if decErr = json.Unmarshal(gt.InputSchema, &input); decErr != nil {
-				return
-			}
-			if dec, decErr = newArgDecoder(&input); decErr == nil {
-				dec.encoded = false
-			}
-		})
-		return dec, decErr
-	}
 	return &tool{
 		name:        gt.Name,
 		title:       gt.Title,
@@ -77,52 +59,30 @@ func grpcTool(gt *grpctools.Tool, client *grpcinvoke.Client, confirms *confirmat
 		inputJSON:   gt.InputSchema,
 		output:      &output,
 		generated:   true,
-		call: func(ctx context.Context, args json.RawMessage) *sdk.CallToolResult {
-			dec, err := decoder()
-			if err != nil {
-				return errorResult(fmt.Errorf("the tool's input schema could not be compiled: %w", err))
-			}
-			values, diags := dec.checkAll(args)
-			if len(diags) > 0 {
-				return grpcRefusal(gt, diags)
-			}
-			res, err := client.Call(invoke.WithConfirmer(ctx, confirms.confirmer(values)), gt, args)
-			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
-				return ask.result()
-			}
-			var re *grpctools.RequestError
-			if errors.As(err, &re) {
-				return errorResult(&ToolError{Code: CodeInvalidArgument,
-					Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", gt.Name, re.Error())})
-			}
-			if err != nil {
-				if strings.HasPrefix(err.Error(), "no gRPC target is configured") {
-					return errorResult(&ToolError{Code: CodeInvalidArgument, Message: err.Error(), cause: err})
+		call: generatedCall(callSteps{
+			input:    gt.InputSchema,
+			refuse:   func(diags []invoke.Diagnostic) *sdk.CallToolResult { return generatedRefusal(gt.Name, nil, diags) },
+			confirms: confirms,
+			send: func(ctx context.Context, _ *argDecoder, _ map[string]any, args json.RawMessage) (*sdk.CallToolResult, error) {
+				res, err := client.Call(ctx, gt, args)
+				if re := (*grpctools.RequestError)(nil); errors.As(err, &re) {
+					return errorResult(&ToolError{Code: CodeInvalidArgument,
+						Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", gt.Name, re.Error())}), nil
 				}
-				return errorResult(err)
-			}
-			return &sdk.CallToolResult{
-				IsError:           res.IsError(),
-				Content:           []sdk.Content{&sdk.TextContent{Text: grpcResultText(gt, res)}},
-				StructuredContent: res,
-			}
-		},
+				if err != nil && strings.HasPrefix(err.Error(), "no gRPC target is configured") {
+					return errorResult(&ToolError{Code: CodeInvalidArgument, Message: err.Error(), cause: err}), nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				return &sdk.CallToolResult{
+					IsError:           res.IsError(),
+					Content:           []sdk.Content{&sdk.TextContent{Text: grpcResultText(gt, res)}},
+					StructuredContent: res,
+				}, nil
+			},
+		}),
 	}, nil
-}
-
-// grpcRefusal is argumentRefusal for a gRPC tool.
-func grpcRefusal(gt *grpctools.Tool, diags []invoke.Diagnostic) *sdk.CallToolResult {
-	msgs := make([]string, len(diags))
-	for i, d := range diags {
-		msgs[i] = d.Message
-	}
-	te := &ToolError{Code: CodeInvalidArgument, Field: diags[0].Field, DidYouMean: diags[0].DidYouMean,
-		Message: fmt.Sprintf("%s was not called: %s. Nothing was sent to the service", gt.Name, strings.Join(msgs, "; "))}
-	return &sdk.CallToolResult{
-		IsError:           true,
-		Content:           []sdk.Content{&sdk.TextContent{Text: te.Error()}},
-		StructuredContent: argumentFault{Error: te, Diagnostics: diags},
-	}
 }
 
 // grpcResultText is the one line of outcome beside the structured result.

@@ -1,6 +1,10 @@
 package mcp
 
-import "github.com/kubepact/kubepact/internal/openapitools"
+import (
+	"slices"
+
+	"github.com/kubepact/kubepact/internal/openapitools"
+)
 
 // GeneratedToolsInfo describes the generated tools in [ServerInfo]: what
 // surface is offered, which calls wait for the user's confirmation, and
@@ -23,22 +27,50 @@ type LockSummary struct {
 	Missing    []MissingTool `json:"missing" jsonschema:"locked tools the bundle no longer has"`
 }
 
-// MissingTool is a locked tool the bundle no longer has.
+// MissingTool is a locked tool the bundle no longer has: an OpenAPI
+// operation (method and path) or a gRPC method (rpc).
 type MissingTool struct {
 	Name      string `json:"name"`
 	Interface string `json:"interface"`
 	Method    string `json:"method"`
 	Path      string `json:"path"`
+	RPC       string `json:"rpc,omitempty" jsonschema:"for a gRPC tool, the full method name /package.Service/Method (method and path are then empty)"`
 }
 
-// lockSummary summarises a projection's lock status; nil without a lock.
-func lockSummary(l *openapitools.LockStatus) *LockSummary {
+// lockDigest is the lockDigest of every generated tool cb offers, OpenAPI
+// and gRPC: the lock's own when exactly the tools it pins are offered.
+func (cb *CapabilityBundle) lockDigest() string {
+	if cb.GRPC == nil || len(cb.GRPC.Tools) == 0 {
+		return cb.Capability.LockDigest
+	}
+	return openapitools.LockDigestOf(cb.Capability, cb.GRPC.Pins()...)
+}
+
+// lockSummary summarises how cb's generated tools, OpenAPI and gRPC, are
+// held to a tools lock; nil without a lock.
+func (cb *CapabilityBundle) lockSummary() *LockSummary {
+	l := cb.Capability.Lock
 	if l == nil {
 		return nil
 	}
 	out := &LockSummary{Source: l.Source, FromBundle: l.FromBundle, LockDigest: l.LockDigest, Locked: l.Locked, Drifted: l.Drifted, Missing: []MissingTool{}}
 	for _, m := range l.Missing {
 		out.Missing = append(out.Missing, MissingTool{Name: m.Name, Interface: m.Operation.Interface, Method: m.Operation.Method, Path: m.Operation.Path})
+	}
+	held := cb.Capability.HeldLock()
+	if held == nil {
+		return out
+	}
+	out.Locked += len(held.GRPC)
+	missing := held.GRPC // a bundle without gRPC interfaces has none of them
+	if g := cb.GRPC; g != nil && g.Lock != nil {
+		if len(g.Lock.Drifted) > 0 {
+			out.Drifted = append(slices.Clone(out.Drifted), g.Lock.Drifted...)
+		}
+		missing = g.Lock.Missing
+	}
+	for _, m := range missing {
+		out.Missing = append(out.Missing, MissingTool{Name: m.Name, Interface: m.RPC.Interface, RPC: m.RPC.Method})
 	}
 	return out
 }
@@ -50,12 +82,17 @@ func (s *Server) generatedToolsInfo() *GeneratedToolsInfo {
 		return nil
 	}
 	c := cb.Capability
-	info := &GeneratedToolsInfo{Service: c.Service, LockDigest: c.LockDigest, ConfirmWrites: c.ConfirmWrites, Confirmed: []string{}}
-	info.Lock = lockSummary(c.Lock)
+	info := &GeneratedToolsInfo{Service: c.Service, LockDigest: cb.lockDigest(), ConfirmWrites: c.ConfirmWrites, Confirmed: []string{}}
+	info.Lock = cb.lockSummary()
 	for _, name := range s.ToolNames() {
 		if t := s.tools[name]; t.generated {
 			if ct := c.Tool(name); ct != nil && ct.NeedsConfirmation() {
 				info.Confirmed = append(info.Confirmed, name)
+			}
+			if cb.GRPC != nil {
+				if gt := cb.GRPC.Tool(name); gt != nil && gt.NeedsConfirmation() {
+					info.Confirmed = append(info.Confirmed, name)
+				}
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/internal/grpctools"
+	"github.com/kubepact/kubepact/internal/netx"
 	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/mcp"
 )
@@ -28,11 +30,17 @@ type capabilityOptions struct {
 	// grpc configures the tools of the bundle's gRPC interfaces; exposure,
 	// the deadline and the confirmation policy are the OpenAPI flags'.
 	grpc grpctools.Options
+	// remote is set by bindRemoteFlags: the command may reach a gRPC
+	// target that is not loopback (over TLS). The sidecar may not.
+	remote bool
 }
 
 // grpcFlagNames maps grpctools.Options fields to the flags that set them.
 var grpcFlagNames = map[string]string{
 	"Target":        "--grpc-target",
+	"UseTLS":        "--grpc-tls",
+	"CAFile":        "--grpc-ca-file",
+	"ServerName":    "--grpc-server-name",
 	"Metadata":      "--grpc-metadata",
 	"MetadataFiles": "--grpc-metadata-file",
 	"AllowWrites":   "--allow-writes",
@@ -47,10 +55,19 @@ func (o *capabilityOptions) bindFlags(fs *pflag.FlagSet, baseURLFlag, baseURLHel
 	fs.StringVar(&o.BaseURL, baseURLFlag, o.BaseURL, baseURLHelp)
 	o.baseURLFlag = "--" + baseURLFlag
 	o.BindFlags(fs)
-	fs.StringVar(&o.grpc.Target, "grpc-target", o.grpc.Target, "host:port of the gRPC service the bundle's grpc interfaces describe, reached over plaintext HTTP/2: loopback only (e.g. 127.0.0.1:9090)")
+	fs.StringVar(&o.grpc.Target, "grpc-target", o.grpc.Target, "host:port of the gRPC service the bundle's grpc interfaces describe, reached over plaintext HTTP/2 on loopback (e.g. 127.0.0.1:9090); kubepact mcp reaches a remote one with --grpc-tls")
 	fs.StringArrayVar(&o.grpc.Metadata, "grpc-metadata", o.grpc.Metadata, "metadata sent with every gRPC call, as name=value, e.g. authorization=Bearer… (repeatable; needs --grpc-target)")
 	fs.StringArrayVar(&o.grpc.MetadataFiles, "grpc-metadata-file", o.grpc.MetadataFiles, "gRPC metadata read from a file (e.g. a mounted Secret), as name=PATH (repeatable; needs --grpc-target)")
 	fs.StringVar(&o.toolsLock, "tools-lock", "", "offer only the generated tools this lock file (written by \"kubepact lock\") pins, unchanged; others are withheld with reason DRIFT (default: the bundle's own "+openapitools.LockFile+", if any; this flag wins over it)")
+}
+
+// bindRemoteFlags binds the flags that reach a remote gRPC target over
+// TLS: kubepact mcp's only, since the sidecar reaches loopback only.
+func (o *capabilityOptions) bindRemoteFlags(fs *pflag.FlagSet) {
+	o.remote = true
+	fs.BoolVar(&o.grpc.UseTLS, "grpc-tls", o.grpc.UseTLS, "reach --grpc-target over TLS, verifying its certificate (against the system's roots unless --grpc-ca-file); needed for a target that is not loopback")
+	fs.StringVar(&o.grpc.CAFile, "grpc-ca-file", o.grpc.CAFile, "PEM file of the CA certificates --grpc-target's certificate must chain to (needs --grpc-tls)")
+	fs.StringVar(&o.grpc.ServerName, "grpc-server-name", o.grpc.ServerName, "name --grpc-target's certificate must hold (default: the target's host; needs --grpc-tls)")
 }
 
 // loadCapability loads the bundle ref names, projects it, and prints the
@@ -106,6 +123,11 @@ func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limit
 		fmt.Fprintf(w, "%s: %s\n", prefix, mcp.FlagWords(line, openapitools.FlagNames))
 	}
 	cb := &mcp.CapabilityBundle{Bundle: b, Capability: c}
+	if t := o.grpc.Target; t != "" && !o.remote {
+		if host, _, err := net.SplitHostPort(t); err == nil && !netx.IsLoopbackHost(host) {
+			return nil, fmt.Errorf("--grpc-target %s is not a loopback address: the sidecar reaches only the service in its own pod, at 127.0.0.1:PORT, [::1]:PORT or localhost:PORT", t)
+		}
+	}
 	if hasGRPC(b) {
 		g.AllowWrites, g.Timeout, g.ConfirmWrites = o.AllowWrites, o.Timeout, o.ConfirmWrites
 		g.Lock = c.HeldLock()
@@ -115,8 +137,8 @@ func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limit
 		for _, line := range cb.GRPC.Warnings {
 			fmt.Fprintf(w, "%s: %s\n", prefix, mcp.FlagWords(line, grpcFlagNames))
 		}
-	} else if o.grpc.Target != "" || len(o.grpc.Metadata)+len(o.grpc.MetadataFiles) > 0 {
-		return nil, fmt.Errorf("--grpc-target and --grpc-metadata configure the tools of grpc interfaces, and bundle %s declares none", b.Source)
+	} else if o.grpc.Target != "" || len(o.grpc.Metadata)+len(o.grpc.MetadataFiles) > 0 || o.grpc.UseTLS || o.grpc.CAFile != "" || o.grpc.ServerName != "" {
+		return nil, fmt.Errorf("--grpc-target, --grpc-metadata and --grpc-tls configure the tools of grpc interfaces, and bundle %s declares none", b.Source)
 	}
 	return cb, nil
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,11 +15,12 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/failure"
 	"github.com/kubepact/kubepact/bundle/validate"
+	"github.com/kubepact/kubepact/internal/grpctools/reflectcheck"
 )
 
 func newCheckCommand() *cobra.Command {
 	reg := &registryOptions{}
-	var output string
+	var output, reflectTarget string
 	cmd := &cobra.Command{
 		Use:   "check [PATH|oci://REF]",
 		Short: "Validate a bundle: schema, cross-field rules and policies",
@@ -26,7 +28,12 @@ func newCheckCommand() *cobra.Command {
 and validates it in three layers: structural (the pacto.yaml JSON Schema),
 cross-field (names, versions, references, the bundle's real files) and
 policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
-(including a referenced bundle whose registry did not answer: REF_UNREACHABLE).`,
+(including a referenced bundle whose registry did not answer: REF_UNREACHABLE).
+With --grpc-reflect HOST:PORT a valid bundle's grpc interfaces are also
+compared with the running server's reflection: a difference is an error
+(GRPC_REFLECT_*), a method only the server has a warning, and a server
+that cannot be asked (no reflection, a stall, descriptors past the bounds)
+exits 2 (GRPC_REFLECTION_FAILED).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := refuseInapplicable(cmd.Flags(), checkFlagRules(reg)); err != nil {
@@ -60,6 +67,11 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 			}
 			res := validate.Validate(ctx, b.FS, &validate.Options{Resolver: bundle.ResolverFor(b, client), MaxSpecBytes: lim.MaxFileBytes})
 			rep := newCheckReport(b, res)
+			if reflectTarget != "" && res.Valid() {
+				if err := rep.crossCheck(ctx, b, reflectTarget); err != nil {
+					return couldNotCheck(codeReflectionFailed, fmt.Errorf("--grpc-reflect: %w", err))
+				}
+			}
 			if output == "json" {
 				err = writeJSON(cmd.OutOrStdout(), rep)
 			} else {
@@ -78,6 +90,7 @@ policy. Exit status: 0 valid (warnings allowed), 1 invalid, 2 could not check
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&reflectTarget, "grpc-reflect", "", "host:port (loopback) of a running gRPC server: compare the bundle's grpc interfaces with what its reflection service reports (missing services and methods, streaming, message types, field numbers and types); tools are never built from it")
 	reg.BindFlags(cmd.Flags())
 	return cmd
 }
@@ -96,6 +109,30 @@ type checkReport struct {
 	Version       string             `json:"version,omitempty"`
 	Errors        []validate.Finding `json:"errors"`
 	Warnings      []validate.Finding `json:"warnings"`
+}
+
+// codeReflectionFailed is the code of a --grpc-reflect cross-check that
+// could not be made: the server could not be asked.
+const codeReflectionFailed = "GRPC_REFLECTION_FAILED"
+
+// crossCheck adds the differences between b's grpc interfaces and the
+// reflection of the server at target: errors, and warnings for methods
+// only the server has. It fails when the server cannot be asked.
+func (r *checkReport) crossCheck(ctx context.Context, b *bundle.Bundle, target string) error {
+	found, err := reflectcheck.Check(ctx, b, target, nil)
+	if err != nil {
+		return err
+	}
+	for _, f := range found {
+		vf := validate.Finding{Path: "interfaces[" + f.Interface + "]: " + f.Path, Code: f.Code, Message: f.Message}
+		if f.Warning {
+			r.Warnings = append(r.Warnings, vf)
+		} else {
+			r.Errors = append(r.Errors, vf)
+			r.Valid = false
+		}
+	}
+	return nil
 }
 
 // codeRegistryConfigInvalid is the code of a check that could not be

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubepact/kubepact/test/grpcdemo"
 )
 
 // TestCheckJSONWhenCannotCheck: with -o json, stdout is exactly one JSON
@@ -98,5 +101,58 @@ func TestCheckJSONWhenCannotCheck(t *testing.T) {
 	out, stderr, code := runKubepact(t, "check", big)
 	if code != 2 || out != "" || !strings.Contains(stderr, "per-file limit") {
 		t.Errorf("check %s (text): exit %d, stdout %q, stderr %q", big, code, out, stderr)
+	}
+}
+
+// TestCheckGRPCReflect: kubepact check --grpc-reflect against test/grpcdemo
+// with reflection: valid when the server matches the bundle; against a
+// server serving an edited proto, invalid with one GRPC_REFLECT_* error
+// per difference; against a server without reflection, exit 2 naming why.
+func TestCheckGRPCReflect(t *testing.T) {
+	inv := filepath.Join(repoRoot(t), "examples", "grpc", "inventory")
+	file := "interfaces/inventory/v1/inventory.proto"
+	serve := func(dir string, opts *grpcdemo.Options) string {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := grpcdemo.ServeWith(t.Context(), lis, os.DirFS(dir), file, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Stop)
+		return srv.Addr
+	}
+	stdout, stderr, code := runKubepact(t, "check", inv, "--grpc-reflect", serve(inv, &grpcdemo.Options{Reflection: true}))
+	if code != 0 || !strings.Contains(stdout, "valid — 0 errors") {
+		t.Errorf("a matching server: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	edited := t.TempDir()
+	if err := os.CopyFS(edited, os.DirFS(inv)); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(edited, file)
+	raw, _ := os.ReadFile(p)
+	changed := strings.Replace(string(raw), "  int64 quantity = 3;", "  string quantity = 3;", 1)
+	if err := os.WriteFile(p, []byte(changed), 0o644); err != nil || changed == string(raw) {
+		t.Fatalf("editing the proto: %v", err)
+	}
+	stdout, stderr, code = runKubepact(t, "check", inv, "-o", "json", "--grpc-reflect", serve(edited, &grpcdemo.Options{ReflectionV1AlphaOnly: true}))
+	var rep struct {
+		Valid  bool
+		Errors []struct{ Path, Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, stdout)
+	}
+	if code != 1 || rep.Valid || len(rep.Errors) != 1 || rep.Errors[0].Code != "GRPC_REFLECT_FIELD_TYPE" ||
+		rep.Errors[0].Path != "interfaces[grpc]: inventory.v1.Item.quantity" || !strings.Contains(rep.Errors[0].Message, "int64 in the bundle and string on the server") {
+		t.Errorf("a server with a changed field: exit %d, %+v, stderr %q", code, rep, stderr)
+	}
+
+	_, stderr, code = runKubepact(t, "check", inv, "--grpc-reflect", serve(inv, nil))
+	if code != 2 || !strings.Contains(stderr, "serves no reflection") {
+		t.Errorf("a server without reflection: exit %d, stderr %q", code, stderr)
 	}
 }

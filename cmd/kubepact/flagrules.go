@@ -69,7 +69,13 @@ func httpFlags() []string {
 // capabilityFlags are the flags that configure a bundle's generated
 // tools, under the base-URL flag's name of the command.
 func capabilityFlags(baseURLFlag string) []string {
-	return flagsOf(func(fs *pflag.FlagSet) { (&capabilityOptions{}).bindFlags(fs, baseURLFlag, "") })
+	return flagsOf(func(fs *pflag.FlagSet) {
+		o := &capabilityOptions{}
+		o.bindFlags(fs, baseURLFlag, "")
+		if baseURLFlag == "base-url" { // kubepact mcp's: it reaches remote gRPC targets too
+			o.bindRemoteFlags(fs)
+		}
+	})
 }
 
 // cacheRule refuses --cache-dir beside --no-cache, on every command with

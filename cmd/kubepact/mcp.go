@@ -139,6 +139,7 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 	auth.bindMode(cmd.Flags())
 	auth.o.BindFlags(cmd.Flags())
 	capOpts.bindFlags(cmd.Flags(), "base-url", "base URL of the service BUNDLE describes (default: the spec's first server URL); required with --auth")
+	capOpts.bindRemoteFlags(cmd.Flags())
 	return cmd
 }
 

@@ -1,6 +1,10 @@
 package grpctools
 
 import (
+	"cmp"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -34,13 +38,23 @@ const (
 // per call, 4 MiB per message, 100 messages or 1 MiB of JSON per
 // server-streaming call.
 type Options struct {
-	// Target is the gRPC service as host:port. It is reached over plaintext
-	// HTTP/2 (h2c), so it must be a loopback address unless
+	// Target is the gRPC service as host:port. Without TLS it is reached
+	// over plaintext HTTP/2 (h2c), so it must be a loopback address unless
 	// AllowPlaintextRemote is set; the sidecar uses 127.0.0.1:<port>.
 	Target string
+	// UseTLS reaches Target over TLS, verifying its certificate against
+	// CAFile (default: the system's roots) for ServerName (default:
+	// Target's host). A non-loopback Target needs it.
+	UseTLS bool
+	// CAFile is a PEM file of the CA certificates Target's certificate
+	// must chain to; it needs UseTLS.
+	CAFile string
+	// ServerName is the name Target's certificate must hold (default:
+	// Target's host); it needs UseTLS.
+	ServerName string
 	// AllowPlaintextRemote lets Target be a non-loopback host reached
 	// without TLS (e.g. a Service in a trusted cluster network). Metadata
-	// is still sent only to a loopback target.
+	// is still sent only to a loopback target or over TLS.
 	AllowPlaintextRemote bool
 	// AllowWrites exposes every unary and server-streaming RPC, not only
 	// those whose idempotency_level is NO_SIDE_EFFECTS.
@@ -109,9 +123,46 @@ var reservedMetadata = []string{"content-type", "te", "user-agent", "host", "con
 // MetadataPair is one configured metadata entry.
 type MetadataPair struct{ Name, Value string }
 
-// check validates the options and reads MetadataFiles; it returns the
-// metadata to send.
-func (o *Options) check() ([]MetadataPair, error) {
+// check validates the options, reads MetadataFiles and CAFile; it
+// returns the metadata to send and, with UseTLS, the TLS configuration.
+func (o *Options) check() ([]MetadataPair, *tls.Config, error) {
+	md, err := o.checkMetadata()
+	if err != nil {
+		return nil, nil, err
+	}
+	tc, err := o.tlsConfig()
+	return md, tc, err
+}
+
+// tlsConfig is the client's TLS configuration; nil without UseTLS.
+func (o *Options) tlsConfig() (*tls.Config, error) {
+	if !o.UseTLS {
+		if o.CAFile != "" || o.ServerName != "" {
+			return nil, errors.New("CAFile and ServerName verify a TLS connection: give UseTLS as well, or drop them")
+		}
+		return nil, nil
+	}
+	if o.Target == "" {
+		return nil, errors.New("UseTLS needs an explicit Target: the host:port of the service to reach over TLS")
+	}
+	host, _, _ := net.SplitHostPort(o.Target)
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: cmp.Or(o.ServerName, host), NextProtos: []string{"h2"}}
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("CAFile: the file %s cannot be read: %w", o.CAFile, errors.Unwrap(err))
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("CAFile: %s holds no PEM certificate (want one or more -----BEGIN CERTIFICATE----- blocks)", o.CAFile)
+		}
+	}
+	return tc, nil
+}
+
+// checkMetadata validates the options but the TLS ones and reads MetadataFiles;
+// it returns the metadata to send.
+func (o *Options) checkMetadata() ([]MetadataPair, error) {
 	switch o.ConfirmWrites {
 	case "", ConfirmDelete, ConfirmAlways, ConfirmNever:
 	default:
@@ -124,8 +175,9 @@ func (o *Options) check() ([]MetadataPair, error) {
 			return nil, fmt.Errorf("the target %q (Target) is not host:port (e.g. 127.0.0.1:9090)", o.Target)
 		}
 		loopback = netx.IsLoopbackHost(host)
-		if !loopback && !o.AllowPlaintextRemote {
-			return nil, fmt.Errorf("the target %q (Target) is not a loopback address: gRPC calls go over plaintext HTTP/2, so only 127.0.0.1, ::1 or localhost are accepted unless AllowPlaintextRemote is set", o.Target)
+		if !loopback && !o.UseTLS && !o.AllowPlaintextRemote {
+			return nil, fmt.Errorf("the target %q (Target) is not a loopback address, and without TLS gRPC calls go over plaintext HTTP/2, readable and changeable on the way: "+
+				"a remote target is accepted over TLS (UseTLS, with CAFile and ServerName to verify it); without TLS only 127.0.0.1, ::1 or localhost are", o.Target)
 		}
 	}
 	var md []MetadataPair
@@ -161,8 +213,8 @@ func (o *Options) check() ([]MetadataPair, error) {
 			return nil, err
 		}
 	}
-	if len(md) > 0 && o.Target != "" && !loopback {
-		return nil, fmt.Errorf("Metadata would travel unencrypted to %s: metadata (credentials) is sent only to a loopback target", o.Target)
+	if len(md) > 0 && o.Target != "" && !loopback && !o.UseTLS {
+		return nil, fmt.Errorf("Metadata would travel unencrypted to %s: metadata (credentials) is sent only to a loopback target or over TLS", o.Target)
 	}
 	if len(md) > 0 && o.Target == "" {
 		return nil, fmt.Errorf("Metadata needs an explicit Target: credentials go only to a configured service")

@@ -2,12 +2,10 @@ package grpctools
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -19,15 +17,17 @@ import (
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/internal/netx"
+	"github.com/kubepact/kubepact/internal/openapischema"
 	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
-// MaxNameLength is the longest tool name MCP accepts.
-const MaxNameLength = 128
+// MaxNameLength is the longest tool name MCP accepts (the OpenAPI
+// tools' bound).
+const MaxNameLength = openapitools.MaxNameLength
 
 // ReservedPrefix starts the names of kubepact's own tools; an RPC whose
 // tool name would start with it is withheld, never renamed.
-const ReservedPrefix = "pacto_"
+const ReservedPrefix = openapitools.ReservedPrefix
 
 // MaxSchemaBytes bounds one tool's input or output schema as JSON.
 const MaxSchemaBytes = 256 << 10
@@ -35,13 +35,13 @@ const MaxSchemaBytes = 256 << 10
 // Reasons an RPC is withheld (the words of the OpenAPI tools, plus
 // STREAMING).
 const (
-	WithheldWritesNotAllowed = "WRITES_NOT_ALLOWED" // not NO_SIDE_EFFECTS and writes are not allowed
-	WithheldDenied           = "DENIED"             // named in DenyMethods
-	WithheldNotAllowed       = "NOT_ALLOWED"        // AllowMethods is set and does not name it
-	WithheldReservedName     = "RESERVED_NAME"      // its name starts with pacto_
-	WithheldUnsupported      = "UNSUPPORTED"        // its messages cannot be described (Any in the request, too large)
-	WithheldStreaming        = "STREAMING"          // client- or bidi-streaming: one tool call sends one request
-	WithheldDrift            = "DRIFT"              // a tools lock is in force and does not pin the tool unchanged
+	WithheldWritesNotAllowed = openapitools.WithheldWritesNotAllowed // not NO_SIDE_EFFECTS and writes are not allowed
+	WithheldDenied           = openapitools.WithheldDenied           // named in DenyMethods
+	WithheldNotAllowed       = openapitools.WithheldNotAllowed       // AllowMethods is set and does not name it
+	WithheldReservedName     = openapitools.WithheldReservedName     // its name starts with pacto_
+	WithheldUnsupported      = openapitools.WithheldUnsupported      // its messages cannot be described (Any in the request, too large)
+	WithheldStreaming        = "STREAMING"                           // client- or bidi-streaming: one tool call sends one request
+	WithheldDrift            = openapitools.WithheldDrift            // a tools lock is in force and does not pin the tool unchanged
 )
 
 // Capability is the projection of a bundle's gRPC interfaces. It is not
@@ -55,10 +55,39 @@ type Capability struct {
 	Warnings []string
 	// WritesAllowed echoes Options.AllowWrites.
 	WritesAllowed bool
+	// Lock says how the tools were held to Options.Lock; nil without one.
+	Lock *LockHold
 
 	opts     *Options
 	metadata []MetadataPair
+	tls      *tls.Config // nil: plaintext HTTP/2
 	rpcs     [][2]string // tool name, full method name of every RPC, exposed or not
+}
+
+// LockHold says how a projection's gRPC tools were held to a tools lock.
+type LockHold struct {
+	// Drifted are the tools withheld with reason DRIFT.
+	Drifted []string
+	// Missing are the lock's gRPC entries the bundle no longer has.
+	Missing []openapitools.LockedRPC
+}
+
+// TLSConfig is the TLS configuration calls to the target use (a copy);
+// nil when they go over plaintext HTTP/2.
+func (c *Capability) TLSConfig() *tls.Config {
+	if c.tls == nil {
+		return nil
+	}
+	return c.tls.Clone()
+}
+
+// Pins are the lock entries of the exposed tools (see Tool.Pin).
+func (c *Capability) Pins() []openapitools.LockedRPC {
+	out := make([]openapitools.LockedRPC, len(c.Tools))
+	for i, t := range c.Tools {
+		out[i] = t.Pin()
+	}
+	return out
 }
 
 // ToolName returns the tool name of the RPC ref names — by its tool name,
@@ -198,11 +227,11 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		return nil, fmt.Errorf("bundle %s: the contract does not parse: %w", b.Source, b.ParseErr)
 	}
 	o := opts.withDefaults()
-	md, err := o.check()
+	md, tc, err := o.check()
 	if err != nil {
 		return nil, err
 	}
-	c := &Capability{Service: b.Contract.Service.Name, WritesAllowed: o.AllowWrites, opts: o, metadata: md}
+	c := &Capability{Service: b.Contract.Service.Name, WritesAllowed: o.AllowWrites, opts: o, metadata: md, tls: tc}
 	var grpcs []string
 	for _, in := range b.Contract.Interfaces {
 		if in.Type == "grpc" {
@@ -231,7 +260,7 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		}
 		prefix := ""
 		if len(grpcs) > 1 {
-			prefix = sanitize(in.Name)
+			prefix = openapitools.NamePart(in.Name)
 		}
 		sum := InterfaceSummary{Name: in.Name, Proto: in.Ref, Target: o.Target, Services: []string{}}
 		types := typesOf(files)
@@ -264,6 +293,7 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 	}
 	if l := o.Lock; l != nil {
 		var drifted, missing []string
+		c.Lock = &LockHold{Drifted: []string{}, Missing: []openapitools.LockedRPC{}}
 		for _, w := range c.Withheld {
 			if w.Code == WithheldDrift {
 				drifted = append(drifted, w.Name)
@@ -272,19 +302,16 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		for _, lr := range l.GRPC {
 			if !seen[lr.Name] {
 				missing = append(missing, lr.Name+" ("+lr.RPC.Method+")")
+				c.Lock.Missing = append(c.Lock.Missing, lr)
 			}
 		}
-		if len(drifted) > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d gRPC tool(s) that do not match the tools lock %s (reason DRIFT): %s", len(drifted), l.Source(), strings.Join(drifted, ", ")))
-		}
-		if len(missing) > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("the tools lock %s pins %d gRPC tool(s) the bundle no longer has: %s", l.Source(), len(missing), strings.Join(missing, ", ")))
-		}
+		c.Lock.Drifted = append(c.Lock.Drifted, drifted...)
+		c.Warnings = append(c.Warnings, openapitools.LockWarnings("gRPC tool(s)", l.Source(), drifted, missing)...)
 	}
 	for field, list := range map[string][]string{"AllowMethods": o.AllowMethods, "DenyMethods": o.DenyMethods} {
 		for _, n := range list {
 			if _, ok := c.ToolName(n); !ok {
-				return nil, fmt.Errorf("%s: no RPC has the tool name or the Service/Method %q (names: %s)", field, n, strings.Join(sortedKeys(seen), ", "))
+				return nil, fmt.Errorf("%s: no RPC has the tool name or the Service/Method %q (names: %s)", field, n, strings.Join(openapischema.SortedKeys(seen), ", "))
 			}
 		}
 	}
@@ -307,7 +334,7 @@ func (c *Capability) project(iface, prefix string, m protoreflect.MethodDescript
 		return wh(WithheldStreaming, "bidirectional streaming: a tool call sends one request and waits for one answer")
 	case m.IsStreamingClient():
 		return wh(WithheldStreaming, "client streaming: a tool call sends one request, not a stream of them")
-	case strings.HasPrefix(strings.ToLower(name), ReservedPrefix):
+	case openapitools.Reserved(name):
 		return wh(WithheldReservedName, "tool names starting with "+ReservedPrefix+" are kubepact's own")
 	case names(o.DenyMethods, name, rpc):
 		return wh(WithheldDenied, "named in DenyMethods")
@@ -450,29 +477,16 @@ func description(m protoreflect.MethodDescriptor) string {
 	return d + "\n\n" + line
 }
 
-var nonNameChar = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
-
-func sanitize(s string) string {
-	s = strings.Trim(nonNameChar.ReplaceAllString(s, "_"), "_")
-	if s == "" {
-		s = "interface"
-	}
-	return s
-}
-
 // toolName is <Service>_<Method>, prefixed <interface>_ when the bundle
-// has several grpc interfaces; names past MaxNameLength end in _ and 8
-// hex digits of a hash of the full name.
+// has several grpc interfaces, each part named as an OpenAPI tool's
+// (openapitools.NamePart); a name past MaxNameLength is shortened as an
+// OpenAPI tool's is (openapitools.ShortenName).
 func toolName(prefix string, m protoreflect.MethodDescriptor) string {
-	n := sanitize(string(m.Parent().Name())) + "_" + sanitize(string(m.Name()))
+	n := openapitools.NamePart(string(m.Parent().Name())) + "_" + openapitools.NamePart(string(m.Name()))
 	if prefix != "" {
 		n = prefix + "_" + n
 	}
-	if len(n) > MaxNameLength {
-		sum := sha256.Sum256([]byte(n))
-		n = n[:MaxNameLength-9] + "_" + hex.EncodeToString(sum[:4])
-	}
-	return n
+	return openapitools.ShortenName(n, MaxNameLength)
 }
 
 // typesOf registers every message, enum and extension of files and of
@@ -514,13 +528,4 @@ func registerMessages(reg *protoregistry.Types, ms protoreflect.MessageDescripto
 			_ = reg.RegisterEnum(dynamicpb.NewEnumType(md.Enums().Get(j)))
 		}
 	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -178,3 +178,37 @@ func TestABrokenProtoCostsOnlyItsTools(t *testing.T) {
 		t.Errorf("warnings: %q", c.Warnings)
 	}
 }
+
+// TestRemoteTargetNeedsTLS: a target that is not loopback is accepted
+// over TLS only, and the TLS options are checked at start-up.
+func TestRemoteTargetNeedsTLS(t *testing.T) {
+	b := loadInventory(t)
+	noPEM := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(noPEM, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"plaintext remote", Options{Target: "10.0.0.7:9090"}, "a remote target is accepted over TLS"},
+		{"plaintext remote name", Options{Target: "inventory.example.com:443"}, "not a loopback address"},
+		{"CA without TLS", Options{Target: "127.0.0.1:9090", CAFile: noPEM}, "give UseTLS as well"},
+		{"server name without TLS", Options{Target: "127.0.0.1:9090", ServerName: "x"}, "give UseTLS as well"},
+		{"TLS without target", Options{UseTLS: true}, "UseTLS needs an explicit Target"},
+		{"CA file missing", Options{Target: "10.0.0.7:9090", UseTLS: true, CAFile: filepath.Join(t.TempDir(), "nope.pem")}, "CAFile: the file"},
+		{"CA file without PEM", Options{Target: "10.0.0.7:9090", UseTLS: true, CAFile: noPEM}, "holds no PEM certificate"},
+	} {
+		if _, err := Project(t.Context(), b, &tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+	c, err := Project(t.Context(), b, &Options{Target: "10.0.0.7:9090", UseTLS: true, Metadata: []string{"authorization=Bearer x"}})
+	if err != nil {
+		t.Fatalf("a remote target over TLS, with metadata: %v", err)
+	}
+	if tl := c.Tool("Inventory_GetItem"); tl == nil || !tl.Hints.OpenWorld || c.TLSConfig() == nil || c.TLSConfig().ServerName != "10.0.0.7" {
+		t.Errorf("remote TLS tool %+v, TLS %+v; want openWorld and the target's host as server name", tl, c.TLSConfig())
+	}
+}

@@ -671,16 +671,26 @@ func holdToLock(c *Capability, l *Lock, fromBundle, operatorBase bool) {
 		}
 	}
 	c.Lock = st
-	if n := len(st.Drifted); n > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("withheld %d tool(s) that do not match the tools lock %s (reason DRIFT): %s", n, src, strings.Join(st.Drifted, ", ")))
+	missing := make([]string, len(st.Missing))
+	for i, lt := range st.Missing {
+		missing[i] = fmt.Sprintf("%s (%s %s)", lt.Name, lt.Operation.Method, lt.Operation.Path)
 	}
-	if n := len(st.Missing); n > 0 {
-		names := make([]string, n)
-		for i, lt := range st.Missing {
-			names[i] = fmt.Sprintf("%s (%s %s)", lt.Name, lt.Operation.Method, lt.Operation.Path)
-		}
-		c.Warnings = append(c.Warnings, fmt.Sprintf("the tools lock %s pins %d tool(s) the bundle no longer has: %s", src, n, strings.Join(names, ", ")))
+	c.Warnings = append(c.Warnings, LockWarnings("tool(s)", src, st.Drifted, missing)...)
+}
+
+// LockWarnings are the stderr lines of a projection held to the lock
+// read from src: the tools withheld as DRIFT and the locked ones the
+// bundle no longer has (each described), counted in noun ("tool(s)",
+// "gRPC tool(s)"); none when neither list has any.
+func LockWarnings(noun, src string, drifted, missing []string) []string {
+	var out []string
+	if n := len(drifted); n > 0 {
+		out = append(out, fmt.Sprintf("withheld %d %s that do not match the tools lock %s (reason DRIFT): %s", n, noun, src, strings.Join(drifted, ", ")))
 	}
+	if n := len(missing); n > 0 {
+		out = append(out, fmt.Sprintf("the tools lock %s pins %d %s the bundle no longer has: %s", src, n, noun, strings.Join(missing, ", ")))
+	}
+	return out
 }
 
 // surfaceDiff appends to out the parts of a locked surface (OpenAPI tool
@@ -846,15 +856,15 @@ func short(d string) string {
 	return d
 }
 
-// LockDigestOf is the lockDigest of the tools c exposes (the digest of
-// their lock entries, by name): equal to a
-// lock's lockDigest when c offers exactly the tools the lock pins.
-func LockDigestOf(c *Capability) string {
+// LockDigestOf is the lockDigest of the tools c exposes and of the gRPC
+// tools rpcs pins (the digest of their lock entries, by name): equal to a
+// lock's lockDigest when exactly the tools the lock pins are offered.
+func LockDigestOf(c *Capability, rpcs ...LockedRPC) string {
 	pins := make([]LockedTool, 0, len(c.Tools))
 	for _, t := range c.Tools {
 		pins = append(pins, t.Pin())
 	}
-	return lockDigest(pins)
+	return lockDigest(pins, rpcs...)
 }
 
 // mustDigest is the digest of v's canonical JSON. v is always a value this

@@ -58,8 +58,13 @@ func baseName(prefix, operationID, method, path string) string {
 
 // interfacePrefix is the `<interface>_` prefix of a bundle with several
 // openapi interfaces, as allowed name characters.
-func interfacePrefix(iface string) string {
-	p := strings.Trim(nonNameChar.ReplaceAllString(iface, "_"), "_")
+func interfacePrefix(iface string) string { return NamePart(iface) }
+
+// NamePart is s as a part of a tool name: every run of characters a tool
+// name may not hold becomes "_", leading and trailing "_" go, and an
+// empty result is "interface". The gRPC tools name their parts with it.
+func NamePart(s string) string {
+	p := strings.Trim(nonNameChar.ReplaceAllString(s, "_"), "_")
 	if p == "" {
 		p = "interface"
 	}
@@ -157,6 +162,10 @@ func (n *namer) name(base string) string {
 	n.used[cand] = true
 	return cand
 }
+
+// ShortenName is shorten for the other generated tools (gRPC): name
+// fitted into limit (at most MaxNameLength) as an OpenAPI tool's name is.
+func ShortenName(name string, limit int) string { return shorten(name, limit) }
 
 // shorten fits a name longer than limit into it: the words of the name
 // (runs between "_", "-" and ".") are abbreviated, longest first, until
@@ -276,6 +285,10 @@ func shortWord(w string) string {
 	}
 	return b.String()
 }
+
+// Reserved reports whether name falls under the reserved prefix (in any
+// letter case): such a tool is withheld, never renamed.
+func Reserved(name string) bool { return reserved(name) }
 
 // reserved reports whether name falls under the reserved prefix.
 func reserved(name string) bool {

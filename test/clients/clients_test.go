@@ -275,12 +275,26 @@ func TestTypeScriptClient(t *testing.T) {
 			ElicitContains: "grpc://" + grpcService.Addr + "/inventory.v1.Inventory/DeleteItem"},
 	})
 	grpcArgs := []string{grpcDir, "--grpc-target", grpcService.Addr}
+	// pacto_edit scaffolds a grpc interface in a copy of the catalog (the
+	// first run adds it, later ones find it there), pacto_check passes on
+	// the result (the stub compiles), and a name that would leave the
+	// bundle is refused.
+	if err := os.CopyFS(filepath.Join(workspace, "catalog-grpc"), os.DirFS(filepath.Join(examples, "bundles", "catalog"))); err != nil {
+		t.Fatal(err)
+	}
+	grpcEdit := []call{
+		{Tool: "pacto_edit", Args: map[string]any{"path": "catalog-grpc", "add_interfaces": []any{map[string]any{"name": "stock-levels", "type": "grpc"}}}, Expect: "ok"},
+		{Tool: "pacto_check", Args: map[string]any{"path": "catalog-grpc"}, Expect: "ok", ResultContains: `"valid":true`},
+		{Tool: "pacto_edit", Args: map[string]any{"path": "catalog-grpc", "add_interfaces": []any{map[string]any{"name": "../../escape", "type": "grpc"}}},
+			Expect: "toolError", Code: "INVALID_ARGUMENT"},
+	}
 
 	configs := []shipped{
 		{name: "grpc", args: concat(grpcArgs, ws), calls: grpcRead},
 		{name: "grpc-writes", args: concat(grpcArgs, []string{"--allow-writes"}, ws), calls: grpcWrite, elicit: "accept"},
 		{name: "grpc-sidecar", sidecar: true, args: []string{"--bundle", grpcDir, "--upstream", service.URL, "--grpc-target", grpcService.Addr, "--no-cache"}, calls: grpcRead},
 		{name: "authoring", args: ws, calls: concat(authoring, payload)},
+		{name: "authoring-grpc", args: ws, calls: grpcEdit},
 		{name: "catalog", args: concat([]string{bundle("catalog"), "--base-url", service.URL}, ws), calls: concat(catalogRead, authoring[:2])},
 		{name: "catalog-writes", args: concat([]string{bundle("catalog"), "--base-url", service.URL, "--allow-writes"}, ws), calls: catalogWrite},
 		{name: "payments", args: concat([]string{bundle("payments"), "--base-url", service.URL}, ws), calls: payments},

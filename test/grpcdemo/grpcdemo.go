@@ -32,8 +32,12 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/reflection"
+	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -54,6 +58,24 @@ type Server struct {
 // directory, plus the standard imports), serves its Inventory service on
 // lis in the background, and returns. Stop ends it.
 func Serve(ctx context.Context, lis net.Listener, fsys fs.FS, file string) (*Server, error) {
+	return ServeWith(ctx, lis, fsys, file, nil)
+}
+
+// Options are what ServeWith adds to Serve; nil means none.
+type Options struct {
+	// Reflection registers the gRPC reflection service (v1 and v1alpha)
+	// describing the compiled files.
+	Reflection bool
+	// ReflectionV1AlphaOnly registers reflection v1alpha only, as an
+	// older server does.
+	ReflectionV1AlphaOnly bool
+}
+
+// ServeWith is Serve with opts.
+func ServeWith(ctx context.Context, lis net.Listener, fsys fs.FS, file string, opts *Options) (*Server, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
 	dir := path.Dir(file)
 	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
 		Accessor: func(p string) (io.ReadCloser, error) {
@@ -71,6 +93,25 @@ func Serve(ctx context.Context, lis net.Listener, fsys fs.FS, file string) (*Ser
 	s := &Server{Addr: lis.Addr().String(), calls: map[string]int{}}
 	s.srv = grpc.NewServer(grpc.MaxSendMsgSize(64 << 20))
 	s.srv.RegisterService(s.desc(sd), struct{}{})
+	if opts.Reflection || opts.ReflectionV1AlphaOnly {
+		reg := &protoregistry.Files{}
+		var add func(f protoreflect.FileDescriptor)
+		add = func(f protoreflect.FileDescriptor) {
+			if _, err := reg.FindFileByPath(f.Path()); err == nil {
+				return
+			}
+			for i := range f.Imports().Len() {
+				add(f.Imports().Get(i).FileDescriptor)
+			}
+			_ = reg.RegisterFile(f)
+		}
+		add(files[0])
+		ro := reflection.ServerOptions{Services: s.srv, DescriptorResolver: reg, ExtensionResolver: &protoregistry.Types{}}
+		if !opts.ReflectionV1AlphaOnly {
+			reflectionv1.RegisterServerReflectionServer(s.srv, reflection.NewServerV1(ro))
+		}
+		reflectionv1alpha.RegisterServerReflectionServer(s.srv, reflection.NewServer(ro))
+	}
 	go func() { _ = s.srv.Serve(lis) }()
 	return s, nil
 }

@@ -2,6 +2,7 @@ package invoke
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -57,6 +59,7 @@ func (r *Result) IsError() bool { return r.Code != "OK" }
 type Client struct {
 	target string
 	opts   *grpctools.Options
+	tls    *tls.Config // nil: plaintext HTTP/2 (h2c)
 	once   sync.Once
 	conn   *grpc.ClientConn
 	err    error
@@ -69,7 +72,7 @@ func NewClient(c *grpctools.Capability) *Client {
 	if len(c.Tools) > 0 {
 		o = c.Tools[0].Options()
 	}
-	return &Client{target: o.Target, opts: o}
+	return &Client{target: o.Target, opts: o, tls: c.TLSConfig()}
 }
 
 // Close closes the connection, if one was made.
@@ -89,8 +92,12 @@ func (cl *Client) connection() (*grpc.ClientConn, error) {
 		n := cl.opts.MaxMessageBytes
 		// passthrough: the target is host:port as given, never a DNS name
 		// the resolver expands into other addresses.
+		creds := insecure.NewCredentials()
+		if cl.tls != nil {
+			creds = credentials.NewTLS(cl.tls)
+		}
 		cl.conn, cl.err = grpc.NewClient("passthrough:///"+cl.target,
-			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithTransportCredentials(creds),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(n), grpc.MaxCallSendMsgSize(n)),
 			grpc.WithUserAgent("kubepact"),
 		)
@@ -114,7 +121,7 @@ func (cl *Client) Call(ctx context.Context, t *grpctools.Tool, args json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	if err := confirm(ctx, cl.target, t, req); err != nil {
+	if err := confirm(ctx, cl.url(), t, req); err != nil {
 		return nil, err
 	}
 	o := t.Options()
@@ -186,6 +193,35 @@ func (cl *Client) stream(ctx context.Context, conn *grpc.ClientConn, t *grpctool
 	}
 }
 
+// url names the target in a confirmation: grpc://host:port, grpcs://
+// over TLS.
+func (cl *Client) url() string {
+	if cl.tls != nil {
+		return "grpcs://" + cl.target
+	}
+	return "grpc://" + cl.target
+}
+
+// handshakeFailure says in words why the TLS handshake with the target
+// failed: the certificate's issuer, the name it holds, or a peer that
+// does not speak TLS.
+func (cl *Client) handshakeFailure(msg string) string {
+	head := fmt.Sprintf("the TLS handshake with the service at %s failed, so nothing was sent: ", cl.target)
+	_, why, _ := strings.Cut(msg, "authentication handshake failed: ")
+	why = strings.TrimSuffix(strings.TrimSpace(why), `"`)
+	switch {
+	case strings.Contains(why, "unknown authority"):
+		return head + "its certificate is not signed by a CA this client trusts (CAFile, default the system's roots); give the CA that issued it"
+	case strings.Contains(why, "certificate is valid for"), strings.Contains(why, "not valid for any names"):
+		return head + fmt.Sprintf("its certificate does not hold the name %s (ServerName, default the target's host): %s", cl.tls.ServerName, why)
+	case strings.Contains(why, "first record does not look like a TLS handshake"):
+		return head + "it does not speak TLS there (plaintext HTTP/2?); reach it without TLS only on loopback"
+	case strings.Contains(why, "expired"), strings.Contains(why, "not yet valid"):
+		return head + "its certificate is outside its validity period: " + why
+	}
+	return head + why
+}
+
 // failure maps a call's error to a Result: the service's own status as
 // it sent it, or, for what happened before an answer, this package's
 // words instead of the transport's.
@@ -197,6 +233,10 @@ func (cl *Client) failure(ctx context.Context, t *grpctools.Tool, err error) *Re
 	switch {
 	case code == codes.DeadlineExceeded && ctx.Err() != nil:
 		msg = fmt.Sprintf("the service at %s did not answer within %s (the call's deadline, Timeout)", cl.target, o.Timeout)
+	case code == codes.Unavailable && strings.Contains(msg, "authentication handshake failed"):
+		msg = cl.handshakeFailure(msg)
+	case code == codes.Unavailable && cl.tls == nil && strings.Contains(msg, "error reading server preface"):
+		msg = fmt.Sprintf("the service at %s closed the connection before speaking HTTP/2: if it serves gRPC over TLS, reach it with TLS", cl.target)
 	case code == codes.Unavailable && (strings.Contains(msg, "connection refused") || strings.Contains(msg, "connection error")):
 		msg = fmt.Sprintf("the service at %s is not answering: nothing accepts gRPC connections there; start the service, or point the gRPC target at where it runs", cl.target)
 	case code == codes.Unavailable && strings.Contains(msg, "transport"):
@@ -251,7 +291,7 @@ func codeName(c codes.Code) string {
 
 // confirm asks the context's Confirmer (package openapitools/invoke's)
 // about the call when t needs confirmation; without one it is refused.
-func confirm(ctx context.Context, target string, t *grpctools.Tool, req proto.Message) error {
+func confirm(ctx context.Context, base string, t *grpctools.Tool, req proto.Message) error {
 	if !t.NeedsConfirmation() {
 		return nil
 	}
@@ -266,7 +306,7 @@ func confirm(ctx context.Context, target string, t *grpctools.Tool, req proto.Me
 	return httpinvoke.Confirm(ctx, &httpinvoke.PendingCall{
 		Tool:   t.Name,
 		Method: http.MethodPost,
-		URL:    "grpc://" + target + t.RPC,
+		URL:    base + t.RPC,
 		Target: t.RPC,
 		Header: h,
 		Body:   body,
