@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +14,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/internal/openapitools"
-	"github.com/kubepact/kubepact/test/githubspec"
+	"github.com/kubepact/kubepact/test/largeapi"
 )
 
 func listToolsByName(t testing.TB, cs *sdk.ClientSession) map[string]*sdk.Tool {
@@ -208,12 +206,7 @@ func TestDiscoveryAuto(t *testing.T) {
 // githubServer serves GitHub's spec in discovery mode, writes allowed.
 func githubServer(t testing.TB, mode string) *Server {
 	t.Helper()
-	dir := t.TempDir()
-	for name, data := range githubspec.Bundle(t) {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := largeapi.GitHubBundleDir(t)
 	b, err := bundle.LoadDir(dir, &bundle.LoadOptions{Limits: archive.Limits{MaxFileBytes: 32 << 20, MaxTotalBytes: 64 << 20}})
 	if err != nil {
 		t.Fatal(err)
