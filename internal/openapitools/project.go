@@ -179,6 +179,9 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 	c.Service = b.Contract.Service.Name
 	if lock != nil {
 		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
+		if err := lock.checkMode(c); err != nil {
+			return nil, err
+		}
 	}
 	c.LockDigest = LockDigestOf(c)
 	return c, nil
