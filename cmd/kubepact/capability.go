@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -79,6 +81,16 @@ func loadBundle(ctx context.Context, ref string, client *oci.Client, limits *lim
 	return b, nil
 }
 
+// projectionGCPercent is the GOGC projection runs with (unless GOGC is
+// set). Projecting a large API holds its decoded document until every
+// operation is built (GitHub's REST API: about 70 MiB live at the peak),
+// and at the default of 100 the heap grows to twice what is live before
+// the collector runs: the process's peak resident memory. At 50 the peak
+// of GitHub's projection was 117-121 MiB of runtime memory instead of
+// 150-170, with no more CPU (the garbage is the same; fewer bytes are
+// mapped); what the server keeps afterwards is the same.
+const projectionGCPercent = 50
+
 // project projects a loaded bundle into its tools, as loadCapability does.
 func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limits *limitOptions, w io.Writer, prefix string) (*mcp.CapabilityBundle, error) {
 	lim, err := limits.limits()
@@ -86,6 +98,9 @@ func (o *capabilityOptions) project(ctx context.Context, b *bundle.Bundle, limit
 		return nil, err
 	}
 	o.MaxSpecBytes = lim.MaxFileBytes
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(projectionGCPercent))
+	}
 	if o.toolsLock != "" {
 		if o.Lock, err = openapitools.ReadLock(o.toolsLock); err != nil {
 			return nil, fmt.Errorf("--tools-lock: %w", err)

@@ -313,6 +313,11 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	for _, pm := range d.OperationsInOrder() {
 		ops = append(ops, p.operation(ifc, prefix, pm[0], pm[1]))
 	}
+	// Everything the operations keep is built: move it out of the spans
+	// the document's decoding filled, then let the document go.
+	for _, op := range ops {
+		op.compact()
+	}
 	d.Release()
 	ifc.responses = nil
 	return ops, sum, nil
