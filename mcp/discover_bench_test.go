@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -12,18 +10,13 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/internal/openapitools"
-	"github.com/kubepact/kubepact/test/githubspec"
+	"github.com/kubepact/kubepact/test/largeapi"
 )
 
 // githubCapabilityBundle projects GitHub's spec under mode, writes allowed.
 func githubCapabilityBundle(tb testing.TB, mode string) *CapabilityBundle {
 	tb.Helper()
-	dir := tb.TempDir()
-	for name, data := range githubspec.Bundle(tb) {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	dir := largeapi.GitHubBundleDir(tb)
 	b, err := bundle.LoadDir(dir, &bundle.LoadOptions{Limits: archive.Limits{MaxFileBytes: 32 << 20, MaxTotalBytes: 64 << 20}})
 	if err != nil {
 		tb.Fatal(err)

@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -108,4 +109,35 @@ func asFloats(v any) any {
 		return float64(x)
 	}
 	return v
+}
+
+// TestDecodeJSONStream: decoding from a reader gives DecodeJSON's tree,
+// key order and errors (their line and column from the bytes read again),
+// with a BOM skipped, and refuses more than maxBytes.
+func TestDecodeJSONStream(t *testing.T) {
+	docs := []string{
+		`{"paths": {"/b": {"post": {}, "get": {}}, "/a~x": {}}, "openapi": "3.0.0", "n": 3, "f": 1.5, "s": "Launch \ud83d\ude80"}`,
+		"\ufeff{\"a\": [true, null, {}]}",
+		`{"a": 1, "a": 2}`, `[1]`, `{"a": 1} {}`, `{"a": 1e400}`, "{\n  \"a\": tru\n}", `{"a": [`, ``,
+	}
+	for _, doc := range docs {
+		wantTree, wantOrder, wantErr := DecodeJSON([]byte(doc), 1<<20, 3)
+		reread := 0
+		tree, order, err := DecodeJSONStream(strings.NewReader(doc), 1<<20, 3, func() ([]byte, error) { reread++; return []byte(doc), nil })
+		if diff := cmp.Diff(wantTree, tree); diff != "" {
+			t.Errorf("%.40q: tree (-DecodeJSON +stream):\n%s", doc, diff)
+		}
+		if diff := cmp.Diff(wantOrder, order); diff != "" {
+			t.Errorf("%.40q: order (-DecodeJSON +stream):\n%s", doc, diff)
+		}
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("%.40q: error %v; DecodeJSON says %v", doc, err, wantErr)
+		}
+		if err == nil && reread != 0 {
+			t.Errorf("%.40q: the document was read again without an error", doc)
+		}
+	}
+	if _, _, err := DecodeJSONStream(strings.NewReader(`{"a": "xxxxxxxx"}`), 8, 0, nil); err == nil || !strings.Contains(err.Error(), "the limit is 8 bytes") {
+		t.Errorf("size limit: %v", err)
+	}
 }

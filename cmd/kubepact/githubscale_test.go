@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kubepact/kubepact/internal/openapitools"
 	"github.com/kubepact/kubepact/test/largeapi"
 )
 
@@ -29,25 +31,11 @@ const (
 	envScaleArgs = "KUBEPACT_SCALE_ARGS"
 )
 
-// githubBundle writes a bundle serving GitHub's REST API description and
-// returns its directory.
-func githubBundle(t *testing.T) string {
-	t.Helper()
-	spec := largeapi.GitHubSpec(t)
-	dir := t.TempDir()
-	contract := "pactoVersion: \"2.0\"\nservice:\n  name: github\n  version: 1.0.0\ninterfaces:\n  - name: rest\n    type: openapi\n    ref: openapi.json\n"
-	for name, data := range map[string][]byte{"pacto.yaml": []byte(contract), "openapi.json": spec} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // scaleFigures is what one served process measured.
 type scaleFigures struct {
 	initialize, initCPU  time.Duration
 	tools, listBytes     int
+	firstSearch          time.Duration // discover mode: the first pacto_search_operations
 	firstCall, otherCall time.Duration
 	secondCall           time.Duration
 	firstCallCPU         time.Duration
@@ -55,8 +43,12 @@ type scaleFigures struct {
 }
 
 func (f scaleFigures) String() string {
-	return fmt.Sprintf("initialize %v (CPU %v); %d tools, tools/list %d bytes; first call %v (CPU %v), same tool again %v, first call of another tool %v; peak RSS %.0f MiB, steady RSS %.0f MiB",
-		f.initialize.Round(time.Millisecond), f.initCPU.Round(10*time.Millisecond), f.tools, f.listBytes,
+	search := ""
+	if f.firstSearch > 0 {
+		search = fmt.Sprintf("first search %v; ", f.firstSearch.Round(100*time.Microsecond))
+	}
+	return fmt.Sprintf("initialize %v (CPU %v); %d tools, tools/list %d bytes; %sfirst call %v (CPU %v), same operation again %v, first call of another operation %v; peak RSS %.0f MiB, steady RSS %.0f MiB",
+		f.initialize.Round(time.Millisecond), f.initCPU.Round(10*time.Millisecond), f.tools, f.listBytes, search,
 		f.firstCall.Round(100*time.Microsecond), f.firstCallCPU.Round(10*time.Millisecond), f.secondCall.Round(100*time.Microsecond), f.otherCall.Round(100*time.Microsecond),
 		float64(f.peak)/(1<<20), float64(f.steady)/(1<<20))
 }
@@ -64,18 +56,23 @@ func (f scaleFigures) String() string {
 // TestGitHubScale serves GitHub's REST API description (npm
 // @octokit/openapi, `make github-spec`) with `kubepact mcp` (stdio) and
 // `kubepact sidecar` (Streamable HTTP), every operation exposed
-// (--allow-writes), each with its default memory settings, and reports
-// what a user feels: start → initialize answered, tools/list size, the
-// first call of a generated tool (and a second, and another tool's first),
-// peak and steady resident memory. With KUBEPACT_SCALE_BASELINE naming
-// another binary, that one is measured in the same run, beside it. It
-// asserts only correctness (calls reach the service and succeed), never a
-// time or a size: run it with -v to read the figures.
+// (--allow-writes), each with its default memory settings, in both tool
+// modes: all (a tool per operation, called by name) and discover (the
+// operations found with pacto_search_operations and called through
+// pacto_call_read). It reports what a user feels: start → initialize
+// answered, tools/list size, in discover mode the first search (which
+// builds the index), the first call of an operation (and a second, and
+// another operation's first), peak and steady resident memory. With
+// KUBEPACT_SCALE_BASELINE naming another binary, that one is measured in
+// the same run, beside it; KUBEPACT_SCALE_ARGS adds flags to every
+// process (one that sets --tool-mode measures that mode only). It asserts
+// only correctness (every process's calls reach the service and
+// succeed), never a time or a size: run it with -v to read the figures.
 func TestGitHubScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("serves a 13 MB API")
 	}
-	dir := githubBundle(t)
+	dir := largeapi.GitHubBundleDir(t)
 	var hits atomic.Int64
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -88,16 +85,27 @@ func TestGitHubScale(t *testing.T) {
 		bins = append([]struct{ label, path string }{{"baseline " + b, b}}, bins...)
 	}
 	extra := strings.Fields(os.Getenv(envScaleArgs))
-	for _, shape := range []string{"mcp", "sidecar"} {
-		for _, bin := range bins {
-			t.Run(shape+"/"+filepath.Base(bin.path), func(t *testing.T) {
-				f := measureGitHub(t, bin.path, shape, dir, upstream.URL, extra)
-				t.Logf("%s, %s: %s", shape, bin.label, f)
-			})
-		}
+	modes := []string{openapitools.ToolModeAll, openapitools.ToolModeDiscover}
+	if slices.ContainsFunc(extra, func(a string) bool { return strings.HasPrefix(a, "--tool-mode") }) {
+		modes = []string{"as " + envScaleArgs + " says"}
 	}
-	if hits.Load() == 0 {
-		t.Error("no call reached the service")
+	for _, mode := range modes {
+		args := extra
+		if !strings.HasPrefix(mode, "as ") {
+			args = append([]string{"--tool-mode", mode}, extra...)
+		}
+		for _, shape := range []string{"mcp", "sidecar"} {
+			for _, bin := range bins {
+				t.Run(shape+"/"+strings.Fields(mode)[0]+"/"+filepath.Base(bin.path), func(t *testing.T) {
+					before := hits.Load()
+					f := measureGitHub(t, bin.path, shape, dir, upstream.URL, args)
+					t.Logf("%s, %s mode, %s: %s", shape, mode, bin.label, f)
+					if hits.Load() == before {
+						t.Error("no call reached the service")
+					}
+				})
+			}
+		}
 	}
 }
 
@@ -146,6 +154,7 @@ func measureGitHub(t *testing.T, bin, shape, dir, upstream string, extra []strin
 	f.initCPU = cpuTime(t, pid)
 
 	descs := map[string]string{} // "METHOD /path" → tool name
+	discover := false
 	cursor := ""
 	for {
 		res, err := cs.ListTools(t.Context(), &sdk.ListToolsParams{Cursor: cursor})
@@ -156,6 +165,7 @@ func measureGitHub(t *testing.T, bin, shape, dir, upstream string, extra []strin
 		f.listBytes += len(raw)
 		f.tools += len(res.Tools)
 		for _, tl := range res.Tools {
+			discover = discover || tl.Name == "pacto_call_read"
 			if i := strings.LastIndex(tl.Description, "\n\n"); i >= 0 {
 				descs[tl.Description[i+2:]] = tl.Name
 			}
@@ -164,12 +174,8 @@ func measureGitHub(t *testing.T, bin, shape, dir, upstream string, extra []strin
 			break
 		}
 	}
-	call := func(route string, args map[string]any) time.Duration {
-		name, ok := descs[route]
-		if !ok {
-			t.Logf("no tool lists %s (a mode that lists no per-operation tools): no call measured", route)
-			return 0
-		}
+	// do calls one tool and fails the test on a refusal.
+	do := func(name string, args map[string]any) time.Duration {
 		begin := time.Now()
 		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: args})
 		took := time.Since(begin)
@@ -178,15 +184,56 @@ func measureGitHub(t *testing.T, bin, shape, dir, upstream string, extra []strin
 			if res != nil && len(res.Content) > 0 {
 				text = res.Content[0].(*sdk.TextContent).Text
 			}
-			t.Errorf("%s: %v %s", name, err, text)
+			t.Errorf("%s %v: %v %s", name, args, err, text)
 		}
 		return took
 	}
+	// find names the operation of route: the tool listing it, or in
+	// discover mode the search hit (a search for query) with its method
+	// and path.
+	find := func(route, query string) string {
+		if name, ok := descs[route]; ok || !discover {
+			if !ok {
+				t.Errorf("no tool lists %s", route)
+			}
+			return name
+		}
+		begin := time.Now()
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "pacto_search_operations", Arguments: map[string]any{"query": query, "limit": 50}})
+		if f.firstSearch == 0 {
+			f.firstSearch = time.Since(begin)
+		}
+		if err != nil || res.IsError {
+			t.Fatalf("pacto_search_operations %q: %v %v", query, err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var found struct {
+			Operations []struct{ Name, Method, Path string }
+		}
+		if err := json.Unmarshal(raw, &found); err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range found.Operations {
+			if op.Method+" "+op.Path == route {
+				return op.Name
+			}
+		}
+		t.Fatalf("pacto_search_operations %q does not find %s in its first 50 hits: %s", query, route, raw)
+		return ""
+	}
+	call := func(name string, args map[string]any) time.Duration {
+		if !discover {
+			return do(name, args)
+		}
+		return do("pacto_call_read", map[string]any{"operation": name, "arguments": args})
+	}
+	repo := find("GET /repos/{owner}/{repo}", "get a repository")
+	pulls := find("GET /repos/{owner}/{repo}/pulls", "list pull requests")
 	before := cpuTime(t, pid)
-	f.firstCall = call("GET /repos/{owner}/{repo}", map[string]any{"owner": "octo", "repo": "hello"})
+	f.firstCall = call(repo, map[string]any{"owner": "octo", "repo": "hello"})
 	f.firstCallCPU = cpuTime(t, pid) - before
-	f.secondCall = call("GET /repos/{owner}/{repo}", map[string]any{"owner": "octo", "repo": "world"})
-	f.otherCall = call("GET /repos/{owner}/{repo}/pulls", map[string]any{"owner": "octo", "repo": "hello", "state": "open"})
+	f.secondCall = call(repo, map[string]any{"owner": "octo", "repo": "world"})
+	f.otherCall = call(pulls, map[string]any{"owner": "octo", "repo": "hello", "state": "open"})
 	f.peak = vmHWM(t, pid)
 	time.Sleep(3 * time.Second) // let the runtime return what it freed
 	f.steady = vmRSS(t, pid)

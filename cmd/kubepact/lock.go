@@ -46,7 +46,9 @@ with the contract; -o - prints it. The file is written atomically.
 --allow-operations and --deny-operations pin a subset, as do the tag and
 path filters (--include-tags, --exclude-tags, --include-paths,
 --exclude-paths); --descriptions-file pins the descriptions a server given
-the same file shows.`,
+the same file shows. --tool-mode records the tool mode (all or discover) a
+server held to the lock must run in; a server in the other mode refuses to
+start, and a lock without it is served in either.`,
 		Example: `  kubepact lock examples/bundles/catalog -o catalog.lock.json
   kubepact lock examples/bundles/catalog
   kubepact lock oci://REGISTRY/REPO@sha256:DIGEST -o catalog.lock.json`,
@@ -127,6 +129,12 @@ the same file shows.`,
 				}
 			}
 			l := openapitools.NewLock(c, rpcs...)
+			if cmd.Flags().Changed("tool-mode") {
+				mode := l.RecordMode(c)
+				if capOpts.ToolMode == openapitools.ToolModeAuto {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kubepact lock: --tool-mode auto records %s mode for these %d tool(s)\n", mode, len(c.Tools))
+				}
+			}
 			if out == "-" {
 				raw, err := l.Marshal()
 				if err != nil {
@@ -152,6 +160,7 @@ the same file shows.`,
 	cmd.Flags().StringSliceVar(&capOpts.IncludePaths, "include-paths", nil, "pin only operations whose path lies under one of these prefixes, segment by segment (comma-separated, repeatable)")
 	cmd.Flags().StringSliceVar(&capOpts.ExcludePaths, "exclude-paths", nil, "leave operations whose path lies under one of these prefixes out of the lock (comma-separated, repeatable)")
 	cmd.Flags().StringVar(&capOpts.DescriptionsFile, "descriptions-file", "", "pin the descriptions this file gives (operationId: description, YAML or JSON), as a server given the same --descriptions-file shows them")
+	cmd.Flags().StringVar(&capOpts.ToolMode, "tool-mode", "", "record the tool mode servers held to the lock must run in: all or discover (auto records what it settles to for the pinned tools); without it the lock pins no mode")
 	reg.BindFlags(cmd.Flags())
 	return cmd
 }

@@ -224,3 +224,30 @@ func TestCredentialsStayOutOfURLs(t *testing.T) {
 		t.Errorf("the service saw queries %q; want the key in the query once", queries)
 	}
 }
+
+// TestLockToolModeCommand: `kubepact lock --tool-mode` records the mode
+// (auto what it settles to); a server in the other mode exits 2 naming
+// the flag that serves the recorded one; in that mode it serves.
+func TestLockToolModeCommand(t *testing.T) {
+	dir := catalogBundle(t)
+	lock := filepath.Join(t.TempDir(), "discover.lock.json")
+	if _, stderr, code := runKubepact(t, "lock", dir, "--tool-mode", "discover", "-o", lock); code != 0 {
+		t.Fatal(stderr)
+	}
+	raw, err := os.ReadFile(lock)
+	if err != nil || !strings.Contains(string(raw), `"toolMode": "discover"`) {
+		t.Fatalf("the lock does not record discover (%v):\n%s", err, raw)
+	}
+	printed, stderr, code := runKubepact(t, "lock", dir, "--tool-mode", "auto", "-o", "-")
+	if code != 0 || !strings.Contains(printed, `"toolMode": "all"`) || !strings.Contains(stderr, "--tool-mode auto records all mode for these 7 tool(s)") {
+		t.Errorf("lock --tool-mode auto on 7 tools: exit %d, stderr %q, lock has all: %v", code, stderr, strings.Contains(printed, `"toolMode": "all"`))
+	}
+	_, stderr, code = runKubepact(t, "mcp", dir, "--workspace", t.TempDir(), "--base-url", "http://127.0.0.1:9", "--allow-writes", "--tools-lock", lock)
+	if code != 2 || !strings.Contains(stderr, "records tool mode discover") || !strings.Contains(stderr, "--tool-mode discover") {
+		t.Errorf("served in all mode under a discover lock: exit %d, stderr %q", code, stderr)
+	}
+	cs, _ := startMCPStdio(t, dir, "--base-url", "http://127.0.0.1:9", "--allow-writes", "--tools-lock", lock, "--tool-mode", "discover")
+	if names := listedTools(t, cs); !slices.Contains(names, "pacto_search_operations") || slices.Contains(names, "getProduct") {
+		t.Errorf("served in discover mode under a discover lock: tools %v", names)
+	}
+}

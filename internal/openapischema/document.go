@@ -116,11 +116,34 @@ type pathOrder struct {
 // LoadDocument reads and decodes the spec at file in fsys. Swagger 2.0 is
 // converted to OpenAPI 3.0 first.
 func LoadDocument(fsys fs.FS, file string, maxBytes int) (*Document, error) {
+	if strings.HasSuffix(strings.ToLower(file), ".json") {
+		return streamDocument(fsys, file, maxBytes)
+	}
 	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	return parseDocument(fsys, file, data, maxBytes)
+}
+
+// streamDocument is LoadDocument for a .json file, decoded from the file
+// as it is read: a bundle keeps its files in memory, and reading one whole
+// first (fs.ReadFile copies it) would hold a second copy of a large API's
+// description beside its decoded tree, at projection's peak.
+func streamDocument(fsys fs.FS, file string, maxBytes int) (*Document, error) {
+	f, err := fsys.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > int64(maxBytes) {
+		return nil, fmt.Errorf("%s: %w", file, &contract.ParseError{Message: fmt.Sprintf("document is %d bytes; the limit is %d bytes", st.Size(), maxBytes)})
+	}
+	t, keys, err := contract.DecodeJSONStream(f, maxBytes, 3, func() ([]byte, error) { return fs.ReadFile(fsys, file) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return newDocument(fsys, file, t, jsonPathOrder(keys), maxBytes)
 }
 
 func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*Document, error) {
@@ -139,6 +162,11 @@ func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*Documen
 		}
 		tree, order = t, pathOrderOf(data)
 	}
+	return newDocument(fsys, file, tree, order, maxBytes)
+}
+
+// newDocument makes the Document of a decoded tree.
+func newDocument(fsys fs.FS, file string, tree any, order []pathOrder, maxBytes int) (*Document, error) {
 	root, _ := tree.(map[string]any)
 	if root == nil {
 		return nil, fmt.Errorf("%s: the document is not a mapping", file)

@@ -92,6 +92,15 @@
 // (Shapes) is the contract-only view of an operation that payload checks
 // read.
 //
+// # Memory
+//
+// A document is decoded once (a .json file from the bundle's reader, with no
+// copy beside the tree) and released when its interface's operations are
+// built. Before that, each operation drops what only projection reads and
+// copies what it keeps into fresh memory (compact.go), so that the heap
+// spans the decoded tree filled hold only garbage and can be returned to
+// the OS.
+//
 // # Trust
 //
 // Bundle content (operationIds, servers, schemas) is untrusted input:

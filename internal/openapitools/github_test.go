@@ -11,14 +11,14 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/kubepact/kubepact/test/githubspec"
+	"github.com/kubepact/kubepact/test/largeapi"
 )
 
 // githubFS is a bundle of GitHub's REST spec, or a skip.
 func githubFS(tb testing.TB) fstest.MapFS {
 	tb.Helper()
 	fsys := fstest.MapFS{}
-	for name, data := range githubspec.Bundle(tb) {
+	for name, data := range largeapi.GitHubBundle(tb) {
 		fsys[name] = &fstest.MapFile{Data: data}
 	}
 	return fsys

@@ -139,13 +139,36 @@ const WithheldDrift = "DRIFT"
 // tool's own). A tool name is pinned once across tools and grpc, and
 // lockDigest covers the {"name", "digest"} of both lists together.
 //
+// # Tool mode
+//
+// toolMode (absent unless the lock was written with `kubepact lock
+// --tool-mode`) is how the tools are offered: "all" (one tool per
+// operation) or "discover" (search, describe and call tools; see
+// Options.ToolMode). `--tool-mode auto` records what auto settles to for
+// the pinned tools. A lock without it pins no mode, as locks did before
+// the field: it is served in either. A server whose mode in force
+// (Capability.Mode, after the lock withheld what it withholds) differs from
+// the recorded one does not start: Project fails, naming both modes and
+// the two ways out (serve the recorded mode, or write a new lock). The
+// mode is the shape of the whole surface, not of one tool, so it is not
+// one more DRIFT entry: a server offering every operation of a lock
+// written for discovery, or the reverse, is not what was reviewed. It is
+// not covered by lockDigest, which stays the digest of the tools pinned
+// (so a lock written with --tool-mode has the lockDigest the same tools
+// have without it). A kubepact older than the field refuses a lock that
+// has it as an unknown field, rather than serve it in a mode it cannot
+// check.
+//
 // Read a lock with ParseLock or ReadLock, make one with NewLock.
 type Lock struct {
-	Kind       string       `json:"kind"`
-	Version    int          `json:"version"`
-	Service    string       `json:"service"`
-	LockDigest string       `json:"lockDigest"`
-	Tools      []LockedTool `json:"tools"`
+	Kind       string `json:"kind"`
+	Version    int    `json:"version"`
+	Service    string `json:"service"`
+	LockDigest string `json:"lockDigest"`
+	// ToolMode is ToolModeAll or ToolModeDiscover; empty pins no mode
+	// (see "Tool mode" above).
+	ToolMode string       `json:"toolMode,omitempty"`
+	Tools    []LockedTool `json:"tools"`
 	// GRPC pins the tools of the bundle's gRPC interfaces (see
 	// LockedRPC); absent in a lock written before gRPC tools were pinned,
 	// which therefore pins none of them.
@@ -370,7 +393,8 @@ func (lt LockedTool) digest() string {
 	}{LockedTool: lt})
 }
 
-// NewLock pins every exposed tool of c, and the gRPC tools given.
+// NewLock pins every exposed tool of c, and the gRPC tools given. It
+// records no tool mode; RecordMode does.
 func NewLock(c *Capability, rpcs ...LockedRPC) *Lock {
 	l := &Lock{Kind: LockKind, Version: lockVersion, Service: c.Service, Tools: []LockedTool{}}
 	for _, t := range c.Tools {
@@ -383,6 +407,27 @@ func NewLock(c *Capability, rpcs ...LockedRPC) *Lock {
 	}
 	l.LockDigest = lockDigest(l.Tools, l.GRPC...)
 	return l
+}
+
+// RecordMode records the tool mode c is in force in (Capability.Mode:
+// auto settled) as the lock's toolMode, and returns it.
+func (l *Lock) RecordMode(c *Capability) string {
+	l.ToolMode, _ = c.Mode()
+	return l.ToolMode
+}
+
+// checkMode refuses to serve c under l when l records a tool mode other
+// than the one c is in force in.
+func (l *Lock) checkMode(c *Capability) error {
+	if l.ToolMode == "" {
+		return nil
+	}
+	mode, why := c.Mode()
+	if mode == l.ToolMode {
+		return nil
+	}
+	return fmt.Errorf("the tools lock %s records tool mode %s, and this server would run in %s mode (%s): serve it with ToolMode %s, "+
+		"or write a lock for %s mode (`kubepact lock BUNDLE --tool-mode %s`) and review it", l.Source(), l.ToolMode, mode, why, l.ToolMode, mode, mode)
 }
 
 // lockDigest is the digest of the {name, digest} list of tools and gRPC
@@ -509,6 +554,11 @@ func ParseLock(data []byte, source string) (*Lock, error) {
 		if want := r.digest(); r.Digest != want {
 			return fail("%s (%s): digest %s does not cover the entry (it would be %s); the entry was changed by hand — write a new lock", at, r.Name, r.Digest, want)
 		}
+	}
+	switch l.ToolMode {
+	case "", ToolModeAll, ToolModeDiscover:
+	default:
+		return fail("toolMode %q; want %s or %s (or no toolMode: any mode)", l.ToolMode, ToolModeAll, ToolModeDiscover)
 	}
 	if want := lockDigest(l.Tools, l.GRPC...); l.LockDigest != want {
 		return fail("lockDigest %s does not cover the tools (it would be %s); write a new lock", l.LockDigest, want)

@@ -558,3 +558,74 @@ func BenchmarkRequestShape500(b *testing.B) {
 		}
 	}
 }
+
+// TestLockToolMode: a lock without toolMode (every lock written before
+// the field) pins no mode and is served in either; one recording a mode is
+// served in that mode only, and the other refuses to start, naming both
+// modes and the two ways out; an unknown toolMode is refused in words;
+// the mode is not part of lockDigest.
+func TestLockToolMode(t *testing.T) {
+	dir := catalogCopy(t)
+	old, _ := writeLock(t, dir)
+	if old.ToolMode != "" {
+		t.Fatalf("NewLock recorded tool mode %q; want none", old.ToolMode)
+	}
+	raw, err := old.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "toolMode") {
+		t.Errorf("a lock recording no mode writes toolMode:\n%s", raw)
+	}
+	for _, mode := range []string{ToolModeAll, ToolModeDiscover, ToolModeAuto} {
+		if c := projectDir(t, dir, &Options{AllowWrites: true, Lock: old, ToolMode: mode}); len(c.Tools) != 7 {
+			t.Errorf("a lock without toolMode, served in mode %s: %d tools; want 7", mode, len(c.Tools))
+		}
+	}
+
+	c := projectDir(t, dir, &Options{AllowWrites: true, IgnoreBundleLock: true, ToolMode: ToolModeDiscover})
+	l := NewLock(c)
+	if got := l.RecordMode(c); got != ToolModeDiscover {
+		t.Fatalf("RecordMode = %q; want discover", got)
+	}
+	if l.LockDigest != old.LockDigest {
+		t.Errorf("recording a mode changed lockDigest: %s, without it %s", l.LockDigest, old.LockDigest)
+	}
+	raw, err = l.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "discover.lock.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadLock(path)
+	if err != nil || read.ToolMode != ToolModeDiscover {
+		t.Fatalf("reading back a lock recording discover: %v, toolMode %q", err, read.ToolMode)
+	}
+	if c := projectDir(t, dir, &Options{AllowWrites: true, Lock: read, ToolMode: ToolModeDiscover}); len(c.Tools) != 7 {
+		t.Errorf("served in the recorded mode: %d tools; want 7", len(c.Tools))
+	}
+	b, err := bundle.LoadDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// auto settles to all on the catalog's 7 operations: the other mode.
+	for _, mode := range []string{ToolModeAll, ToolModeAuto} {
+		_, err := Project(t.Context(), b, &Options{AllowWrites: true, Lock: read, ToolMode: mode})
+		if err == nil {
+			t.Errorf("a lock recording discover served in mode %s: no error", mode)
+			continue
+		}
+		for _, want := range []string{"records tool mode discover", "would run in all mode", "ToolMode discover", "kubepact lock BUNDLE --tool-mode all"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("mode %s: error %q does not say %q", mode, err, want)
+			}
+		}
+	}
+
+	bad := strings.Replace(string(raw), `"toolMode": "discover"`, `"toolMode": "everything"`, 1)
+	if _, err := ParseLock([]byte(bad), "bad.json"); err == nil || !strings.Contains(err.Error(), `toolMode "everything"; want all or discover`) {
+		t.Errorf("toolMode everything: %v", err)
+	}
+}

@@ -179,6 +179,9 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 	c.Service = b.Contract.Service.Name
 	if lock != nil {
 		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
+		if err := lock.checkMode(c); err != nil {
+			return nil, err
+		}
 	}
 	c.LockDigest = LockDigestOf(c)
 	return c, nil
@@ -309,6 +312,11 @@ func (p *projector) projectSpec(fsys fs.FS, s spec, prefixed bool) ([]*operation
 	var ops []*operation
 	for _, pm := range d.OperationsInOrder() {
 		ops = append(ops, p.operation(ifc, prefix, pm[0], pm[1]))
+	}
+	// Everything the operations keep is built: move it out of the spans
+	// the document's decoding filled, then let the document go.
+	for _, op := range ops {
+		op.compact()
 	}
 	d.Release()
 	ifc.responses = nil

@@ -1,9 +1,9 @@
 // Package largeapi finds the real large API description the scale tests and
 // benchmarks serve: GitHub's REST API (npm @octokit/openapi 23.0.2,
 // generated/api.github.com.json, 1,223 operations, 13 MB), installed by
-// `make github-spec` from this folder's package-lock.json. It is test-only
-// data: nothing downloads at test time, and a test that needs it skips with
-// one line when it is absent.
+// `make github-spec` from this folder's package-lock.json, and makes a
+// bundle of it. It is test-only data: nothing downloads at test time, and a
+// test that needs it skips with one line when it is absent.
 package largeapi
 
 import (
@@ -35,7 +35,7 @@ func GitHubSpecPath(tb testing.TB) string {
 		path = filepath.Join(root, defaultRel)
 	}
 	if _, err := os.Stat(path); err != nil {
-		tb.Skipf("GitHub's REST spec not installed at %s; run `make github-spec` or set %s", path, EnvGitHubSpec)
+		tb.Skipf("GitHub's REST spec not installed at %s; run `make github-spec` or set %s to api.github.com.json of npm @octokit/openapi", path, EnvGitHubSpec)
 	}
 	return path
 }
@@ -49,6 +49,39 @@ func GitHubSpec(tb testing.TB) []byte {
 		tb.Fatalf("read GitHub's REST spec: %v", err)
 	}
 	return data
+}
+
+// GitHubContract is the pacto.yaml of the bundle GitHubBundle makes: one
+// openapi interface, api, whose spec is openapi.json.
+const GitHubContract = `pactoVersion: "2.0"
+service:
+  name: github
+  version: 1.0.0
+interfaces:
+  - name: api
+    type: openapi
+    ref: openapi.json
+`
+
+// GitHubBundle returns the files of a bundle serving GitHub's REST API
+// description (pacto.yaml and openapi.json), or skips tb.
+func GitHubBundle(tb testing.TB) map[string][]byte {
+	tb.Helper()
+	return map[string][]byte{"pacto.yaml": []byte(GitHubContract), "openapi.json": GitHubSpec(tb)}
+}
+
+// GitHubBundleDir writes GitHubBundle to a new temporary directory and
+// returns it, or skips tb.
+func GitHubBundleDir(tb testing.TB) string {
+	tb.Helper()
+	files := GitHubBundle(tb)
+	dir := tb.TempDir()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // moduleRoot walks up from the working directory to the folder holding go.mod.
