@@ -182,13 +182,17 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 	if keep {
 		w = s.impacts.get(filter)
 	}
+	if w == nil && keep {
+		w = s.carryImpact(filter, older, newer, opts)
+	}
 	if w == nil {
 		if w, err = s.walkImpact(ctx, older, newer, opts, maxConsumers); err != nil {
 			return nil, err
 		}
-		if keep {
-			s.impacts.put(filter, w)
-		}
+		w.carry = w.carry && keep
+	}
+	if keep {
+		s.impacts.put(filter, w)
 	}
 	res := w.answer(s)
 	if res.InFleet {
@@ -208,6 +212,21 @@ type impactWalk struct {
 	via       []int      // see transitiveRisks
 	order     []int      // consumers most affected first
 	root      string     // the changed service's key, the last of every path
+	// reads are the inbound-index lists the walk read, by service: a
+	// later snapshot whose lists of those services are the same slices
+	// (the index rebuilds a list whenever an edge into it may resolve
+	// otherwise) would walk the same consumers, ranges and risks, so it
+	// takes the walk with only its services' records read again
+	// (carryImpact). carry is false for walks that read more than the
+	// index: observed edges, a service not in the fleet.
+	reads []inRead
+	carry bool
+}
+
+// inRead is one inbound-index list a walk read.
+type inRead struct {
+	key  string
+	refs []inRef
 }
 
 // answer is a fresh result of w for one call, without its page.
@@ -239,11 +258,13 @@ func (w *impactWalk) path(i int) []string {
 // bundle pairs evicts them and pays for its own walks, as without a memo.
 const maxImpactWalks = 4
 
-// impactMemo keeps a snapshot's last impact walks, by filter key.
+// impactMemo keeps a snapshot's last impact walks, by filter key, and
+// the walks of the snapshot before it that may carry over (old).
 type impactMemo struct {
 	mu    sync.Mutex
 	keys  []string
 	walks []*impactWalk
+	old   map[string]*impactWalk
 }
 
 func (m *impactMemo) get(key string) *impactWalk {
@@ -265,6 +286,109 @@ func (m *impactMemo) put(key string, w *impactWalk) {
 		m.keys, m.walks = slices.Delete(m.keys, 0, 1), slices.Delete(m.walks, 0, 1)
 	}
 	m.keys, m.walks = append(m.keys, key), append(m.walks, w)
+}
+
+// takeOld removes and returns the inherited walk for key, if any.
+func (m *impactMemo) takeOld(key string) *impactWalk {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w := m.old[key]
+	delete(m.old, key)
+	return w
+}
+
+// inherit hands prev's carriable walks to m, the next snapshot's memo:
+// its own, and those it inherited and never used, at most
+// maxImpactWalks. The walks hold no snapshot, so no chain of snapshots
+// is kept alive.
+func (m *impactMemo) inherit(prev *impactMemo) {
+	prev.mu.Lock()
+	defer prev.mu.Unlock()
+	old := map[string]*impactWalk{}
+	for i := len(prev.keys) - 1; i >= 0 && len(old) < maxImpactWalks; i-- {
+		if prev.walks[i].carry {
+			old[prev.keys[i]] = prev.walks[i]
+		}
+	}
+	for k, w := range prev.old {
+		if len(old) >= maxImpactWalks {
+			break
+		}
+		if _, ok := old[k]; !ok {
+			old[k] = w
+		}
+	}
+	m.old = old
+}
+
+// carryImpact takes the walk an earlier snapshot made for filter when
+// every inbound-index list it read is unchanged here and the changed
+// service is the same: its consumers, ranges and risks stand, and only
+// what it took from the services' records (domain, status, targets,
+// owners) is read again. nil when there is none or it does not carry.
+func (s *Snapshot) carryImpact(filter string, older, newer *bundle.Bundle, opts *ImpactOptions) *impactWalk {
+	old := s.impacts.takeOld(filter)
+	if old == nil {
+		return nil
+	}
+	if sv := s.impactRoot(opts.Domain, older, newer); sv == nil || sv.key != old.root {
+		return nil
+	}
+	for _, r := range old.reads {
+		cur, _ := s.inIdx.get(r.key)
+		if len(cur) != len(r.refs) || len(cur) > 0 && &cur[0] != &r.refs[0] {
+			return nil
+		}
+	}
+	w := *old
+	w.consumers = slices.Clone(old.consumers)
+	owners := map[string]bool{}
+	for i := range w.consumers {
+		c := &w.consumers[i]
+		csv := s.service(c.Service)
+		if csv == nil {
+			return nil
+		}
+		c.Domain, c.Status, c.Targets, c.Owner = csv.domain, csv.status, csv.targets, ""
+		if len(csv.owners) > 0 {
+			c.Owner = csv.owners[0]
+			for _, o := range csv.owners {
+				owners[o] = true
+			}
+		}
+	}
+	root := s.service(old.root)
+	w.res.ActiveTargets = slices.Clone(root.targets)
+	if w.res.ActiveTargets == nil {
+		w.res.ActiveTargets = []string{}
+	}
+	w.res.Owners = slices.Sorted(mapsKeys(owners))
+	if w.res.Owners == nil {
+		w.res.Owners = []string{}
+	}
+	return &w
+}
+
+// impactRoot is the changed service: by domain and the new contract's
+// name, else (no domain given) by a name unique across domains, the new
+// contract's or the old one's.
+func (s *Snapshot) impactRoot(domain string, older, newer *bundle.Bundle) *service {
+	name := newer.Contract.Service.Name
+	sv := s.service(ServiceKey(domain, name))
+	if sv == nil && domain == "" {
+		sv, _ = s.findService(name)
+		if sv == nil {
+			sv, _ = s.findService(older.Contract.Service.Name)
+		}
+	}
+	return sv
+}
+
+// inboundRead is inbound(sv), the list it came from noted in w.
+func (s *Snapshot) inboundRead(w *impactWalk, sv *service) []Relationship {
+	refs, _ := s.inIdx.get(sv.key)
+	w.reads = append(w.reads, inRead{key: sv.key, refs: refs})
+	return s.inbound(sv)
 }
 
 // walkImpact diffs older and newer and walks the changed service's
@@ -293,15 +417,8 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 			res.NonBreakingChanges = append(res.NonBreakingChanges, c)
 		}
 	}
-	name := newer.Contract.Service.Name
-	res.Service = ServiceKey(opts.Domain, name)
-	sv := s.service(res.Service)
-	if sv == nil && opts.Domain == "" {
-		sv, _ = s.findService(name)
-		if sv == nil {
-			sv, _ = s.findService(older.Contract.Service.Name)
-		}
-	}
+	res.Service = ServiceKey(opts.Domain, newer.Contract.Service.Name)
+	sv := s.impactRoot(opts.Domain, older, newer)
 	obsSet := opts.Observed
 	if obsSet == nil {
 		obsSet = s.observedSet()
@@ -317,7 +434,7 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 		return w, nil
 	}
 	res.Service, res.InFleet = sv.key, true
-	w.root = sv.key
+	w.root, w.carry = sv.key, !useObs
 	res.ActiveTargets = slices.Clone(sv.targets)
 	if res.ActiveTargets == nil {
 		res.ActiveTargets = []string{}
@@ -357,7 +474,7 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 		cur := queue[0]
 		queue = queue[1:]
 		clear(byConsumer)
-		in := s.inbound(cur.sv)
+		in := s.inboundRead(w, cur.sv)
 		inbound[cur.sv.key] = in
 		for _, rel := range in {
 			if rel.Type == EdgeDependency {
@@ -595,7 +712,8 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, inbound map[string][]Relations
 			queue = queue[1:]
 			in, ok := inbound[cs[cur].Service]
 			if !ok {
-				in = s.inbound(s.service(cs[cur].Service))
+				in = s.inboundRead(w, s.service(cs[cur].Service))
+				inbound[cs[cur].Service] = in
 			}
 			from := cur
 			if !cs[cur].Direct {
