@@ -334,6 +334,7 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 		next.limitations = append(next.limitations, b.srcLims[st.ID]...)
 	}
 	next.obs = newObservedState(b.observed)
+	next.impacts.inherit(&prev.impacts)
 	next.id = snapshotID(observedAcc(next.acc, b.observed), next.sources, next.limitations, b.opts.Freshness)
 	return next
 }

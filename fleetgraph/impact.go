@@ -3,8 +3,10 @@ package fleetgraph
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -145,6 +147,10 @@ type ImpactResult struct {
 // verdict of the new version against each direct consumer's range. It
 // stops with ctx's error when ctx ends (in the diff, or between the
 // services the walk over dependents reaches).
+//
+// The walk over consumers, their risks and counts do not depend on the
+// page asked for, so a snapshot keeps the last few (impactMemo): a repeat
+// or a next page on the same snapshot only writes its page.
 func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts *ImpactOptions) (*ImpactResult, error) {
 	if opts == nil {
 		opts = &ImpactOptions{}
@@ -157,25 +163,248 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 	if err != nil {
 		return nil, err
 	}
+	oldID, newID := older.Identity.String(), newer.Identity.String()
 	filter := s.filterKey(struct {
 		Old, New        string
 		Domain          string
 		IncludeObserved bool
 		MaxConsumers    int
-	}{older.Identity.String(), newer.Identity.String(), opts.Domain, opts.IncludeObserved, maxConsumers})
+	}{oldID, newID, opts.Domain, opts.IncludeObserved, maxConsumers})
 	offset, err := s.pageCursor(opts.Cursor, filter)
 	if err != nil {
 		return nil, err
 	}
+	// A walk is kept only when its inputs are named by the filter: both
+	// bundles by their content digests, and the snapshot's own observed
+	// edges (a call's own traces are not).
+	keep := oldID != "" && newID != "" && opts.Observed == nil
+	var w *impactWalk
+	if keep {
+		w = s.impacts.get(filter)
+	}
+	if w == nil && keep {
+		w = s.carryImpact(filter, older, newer, opts)
+	}
+	if w == nil {
+		if w, err = s.walkImpact(ctx, older, newer, opts, maxConsumers); err != nil {
+			return nil, err
+		}
+		w.carry = w.carry && keep
+	}
+	if keep {
+		s.impacts.put(filter, w)
+	}
+	res := w.answer(s)
+	if res.InFleet {
+		s.pageImpact(res, w, pageSpec{budget: budget, offset: offset, filter: filter})
+	}
+	return res, nil
+}
+
+// impactWalk is an impact answer but its page and envelope: every
+// consumer found, with its risk, in the order pages list them. It is
+// never modified once made; answer copies what a call may change.
+type impactWalk struct {
+	res       ImpactResult // Consumers, AtRisk, Excluded and Meta unset
+	lims      []Limitation
+	consumers []Consumer // breadth first; Path and Targets are shared, cloned onto a page
+	parent    []int32    // the consumer a consumer was reached from, -1 for the changed service
+	via       []int      // see transitiveRisks
+	order     []int      // consumers most affected first
+	root      string     // the changed service's key, the last of every path
+	// reads are the inbound-index lists the walk read, by service: a
+	// later snapshot whose lists of those services are the same slices
+	// (the index rebuilds a list whenever an edge into it may resolve
+	// otherwise) would walk the same consumers, ranges and risks, so it
+	// takes the walk with only its services' records read again
+	// (carryImpact). carry is false for walks that read more than the
+	// index: observed edges, a service not in the fleet.
+	reads []inRead
+	carry bool
+}
+
+// inRead is one inbound-index list a walk read.
+type inRead struct {
+	key  string
+	refs []inRef
+}
+
+// answer is a fresh result of w for one call, without its page.
+func (w *impactWalk) answer(s *Snapshot) *ImpactResult {
+	res := w.res
+	res.Meta = s.meta(w.lims)
+	res.BreakingChanges = slices.Clone(w.res.BreakingChanges)
+	res.PotentiallyBreakingChanges = slices.Clone(w.res.PotentiallyBreakingChanges)
+	res.NonBreakingChanges = slices.Clone(w.res.NonBreakingChanges)
+	res.ActiveTargets = slices.Clone(w.res.ActiveTargets)
+	res.Owners = slices.Clone(w.res.Owners)
+	res.ConsumersByRisk = maps.Clone(w.res.ConsumersByRisk)
+	res.ConsumersByDepth = slices.Clone(w.res.ConsumersByDepth)
+	res.Consumers, res.AtRisk, res.Excluded = []Consumer{}, []string{}, []string{}
+	return &res
+}
+
+// path is consumer i's path, itself first, the changed service last.
+func (w *impactWalk) path(i int) []string {
+	out := make([]string, 0, w.consumers[i].Depth+1)
+	for j := int32(i); j >= 0; j = w.parent[j] {
+		out = append(out, w.consumers[j].Service)
+	}
+	return append(out, w.root)
+}
+
+// maxImpactWalks bounds the walks a snapshot keeps (each up to
+// MaxConsumers consumers, about 200 bytes each): a caller cycling through
+// bundle pairs evicts them and pays for its own walks, as without a memo.
+const maxImpactWalks = 4
+
+// impactMemo keeps a snapshot's last impact walks, by filter key, and
+// the walks of the snapshot before it that may carry over (old).
+type impactMemo struct {
+	mu    sync.Mutex
+	keys  []string
+	walks []*impactWalk
+	old   map[string]*impactWalk
+}
+
+func (m *impactMemo) get(key string) *impactWalk {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if i := slices.Index(m.keys, key); i >= 0 {
+		return m.walks[i]
+	}
+	return nil
+}
+
+func (m *impactMemo) put(key string, w *impactWalk) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if slices.Contains(m.keys, key) {
+		return
+	}
+	if len(m.keys) >= maxImpactWalks {
+		m.keys, m.walks = slices.Delete(m.keys, 0, 1), slices.Delete(m.walks, 0, 1)
+	}
+	m.keys, m.walks = append(m.keys, key), append(m.walks, w)
+}
+
+// takeOld removes and returns the inherited walk for key, if any.
+func (m *impactMemo) takeOld(key string) *impactWalk {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w := m.old[key]
+	delete(m.old, key)
+	return w
+}
+
+// inherit hands prev's carriable walks to m, the next snapshot's memo:
+// its own, and those it inherited and never used, at most
+// maxImpactWalks. The walks hold no snapshot, so no chain of snapshots
+// is kept alive.
+func (m *impactMemo) inherit(prev *impactMemo) {
+	prev.mu.Lock()
+	defer prev.mu.Unlock()
+	old := map[string]*impactWalk{}
+	for i := len(prev.keys) - 1; i >= 0 && len(old) < maxImpactWalks; i-- {
+		if prev.walks[i].carry {
+			old[prev.keys[i]] = prev.walks[i]
+		}
+	}
+	for k, w := range prev.old {
+		if len(old) >= maxImpactWalks {
+			break
+		}
+		if _, ok := old[k]; !ok {
+			old[k] = w
+		}
+	}
+	m.old = old
+}
+
+// carryImpact takes the walk an earlier snapshot made for filter when
+// every inbound-index list it read is unchanged here and the changed
+// service is the same: its consumers, ranges and risks stand, and only
+// what it took from the services' records (domain, status, targets,
+// owners) is read again. nil when there is none or it does not carry.
+func (s *Snapshot) carryImpact(filter string, older, newer *bundle.Bundle, opts *ImpactOptions) *impactWalk {
+	old := s.impacts.takeOld(filter)
+	if old == nil {
+		return nil
+	}
+	if sv := s.impactRoot(opts.Domain, older, newer); sv == nil || sv.key != old.root {
+		return nil
+	}
+	for _, r := range old.reads {
+		cur, _ := s.inIdx.get(r.key)
+		if len(cur) != len(r.refs) || len(cur) > 0 && &cur[0] != &r.refs[0] {
+			return nil
+		}
+	}
+	w := *old
+	w.consumers = slices.Clone(old.consumers)
+	owners := map[string]bool{}
+	for i := range w.consumers {
+		c := &w.consumers[i]
+		csv := s.service(c.Service)
+		if csv == nil {
+			return nil
+		}
+		c.Domain, c.Status, c.Targets, c.Owner = csv.domain, csv.status, csv.targets, ""
+		if len(csv.owners) > 0 {
+			c.Owner = csv.owners[0]
+			for _, o := range csv.owners {
+				owners[o] = true
+			}
+		}
+	}
+	root := s.service(old.root)
+	w.res.ActiveTargets = slices.Clone(root.targets)
+	if w.res.ActiveTargets == nil {
+		w.res.ActiveTargets = []string{}
+	}
+	w.res.Owners = slices.Sorted(mapsKeys(owners))
+	if w.res.Owners == nil {
+		w.res.Owners = []string{}
+	}
+	return &w
+}
+
+// impactRoot is the changed service: by domain and the new contract's
+// name, else (no domain given) by a name unique across domains, the new
+// contract's or the old one's.
+func (s *Snapshot) impactRoot(domain string, older, newer *bundle.Bundle) *service {
+	name := newer.Contract.Service.Name
+	sv := s.service(ServiceKey(domain, name))
+	if sv == nil && domain == "" {
+		sv, _ = s.findService(name)
+		if sv == nil {
+			sv, _ = s.findService(older.Contract.Service.Name)
+		}
+	}
+	return sv
+}
+
+// inboundRead is inbound(sv), the list it came from noted in w.
+func (s *Snapshot) inboundRead(w *impactWalk, sv *service) []Relationship {
+	refs, _ := s.inIdx.get(sv.key)
+	w.reads = append(w.reads, inRead{key: sv.key, refs: refs})
+	return s.inbound(sv)
+}
+
+// walkImpact diffs older and newer and walks the changed service's
+// consumers, breadth first.
+func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, opts *ImpactOptions, maxConsumers int) (*impactWalk, error) {
 	changes, err := s.diffs.diff(ctx, older, newer)
 	if err != nil {
 		return nil, err
 	}
-	res := &ImpactResult{
+	w := &impactWalk{}
+	res := &w.res
+	*res = ImpactResult{
 		SchemaVersion: ImpactSchema, OldVersion: older.Contract.Service.Version, NewVersion: newer.Contract.Service.Version,
 		Classification: diff.Classification(changes), BreakingChanges: []diff.Change{}, PotentiallyBreakingChanges: []diff.Change{}, NonBreakingChanges: []diff.Change{},
-		VersionBump: diff.JudgeBump(older.Contract.Service.Version, newer.Contract.Service.Version, changes),
-		Consumers:   []Consumer{}, AtRisk: []string{}, Excluded: []string{}, ActiveTargets: []string{}, Owners: []string{},
+		VersionBump:   diff.JudgeBump(older.Contract.Service.Version, newer.Contract.Service.Version, changes),
+		ActiveTargets: []string{}, Owners: []string{},
 		ConsumersByRisk: map[string]int{}, ConsumersByDepth: []DepthCount{},
 	}
 	for _, c := range changes {
@@ -188,52 +417,52 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 			res.NonBreakingChanges = append(res.NonBreakingChanges, c)
 		}
 	}
-	name := newer.Contract.Service.Name
-	res.Service = ServiceKey(opts.Domain, name)
-	sv := s.service(res.Service)
-	if sv == nil && opts.Domain == "" {
-		sv, _ = s.findService(name)
-		if sv == nil {
-			sv, _ = s.findService(older.Contract.Service.Name)
-		}
-	}
-	var lims []Limitation
+	res.Service = ServiceKey(opts.Domain, newer.Contract.Service.Name)
+	sv := s.impactRoot(opts.Domain, older, newer)
 	obsSet := opts.Observed
 	if obsSet == nil {
 		obsSet = s.observedSet()
 	}
 	useObs := opts.IncludeObserved || opts.Observed != nil
 	if useObs && obsSet == nil {
-		lims = append(lims, Limitation{Code: LimitObservedUnavailable,
+		w.lims = append(w.lims, Limitation{Code: LimitObservedUnavailable,
 			Message: "observed edges were requested, but no observed-edge source is configured: consumers come from declared edges only, and a caller that declares nothing is not listed"})
 	}
 	if sv == nil {
-		res.Meta = s.meta(append(lims, Limitation{Code: LimitServiceNotInFleet, Subject: res.Service,
-			Message: "service " + res.Service + " is not in the fleet snapshot: no consumer can be named, which proves nothing about whether any exist"}))
-		return res, nil
+		w.lims = append(w.lims, Limitation{Code: LimitServiceNotInFleet, Subject: res.Service,
+			Message: "service " + res.Service + " is not in the fleet snapshot: no consumer can be named, which proves nothing about whether any exist"})
+		return w, nil
 	}
 	res.Service, res.InFleet = sv.key, true
+	w.root, w.carry = sv.key, !useObs
 	res.ActiveTargets = slices.Clone(sv.targets)
 	if res.ActiveTargets == nil {
 		res.ActiveTargets = []string{}
 	}
 	newVersion, verr := semver.NewVersion(res.NewVersion)
 	// A hub's consumers declare a handful of distinct ranges: each is
-	// parsed once per call.
+	// parsed once per call, and each distinct list of ranges is judged,
+	// and its risk written, once.
 	constraints := map[string]constraint{}
+	type judged struct{ verdict, risk, reason string }
+	judgements := map[string]judged{}
 
 	// Breadth first over dependents: the first time a service is reached is
-	// its shortest path.
-	type node struct {
-		sv   *service
-		path []string // consumer first
-	}
-	seen := map[string]bool{sv.key: true}
+	// its shortest path. at maps a reached service to its place among the
+	// consumers (-1: the changed service).
+	at := map[string]int32{sv.key: -1}
 	// inbound keeps each service's resolved inbound edges for
 	// transitiveRisks, which walks the same services again.
 	inbound := map[string][]Relationship{}
-	queue := []node{{sv: sv, path: []string{sv.key}}}
+	type node struct {
+		sv    *service
+		place int32 // among the consumers, -1 for the changed service
+		depth int
+	}
+	queue := []node{{sv: sv, place: -1}}
 	owners := map[string]bool{}
+	byConsumer := map[string][]Relationship{}
+	var ranges []string
 	// truncated is set when a consumer is left out, not when the bound is
 	// merely reached: with exactly maxConsumers consumers the walk goes on
 	// until it finds another or runs out.
@@ -244,8 +473,8 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 		}
 		cur := queue[0]
 		queue = queue[1:]
-		byConsumer := map[string][]Relationship{}
-		in := s.inbound(cur.sv)
+		clear(byConsumer)
+		in := s.inboundRead(w, cur.sv)
 		inbound[cur.sv.key] = in
 		for _, rel := range in {
 			if rel.Type == EdgeDependency {
@@ -253,28 +482,26 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 			}
 		}
 		for _, ck := range slices.Sorted(mapsKeys(byConsumer)) {
-			if seen[ck] {
+			if _, ok := at[ck]; ok {
 				continue
 			}
-			if len(res.Consumers) >= maxConsumers {
+			if len(w.consumers) >= maxConsumers {
 				truncated = true
 				break
 			}
-			seen[ck] = true
+			place := int32(len(w.consumers))
+			at[ck] = place
 			csv := s.service(ck)
-			path := append([]string{ck}, cur.path...)
-			c := Consumer{Service: ck, Domain: csv.domain, Depth: len(path) - 1, Direct: len(path) == 2, Path: path,
-				Provenance: "declared", Status: csv.status, Targets: slices.Clone(csv.targets)}
-			if c.Targets == nil {
-				c.Targets = []string{}
-			}
+			depth := cur.depth + 1
+			c := Consumer{Service: ck, Domain: csv.domain, Depth: depth, Direct: depth == 1,
+				Provenance: "declared", Status: csv.status, Targets: csv.targets}
 			if len(csv.owners) > 0 {
 				c.Owner = csv.owners[0]
 				for _, o := range csv.owners {
 					owners[o] = true
 				}
 			}
-			var ranges []string
+			ranges = ranges[:0]
 			for _, rel := range byConsumer[ck] {
 				c.Required = c.Required || rel.Required
 				if rel.Compatibility != "" && !slices.Contains(ranges, rel.Compatibility) {
@@ -282,83 +509,93 @@ func (s *Snapshot) Impact(ctx context.Context, older, newer *bundle.Bundle, opts
 				}
 			}
 			c.Compatibility = strings.Join(ranges, " | ")
-			var why string
 			switch {
 			case !c.Direct:
 				c.CompatibilityVerdict, c.Confidence = VerdictUnknown, ConfidenceInferred
-			case len(ranges) == 0:
-				c.CompatibilityVerdict, c.Confidence = VerdictUnknown, ConfidenceDeclared
-				why = "it declares no version range, so whether it takes " + res.NewVersion + " is not known"
 			default:
 				c.Confidence = ConfidenceContractual
-				c.CompatibilityVerdict, why = verdict(res.NewVersion, newVersion, verr, ranges, constraints)
+				if len(ranges) == 0 {
+					c.Confidence = ConfidenceDeclared
+				}
+				jk := strings.Join(ranges, "\x00")
+				j, ok := judgements[jk]
+				if !ok {
+					var why string
+					if len(ranges) == 0 {
+						j.verdict = VerdictUnknown
+						why = "it declares no version range, so whether it takes " + res.NewVersion + " is not known"
+					} else {
+						j.verdict, why = verdict(res.NewVersion, newVersion, verr, ranges, constraints)
+					}
+					j.risk, j.reason = directRisk(res, c.Compatibility, j.verdict, why)
+					judgements[jk] = j
+				}
+				c.CompatibilityVerdict, c.Risk, c.RiskReason = j.verdict, j.risk, j.reason
 			}
-			if c.Direct {
-				c.Risk, c.RiskReason = directRisk(res, c, why)
-			}
-			res.Consumers = append(res.Consumers, c)
-			queue = append(queue, node{sv: csv, path: path})
+			w.consumers = append(w.consumers, c)
+			w.parent = append(w.parent, cur.place)
+			queue = append(queue, node{sv: csv, place: place, depth: depth})
 		}
 	}
 	if useObs && obsSet != nil {
-		lims = append(lims, s.observedConsumers(res, sv, obsSet, maxConsumers, &truncated, owners)...)
+		w.lims = append(w.lims, s.observedConsumers(w, sv, obsSet, maxConsumers, &truncated, owners, at)...)
 	}
-	via := s.transitiveRisks(res, inbound)
+	w.via = s.transitiveRisks(w, inbound, at)
 	if truncated {
-		lims = append(lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
+		w.lims = append(w.lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
 	}
 	res.Owners = slices.Sorted(mapsKeys(owners))
 	if res.Owners == nil {
 		res.Owners = []string{}
 	}
-	res.Meta = s.meta(lims)
-	s.pageImpact(res, via, pageSpec{budget: budget, offset: offset, filter: filter})
-	return res, nil
+	w.count()
+	return w, nil
 }
 
 // riskRank orders consumers most affected first.
 var riskRank = map[string]int{RiskAtRisk: 0, RiskReview: 1, RiskUnknown: 2, RiskIndirect: 3, RiskExcluded: 4, RiskUnaffected: 5}
 
-// pageImpact counts res's consumers, orders them most affected first and
-// keeps the page of them that fits the budget. via[i] is the place of the
-// direct consumer a transitive consumer i takes its risk from (-1 for the
-// others); its reason is written for the consumers on the page only.
-func (s *Snapshot) pageImpact(res *ImpactResult, via []int, p pageSpec) {
+// count orders w's consumers most affected first and counts them.
+func (w *impactWalk) count() {
 	// Breadth first already, so nearest first within a risk: a stable
 	// bucket per risk orders them without moving the consumers around.
 	buckets := make([][]int, len(riskRank))
-	for i, c := range res.Consumers {
+	for i, c := range w.consumers {
 		r := riskRank[c.Risk]
 		buckets[r] = append(buckets[r], i)
 	}
-	order := make([]int, 0, len(res.Consumers))
+	w.order = make([]int, 0, len(w.consumers))
 	for _, b := range buckets {
-		order = append(order, b...)
+		w.order = append(w.order, b...)
 	}
-	consumers := res.Consumers
-	res.TotalConsumers = len(consumers)
+	res := &w.res
+	res.TotalConsumers = len(w.consumers)
 	depths := map[int]int{}
-	for _, c := range consumers {
+	for _, c := range w.consumers {
 		res.ConsumersByRisk[c.Risk]++
 		depths[c.Depth]++
 	}
-	for _, d := range slices.Sorted(func(yield func(int) bool) {
-		for d := range depths {
-			if !yield(d) {
-				return
-			}
-		}
-	}) {
+	for _, d := range slices.Sorted(maps.Keys(depths)) {
 		res.ConsumersByDepth = append(res.ConsumersByDepth, DepthCount{Depth: d, Count: depths[d]})
 	}
 	res.AtRiskConsumers, res.IncompatibleConsumers = res.ConsumersByRisk[RiskAtRisk], res.ConsumersByRisk[RiskExcluded]
-	res.Consumers = []Consumer{}
+}
+
+// pageImpact keeps the page of w's consumers, from p's offset, that fits
+// the budget. A consumer on the page gets its own path and targets, and a
+// transitive one its reason (written for the page only).
+func (s *Snapshot) pageImpact(res *ImpactResult, w *impactWalk, p pageSpec) {
 	pg := newPager(p.budget, res)
-	end := min(p.offset, len(order))
-	for _, j := range order[end:] {
-		c := consumers[j]
-		if from := via[j]; from >= 0 {
-			c.RiskReason = transitiveReason(c.Risk, consumers[from])
+	end := min(p.offset, len(w.order))
+	for _, j := range w.order[end:] {
+		c := w.consumers[j]
+		c.Path = w.path(j)
+		c.Targets = slices.Clone(c.Targets)
+		if c.Targets == nil {
+			c.Targets = []string{}
+		}
+		if from := w.via[j]; from >= 0 {
+			c.RiskReason = transitiveReason(c.Risk, w.consumers[from])
 		}
 		n := encodedLen(c)
 		named := c.Risk == RiskAtRisk || c.Risk == RiskExcluded
@@ -377,8 +614,8 @@ func (s *Snapshot) pageImpact(res *ImpactResult, via []int, p pageSpec) {
 			res.Excluded = append(res.Excluded, c.Service)
 		}
 	}
-	res.NextCursor = s.nextPage(p.filter, end, len(order))
-	res.RemainingConsumers = len(order) - end
+	res.NextCursor = s.nextPage(p.filter, end, len(w.order))
+	res.RemainingConsumers = len(w.order) - end
 }
 
 // verdict checks the new version against every range a consumer declares:
@@ -413,10 +650,11 @@ type constraint struct {
 	err error
 }
 
-// directRisk reads a direct consumer's verdict together with the diff.
-func directRisk(res *ImpactResult, c Consumer, why string) (string, string) {
-	admits := "its range " + c.Compatibility + " admits " + res.NewVersion
-	switch c.CompatibilityVerdict {
+// directRisk reads a direct consumer's verdict (of its ranges, compat)
+// together with the diff.
+func directRisk(res *ImpactResult, compat, judged, why string) (string, string) {
+	admits := "its range " + compat + " admits " + res.NewVersion
+	switch judged {
 	case VerdictIncompatible:
 		return RiskExcluded, why + ": it will not pick it up until it widens its range"
 	case VerdictUnknown:
@@ -448,25 +686,23 @@ func contractChanges(cs []diff.Change) int {
 // shortest path: indirect through one at risk or to review, else unknown
 // through one of unknown exposure, else unaffected. The walk follows
 // dependents from each direct consumer and stays among the listed
-// consumers, so it is bounded by them and their edges. It returns, per
-// consumer, the place of the direct consumer whose exposure it took (-1
-// for the others): the reason, a sentence, is written only for the
-// consumers an answer lists (transitiveReason).
-func (s *Snapshot) transitiveRisks(res *ImpactResult, inbound map[string][]Relationship) []int {
-	at := make(map[string]int, len(res.Consumers))
-	for i, c := range res.Consumers {
-		at[c.Service] = i
-	}
-	via := make([]int, len(res.Consumers)) // transitive consumer → the direct consumer it was reached from
+// consumers (at: service key -> place), so it is bounded by them and
+// their edges. It returns, per consumer, the place of the direct consumer
+// whose exposure it took (-1 for the others): the reason, a sentence, is
+// written only for the consumers an answer lists (transitiveReason).
+func (s *Snapshot) transitiveRisks(w *impactWalk, inbound map[string][]Relationship, at map[string]int32) []int {
+	cs := w.consumers
+	via := make([]int, len(cs)) // transitive consumer → the direct consumer it was reached from
 	for i := range via {
 		via[i] = -1
 	}
+	var queue []int
 	for _, pass := range []struct {
 		from []string // direct risks that spread
 		risk string
 	}{{[]string{RiskAtRisk, RiskReview}, RiskIndirect}, {[]string{RiskUnknown}, RiskUnknown}} {
-		var queue []int
-		for i, c := range res.Consumers {
+		queue = queue[:0]
+		for i, c := range cs {
 			if c.Direct && slices.Contains(pass.from, c.Risk) {
 				queue = append(queue, i)
 			}
@@ -474,28 +710,32 @@ func (s *Snapshot) transitiveRisks(res *ImpactResult, inbound map[string][]Relat
 		for len(queue) > 0 {
 			cur := queue[0]
 			queue = queue[1:]
-			in, ok := inbound[res.Consumers[cur].Service]
+			in, ok := inbound[cs[cur].Service]
 			if !ok {
-				in = s.inbound(s.service(res.Consumers[cur].Service))
+				in = s.inboundRead(w, s.service(cs[cur].Service))
+				inbound[cs[cur].Service] = in
 			}
 			from := cur
-			if !res.Consumers[cur].Direct {
+			if !cs[cur].Direct {
 				from = via[cur]
 			}
 			for _, rel := range in {
-				j, ok := at[rel.FromService]
-				if rel.Type != EdgeDependency || !ok || res.Consumers[j].Direct || res.Consumers[j].Risk != "" {
+				if rel.Type != EdgeDependency {
 					continue
 				}
-				res.Consumers[j].Risk = pass.risk
+				j, ok := at[rel.FromService]
+				if !ok || j < 0 || cs[j].Direct || cs[j].Risk != "" {
+					continue
+				}
+				cs[j].Risk = pass.risk
 				via[j] = from
-				queue = append(queue, j)
+				queue = append(queue, int(j))
 			}
 		}
 	}
-	unaffected := "it reaches " + res.Service + " only through consumers that will not take the change or are not affected by it"
-	for i := range res.Consumers {
-		if c := &res.Consumers[i]; c.Risk == "" {
+	unaffected := "it reaches " + w.res.Service + " only through consumers that will not take the change or are not affected by it"
+	for i := range cs {
+		if c := &cs[i]; c.Risk == "" {
 			c.Risk, c.RiskReason = RiskUnaffected, unaffected
 		}
 	}

@@ -117,10 +117,20 @@ func (s *Snapshot) indexedInbound(sv *service) []Relationship {
 		}
 		e := from.Edges[r.edge]
 		out = append(out, Relationship{
-			FromService: from.ServiceKey(), FromRevision: r.rev, To: e.Ref, Type: e.Type, Provenance: "declared",
+			FromService: fromService(r.rev, from), FromRevision: r.rev, To: e.Ref, Type: e.Type, Provenance: "declared",
 			Required: e.Required, Compatibility: e.Compatibility, Name: e.Name,
 			Resolved: true, ToService: sv.key, ResolvedRevision: r.resolvedRev,
 		})
 	}
 	return out
+}
+
+// fromService is from's service key, the front of its revision key rev
+// (RevisionKey: the service key, "@", the digest) when rev is that, so
+// the key shares rev's bytes instead of being escaped and joined again.
+func fromService(rev string, from *Revision) string {
+	if n := len(rev) - len(from.Digest) - 1; n >= 0 && rev[n] == '@' && rev[n+1:] == from.Digest {
+		return rev[:n]
+	}
+	return from.ServiceKey()
 }

@@ -403,39 +403,40 @@ func (s *Snapshot) observedStatus() *ObservedStatus {
 // answer: a declared direct consumer also seen calling is corroborated;
 // a caller that declares nothing is a direct "shadow" consumer whose
 // verdict is unknown (no range says whether it takes the new version).
-func (s *Snapshot) observedConsumers(res *ImpactResult, sv *service, set *Observed, maxConsumers int, truncated *bool, owners map[string]bool) []Limitation {
+func (s *Snapshot) observedConsumers(w *impactWalk, sv *service, set *Observed, maxConsumers int, truncated *bool, owners map[string]bool, at map[string]int32) []Limitation {
 	rels, unresolved := s.resolvedObserved(set)
 	for _, r := range rels {
 		if r.ToService != sv.key {
 			continue
 		}
-		if i := slices.IndexFunc(res.Consumers, func(c Consumer) bool { return c.Service == r.FromService }); i >= 0 {
-			c := &res.Consumers[i]
+		// The changed service itself (-1) is not among the consumers: a
+		// call it makes to itself lists it, as a caller it is.
+		if i, ok := at[r.FromService]; ok && i >= 0 {
+			c := &w.consumers[i]
 			c.Provenance = ProvenanceDeclaredObserved
 			if c.Direct {
 				c.Confidence = ConfidenceCorroborated
 			}
 			continue
 		}
-		if len(res.Consumers) >= maxConsumers {
+		if len(w.consumers) >= maxConsumers {
 			*truncated = true
 			break
 		}
 		csv := s.service(r.FromService)
-		c := Consumer{Service: csv.key, Domain: csv.domain, Depth: 1, Direct: true, Path: []string{csv.key, sv.key},
+		c := Consumer{Service: csv.key, Domain: csv.domain, Depth: 1, Direct: true,
 			CompatibilityVerdict: VerdictUnknown, Provenance: ProvenanceObserved, Confidence: ConfidenceObserved,
-			Risk: RiskUnknown, Status: csv.status, Targets: slices.Clone(csv.targets),
-			RiskReason: fmt.Sprintf("it is seen calling %s (%s) but declares no dependency on it, so no range says whether it takes %s", sv.key, calls(r.Calls), res.NewVersion)}
-		if c.Targets == nil {
-			c.Targets = []string{}
-		}
+			Risk: RiskUnknown, Status: csv.status, Targets: csv.targets,
+			RiskReason: fmt.Sprintf("it is seen calling %s (%s) but declares no dependency on it, so no range says whether it takes %s", sv.key, calls(r.Calls), w.res.NewVersion)}
 		if len(csv.owners) > 0 {
 			c.Owner = csv.owners[0]
 			for _, o := range csv.owners {
 				owners[o] = true
 			}
 		}
-		res.Consumers = append(res.Consumers, c)
+		at[csv.key] = int32(len(w.consumers))
+		w.consumers = append(w.consumers, c)
+		w.parent = append(w.parent, -1)
 	}
 	return s.observedLimitations(set, unresolved)
 }

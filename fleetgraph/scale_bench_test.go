@@ -22,7 +22,9 @@ import (
 // reports building the fleet's first snapshot from its records (its CPU
 // time and the heap it keeps), and first-µs and first-cpu-µs each
 // query's first call on a snapshot published just before it (one target
-// changed), the repeats' figures are on that snapshot.
+// changed), the repeats' figures are on that snapshot; impact-hub-first
+// publishes a snapshot before every call, so all its calls are first
+// calls, and impact-hub-cold's are also the first of their question.
 //
 // The same file runs on an older tree (it uses only queries' long-standing
 // fields), so figures before and after a change come from one command:
@@ -101,6 +103,42 @@ func BenchmarkFleetScale(b *testing.B) {
 			for i, q := range queries {
 				fresh(i + 1)
 				b.Run(q.name, func(b *testing.B) { measureQuery(b, q.run) })
+			}
+			// impact-hub-first: every call is the first on its snapshot
+			// (one published before each, outside the figures), so its
+			// p50 and cpu-µs/op are the first call's over many snapshots.
+			// impact-hub-cold also asks for a bound never asked before
+			// (5,001 consumers and up: the same walk and cost), so no
+			// earlier walk of the same question exists.
+			for _, cold := range []bool{false, true} {
+				name := "impact-hub-first"
+				if cold {
+					name = "impact-hub-cold"
+				}
+				b.Run(name, func(b *testing.B) {
+					var times []time.Duration
+					var cpu time.Duration
+					i := 0
+					for b.Loop() {
+						b.StopTimer()
+						i++
+						fresh(i)
+						var opts *fleetgraph.ImpactOptions
+						if cold {
+							opts = &fleetgraph.ImpactOptions{MaxConsumers: 5000 + i}
+						}
+						b.StartTimer()
+						t0, c0 := time.Now(), cpuTime(b)
+						if _, err := s.Impact(b.Context(), older, newer, opts); err != nil {
+							b.Fatal(err)
+						}
+						cpu += cpuTime(b) - c0
+						times = append(times, time.Since(t0))
+					}
+					slices.Sort(times)
+					b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
+					b.ReportMetric(float64(cpu.Microseconds())/float64(len(times)), "cpu-µs/op")
+				})
 			}
 		})
 	}

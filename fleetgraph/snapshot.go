@@ -66,8 +66,10 @@ type Snapshot struct {
 	view   string
 	views  viewCache
 	scopes scopeIndex
-	// in memoizes inbound (query.go), also filled on first use.
-	in inboundMemo
+	// in memoizes inbound (query.go), also filled on first use; impacts
+	// keeps the last impact walks (impact.go).
+	in      inboundMemo
+	impacts impactMemo
 	// vis and counts are a view's visibility and per-source record
 	// counts, kept to advance the view to the next snapshot.
 	vis    Visibility
