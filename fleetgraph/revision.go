@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/bundle/contract"
@@ -25,6 +26,27 @@ type RevisionOptions struct {
 	// Validate runs bundle/validate offline (references to other bundles
 	// are not followed) and records the verdict.
 	Validate bool
+	// Verdict, with Validate, is the verdict an earlier NewRevision
+	// reached on a bundle of the same identity (Revision.Verdict): it is
+	// recorded instead of validating again. Offline validation reads
+	// nothing but the bundle's content, which the identity digests.
+	Verdict *Verdict
+}
+
+// Verdict is what offline validation said of a bundle, as a revision
+// records it.
+type Verdict struct {
+	Valid    bool
+	Findings []Finding
+}
+
+// Verdict returns the validation verdict r records, or nil when r was not
+// validated.
+func (r *Revision) Verdict() *Verdict {
+	if r.Valid == nil {
+		return nil
+	}
+	return &Verdict{Valid: *r.Valid, Findings: slices.Clip(r.Findings)}
 }
 
 // ErrNoContract is returned for a bundle whose pacto.yaml did not parse:
@@ -79,7 +101,11 @@ func NewRevision(ctx context.Context, b *bundle.Bundle, opts *RevisionOptions) (
 		}
 	}
 	r.Readiness = readinessOf(c.Readiness)
-	if opts.Validate {
+	if v := opts.Verdict; opts.Validate && v != nil {
+		ok := v.Valid
+		r.Valid = &ok
+		r.Findings = slices.Clip(v.Findings) // shared: an append copies
+	} else if opts.Validate {
 		// The bundle's own decode of pacto.yaml is reused: each bundle
 		// of a fleet is parsed once, not once to load and twice more to
 		// validate.

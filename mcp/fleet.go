@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +41,16 @@ const (
 
 // fleetLoadTimeout bounds collecting the sources when the server starts.
 const fleetLoadTimeout = 2 * time.Minute
+
+// fleetLoadGCPercent is the GOGC the first collection runs with (unless
+// GOGC is set). Loading a fleet allocates about 600 KB a bundle (YAML
+// trees, the OpenAPI check's decodes) and keeps about 4 KB, so at the
+// default of 100 the collector runs every few MiB and marks the growing
+// snapshot each time. At 200, a 10,000-bundle local start took 25.7
+// instead of 32.6 s of CPU (0.79x; BenchmarkLocalFleetStart with
+// GOGC=200 against the default, same binary) for a peak RSS 14 MiB
+// higher (128 against 114 MiB); the heap kept afterwards is the same.
+const fleetLoadGCPercent = 200
 
 // FleetOptions is the fleet option group: which sources feed the fleet
 // snapshot. There is no implicit source.
@@ -533,7 +545,13 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	}
 	feed := source.NewFeed(f.b, sources)
 	cctx, cancel := context.WithTimeout(ctx, fleetLoadTimeout)
+	restoreGC := func() {}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		prev := debug.SetGCPercent(fleetLoadGCPercent)
+		restoreGC = func() { debug.SetGCPercent(prev) }
+	}
 	snap := feed.Collect(cctx, nil)
+	restoreGC()
 	cancel()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("collecting the fleet sources: %w", err)

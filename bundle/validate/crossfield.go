@@ -76,7 +76,7 @@ func (v *validator) checkInterfaces() {
 			}
 			continue
 		}
-		err = checkSpec(v.ctx, in.Type, in.Ref, data)
+		doc, err := checkSpec(v.ctx, in.Type, in.Ref, data)
 		var se *schemacycle.Error
 		switch {
 		case errors.As(err, &se) && se.TooDeep:
@@ -91,7 +91,7 @@ func (v *validator) checkInterfaces() {
 				v.res.addError(p+".ref", CodeInvalidInterfaceSpec, fmt.Sprintf("%s is not a valid grpc spec: %v", in.Ref, err))
 			}
 		case in.Type != "grpc":
-			v.warnClosedAllOf(p+".ref", in.Ref, data)
+			v.warnClosedAllOf(p+".ref", in.Ref, data, doc)
 		}
 	}
 	v.uniqueNames("interfaces", "interface", CodeDuplicateInterfaceName, names)

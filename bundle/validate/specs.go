@@ -16,22 +16,35 @@ import (
 	"github.com/kubepact/kubepact/internal/schemacycle"
 )
 
-// checkSpec checks that data parses as the interface type claims.
-func checkSpec(ctx context.Context, typ, name string, data []byte) (err error) {
+// checkSpec checks that data parses as the interface type claims. An
+// OpenAPI or AsyncAPI document that passes is returned decoded, for the
+// checks that read it next (nil for gRPC, or when the check failed).
+func checkSpec(ctx context.Context, typ, name string, data []byte) (doc map[string]any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the %s parser failed on this file: %v", typ, p)
+			doc, err = nil, fmt.Errorf("the %s parser failed on this file: %v", typ, p)
 		}
 	}()
 	switch typ {
 	case "openapi":
-		return checkOpenAPI(ctx, data)
+		doc, err = decodeSpec(data)
+		if err == nil {
+			err = checkOpenAPI(ctx, doc)
+		}
 	case "asyncapi":
-		return checkAsyncAPI(data)
+		doc, err = decodeSpec(data)
+		if err == nil {
+			err = checkAsyncAPI(doc)
+		}
 	case "grpc":
-		return checkGRPC(name, data)
+		return nil, checkGRPC(name, data)
+	default:
+		return nil, fmt.Errorf("unknown interface type %q", typ)
 	}
-	return fmt.Errorf("unknown interface type %q", typ)
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
 }
 
 // decodeSpec parses a YAML or JSON spec with the same hostile-input bounds
@@ -46,11 +59,9 @@ func decodeSpec(data []byte) (map[string]any, error) {
 	return m, nil
 }
 
-func checkOpenAPI(ctx context.Context, data []byte) error {
-	doc, err := decodeSpec(data)
-	if err != nil {
-		return err
-	}
+// checkOpenAPI checks a decoded OpenAPI (or Swagger 2.0) document; it
+// does not change doc.
+func checkOpenAPI(ctx context.Context, doc map[string]any) error {
 	if v, ok := doc["openapi"]; ok {
 		s, _ := v.(string)
 		if !strings.HasPrefix(s, "3.") {
@@ -66,10 +77,13 @@ func checkOpenAPI(ctx context.Context, data []byte) error {
 		// compares every key of a mapping with every other key (a schema
 		// of 20k properties took 37 s). The tree decoded above, in one
 		// pass, is handed to it as JSON instead.
+		// raw is json.Marshal's, so valid JSON: T's own UnmarshalJSON is
+		// what json.Unmarshal would call, without first scanning the
+		// whole document twice more (a check and a skip).
 		t := &openapi3.T{}
 		raw, err := json.Marshal(doc)
 		if err == nil {
-			err = json.Unmarshal(raw, t)
+			err = t.UnmarshalJSON(raw)
 		}
 		if err == nil {
 			err = loader.ResolveRefsIn(t, nil)
@@ -111,11 +125,7 @@ func checkOpenAPI(ctx context.Context, data []byte) error {
 
 var asyncAPIVersionRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+`)
 
-func checkAsyncAPI(data []byte) error {
-	doc, err := decodeSpec(data)
-	if err != nil {
-		return err
-	}
+func checkAsyncAPI(doc map[string]any) error {
 	v, ok := doc["asyncapi"]
 	if !ok {
 		return errors.New(`not an AsyncAPI document: expected a top-level "asyncapi" version field such as "2.6.0" or "3.0.0"`)

@@ -53,7 +53,7 @@ func BenchmarkDecodeTargetState(b *testing.B) {
 func localFleet(b *testing.B, dir string, n int) {
 	b.Helper()
 	const deps = 5
-	spec := "openapi: 3.0.3\ninfo: {title: svc, version: 1.0.0}\npaths:\n  /healthz:\n    get:\n      operationId: getHealth\n      responses:\n        \"200\": {description: alive}\n  /items/{id}:\n    get:\n      operationId: getItem\n      parameters:\n        - {name: id, in: path, required: true, schema: {type: string}}\n      responses:\n        \"200\":\n          description: one item\n          content:\n            application/json:\n              schema: {type: object, properties: {id: {type: string}, price: {type: number}}}\n"
+	// each service gets its own spec (see fleetSpec)
 	for i := range n {
 		var y strings.Builder
 		fmt.Fprintf(&y, "pactoVersion: \"2.0\"\nservice:\n  name: svc-%05d\n  version: 1.%d.0\n  owner:\n    team: team-%d\n", i, i%7, i%40)
@@ -72,10 +72,47 @@ func localFleet(b *testing.B, dir string, n int) {
 		if err := os.WriteFile(filepath.Join(bd, "pacto.yaml"), []byte(y.String()), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(bd, "interfaces", "openapi.yaml"), []byte(spec), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(bd, "interfaces", "openapi.yaml"), []byte(fleetSpec(i)), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// fleetSpec is service i's OpenAPI document: distinct from every other
+// service's (title, paths, schema names and fields depend on i), so a cache
+// keyed by a spec's content cannot make the fleet cheaper than a real one,
+// and shaped like a small real service: a few operations with parameters,
+// request and response bodies, and components reached by $ref (an item
+// is an allOf of a base schema and its own fields, as specs often say).
+func fleetSpec(i int) string {
+	var s strings.Builder
+	res := fmt.Sprintf("res%d", i%97)
+	fmt.Fprintf(&s, "openapi: 3.0.3\ninfo: {title: svc-%05d, version: 1.%d.0, description: service %d of the fleet}\n", i, i%7, i)
+	s.WriteString("paths:\n  /healthz:\n    get:\n      operationId: getHealth\n      responses:\n        \"200\": {description: alive}\n")
+	fmt.Fprintf(&s, "  /%s:\n    get:\n      operationId: list%d\n      parameters:\n        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: %d}}\n        - {name: cursor, in: query, schema: {type: string}}\n", res, i, 50+i%200)
+	fmt.Fprintf(&s, "      responses:\n        \"200\":\n          description: a page\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Page%d\"}\n", i)
+	fmt.Fprintf(&s, "    post:\n      operationId: create%d\n      requestBody:\n        required: true\n        content:\n          application/json:\n            schema: {$ref: \"#/components/schemas/Item%d\"}\n", i, i)
+	fmt.Fprintf(&s, "      responses:\n        \"201\":\n          description: created\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Item%d\"}\n        \"400\": {$ref: \"#/components/responses/Problem\"}\n", i)
+	fmt.Fprintf(&s, "  /%s/{id}:\n    parameters:\n      - {name: id, in: path, required: true, schema: {type: string, maxLength: %d}}\n", res, 16+i%48)
+	fmt.Fprintf(&s, "    get:\n      operationId: get%d\n      responses:\n        \"200\":\n          description: one item\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/Item%d\"}\n        \"404\": {$ref: \"#/components/responses/Problem\"}\n", i, i)
+	fmt.Fprintf(&s, "    delete:\n      operationId: delete%d\n      responses:\n        \"204\": {description: deleted}\n        \"404\": {$ref: \"#/components/responses/Problem\"}\n", i)
+	s.WriteString("components:\n  responses:\n    Problem:\n      description: what went wrong\n      content:\n        application/json:\n          schema:\n            type: object\n            required: [title]\n            properties: {title: {type: string}, detail: {type: string}, status: {type: integer}}\n")
+	fmt.Fprintf(&s, "  schemas:\n    Page%d:\n      type: object\n      properties:\n        items: {type: array, items: {$ref: \"#/components/schemas/Item%d\"}}\n        next: {type: string, nullable: true}\n", i, i)
+	fmt.Fprintf(&s, "    Base%d:\n      type: object\n      required: [id]\n      properties:\n        id: {type: string}\n        created: {type: string, format: date-time}\n", i)
+	fmt.Fprintf(&s, "    Item%d:\n      allOf:\n        - {$ref: \"#/components/schemas/Base%d\"}\n        - type: object\n          properties:\n", i, i)
+	for f := range 3 + i%6 {
+		switch (i + f) % 4 {
+		case 0:
+			fmt.Fprintf(&s, "            field%d_%d: {type: string, maxLength: %d}\n", i%31, f, 10+f)
+		case 1:
+			fmt.Fprintf(&s, "            count%d_%d: {type: integer, minimum: 0}\n", i%29, f)
+		case 2:
+			fmt.Fprintf(&s, "            state%d: {type: string, enum: [new, active, retired]}\n", f)
+		default:
+			fmt.Fprintf(&s, "            tags%d: {type: array, items: {type: string}}\n", f)
+		}
+	}
+	return s.String()
 }
 
 // BenchmarkLocalFleetStart measures what `kubepact mcp --fleet DIR` does
@@ -130,4 +167,39 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkLocalFleetRecollect measures a re-read of an unchanged local
+// fleet, what Watch does after any change under the directory: every
+// bundle is loaded (and packed for its identity) again, and the snapshot
+// published. Its CPU per bundle beside BenchmarkLocalFleetStart's is what
+// a re-read saves by not validating unchanged bundles again.
+//
+//	KUBEPACT_BENCH_SCALE=1000 go test ./fleetgraph/source -run '^$' -bench BenchmarkLocalFleetRecollect -benchtime 1x
+func BenchmarkLocalFleetRecollect(b *testing.B) {
+	n := 1000
+	if v := os.Getenv("KUBEPACT_BENCH_SCALE"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 10 {
+			b.Fatalf("KUBEPACT_BENCH_SCALE=%q: want a number of services, at least 10", v)
+		}
+	}
+	dir := b.TempDir()
+	localFleet(b, dir, n)
+	feed := source.NewFeed(fleetgraph.NewBuilder(nil), []source.Source{&source.LocalSource{Dir: dir}})
+	feed.Collect(b.Context(), nil)
+	b.ResetTimer()
+	var cpu time.Duration
+	for b.Loop() {
+		cpu0 := cpuTime(b)
+		snap := feed.Collect(b.Context(), nil)
+		cpu += cpuTime(b) - cpu0
+		if _, revs, _ := snap.Counts(); revs != n {
+			b.Fatalf("%d revisions loaded, want %d: %v", revs, n, snap.Meta().Limitations)
+		}
+		if res, err := snap.Status(fleetgraph.StatusQuery{Invalid: true}); err != nil || res.Total != 0 {
+			b.Fatalf("%d invalid after a re-read, %v", res.Total, err)
+		}
+	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/float64(n), "cpu-µs/bundle")
 }

@@ -6,7 +6,9 @@
 // A [Feed] keeps a builder in step with a fixed set of sources: each
 // [Feed.Collect] re-reads them, with the caller's context, and publishes
 // the difference as one snapshot; [Feed.Watch] re-collects the local ones
-// when they change.
+// when they change. A [LocalSource] re-read loads every bundle again (its
+// identity is the digest of its packed content) but validates only the
+// ones whose identity it did not see in its last read.
 //
 // [RefLoader] loads the two bundles pacto_impact compares: oci:// refs
 // through the registry client, local directories confined to a workspace.

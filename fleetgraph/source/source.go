@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -304,6 +305,12 @@ type LocalSource struct {
 	MaxDepth int // default 8
 	// Limits bound each bundle, as in bundle.LoadOptions.
 	Load *bundle.LoadOptions
+
+	// verdicts are the validation verdicts of the last successful
+	// Collect, by bundle identity: a re-read (Watch re-collects the whole
+	// directory after any change) validates only the bundles whose
+	// content changed. It holds the current bundles' verdicts only.
+	verdicts atomic.Pointer[map[string]*fleetgraph.Verdict]
 }
 
 // ID implements Source.
@@ -335,6 +342,10 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 		err error
 	}
 	out := make([]loaded, len(dirs))
+	var known map[string]*fleetgraph.Verdict
+	if p := l.verdicts.Load(); p != nil {
+		known = *p // read only: a finished Collect's
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(dirs)) {
@@ -342,7 +353,7 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 			for i := range next {
 				b, err := bundle.LoadDir(dirs[i], l.Load)
 				if err == nil {
-					out[i].rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true})
+					out[i].rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true, Verdict: known[b.Identity.String()]})
 				}
 				out[i].err = err
 			}
@@ -359,15 +370,20 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	verdicts := make(map[string]*fleetgraph.Verdict, len(dirs))
 	for i, d := range dirs {
 		if out[i].err == nil {
 			c.Revisions = append(c.Revisions, out[i].rev)
+			if v := out[i].rev.Verdict(); v != nil {
+				verdicts[out[i].rev.Digest] = v
+			}
 			continue
 		}
 		rel, _ := filepath.Rel(l.Dir, d)
 		c.Partial = true
 		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(out[i].err.Error())})
 	}
+	l.verdicts.Store(&verdicts)
 	return c, nil
 }
 
