@@ -89,3 +89,32 @@ func TestWalkFoldIsFoldBytes(t *testing.T) {
 		}
 	}
 }
+
+var stringCases = []string{
+	``, `"`, `""`, `"tools/call"`, `"getProduct"`, `"a\"b"`, `"a\\b"`, `"\u0041"`, "\"a\x01b\"",
+	"\"\xff\"", `"é"`, `null`, `1`, `{}`, `"a" `, ` "a"`, `"a"b"`,
+}
+
+// TestJSONStringIsUnmarshal: checkStandardHeaders reads the method, name
+// and protocol version with jsonString; it must say what json.Unmarshal
+// into a string says, on every input.
+func TestJSONStringIsUnmarshal(t *testing.T) {
+	for _, c := range stringCases {
+		checkJSONString(t, []byte(c))
+	}
+}
+
+func FuzzJSONString(f *testing.F) {
+	for _, c := range stringCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(checkJSONString)
+}
+
+func checkJSONString(t *testing.T, raw []byte) {
+	var want string
+	wantOK := json.Unmarshal(raw, &want) == nil
+	if got, ok := jsonString(raw); got != want || ok != wantOK {
+		t.Errorf("jsonString(%q) = %q, %v; json.Unmarshal gives %q, %v", raw, got, ok, want, wantOK)
+	}
+}
