@@ -393,6 +393,10 @@ type envelopeWalk struct {
 	names []envName // the member names of the open objects, innermost last
 	msgs  []*envMessage
 	batch bool
+	// folds holds the folded ASCII names, one after another: bytes once
+	// written are never rewritten, so a slice of an outgrown array stays
+	// right.
+	folds []byte
 }
 
 // walk returns the first rule the document breaks, "" for none, and ok
@@ -741,7 +745,7 @@ func unescape(e byte) byte {
 func (w *envelopeWalk) member(name []byte) string {
 	top := &w.stack[len(w.stack)-1]
 	top.key = name
-	fold := foldBytes(name)
+	fold := w.fold(name)
 	if top.manyKey {
 		if _, dup := top.byName[string(name)]; dup {
 			return fmt.Sprintf("key %q appears twice; every key may appear once, at any depth of the request", w.path())
@@ -869,6 +873,33 @@ func foldBytes(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// fold is foldBytes(name) without an allocation of its own for an ASCII
+// name: an ASCII letter's class is its lower case (foldRune), so the name
+// is lowered into w.folds.
+func (w *envelopeWalk) fold(name []byte) []byte {
+	upper := false
+	for _, c := range name {
+		if c >= utf8.RuneSelf {
+			return foldBytes(name)
+		}
+		upper = upper || ('A' <= c && c <= 'Z')
+	}
+	if !upper {
+		return name
+	}
+	if w.folds == nil {
+		w.folds = make([]byte, 0, 256)
+	}
+	start := len(w.folds)
+	for _, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		w.folds = append(w.folds, c)
+	}
+	return w.folds[start:len(w.folds):len(w.folds)]
 }
 
 // foldRune is the least rune of r's case orbit, with an ASCII letter's

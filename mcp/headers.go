@@ -78,14 +78,17 @@ func checkStandardHeaders(h http.Header, c envelopeCheck) *envelopeError {
 			return refuse("the request carries the %s header %d times; send it once (proxies and servers would read different lines)", name, n)
 		}
 	}
-	var method string
-	if m == nil || json.Unmarshal(m.methodRaw, &method) != nil || method == "" {
+	if m == nil {
+		return nil
+	}
+	method, ok := jsonString(m.methodRaw)
+	if !ok || method == "" {
 		return nil // a batch (refused on 2026-07-28) or a response: nothing to route
 	}
 	version := h.Get(protocolVersionHeader)
 	if version < statelessEra {
-		var bodyVersion string
-		if json.Unmarshal(m.metaVersionRaw, &bodyVersion) != nil || bodyVersion < statelessEra {
+		bodyVersion, ok := jsonString(m.metaVersionRaw)
+		if !ok || bodyVersion < statelessEra {
 			return nil // a 2025-era message: these headers are not part of it
 		}
 		said := "has no " + protocolVersionHeader + " header"
@@ -109,8 +112,8 @@ func checkStandardHeaders(h http.Header, c envelopeCheck) *envelopeError {
 	if field == "uri" {
 		raw = m.uriRaw
 	}
-	var want string
-	if json.Unmarshal(raw, &want) != nil {
+	want, ok := jsonString(raw)
+	if !ok {
 		return nil // absent or not a string: the SDK answers params it cannot use
 	}
 	vals := h.Values(nameHeader)
@@ -161,4 +164,29 @@ func shownHeader(v string) string {
 		cut--
 	}
 	return fmt.Sprintf("%q… (%d bytes)", v[:cut], len(v))
+}
+
+// jsonString is json.Unmarshal of raw into a string, and whether raw is
+// one: a string with no escape, control byte or invalid UTF-8 (which
+// Unmarshal would replace) is its bytes between the quotes, without the
+// decoder's allocations.
+func jsonString(raw []byte) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		inner := raw[1 : n-1]
+		plain := utf8.Valid(inner)
+		for _, c := range inner {
+			if c < 0x20 || c == '\\' || c == '"' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(inner), true
+		}
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -536,7 +535,7 @@ func (r *Result) fit(hdr http.Header, data []byte, contentType string, limit int
 		}
 		headerRoom -= cost
 		room -= cost
-		r.Headers[k] = slices.Clone(hdr[k])
+		r.Headers[k] = hdr[k] // the response's own, read by no one else
 	}
 	var cut bool
 	r.Body, r.BodyEncoding, cut = encodeBody(data, contentType, r.Truncated, room)
