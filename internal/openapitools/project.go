@@ -184,6 +184,7 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		}
 	}
 	c.LockDigest = LockDigestOf(c)
+	c.warmSearch()
 	return c, nil
 }
 
