@@ -949,7 +949,7 @@ func canonicalJSON(v any) ([]byte, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, err
 	}
-	return json.Marshal(tree)
+	return marshalTree(tree)
 }
 
 // responseDigester digests operations' responses for the outputSchema

@@ -34,6 +34,7 @@ func TestMarshalTreeMatches(t *testing.T) {
 		[]any{[]string{"typed"}, map[string]string{"z": "y", "a": "b"}, json.RawMessage(`{"raw" : 1}`), uint8(3)},
 		map[string]any{"bad": math.NaN()},
 		[]any{func() {}},
+		map[string]any{"n": json.Number("1.50"), "m": []any{json.Number("-7")}},
 	} {
 		checkMarshalTree(t, v)
 	}
