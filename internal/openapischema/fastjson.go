@@ -176,11 +176,11 @@ func (d *fastDecoder) value(c byte, depth int, ptr string) (any, error) {
 	case '"':
 		return d.str()
 	case 't':
-		return true, d.literal("rue")
+		return true, d.literal("true")
 	case 'f':
-		return false, d.literal("alse")
+		return false, d.literal("false")
 	case 'n':
-		return nil, d.literal("ull")
+		return nil, d.literal("null")
 	}
 	if c == '-' || c >= '0' && c <= '9' {
 		return d.number(c)
@@ -188,13 +188,12 @@ func (d *fastDecoder) value(c byte, depth int, ptr string) (any, error) {
 	return nil, errFastJSON
 }
 
-// literal reads the rest of true, false or null. The byte after it is
-// checked by whoever reads next (a literal is always followed by white
-// space, ",", "}" or "]" in a valid document).
-func (d *fastDecoder) literal(rest string) error {
-	for i := range len(rest) {
+// literal reads the rest of word (true, false or null), whose first byte
+// was just read, and checks the byte after it.
+func (d *fastDecoder) literal(word string) error {
+	for i := 1; i < len(word); i++ {
 		c, err := d.r.ReadByte()
-		if err != nil || c != rest[i] {
+		if err != nil || c != word[i] {
 			return errFastJSON
 		}
 		d.n++

@@ -26,7 +26,7 @@ func checkMarshalTree(t *testing.T, v any) {
 
 func TestMarshalTreeMatches(t *testing.T) {
 	for _, v := range []any{
-		nil, true, false, int64(-12), 7, 0.5, 1e21, -0.0, float64(1 << 60), "",
+		nil, true, false, int64(-12), 7, 0.5, 1e21, math.Copysign(0, -1), float64(1 << 60), "",
 		"plain", "q\"b\\s/", "nl\nret\rtab\t", "bell\a back\b ff\f nul\x00", "<a href=\"x\">&amp;</a>",
 		"é € 🚀", "bad\xffutf8\xc3", "sep\u2028par\u2029", "\x7f del",
 		map[string]any{}, map[string]any(nil), []any{}, []any(nil),
