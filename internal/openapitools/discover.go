@@ -169,29 +169,9 @@ type TagCount struct {
 // Tags lists the tags of every operation (exposed or withheld) with their
 // counts, most operations first, then by tag.
 func (c *Capability) Tags() []TagCount {
-	var counts map[string]int
-	if c.search == nil {
-		counts = c.index().tagCount
-	} else {
-		// Counted as the index counts them (the index is not built for
-		// it: that is the first search's, or warmSearch's, to do).
-		counts = map[string]int{}
-		count := func(name string) {
-			if t := c.texts[name]; t != nil {
-				for _, tag := range t.tags {
-					counts[tag]++
-				}
-			}
-		}
-		for i := range c.Tools {
-			count(c.Tools[i].Name)
-		}
-		for i := range c.Withheld {
-			count(c.Withheld[i].Name)
-		}
-	}
-	out := make([]TagCount, 0, len(counts))
-	for tag, n := range counts {
+	ix := c.index()
+	out := make([]TagCount, 0, len(ix.tagCount))
+	for tag, n := range ix.tagCount {
 		out = append(out, TagCount{Tag: tag, Operations: n})
 	}
 	slices.SortFunc(out, func(a, b TagCount) int { return cmp.Or(b.Operations-a.Operations, strings.Compare(a.Tag, b.Tag)) })
@@ -386,17 +366,6 @@ const descriptionCoverage = 0.5
 type lazyIndex struct {
 	once sync.Once
 	ix   *searchIndex
-}
-
-// warmSearch builds the index in the background when the tool mode in
-// force is discovery, whose first tool call is a search: the server's
-// remaining start-up (its tools, its transport) runs beside it on another
-// core, and the first search finds it built, instead of initialize or
-// that search paying for it (GitHub's REST API: about 50 ms of CPU).
-func (c *Capability) warmSearch() {
-	if m, _ := c.Mode(); m == ToolModeDiscover && c.search != nil {
-		go c.index()
-	}
 }
 
 func (c *Capability) index() *searchIndex {

@@ -184,7 +184,6 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 		}
 	}
 	c.LockDigest = LockDigestOf(c)
-	c.warmSearch()
 	return c, nil
 }
 
