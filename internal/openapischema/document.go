@@ -139,11 +139,25 @@ func streamDocument(fsys fs.FS, file string, maxBytes int) (*Document, error) {
 	if st, err := f.Stat(); err == nil && st.Size() > int64(maxBytes) {
 		return nil, fmt.Errorf("%s: %w", file, &contract.ParseError{Message: fmt.Sprintf("document is %d bytes; the limit is %d bytes", st.Size(), maxBytes)})
 	}
-	t, keys, err := contract.DecodeJSONStream(f, maxBytes, 3, func() ([]byte, error) { return fs.ReadFile(fsys, file) })
+	t, keys, err := fastJSON(f, maxBytes, 3)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		// Declined: decode it again the slow way, which says what is
+		// wrong and where.
+		if t, keys, err = slowJSON(fsys, file, maxBytes); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 	}
 	return newDocument(fsys, file, t, jsonPathOrder(keys), maxBytes)
+}
+
+// slowJSON decodes a .json file with contract.DecodeJSONStream.
+func slowJSON(fsys fs.FS, file string, maxBytes int) (any, map[string][]string, error) {
+	f, err := fsys.Open(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return contract.DecodeJSONStream(f, maxBytes, 3, func() ([]byte, error) { return fs.ReadFile(fsys, file) })
 }
 
 func parseDocument(fsys fs.FS, file string, data []byte, maxBytes int) (*Document, error) {

@@ -949,7 +949,7 @@ func canonicalJSON(v any) ([]byte, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, err
 	}
-	return json.Marshal(tree)
+	return marshalTree(tree)
 }
 
 // responseDigester digests operations' responses for the outputSchema
@@ -986,7 +986,7 @@ func (r *responseDigester) digest(opNode map[string]any, file string) string {
 	// is encoded as encoding/json encodes it, which is canonical.
 	h := sha256.New()
 	w := func(v any) {
-		b, err := json.Marshal(v)
+		b, err := marshalTree(v)
 		if err != nil {
 			b, _ = json.Marshal("unencodable: " + err.Error())
 		}
@@ -1041,8 +1041,10 @@ func (r *responseDigester) refsIn(node any, file string) []string {
 			if ref, ok := v["$ref"].(string); ok {
 				out = append(out, r.location(file, ref))
 			}
-			for _, k := range openapischema.SortedKeys(v) {
-				walk(v[k], depth+1)
+			// Any order: what is found is sorted (closure) and each
+			// location's digest is its own.
+			for _, e := range v {
+				walk(e, depth+1)
 			}
 		case []any:
 			for _, e := range v {
@@ -1080,7 +1082,7 @@ func (r *responseDigester) location(file, ref string) string {
 		n.digest = mustDigest(err.Error())
 		return loc
 	}
-	raw, merr := json.Marshal(target) // a decoded tree: canonical as encoded
+	raw, merr := marshalTree(target) // a decoded tree: canonical as encoded
 	if merr != nil {
 		raw = []byte(merr.Error())
 	}

@@ -591,7 +591,7 @@ func (op *operation) build(item, opNode map[string]any, file string) (err error)
 		}
 		return err
 	}
-	if op.input, err = json.Marshal(input); err != nil {
+	if op.input, err = marshalTree(input); err != nil {
 		return fmt.Errorf("input schema: %w", err)
 	}
 	if len(op.input) > MaxInputSchemaBytes {
