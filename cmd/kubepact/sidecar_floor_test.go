@@ -115,7 +115,8 @@ func (c *floorCell) calls() int {
 //
 // KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar at those soft memory
 // limits (MiB) beside the default (32) and none; KUBEPACT_FLOOR_BASELINE
-// names another kubepact binary (such as main's) to run beside this one;
+// names another kubepact binary (such as main's) to run beside this one
+// (several, comma-separated: baseline, baseline2, …);
 // KUBEPACT_FLOOR_ONLY=floor,sidecar-slim runs only the named contestants
 // (the floor always). The sidecar is built with kubepact's dependency
 // patches (test/gobuild, hack/sdkpatch); the floor with the go-sdk as
@@ -162,8 +163,13 @@ func TestSidecarVsFloor(t *testing.T) {
 	}
 	// KUBEPACT_FLOOR_BASELINE=/path/to/kubepact adds the sidecar of that
 	// binary (another build, such as main's) beside this tree's.
-	if bin := os.Getenv("KUBEPACT_FLOOR_BASELINE"); bin != "" {
-		servers = append(servers, floorServer{"baseline", bin, sidecarArgs(root), healthReady})
+	// Several, comma-separated, are baseline, baseline2, baseline3, …
+	for i, bin := range strings.FieldsFunc(os.Getenv("KUBEPACT_FLOOR_BASELINE"), func(r rune) bool { return r == ',' }) {
+		name := "baseline"
+		if i > 0 {
+			name += strconv.Itoa(i + 1)
+		}
+		servers = append(servers, floorServer{name, bin, sidecarArgs(root), healthReady})
 	}
 	if only := os.Getenv("KUBEPACT_FLOOR_ONLY"); only != "" {
 		keep := strings.Split(only, ",")
