@@ -34,7 +34,13 @@ func main() {
 	if *upstream == "" {
 		log.Fatal("sidecarfloor: -upstream is required")
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
+	// The same client as the sidecar's (internal/openapitools): idle
+	// connections kept per host for as many callers as it serves at once,
+	// not net/http's default of 2, which at 16 concurrent calls closes and
+	// reopens a connection to the upstream on most calls.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "sidecarfloor", Version: "v0"}, nil)
 	sdk.AddTool(srv, &sdk.Tool{Name: "getProduct", Description: "Get one product by id."},
 		func(ctx context.Context, _ *sdk.CallToolRequest, in productArgs) (*sdk.CallToolResult, any, error) {
