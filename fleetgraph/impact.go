@@ -765,7 +765,6 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at map[stri
 		via[i] = -1
 	}
 	var queue []int
-	inbound := map[string][]inRef{}
 	for _, pass := range []struct {
 		from []string // direct risks that spread
 		risk string
@@ -797,12 +796,9 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at map[stri
 				}
 				continue
 			}
-			// The walk stopped before this consumer's list: read it.
-			in, ok := inbound[cs[cur].Service]
-			if !ok {
-				in = s.inboundRead(w, cs[cur].Service)
-				inbound[cs[cur].Service] = in
-			}
+			// The walk stopped before this consumer's list: read it (once:
+			// a consumer takes one risk, so it is dequeued at most once).
+			in := s.inboundRead(w, cs[cur].Service)
 			for i := range in {
 				if !in[i].dep {
 					continue
