@@ -695,7 +695,7 @@ func (a *applier) recheckEdges(next *Snapshot) {
 			if rel := next.resolveFrom(from, k, e, re.targets[i]); !rel.Resolved {
 				tx.set(unresolvedKey(k, e.Ref, i), attn{service: rel.FromService, reason: rel.Reason})
 			} else {
-				ed.add[rel.ToService] = append(ed.add[rel.ToService], inRef{rev: k, edge: int32(i), resolvedRev: rel.ResolvedRevision})
+				ed.add[rel.ToService] = append(ed.add[rel.ToService], inRef{rev: k, edge: int32(i), dep: e.Type == EdgeDependency, resolvedRev: rel.ResolvedRevision, from: r})
 			}
 		}
 	}

@@ -384,11 +384,43 @@ func (s *Snapshot) impactRoot(domain string, older, newer *bundle.Bundle) *servi
 	return sv
 }
 
-// inboundRead is inbound(sv), the list it came from noted in w.
-func (s *Snapshot) inboundRead(w *impactWalk, sv *service) []Relationship {
-	refs, _ := s.inIdx.get(sv.key)
-	w.reads = append(w.reads, inRead{key: sv.key, refs: refs})
-	return s.inbound(sv)
+// inboundRead is the inbound-index list of the service key, noted in w.
+// The walk reads each edge through the entry (inRef.edgeOf), so it builds
+// no Relationship.
+func (s *Snapshot) inboundRead(w *impactWalk, key string) []inRef {
+	refs, _ := s.inIdx.get(key)
+	w.reads = append(w.reads, inRead{key: key, refs: refs})
+	return refs
+}
+
+// depRef is one dependency edge into a walked service, with the key of
+// the service that declares it.
+type depRef struct {
+	from  string
+	e     *Edge
+	pos   int32 // its place among the list's dependency edges
+	place int32 // the declaring consumer's place once known (-1: the changed service)
+}
+
+// dependents is the walk's consumer graph for transitiveRisks, in place
+// order: the dependents of the service with walk index n (0 the changed
+// service, 1+p consumer p) are places adj[off[n]:off[n+1]], in the order
+// of the service's inbound list, for every service whose list the walk
+// went through to its end. Those it did not (the walk stopped at its
+// bound) are read again from the index.
+type dependents struct {
+	off []int32
+	adj []int32
+}
+
+// of is the dependents of consumer p (-1: the changed service) and
+// whether the walk recorded them.
+func (d *dependents) of(p int32) ([]int32, bool) {
+	n := int(p) + 1
+	if n+1 >= len(d.off) {
+		return nil, false
+	}
+	return d.adj[d.off[n]:d.off[n+1]], true
 }
 
 // walkImpact diffs older and newer and walks the changed service's
@@ -451,9 +483,10 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 	// its shortest path. at maps a reached service to its place among the
 	// consumers (-1: the changed service).
 	at := map[string]int32{sv.key: -1}
-	// inbound keeps each service's resolved inbound edges for
-	// transitiveRisks, which walks the same services again.
-	inbound := map[string][]Relationship{}
+	// graph keeps who depends on whom for transitiveRisks, which walks
+	// the same services again.
+	graph := &dependents{off: []int32{0}}
+	var ord []int32
 	type node struct {
 		sv    *service
 		place int32 // among the consumers, -1 for the changed service
@@ -461,7 +494,10 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 	}
 	queue := []node{{sv: sv, place: -1}}
 	owners := map[string]bool{}
-	byConsumer := map[string][]Relationship{}
+	// deps is the dependency edges into the service being expanded,
+	// ordered by the declaring service (stable: each one's edges in the
+	// order its list holds them), reused from one service to the next.
+	var deps []depRef
 	var ranges []string
 	// truncated is set when a consumer is left out, not when the bound is
 	// merely reached: with exactly maxConsumers consumers the walk goes on
@@ -473,16 +509,26 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 		}
 		cur := queue[0]
 		queue = queue[1:]
-		clear(byConsumer)
-		in := s.inboundRead(w, cur.sv)
-		inbound[cur.sv.key] = in
-		for _, rel := range in {
-			if rel.Type == EdgeDependency {
-				byConsumer[rel.FromService] = append(byConsumer[rel.FromService], rel)
+		in := s.inboundRead(w, cur.sv.key)
+		deps = deps[:0]
+		for i := range in {
+			if in[i].dep {
+				deps = append(deps, depRef{from: in[i].fromKey(), e: in[i].edgeOf(), pos: int32(len(deps))})
 			}
 		}
-		for _, ck := range slices.Sorted(mapsKeys(byConsumer)) {
-			if _, ok := at[ck]; ok {
+		slices.SortStableFunc(deps, func(a, b depRef) int { return strings.Compare(a.from, b.from) })
+		for g := 0; g < len(deps); {
+			ck := deps[g].from
+			h := g + 1
+			for h < len(deps) && deps[h].from == ck {
+				h++
+			}
+			run := deps[g:h]
+			g = h
+			if p, ok := at[ck]; ok {
+				for k := range run {
+					run[k].place = p
+				}
 				continue
 			}
 			if len(w.consumers) >= maxConsumers {
@@ -491,6 +537,9 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 			}
 			place := int32(len(w.consumers))
 			at[ck] = place
+			for k := range run {
+				run[k].place = place
+			}
 			csv := s.service(ck)
 			depth := cur.depth + 1
 			c := Consumer{Service: ck, Domain: csv.domain, Depth: depth, Direct: depth == 1,
@@ -502,10 +551,10 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 				}
 			}
 			ranges = ranges[:0]
-			for _, rel := range byConsumer[ck] {
-				c.Required = c.Required || rel.Required
-				if rel.Compatibility != "" && !slices.Contains(ranges, rel.Compatibility) {
-					ranges = append(ranges, rel.Compatibility)
+			for _, d := range run {
+				c.Required = c.Required || d.e.Required
+				if d.e.Compatibility != "" && !slices.Contains(ranges, d.e.Compatibility) {
+					ranges = append(ranges, d.e.Compatibility)
 				}
 			}
 			c.Compatibility = strings.Join(ranges, " | ")
@@ -532,15 +581,34 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 				}
 				c.CompatibilityVerdict, c.Risk, c.RiskReason = j.verdict, j.risk, j.reason
 			}
+			if len(w.consumers) == cap(w.consumers) {
+				// Doubling: append grows a long slice by a quarter at a
+				// time, copying a hub's thousands of consumers many times.
+				w.consumers = slices.Grow(w.consumers, min(max(len(w.consumers), 16), maxConsumers-len(w.consumers)))
+			}
 			w.consumers = append(w.consumers, c)
 			w.parent = append(w.parent, cur.place)
 			queue = append(queue, node{sv: csv, place: place, depth: depth})
+		}
+		if !truncated {
+			// The list went through to its end: its dependents, in the
+			// list's order, for transitiveRisks.
+			ord = slices.Grow(ord[:0], len(deps))[:len(deps)]
+			for _, d := range deps {
+				ord[d.pos] = d.place
+			}
+			for _, p := range ord {
+				if p >= 0 {
+					graph.adj = append(graph.adj, p)
+				}
+			}
+			graph.off = append(graph.off, int32(len(graph.adj)))
 		}
 	}
 	if useObs && obsSet != nil {
 		w.lims = append(w.lims, s.observedConsumers(w, sv, obsSet, maxConsumers, &truncated, owners, at)...)
 	}
-	w.via = s.transitiveRisks(w, inbound, at)
+	w.via = s.transitiveRisks(w, graph, at)
 	if truncated {
 		w.lims = append(w.lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
 	}
@@ -690,7 +758,7 @@ func contractChanges(cs []diff.Change) int {
 // their edges. It returns, per consumer, the place of the direct consumer
 // whose exposure it took (-1 for the others): the reason, a sentence, is
 // written only for the consumers an answer lists (transitiveReason).
-func (s *Snapshot) transitiveRisks(w *impactWalk, inbound map[string][]Relationship, at map[string]int32) []int {
+func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at map[string]int32) []int {
 	cs := w.consumers
 	via := make([]int, len(cs)) // transitive consumer → the direct consumer it was reached from
 	for i := range via {
@@ -710,26 +778,34 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, inbound map[string][]Relations
 		for len(queue) > 0 {
 			cur := queue[0]
 			queue = queue[1:]
-			in, ok := inbound[cs[cur].Service]
-			if !ok {
-				in = s.inboundRead(w, s.service(cs[cur].Service))
-				inbound[cs[cur].Service] = in
-			}
 			from := cur
 			if !cs[cur].Direct {
 				from = via[cur]
 			}
-			for _, rel := range in {
-				if rel.Type != EdgeDependency {
-					continue
-				}
-				j, ok := at[rel.FromService]
-				if !ok || j < 0 || cs[j].Direct || cs[j].Risk != "" {
-					continue
+			spread := func(j int32) {
+				if j < 0 || cs[j].Direct || cs[j].Risk != "" {
+					return
 				}
 				cs[j].Risk = pass.risk
 				via[j] = from
 				queue = append(queue, int(j))
+			}
+			if ps, ok := graph.of(int32(cur)); ok {
+				for _, j := range ps {
+					spread(j)
+				}
+				continue
+			}
+			// The walk stopped before this consumer's list: read it (once:
+			// a consumer takes one risk, so it is dequeued at most once).
+			in := s.inboundRead(w, cs[cur].Service)
+			for i := range in {
+				if !in[i].dep {
+					continue
+				}
+				if j, ok := at[in[i].fromKey()]; ok {
+					spread(j)
+				}
 			}
 		}
 	}

@@ -7,14 +7,42 @@ import (
 )
 
 // inRef is one resolved edge as the inbound index holds it: the declaring
-// revision, the edge's place in its contract and, for an edge resolved by
-// a pinned digest, the revision it resolved to. 40 bytes an edge; the
-// strings share the revision keys' bytes.
+// revision's key and record, the edge's place in its contract and, for an
+// edge resolved by a pinned digest, the revision it resolved to. 48 bytes
+// an edge; the strings share the revision keys' bytes.
+//
+// from is the record the batch that indexed the edge read. Every batch
+// that sets a revision rechecks it (addRevisionEntry), which takes its
+// entries out and puts them back with the new record, so from is always
+// the snapshot's own record for rev: a walk reads the edge through it
+// instead of looking the revision up by key (checkInbound holds it to
+// that).
 type inRef struct {
+	rev  string
+	edge int32
+	// dep is whether the edge is a dependency (Type EdgeDependency): the
+	// walks over dependents test it for every edge they pass, so it is
+	// kept here (in what would be padding) rather than read through from.
+	dep         bool
+	resolvedRev string
+	from        *Revision
+}
+
+// inKey is what identifies an inRef: its edge and where it resolved, not
+// the record it was read through.
+type inKey struct {
 	rev         string
 	edge        int32
 	resolvedRev string
 }
+
+func (r *inRef) key() inKey { return inKey{rev: r.rev, edge: r.edge, resolvedRev: r.resolvedRev} }
+
+// fromKey is the declaring service's key.
+func (r *inRef) fromKey() string { return fromService(r.rev, r.from) }
+
+// edgeOf is the edge itself, in the declaring revision's contract.
+func (r *inRef) edgeOf() *Edge { return &r.from.Edges[r.edge] }
 
 func compareInRef(a, b inRef) int {
 	return cmp.Or(strings.Compare(a.rev, b.rev), cmp.Compare(a.edge, b.edge))
@@ -26,7 +54,7 @@ func compareInRef(a, b inRef) int {
 // fleet adds every edge in one batch).
 type inboundEdits struct {
 	add map[string][]inRef
-	del map[string]map[inRef]bool
+	del map[string]map[inKey]bool
 }
 
 // unindexInbound starts moving the inbound index from a's previous
@@ -38,7 +66,7 @@ type inboundEdits struct {
 // now. An edge of any other revision resolves in the next snapshot as it
 // did before, so its entry stands.
 func (a *applier) unindexInbound() inboundEdits {
-	ed := inboundEdits{add: map[string][]inRef{}, del: map[string]map[inRef]bool{}}
+	ed := inboundEdits{add: map[string][]inRef{}, del: map[string]map[inKey]bool{}}
 	unindex := func(k string) {
 		old, ok := a.prev.revisions.get(k)
 		if !ok {
@@ -49,10 +77,10 @@ func (a *applier) unindexInbound() inboundEdits {
 			if rel := a.prev.resolveFrom(from, k, e, old.targets[i]); rel.Resolved {
 				d := ed.del[rel.ToService]
 				if d == nil {
-					d = map[inRef]bool{}
+					d = map[inKey]bool{}
 					ed.del[rel.ToService] = d
 				}
-				d[inRef{rev: k, edge: int32(i), resolvedRev: rel.ResolvedRevision}] = true
+				d[inKey{rev: k, edge: int32(i), resolvedRev: rel.ResolvedRevision}] = true
 			}
 		}
 	}
@@ -77,14 +105,16 @@ func (ed inboundEdits) apply(idx pmap[[]inRef]) pmap[[]inRef] {
 		old, _ := tx.get(to)
 		del := ed.del[to]
 		out := make([]inRef, 0, len(old)+len(ed.add[to]))
-		for _, r := range old {
-			if !del[r] {
-				out = append(out, r)
+		for i := range old {
+			if !del[old[i].key()] {
+				out = append(out, old[i])
 			}
 		}
 		out = append(out, ed.add[to]...)
-		slices.SortFunc(out, compareInRef)
-		out = slices.CompactFunc(out, func(x, y inRef) bool { return x == y })
+		// Stable, and the last of equal keys kept: an entry this batch
+		// added carries the record the batch has.
+		slices.SortStableFunc(out, compareInRef)
+		out = compactLast(out)
 		if len(out) == 0 {
 			tx.del(to)
 		} else {
@@ -102,6 +132,19 @@ func (ed inboundEdits) apply(idx pmap[[]inRef]) pmap[[]inRef] {
 	return tx.commit()
 }
 
+// compactLast drops, from a sorted list, every entry followed by one with
+// the same key.
+func compactLast(rs []inRef) []inRef {
+	out := rs[:0]
+	for i := range rs {
+		if i+1 < len(rs) && rs[i].key() == rs[i+1].key() {
+			continue
+		}
+		out = append(out, rs[i])
+	}
+	return out
+}
+
 // indexedInbound is the resolved edges pointing at sv, from the inbound
 // index, sorted by revision and then by the edge's place in its contract.
 func (s *Snapshot) indexedInbound(sv *service) []Relationship {
@@ -110,14 +153,12 @@ func (s *Snapshot) indexedInbound(sv *service) []Relationship {
 		return nil
 	}
 	out := make([]Relationship, 0, len(refs))
-	for _, r := range refs {
-		from, _ := s.revisionEdges(r.rev)
-		if from == nil || int(r.edge) >= len(from.Edges) {
-			continue // cannot happen: the index moves with the records
-		}
+	for i := range refs {
+		r := &refs[i]
+		from := r.from
 		e := from.Edges[r.edge]
 		out = append(out, Relationship{
-			FromService: fromService(r.rev, from), FromRevision: r.rev, To: e.Ref, Type: e.Type, Provenance: "declared",
+			FromService: r.fromKey(), FromRevision: r.rev, To: e.Ref, Type: e.Type, Provenance: "declared",
 			Required: e.Required, Compatibility: e.Compatibility, Name: e.Name,
 			Resolved: true, ToService: sv.key, ResolvedRevision: r.resolvedRev,
 		})

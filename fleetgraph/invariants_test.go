@@ -121,9 +121,17 @@ func (s *Snapshot) checkInvariants() error {
 // each batch, with the inbound edges found by resolving every candidate
 // edge of the snapshot again.
 func (s *Snapshot) checkInbound() error {
-	for k := range s.inIdx.all() {
+	for k, refs := range s.inIdx.all() {
 		if s.service(k) == nil {
 			return fmt.Errorf("the inbound index lists edges into %q, which is no service", k)
+		}
+		for _, r := range refs {
+			if rec, _ := s.revisionEdges(r.rev); rec == nil || rec != r.from || int(r.edge) >= len(rec.Edges) {
+				return fmt.Errorf("the inbound index's entry for edge %d of %s into %q reads a record that is not the snapshot's", r.edge, r.rev, k)
+			}
+			if r.dep != (r.from.Edges[r.edge].Type == EdgeDependency) {
+				return fmt.Errorf("the inbound index's entry for edge %d of %s into %q says dependency %v, but the edge's type is %q", r.edge, r.rev, k, r.dep, r.from.Edges[r.edge].Type)
+			}
 		}
 	}
 	for k, sv := range s.services.all() {
