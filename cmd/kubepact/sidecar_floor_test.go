@@ -323,7 +323,7 @@ func startFloorProc(t *testing.T, s floorServer, upstream string) *floorProc {
 	go func() { p.exited <- p.cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill()
-		<-p.exited
+		_ = <-p.exited // killed here: how it ended says nothing
 	})
 	readyURL := s.ready(port, hport)
 	for {
@@ -335,6 +335,7 @@ func startFloorProc(t *testing.T, s floorServer, upstream string) *floorProc {
 		}
 		select {
 		case err := <-p.exited:
+			p.exited <- err // for the cleanup, which waits for the exit
 			t.Fatalf("%s exited before it was ready (%v):\n%s", s.name, err, p.logText())
 		case <-time.After(2 * time.Millisecond):
 		}
