@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubepact/kubepact/test/demoservice"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/test/demoservice"
 )
 
 func TestMCPWithBundle(t *testing.T) {
