@@ -79,8 +79,9 @@ fmt: ## Run gofmt on the tree.
 	gofmt -s -w $$(git ls-files '*.go')
 
 .PHONY: vet
-vet: ## Run go vet.
+vet: ## Run go vet, and vet the slim sidecar build's tests (-tags sidecaronly) so that they keep compiling.
 	go vet ./...
+	go vet -tags sidecaronly ./cmd/kubepact
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint with the project's style contract (.golangci.yml).
@@ -230,9 +231,11 @@ test-conformance: build ## Run the official MCP conformance suite against `kubep
 	$(GO_BUILD) -o $(LOCALBIN)/kubepact-conformance ./hack/conformance/server
 	CONFORMANCE_DIR=$(CONFORMANCE_DIR) KUBEPACT=$(LOCALBIN)/kubepact KUBEPACT_CONFORMANCE=$(LOCALBIN)/kubepact-conformance hack/conformance/run.sh
 
-# BENCHTIME=1x runs every benchmark once: a broken one fails the target, and
-# the whole set takes about 3 min of benchmark time on 2 cores (plus
-# compiling the test binaries). Measure with e.g. BENCHTIME=2s and -count.
+# BENCHTIME=1x runs every benchmark once: a broken one fails the target.
+# The whole set (183 benchmarks in 47 packages) took 18 min of wall time with
+# compiling, about 10 min of test-binary time, on 2 cores at load 7-12; the
+# longest package is controllers (about 2.5 min, envtest). Measure with e.g.
+# BENCHTIME=2s and -count.
 BENCHTIME ?= 1x
 BENCHTIMEOUT ?= 15m
 

@@ -1,3 +1,5 @@
+//go:build !sidecaronly
+
 package main
 
 import (
@@ -5,11 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -166,24 +165,8 @@ func TestStandardHeadersOnOperator(t *testing.T) {
 	}
 	token := serviceAccountToken(t, admin, ns.Name, "reader", true)
 
-	probeAddr, mcpAddr := freeAddr(t), freeAddr(t)
-	_, mcpPort, _ := net.SplitHostPort(mcpAddr)
-	var logs syncBuffer
-	op := exec.Command(kubepactBin, "operator", "--kubeconfig", kubeconfigFile, "--port", mcpPort,
-		"--metrics-bind-address", "0", "--health-probe-bind-address", probeAddr,
-		"--cache-dir", t.TempDir(), "--graceful-shutdown-timeout", "5s", "--log-format", "json")
-	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
-	op.Stdout, op.Stderr = &logs, &logs
-	if err := op.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- op.Wait() }()
-	t.Cleanup(func() {
-		_ = op.Process.Kill()
-		t.Logf("operator stopped: %v", <-exited)
-	})
-	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
+	op := startOperator(t, kubeconfigFile, "--graceful-shutdown-timeout", "5s", "--log-format", "json")
+	mcpAddr, logs := op.mcpAddr, op.logs
 
 	checkHeaderCases(t, "http://"+mcpAddr+"/mcp", token, headerCases("pacto_fleet_status", "pacto_fleet_search"), callBody("pacto_fleet_status", map[string]any{}))
 	if t.Failed() {

@@ -1,3 +1,5 @@
+//go:build !sidecaronly
+
 package main
 
 import (
@@ -6,8 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,25 +85,10 @@ func TestOperatorMCPDialsNothingACallerNames(t *testing.T) {
 	foreign, accepted := countConns(t, "127.0.0.2:0")
 	foreignRef := "oci://" + foreign.Addr().String() + "/acme/orders:1.0.0"
 
-	probeAddr, mcpAddr := freeAddr(t), freeAddr(t)
-	_, mcpPort, _ := net.SplitHostPort(mcpAddr)
-	var logs syncBuffer
-	op := exec.Command(kubepactBin, "operator", "--kubeconfig", kubeconfigFile, "--port", mcpPort,
-		"--metrics-bind-address", "0", "--health-probe-bind-address", probeAddr,
+	op := startOperator(t, kubeconfigFile,
 		"--allowed-registries", reg.Host+","+plain.Host+","+foreign.Addr().String(),
-		"--cache-dir", t.TempDir(), "--graceful-shutdown-timeout", "5s", "--log-format", "json")
-	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
-	op.Stdout, op.Stderr = &logs, &logs
-	if err := op.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- op.Wait() }()
-	t.Cleanup(func() {
-		_ = op.Process.Kill()
-		t.Logf("operator stopped: %v", <-exited)
-	})
-	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
+		"--graceful-shutdown-timeout", "5s", "--log-format", "json")
+	mcpAddr, logs := op.mcpAddr, op.logs
 
 	// Two identities: one with no RBAC at all, one that may list
 	// ServiceContracts in the contract's namespace.

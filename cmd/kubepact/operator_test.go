@@ -1,3 +1,5 @@
+//go:build !sidecaronly
+
 package main
 
 import (
@@ -7,11 +9,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -138,39 +138,18 @@ func TestOperatorProcess(t *testing.T) {
 		t.Errorf("kstatus of a ServiceContract never reconciled: %s (%s), want InProgress", res.Status, res.Message)
 	}
 
-	metricsAddr, probeAddr, mcpAddr := freeAddr(t), freeAddr(t), freeAddr(t)
-	_, mcpPort, _ := net.SplitHostPort(mcpAddr)
-	cacheDir := t.TempDir()
-	var logs syncBuffer
-	op := exec.Command(kubepactBin, "operator",
-		"--kubeconfig", kubeconfigFile,
-		"--port", mcpPort,
-		"--metrics-bind-address", metricsAddr,
-		"--health-probe-bind-address", probeAddr,
+	metricsAddr, cacheDir := freeAddr(t), t.TempDir()
+	op := startOperatorWith(t, kubeconfigFile, &operatorStart{metricsAddr: metricsAddr, cacheDir: cacheDir},
 		"--plain-http",
 		// The registry is on loopback: only a registry named here may be.
 		"--allowed-registries", reg.Host,
-		"--cache-dir", cacheDir,
 		"--graceful-shutdown-timeout", "20s",
 		"--log-format", "json")
-	op.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
-	op.Stdout, op.Stderr = &logs, &logs
-	if err := op.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- op.Wait() }()
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			_ = op.Process.Kill()
-			t.Logf("operator killed at the end of the test: %v", <-exited)
-		}
-	})
+	mcpAddr, logs := op.mcpAddr, op.logs
 
 	// The deadlines below bound a hung process; they measure nothing.
-	waitHTTP(t, "http://"+probeAddr+"/healthz", exited, &logs)
-	waitHTTP(t, "http://"+probeAddr+"/readyz", exited, &logs)
+	// startOperator waited for /readyz; /healthz answers too.
+	waitHTTP(t, "http://"+op.probeAddr+"/healthz", op.exited, logs)
 
 	// Ready as `kubectl wait --for=condition=Ready` and kstatus read it.
 	deadline := time.Now().Add(60 * time.Second)
@@ -179,7 +158,7 @@ func TestOperatorProcess(t *testing.T) {
 		if res.Status == kstatus.CurrentStatus {
 			break
 		}
-		if time.Now().After(deadline) || processExited(exited) {
+		if time.Now().After(deadline) || processExited(op.exited) {
 			got := &v1alpha1.ServiceContract{}
 			_ = admin.Get(t.Context(), key, got)
 			st, _ := json.Marshal(got.Status)
@@ -285,20 +264,10 @@ func TestOperatorProcess(t *testing.T) {
 		t.Errorf("kubepact_servicecontract_bundle_resolutions_total{source=\"oci\"} = %v after a bundle resolved, want >= 1", v)
 	}
 
-	// SIGTERM: a graceful stop, exit 0.
-	if err := op.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	stopped = true
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("operator after SIGTERM: %v; want exit 0\n%s", err, logs.String())
-		}
-	case <-time.After(60 * time.Second): // far past --graceful-shutdown-timeout: hung
-		_ = op.Process.Kill()
-		t.Logf("operator killed: %v", <-exited)
-		t.Fatalf("operator did not stop after SIGTERM\n%s", logs.String())
+	// SIGTERM: a graceful stop, exit 0 (60 s is far past
+	// --graceful-shutdown-timeout: a hang).
+	if err := op.terminate(t, "after SIGTERM", 60*time.Second); err != nil {
+		t.Errorf("operator after SIGTERM: %v; want exit 0\n%s", err, logs.String())
 	}
 	if !strings.Contains(logs.String(), "operator stopped") {
 		t.Errorf("no \"operator stopped\" in the log after SIGTERM:\n%s", logs.String())
@@ -307,37 +276,15 @@ func TestOperatorProcess(t *testing.T) {
 	// SIGTERM while starting (right after /healthz, as the caches start):
 	// the process must still end, within its bound, and say why if it
 	// could not stop cleanly — never spin until SIGKILL.
-	var early syncBuffer
-	probe2 := freeAddr(t)
-	op2 := exec.Command(kubepactBin, "operator",
-		"--kubeconfig", kubeconfigFile,
-		"--metrics-bind-address", "0",
-		"--health-probe-bind-address", probe2,
-		"--port", "0",
+	early := startOperatorWith(t, kubeconfigFile, &operatorStart{mcpPort: "0", readyPath: "/healthz"},
 		"--plain-http", "--allowed-registries", reg.Host,
-		"--cache-dir", t.TempDir(),
 		"--graceful-shutdown-timeout", "1s",
 		"--log-format", "json")
-	op2.Env = op.Env
-	op2.Stdout, op2.Stderr = &early, &early
-	if err := op2.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited2 := make(chan error, 1)
-	go func() { exited2 <- op2.Wait() }()
-	waitHTTP(t, "http://"+probe2+"/healthz", exited2, &early)
-	if err := op2.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited2:
-		if err != nil && !strings.Contains(early.String(), "did not stop within") {
-			t.Errorf("stopped while starting: %v, without saying why\n%s", err, early.String())
-		}
+	// 60 s is far past its 1s+5s bound: a hang.
+	if err := early.terminate(t, "stopped while starting", 60*time.Second); err != nil && !strings.Contains(early.logs.String(), "did not stop within") {
+		t.Errorf("stopped while starting: %v, without saying why\n%s", err, early.logs.String())
+	} else {
 		t.Logf("operator stopped while starting: exit %v", err)
-	case <-time.After(60 * time.Second): // far past its 1s+5s bound: hung
-		_ = op2.Process.Kill()
-		t.Fatalf("operator stopped while starting did not exit: %v\n%s", <-exited2, early.String())
 	}
 }
 
