@@ -355,10 +355,18 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []invoke.Dia
 			continue
 		}
 		// The validator reads float64s; the service gets the exact number.
+		// A string or a boolean reads the same either way (a decoded
+		// string is valid UTF-8, so re-encoding it changes nothing), and
+		// most arguments are one: only the rest go through JSON again.
 		var v any
-		if plain, err := json.Marshal(typed[name]); err != nil || json.Unmarshal(plain, &v) != nil {
-			diags = append(diags, invoke.Diagnostic{Field: name, Code: invoke.DiagInvalidValue, Message: fmt.Sprintf("argument %q is not a JSON value this server can read", name)})
-			continue
+		switch x := typed[name].(type) {
+		case string, bool:
+			v = x
+		default:
+			if plain, err := json.Marshal(x); err != nil || json.Unmarshal(plain, &v) != nil {
+				diags = append(diags, invoke.Diagnostic{Field: name, Code: invoke.DiagInvalidValue, Message: fmt.Sprintf("argument %q is not a JSON value this server can read", name)})
+				continue
+			}
 		}
 		if openapitools.TooDeep(v) {
 			diags = append(diags, invoke.Diagnostic{Field: name, Code: invoke.DiagInvalidValue, Expected: d.describeSchema(d.schemas[name]),

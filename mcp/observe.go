@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -170,25 +169,102 @@ func causeOf(res sdk.Result) error {
 // argShape describes arguments by name and JSON type only: {"name":"string",
 // "dry_run":"boolean"}. Anything that is not an object is described by its
 // type alone.
+//
+// It runs on every call, so it reads the members where they lie instead
+// of decoding the object into a map of raw values (a copy of every value):
+// the shape is the one that decoding gives, the last of a repeated name
+// included, and a name with an escape or a byte outside ASCII is decoded
+// as encoding/json decodes it.
 func argShape(raw json.RawMessage) any {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return map[string]string{}
 	}
-	var obj map[string]json.RawMessage
-	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+	if raw[0] != '{' || !json.Valid(raw) {
 		return jsonType(raw)
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
+	shape := make(map[string]string, topMembers(raw))
+	for i := 1; ; {
+		i = skipSpace(raw, i)
+		if raw[i] == '}' {
+			return shape
+		}
+		end := stringEnd(raw, i)
+		key := raw[i+1 : end-1]
+		var name string
+		if bytes.IndexByte(key, '\\') >= 0 || !ascii(key) {
+			if json.Unmarshal(raw[i:end], &name) != nil {
+				return jsonType(raw) // not reached: raw is valid
+			}
+		} else {
+			name = string(key)
+		}
+		i = skipSpace(raw, end) + 1 // past the colon
+		i = skipSpace(raw, i)
+		shape[name] = jsonType(raw[i:])
+		i = skipSpace(raw, valueEnd(raw, i))
+		if raw[i] == ',' {
+			i++
+		}
 	}
-	sort.Strings(keys)
-	shape := make(map[string]string, len(obj))
-	for _, k := range keys {
-		shape[k] = jsonType(bytes.TrimSpace(obj[k]))
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
 	}
-	return shape
+	return true
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index just past the string that starts at raw[i].
+func stringEnd(raw []byte, i int) int {
+	for j := i + 1; j < len(raw); j++ {
+		switch raw[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(raw)
+}
+
+// valueEnd is the index just past the valid JSON value that starts at raw[i].
+func valueEnd(raw []byte, i int) int {
+	switch raw[i] {
+	case '"':
+		return stringEnd(raw, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(raw); j++ {
+			switch raw[j] {
+			case '"':
+				j = stringEnd(raw, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(raw)
+	}
+	j := i
+	for j < len(raw) && raw[j] != ',' && raw[j] != '}' && raw[j] != ']' && raw[j] != ' ' && raw[j] != '\t' && raw[j] != '\n' && raw[j] != '\r' {
+		j++
+	}
+	return j
 }
 
 func jsonType(v []byte) string {

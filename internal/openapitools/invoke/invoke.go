@@ -244,6 +244,20 @@ func (c *call) newRequest(ctx context.Context, r *request) (*http.Request, error
 	return req, nil
 }
 
+// kinOptions are kin-openapi's validator options for every call: all
+// faults at once, no authentication, no defaults written into the request,
+// and a schema fault in its own words. ValidateRequest only reads them, so
+// one value serves every call.
+var kinOptions = func() *openapi3filter.Options {
+	opts := &openapi3filter.Options{
+		MultiError:          true,
+		AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
+		SkipSettingDefaults: true,
+	}
+	opts.WithCustomSchemaErrorFunc(func(e *openapi3.SchemaError) string { return e.Reason })
+	return opts
+}()
+
 // kinValidate runs kin-openapi's request validator on a copy of the
 // request: parameters as serialized and the encoded body.
 func (c *call) kinValidate(ctx context.Context, req *http.Request, r *request, args map[string]any) (diags []Diagnostic) {
@@ -260,12 +274,6 @@ func (c *call) kinValidate(ctx context.Context, req *http.Request, r *request, a
 	if r.body != nil {
 		vreq.Body = io.NopCloser(bytes.NewReader(r.body))
 	}
-	opts := &openapi3filter.Options{
-		MultiError:          true,
-		AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
-		SkipSettingDefaults: true,
-	}
-	opts.WithCustomSchemaErrorFunc(func(e *openapi3.SchemaError) string { return e.Reason })
 	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
 		Request:    vreq,
 		PathParams: r.pathParams,
@@ -276,7 +284,7 @@ func (c *call) kinValidate(ctx context.Context, req *http.Request, r *request, a
 			Method:    c.op.Method(),
 			Operation: route.Operation,
 		},
-		Options: opts,
+		Options: kinOptions,
 	})
 	if err == nil {
 		return nil

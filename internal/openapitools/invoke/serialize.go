@@ -29,7 +29,7 @@ type request struct {
 // each parameter's location, style and explode, and the body by its media
 // type.
 func (c *call) serialize(args map[string]any) (*request, error) {
-	r := &request{path: c.op.Path(), pathParams: map[string]string{}, header: map[string]string{}}
+	r := &request{path: c.op.Path(), pathParams: map[string]string{}} // header: made by the first header parameter
 	for _, pr := range c.params {
 		v, ok := args[pr.Arg]
 		if !ok || v == nil {
@@ -47,6 +47,9 @@ func (c *call) serialize(args map[string]any) (*request, error) {
 		case "query":
 			r.query = append(r.query, pr.queryPieces(v)...)
 		case "header":
+			if r.header == nil {
+				r.header = map[string]string{}
+			}
 			r.header[pr.Name] = pr.headerValue(v)
 		case "cookie":
 			r.cookies = append(r.cookies, pr.cookiePieces(v)...)
