@@ -325,7 +325,7 @@ func startFloorProc(t *testing.T, s floorServer, upstream string) *floorProc {
 	go func() { p.exited <- p.cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill()
-		_ = <-p.exited // killed here: how it ended says nothing
+		t.Logf("contestant stopped (killed here, so how it ended says nothing): %v", <-p.exited)
 	})
 	readyURL := s.ready(port, hport)
 	for {
