@@ -29,6 +29,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -516,14 +517,34 @@ func startHTTP(t *testing.T, kubepactBin string, c shipped, env map[string]strin
 	}
 }
 
+// handedPorts are the ports freePort has returned in this test process:
+// the kernel may give a just-closed port out again at once, so two calls
+// in a row (a server's --port and --health-addr) could otherwise name the
+// same port and the server fail to start.
+var handedPorts = struct {
+	sync.Mutex
+	m map[int]bool
+}{m: map[int]bool{}}
+
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		_ = ln.Close()
+		handedPorts.Lock()
+		seen := handedPorts.m[port]
+		handedPorts.m[port] = true
+		handedPorts.Unlock()
+		if !seen {
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no loopback port that this test process has not already used, in 100 tries")
+	return 0
 }
 
 func repoRoot(t *testing.T) string {
