@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 func TestCheckExamples(t *testing.T) {
@@ -119,7 +121,7 @@ func TestPackReproducible(t *testing.T) {
 // registry does not answer is "could not check" (exit 2, REF_UNREACHABLE),
 // not an invalid contract (exit 1).
 func TestCheckUnreachableRegistryExits2(t *testing.T) {
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t)) // nothing listens there
+	addr := fmt.Sprintf("127.0.0.1:%d", freeport.Port(t)) // nothing listens there
 	dir := t.TempDir()
 	contract := "pactoVersion: \"2.0\"\nservice: {name: probe, version: 1.0.0}\n" +
 		"configurations: [{name: shared, required: true, ref: oci://" + addr + "/acme/config:1.0.0}]\n" +

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/grpcdemo"
 )
 
@@ -54,7 +55,7 @@ func TestCheckJSONWhenCannotCheck(t *testing.T) {
 		{"malformed reference", []string{"oci://Not A Ref"}, "INVALID_REFERENCE"},
 		{"empty reference", []string{"oci://"}, "INVALID_REFERENCE"},
 		{"unreadable registry config", []string{catalog, "--registry-config", brokenConfig}, "REGISTRY_CONFIG_INVALID"},
-		{"registry does not answer", []string{fmt.Sprintf("oci://127.0.0.1:%d/acme/catalog:1.0.0", freePort(t)), "--plain-http"}, "UNAVAILABLE"},
+		{"registry does not answer", []string{fmt.Sprintf("oci://127.0.0.1:%d/acme/catalog:1.0.0", freeport.Port(t)), "--plain-http"}, "UNAVAILABLE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // TestDemo runs `make demo` — the README's first set-up command — as a
@@ -26,8 +28,8 @@ import (
 // and how long a first build takes; what it builds is a release build.
 func TestDemo(t *testing.T) {
 	binDir := t.TempDir()
-	port, servicePort, registryPort := freePort(t), freePort(t), freePort(t)
-	grpcMCPPort, grpcPort := freePort(t), freePort(t)
+	port, servicePort, registryPort := freeport.Port(t), freeport.Port(t), freeport.Port(t)
+	grpcMCPPort, grpcPort := freeport.Port(t), freeport.Port(t)
 	cmd := exec.Command("make", "demo", "LOCALBIN="+binDir)
 	cmd.Dir = repoRoot(t)
 	// As a user's shell runs it: not as a sub-make of `make test`, whose

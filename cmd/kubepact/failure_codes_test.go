@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -30,7 +31,7 @@ func TestFailureCodesAgreeAcrossSurfaces(t *testing.T) {
 	cases := []struct{ name, root, want string }{
 		{"registry 404", "oci://" + reg.Host + "/acme/nothing:1.0.0", "NOT_FOUND"},
 		{"registry 401", "oci://" + locked.Host + "/acme/orders:1.0.0", "AUTH_FAILED"},
-		{"nothing listens", fmt.Sprintf("oci://127.0.0.1:%d/acme/orders:1.0.0", freePort(t)), "UNAVAILABLE"},
+		{"nothing listens", fmt.Sprintf("oci://127.0.0.1:%d/acme/orders:1.0.0", freeport.Port(t)), "UNAVAILABLE"},
 		{"no such directory", filepath.Join(t.TempDir(), "nope"), "NOT_FOUND"},
 		{"a file, not a directory", file, "INVALID_REFERENCE"},
 		{"no pacto.yaml", t.TempDir(), "BUNDLE_UNREADABLE"},

@@ -18,6 +18,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // TestInapplicableFlagsRefused runs the binary with flags that cannot
@@ -160,7 +162,7 @@ func TestBusyAddressInWords(t *testing.T) {
 	busy := ln.Addr().String()
 	_, port, _ := net.SplitHostPort(busy)
 	catalog := filepath.Join(repoRoot(t), "examples", "bundles", "catalog")
-	free := strconv.Itoa(freePort(t))
+	free := strconv.Itoa(freeport.Port(t))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -196,10 +198,10 @@ func TestFileErrorsInWords(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"token file", []string{"mcp", "-t", "http", "--port", strconv.Itoa(freePort(t)), "--auth-token-file", missing, "--workspace", t.TempDir()},
+		{"token file", []string{"mcp", "-t", "http", "--port", strconv.Itoa(freeport.Port(t)), "--auth-token-file", missing, "--workspace", t.TempDir()},
 			"--auth-token-file: " + missing + " does not exist"},
 		{"workspace", []string{"mcp", "--workspace", missing}, missing + " does not exist"},
-		{"packed bundle", []string{"sidecar", "--bundle", junk, "--upstream", "http://127.0.0.1:8080", "--health-addr", "127.0.0.1:0", "--port", strconv.Itoa(freePort(t))},
+		{"packed bundle", []string{"sidecar", "--bundle", junk, "--upstream", "http://127.0.0.1:8080", "--health-addr", "127.0.0.1:0", "--port", strconv.Itoa(freeport.Port(t))},
 			"--bundle " + junk + " is a file, but not a packed bundle (the gzip'd tar \"kubepact pack\" writes): give a packed bundle, or the bundle's directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/largeapi"
 )
 
@@ -125,7 +126,7 @@ func measureGitHub(t *testing.T, bin, shape, dir, upstream string, extra []strin
 		cmd = exec.Command(bin, append([]string{"mcp", dir, "--base-url", upstream, "--workspace", t.TempDir()}, common...)...)
 		transport = &sdk.CommandTransport{Command: cmd}
 	case "sidecar":
-		port, hport := freePort(t), freePort(t)
+		port, hport := freeport.Port(t), freeport.Port(t)
 		cmd = exec.Command(bin, append([]string{"sidecar", "--bundle", dir, "--upstream", upstream,
 			"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(hport)}, common...)...)
 		transport = &sdk.StreamableClientTransport{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), DisableStandaloneSSE: true, MaxRetries: -1}

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // httpShape starts one of the two shapes serving MCP over HTTP beside
@@ -35,7 +37,7 @@ var httpShapes = []httpShape{
 // startMCPHTTP starts `kubepact mcp BUNDLE -t http` calling upstream.
 func startMCPHTTP(t testing.TB, upstream string, extra ...string) *sidecarProc {
 	t.Helper()
-	port := freePort(t)
+	port := freeport.Port(t)
 	args := append([]string{"mcp", filepath.Join(repoRootTB(t), "examples", "bundles", "catalog"), "-t", "http",
 		"--base-url", upstream, "--workspace", t.TempDir(), "--port", strconv.Itoa(port)}, extra...)
 	p := &sidecarProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}

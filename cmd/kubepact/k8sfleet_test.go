@@ -23,6 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // TestMCPK8sRefusesBadFlags: the --k8s flags are checked before anything
@@ -68,7 +70,7 @@ func TestMCPK8sWithoutTheCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	port := freePort(t)
+	port := freeport.Port(t)
 	p := &sidecarProc{}
 	p.launch(t, []string{"mcp", "-t", "http", "--port", strconv.Itoa(port), "--families", "fleet",
 		"--fleet", "--k8s", "--kubeconfig", kubeconfigFile, "--namespace", "shop"}, "kubepact mcp listening", func() bool {

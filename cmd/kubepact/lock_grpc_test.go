@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // TestLockPinsGRPCTools: `kubepact lock` pins the gRPC tools; a server
@@ -137,7 +139,7 @@ func TestLockDigestCoversGRPCTools(t *testing.T) {
 		}
 	})
 	t.Run("sidecar", func(t *testing.T) {
-		port, hport := freePort(t), freePort(t)
+		port, hport := freeport.Port(t), freeport.Port(t)
 		p := launchSidecar(t, append([]string{"sidecar", "--bundle", dir, "--upstream", "http://127.0.0.1:9",
 			"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(hport), "--no-cache"}, args...), port, hport)
 		wd, gd, sum := reported(t, p.connect(t))

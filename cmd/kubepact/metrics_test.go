@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // TestMCPHTTPMetrics: `kubepact mcp -t http` serves Prometheus metrics at
@@ -24,7 +26,7 @@ func TestMCPHTTPMetrics(t *testing.T) {
 	if err := os.WriteFile(token, []byte("s3cret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := freeport.Port(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	p := &sidecarProc{mcpURL: base + "/mcp"}
 	p.launch(t, []string{"mcp", "-t", "http", "--port", strconv.Itoa(port), "--workspace", t.TempDir(), "--auth-token-file", token},

@@ -22,6 +22,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/mcp"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -142,7 +143,7 @@ func TestReadmeConnectLines(t *testing.T) {
 		t.Fatalf("%s registers %q; `kubepact mcp -t http` serves http://%s%s", lines[1], args[len(args)-1],
 			net.JoinHostPort(mcp.DefaultListen, strconv.Itoa(mcp.DefaultPort)), mcp.Endpoint)
 	}
-	port := freePort(t)
+	port := freeport.Port(t)
 	httpServer := exec.CommandContext(t.Context(), kubepactBin, "mcp", "-t", "http", "--port", strconv.Itoa(port), "--workspace", work)
 	httpServer.Env = env
 	var stderr syncBuffer

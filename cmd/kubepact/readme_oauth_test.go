@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/mcp"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/oidcprovider"
 )
 
@@ -34,7 +35,7 @@ func TestReadmeOAuthLines(t *testing.T) {
 		t.Skip("curl is not installed: the README's curl lines cannot run")
 	}
 	p := oidcprovider.Start(t, oidcprovider.Client{ID: "agent", Secret: "s"})
-	port := strconv.Itoa(freePort(t))
+	port := strconv.Itoa(freeport.Port(t))
 	fill := func(l string) string {
 		return strings.ReplaceAll(strings.Replace(l, "https://issuer.example.com", p.Issuer, 1), "8585", port)
 	}

@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/gobuild"
 )
 
@@ -303,7 +304,7 @@ type floorProc struct {
 // test if it exits first or is not ready within 30 s).
 func startFloorProc(t *testing.T, s floorServer, upstream string) *floorProc {
 	t.Helper()
-	port, hport := freePort(t), freePort(t)
+	port, hport := freeport.Port(t), freeport.Port(t)
 	dir := t.TempDir()
 	p := &floorProc{mcpURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), logPath: filepath.Join(dir, "stderr.log"), exited: make(chan error, 1)}
 	logf, err := os.Create(p.logPath)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // sidecarProc is a running `kubepact sidecar`.
@@ -50,36 +50,6 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// handedPorts are the ports freePort has returned in this test process:
-// the kernel may give a just-closed port out again at once, so two calls
-// in a row (a server's --port and --health-addr) could otherwise name the
-// same port and the server fail to start.
-var handedPorts = struct {
-	sync.Mutex
-	m map[int]bool
-}{m: map[int]bool{}}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	for range 100 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
-		handedPorts.Lock()
-		seen := handedPorts.m[port]
-		handedPorts.m[port] = true
-		handedPorts.Unlock()
-		if !seen {
-			return port
-		}
-	}
-	t.Fatal("no loopback port that this test process has not already used, in 100 tries")
-	return 0
-}
-
 // startSidecar starts the built binary beside upstream and waits until
 // /readyz answers 200.
 func startSidecar(t testing.TB, upstream string, extra ...string) *sidecarProc {
@@ -91,7 +61,7 @@ func startSidecar(t testing.TB, upstream string, extra ...string) *sidecarProc {
 // sidecar build, -tags sidecaronly).
 func startSidecarBin(t testing.TB, bin, upstream string, extra ...string) *sidecarProc {
 	t.Helper()
-	port, hport := freePort(t), freePort(t)
+	port, hport := freeport.Port(t), freeport.Port(t)
 	bundleDir := filepath.Join(repoRootTB(t), "examples", "bundles", "catalog")
 	args := append([]string{"sidecar", "--bundle", bundleDir, "--upstream", upstream,
 		"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(hport)}, extra...)

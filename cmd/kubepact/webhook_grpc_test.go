@@ -18,6 +18,7 @@ import (
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/controllers/injection"
 	"github.com/kubepact/kubepact/internal/sidecar"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/grpcdemo"
 )
 
@@ -70,7 +71,7 @@ func TestInjectedGRPCSidecar(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{injection.AnnotationContract: "inventory", injection.AnnotationGRPCPort: grpcPort}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "inventory", Image: "example.invalid/inventory:1", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}},
 	}
-	mcpPort, healthPort := freePort(t), freePort(t)
+	mcpPort, healthPort := freeport.Port(t), freeport.Port(t)
 	inj, err := injection.BuildSidecar(sc, pod, injection.SidecarOptions{MCPPort: int32(mcpPort), HealthPort: int32(healthPort)})
 	if err != nil {
 		t.Fatal(err)

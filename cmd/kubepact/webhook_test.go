@@ -37,6 +37,7 @@ import (
 	"github.com/kubepact/kubepact/controllers/injection"
 	"github.com/kubepact/kubepact/internal/sidecar"
 	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -71,7 +72,7 @@ func TestInjectedSidecarCommandLine(t *testing.T) {
 		}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "catalog", Image: "example.invalid/catalog:1"}}},
 	}
-	mcpPort, healthPort := freePort(t), freePort(t)
+	mcpPort, healthPort := freeport.Port(t), freeport.Port(t)
 	inj, err := injection.BuildSidecar(sc, pod, injection.SidecarOptions{
 		PlainHTTP: true, MCPPort: int32(mcpPort), HealthPort: int32(healthPort),
 	})
@@ -162,7 +163,7 @@ func TestInjectedConfigMapSidecar(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: port}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "catalog", Image: "example.invalid/catalog:1"}}},
 	}
-	mcpPort, healthPort := freePort(t), freePort(t)
+	mcpPort, healthPort := freeport.Port(t), freeport.Port(t)
 	inj, err := injection.BuildSidecar(sc, pod, injection.SidecarOptions{MCPPort: int32(mcpPort), HealthPort: int32(healthPort)})
 	if err != nil {
 		t.Fatal(err)
@@ -218,8 +219,8 @@ func TestInjectedConfigMapSidecar(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(mount, v1alpha1.ConfigMapBundleKey), otherLayer, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	args = replaceFlag(args, "--port=", "--port="+strconv.Itoa(freePort(t)))
-	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(freePort(t)))
+	args = replaceFlag(args, "--port=", "--port="+strconv.Itoa(freeport.Port(t)))
+	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(freeport.Port(t)))
 	_, stderr, code := runKubepact(t, args...)
 	if code != 2 || !strings.Contains(stderr, "but --bundle-digest pins "+digest) {
 		t.Errorf("the sidecar on a changed ConfigMap: exit %d, stderr %q; want 2 and a refusal naming the pinned digest", code, stderr)
@@ -270,7 +271,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	admin, cfg, kubeconfigFile := operatorCluster(t, "kubepact-operator-test")
 
 	// The generated webhook configuration, pointed at the process.
-	webhookPort := freePort(t)
+	webhookPort := freeport.Port(t)
 	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "config", "webhook", "manifests.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -409,7 +410,7 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	if ann[injection.AnnotationBundleDigest] != digest || ann[injection.AnnotationToolSurface] == "" || ann[injection.AnnotationToolSurface] != sc.Status.ToolSurfaceDigest {
 		t.Fatalf("the Pod's annotations %v: want digest %s and the contract's tool surface %q", ann, digest, sc.Status.ToolSurfaceDigest)
 	}
-	mcpPort, healthPort := freePort(t), freePort(t)
+	mcpPort, healthPort := freeport.Port(t), freeport.Port(t)
 	args := replaceFlag(injected.Spec.InitContainers[0].Args, "--port=", "--port="+strconv.Itoa(mcpPort))
 	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(healthPort))
 	side := launchSidecar(t, args, mcpPort, healthPort)

@@ -29,13 +29,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/gobuild"
 	"github.com/kubepact/kubepact/test/grpcdemo"
 )
@@ -467,10 +467,10 @@ func hubFleet(t *testing.T, direct int) string {
 // returns its endpoint once it accepts connections.
 func startHTTP(t *testing.T, kubepactBin string, c shipped, env map[string]string, workspace string) string {
 	t.Helper()
-	port := freePort(t)
+	port := freeport.Port(t)
 	args := concat([]string{"mcp"}, c.args, []string{"-t", "http", "--port", strconv.Itoa(port)})
 	if c.sidecar {
-		args = concat([]string{"sidecar"}, c.args, []string{"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(freePort(t))})
+		args = concat([]string{"sidecar"}, c.args, []string{"--port", strconv.Itoa(port), "--health-addr", "127.0.0.1:" + strconv.Itoa(freeport.Port(t))})
 	}
 	if c.bin != "" {
 		kubepactBin = c.bin
@@ -515,36 +515,6 @@ func startHTTP(t *testing.T, kubepactBin string, c shipped, env map[string]strin
 			t.Fatalf("%s did not listen on %s: %v", c.name, addr, err)
 		}
 	}
-}
-
-// handedPorts are the ports freePort has returned in this test process:
-// the kernel may give a just-closed port out again at once, so two calls
-// in a row (a server's --port and --health-addr) could otherwise name the
-// same port and the server fail to start.
-var handedPorts = struct {
-	sync.Mutex
-	m map[int]bool
-}{m: map[int]bool{}}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 100 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
-		handedPorts.Lock()
-		seen := handedPorts.m[port]
-		handedPorts.m[port] = true
-		handedPorts.Unlock()
-		if !seen {
-			return port
-		}
-	}
-	t.Fatal("no loopback port that this test process has not already used, in 100 tries")
-	return 0
 }
 
 func repoRoot(t *testing.T) string {

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,38 +166,6 @@ func run(t *testing.T, env []string, name string, args ...string) string {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errb.String())
 	}
 	return out.String()
-}
-
-// handedPorts are the ports freePort has returned in this test process:
-// the kernel may give a just-closed port out again at once, so two calls
-// in a row (an operator's probe and metrics addresses) could otherwise
-// name the same port.
-var handedPorts = struct {
-	sync.Mutex
-	m map[int]bool
-}{m: map[int]bool{}}
-
-// freePort is a loopback port free at the time of asking, and not one it
-// returned before in this process.
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 100 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
-		handedPorts.Lock()
-		seen := handedPorts.m[port]
-		handedPorts.m[port] = true
-		handedPorts.Unlock()
-		if !seen {
-			return port
-		}
-	}
-	t.Fatal("no loopback port that this test process has not already used, in 100 tries")
-	return 0
 }
 
 // eventually polls cond until it returns nil. The deadline bounds a hung

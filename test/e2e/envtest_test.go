@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kubepact/kubepact/test/demoservice"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/grpcdemo"
 	"github.com/kubepact/kubepact/test/kcm"
 	"github.com/kubepact/kubepact/test/testregistry"
@@ -211,7 +212,7 @@ func (b *envtestBackend) installed(t *testing.T) []*unstructured.Unstructured {
 	if find(objs, "MutatingWebhookConfiguration", webhookConfig) == nil {
 		t.Fatalf("the install has no MutatingWebhookConfiguration %s", webhookConfig)
 	}
-	b.webhookPort = freePort(t)
+	b.webhookPort = freeport.Port(t)
 	b.loopbackWebhook(t)
 	b.startOperator(t)
 	return objs
@@ -334,9 +335,9 @@ func (b *envtestBackend) startOperator(t *testing.T) {
 	cmdline := &flagLine{args: args[1:]}
 	checkPorts(t, c, cmdline)
 
-	b.probeAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	b.metricsAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	mcpPort := freePort(t)
+	b.probeAddr = fmt.Sprintf("127.0.0.1:%d", freeport.Port(t))
+	b.metricsAddr = fmt.Sprintf("127.0.0.1:%d", freeport.Port(t))
+	mcpPort := freeport.Port(t)
 	b.mcpAddr = fmt.Sprintf("127.0.0.1:%d", mcpPort)
 	if _, ok := cmdline.get("--webhook-port"); !ok {
 		t.Fatalf("Deployment %s gives no --webhook-port: the install serves no injection webhook (args %q)", operatorName, args)
@@ -472,7 +473,7 @@ func (b *envtestBackend) operatorMCP(*testing.T) string { return "http://" + b.m
 func (b *envtestBackend) sidecar(t *testing.T, pod *corev1.Pod) string {
 	t.Helper()
 	c := injectedSidecar(t, pod)
-	mcpPort, healthPort := freePort(t), freePort(t)
+	mcpPort, healthPort := freeport.Port(t), freeport.Port(t)
 	args := &flagLine{args: slices.Clone(c.Args[1:])}
 	args.set("--port", strconv.Itoa(mcpPort))
 	args.set("--health-addr", "127.0.0.1:"+strconv.Itoa(healthPort))
