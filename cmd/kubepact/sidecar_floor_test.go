@@ -88,10 +88,12 @@ func (c *floorCell) calls() int {
 // go-sdk server whose one tool does the same GET through an HTTP client
 // configured as the sidecar's (idle connections kept per host) —, beside
 // the slim sidecar build (-tags sidecaronly, bin/kubepact-sidecar, what
-// injected sidecars run) and beside the sidecar with its soft memory limit
-// off (--memory-limit-mib 0), with the same harness: go-sdk clients over
-// Streamable HTTP calling getProduct, each client its own session and its
-// own HTTP connection (its own transport, as separate agents have).
+// injected sidecars run), beside the sidecar with its soft memory limit
+// off (--memory-limit-mib 0) and beside the floor serving the stateless
+// era as the sidecar does (floor-stateless, -stateless-era), with the same
+// harness: go-sdk clients over Streamable HTTP calling getProduct, each
+// client its own session and its own HTTP connection (its own transport,
+// as separate agents have).
 //
 // Fair under a loaded machine: each round starts every contestant afresh
 // and keeps them all running; each phase (1 client, then 16 clients) is
@@ -157,6 +159,10 @@ func TestSidecarVsFloor(t *testing.T) {
 		{"floor", floorBin, func(upstream string, port, _ int) []string {
 			return []string{"-upstream", upstream, "-addr", "127.0.0.1:" + strconv.Itoa(port)}
 		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }},
+		// The floor serving the stateless era too, as the sidecar does.
+		{"floor-stateless", floorBin, func(upstream string, port, _ int) []string {
+			return []string{"-upstream", upstream, "-addr", "127.0.0.1:" + strconv.Itoa(port), "-stateless-era"}
+		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }},
 		{"sidecar", kubepactBin, sidecarArgs(root), healthReady},
 		{"sidecar-slim", slimBin, sidecarArgs(root), healthReady},
 		{"sidecar-nolimit", kubepactBin, sidecarArgs(root, "--memory-limit-mib", "0"), healthReady},
@@ -183,7 +189,7 @@ func TestSidecarVsFloor(t *testing.T) {
 		keep := strings.Split(only, ",")
 		servers = slices.DeleteFunc(servers, func(s floorServer) bool { return s.name != "floor" && !slices.Contains(keep, s.name) })
 		if len(servers) < 2 {
-			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline)", only)
+			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline)", only)
 		}
 	}
 	type key struct {
