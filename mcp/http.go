@@ -54,8 +54,15 @@ func (s *Server) newHTTPHandler() http.Handler {
 	})
 	// A stateless request lives as long as its POST: a client that
 	// cancels it (or goes away) cancels the call's ctx, so its work stops.
+	// Its answer is one application/json body, not an event stream: in
+	// this era nothing reaches the client during a call (a confirmation
+	// is an input-required result the client answers by retrying, and no
+	// tool sends progress or log notifications), so the stream would only
+	// frame the one response. subscriptions/listen, a stream by nature,
+	// stays one (the SDK keeps it SSE whatever this says).
 	stateless := sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
 		Stateless:                    true,
+		JSONResponse:                 true,
 		MaxRequestBodyBytes:          s.opts.MaxRequestBytes,
 		Logger:                       sdkLog,
 		DisableLocalhostProtection:   true,

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -200,6 +202,68 @@ func TestHTTPHardening(t *testing.T) {
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusRequestEntityTooLarge {
 			t.Errorf("status = %d, want 413", resp.StatusCode)
+		}
+	})
+}
+
+// TestHTTPResponseFraming: a call of the stateless era is answered with
+// one application/json body, and a call on a 2025-era session with an
+// event stream, which is what carries a confirmation's elicitation/create
+// to the client during the call.
+func TestHTTPResponseFraming(t *testing.T) {
+	url := serveHTTP(t, newTestServer(t, &Options{Transport: TransportHTTP}))
+	post := func(t *testing.T, sessionID, version, body string) (contentType, answer string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", version)
+		if sessionID != "" {
+			req.Header.Set(sessionHeader, sessionID)
+		}
+		if version == statelessEra {
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "pacto_server_info")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d: %s", resp.StatusCode, raw)
+		}
+		return resp.Header.Get("Content-Type"), string(raw)
+	}
+	call := func(meta string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pacto_server_info","arguments":{}` + meta + `}}`
+	}
+
+	t.Run("stateless", func(t *testing.T) {
+		ct, body := post(t, "", statelessEra, call(statelessMeta))
+		if ct != "application/json" {
+			t.Errorf("Content-Type = %q, want application/json", ct)
+		}
+		var resp struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(body), &resp); err != nil || resp.ID != 7 || len(resp.Result) == 0 {
+			t.Errorf("answer is not the call's JSON-RPC response (%v):\n%s", err, body)
+		}
+	})
+	t.Run("session", func(t *testing.T) {
+		id := rawSession(t, url)
+		ct, body := post(t, id, "2025-11-25", call(""))
+		if !strings.HasPrefix(ct, "text/event-stream") {
+			t.Errorf("Content-Type = %q, want text/event-stream", ct)
+		}
+		if !strings.Contains(body, `"id":7`) || !strings.Contains(body, `"result"`) {
+			t.Errorf("the stream lacks the call's response:\n%s", body)
 		}
 	})
 }

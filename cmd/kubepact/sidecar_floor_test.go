@@ -88,10 +88,12 @@ func (c *floorCell) calls() int {
 // go-sdk server whose one tool does the same GET through an HTTP client
 // configured as the sidecar's (idle connections kept per host) —, beside
 // the slim sidecar build (-tags sidecaronly, bin/kubepact-sidecar, what
-// injected sidecars run) and beside the sidecar with its soft memory limit
-// off (--memory-limit-mib 0), with the same harness: go-sdk clients over
-// Streamable HTTP calling getProduct, each client its own session and its
-// own HTTP connection (its own transport, as separate agents have).
+// injected sidecars run), beside the sidecar with its soft memory limit
+// off (--memory-limit-mib 0) and beside the floor serving the stateless
+// era as the sidecar does (floor-stateless, -stateless-era), with the same
+// harness: go-sdk clients over Streamable HTTP calling getProduct, each
+// client its own session and its own HTTP connection (its own transport,
+// as separate agents have).
 //
 // Fair under a loaded machine: each round starts every contestant afresh
 // and keeps them all running; each phase (1 client, then 16 clients) is
@@ -121,7 +123,12 @@ func (c *floorCell) calls() int {
 // names another kubepact binary (such as main's) to run beside this one
 // (several, comma-separated: baseline, baseline2, …);
 // KUBEPACT_FLOOR_ONLY=floor,sidecar-slim runs only the named contestants
-// (the floor always). The sidecar is built with kubepact's dependency
+// (the floor always). KUBEPACT_FLOOR_PROTOCOL=2025-11-25 pins the protocol
+// version the clients ask for; unset, they ask for the Go client's latest,
+// 2026-07-28, which the sidecar serves statelessly (the SDK makes and
+// closes a session per request) and the floor, a stateful go-sdk handler,
+// refuses, so its clients fall back to sessions. The era each contestant
+// negotiated is logged. The sidecar is built with kubepact's dependency
 // patches (test/gobuild, hack/sdkpatch); the floor with the go-sdk as
 // upstream ships it.
 func TestSidecarVsFloor(t *testing.T) {
@@ -152,6 +159,10 @@ func TestSidecarVsFloor(t *testing.T) {
 		{"floor", floorBin, func(upstream string, port, _ int) []string {
 			return []string{"-upstream", upstream, "-addr", "127.0.0.1:" + strconv.Itoa(port)}
 		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }},
+		// The floor serving the stateless era too, as the sidecar does.
+		{"floor-stateless", floorBin, func(upstream string, port, _ int) []string {
+			return []string{"-upstream", upstream, "-addr", "127.0.0.1:" + strconv.Itoa(port), "-stateless-era"}
+		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }},
 		{"sidecar", kubepactBin, sidecarArgs(root), healthReady},
 		{"sidecar-slim", slimBin, sidecarArgs(root), healthReady},
 		{"sidecar-nolimit", kubepactBin, sidecarArgs(root, "--memory-limit-mib", "0"), healthReady},
@@ -178,7 +189,7 @@ func TestSidecarVsFloor(t *testing.T) {
 		keep := strings.Split(only, ",")
 		servers = slices.DeleteFunc(servers, func(s floorServer) bool { return s.name != "floor" && !slices.Contains(keep, s.name) })
 		if len(servers) < 2 {
-			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline)", only)
+			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline)", only)
 		}
 	}
 	type key struct {
@@ -190,6 +201,8 @@ func TestSidecarVsFloor(t *testing.T) {
 	peak := map[string][]int64{}
 	ready, initialized := map[string][]time.Duration{}, map[string][]time.Duration{}
 	var loads []string
+	protocol := os.Getenv("KUBEPACT_FLOOR_PROTOCOL")
+	negotiated := map[string]string{}
 	for r := range rounds {
 		t.Run(fmt.Sprintf("round%d", r), func(t *testing.T) {
 			loads = append(loads, loadAverage())
@@ -205,8 +218,9 @@ func TestSidecarVsFloor(t *testing.T) {
 				// start→initialize: ready, then the first client's
 				// initialize handshake, at once.
 				t0 := time.Now()
-				p.sessions = []*sdk.ClientSession{p.connect(t)}
+				p.sessions = []*sdk.ClientSession{p.connect(t, protocol)}
 				initialized[s.name] = append(initialized[s.name], p.ready+time.Since(t0))
+				negotiated[s.name] = p.sessions[0].InitializeResult().ProtocolVersion
 				time.Sleep(200 * time.Millisecond)
 				pid := p.cmd.Process.Pid
 				idle[s.name] = append(idle[s.name], vmRSS(t, pid))
@@ -215,7 +229,7 @@ func TestSidecarVsFloor(t *testing.T) {
 			}
 			for _, p := range procs {
 				for len(p.sessions) < floorClients {
-					p.sessions = append(p.sessions, p.connect(t))
+					p.sessions = append(p.sessions, p.connect(t, protocol))
 				}
 				// Warm up: connections at both hops, caches.
 				floorCalls(t, p, p.sessions[:1], 100)
@@ -257,6 +271,14 @@ func TestSidecarVsFloor(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sidecar vs go-sdk floor: %d rounds × %d blocks, %d calls per block at 1 client, %d×%d per block at %d clients (machine: %d CPUs, load average at each round's start: %s; now %s)\n",
 		rounds, floorBlocks, per1, floorClients, per16, floorClients, runtime.NumCPU(), strings.Join(loads, " | "), loadAverage())
+	b.WriteString("protocol negotiated:")
+	for _, s := range servers {
+		fmt.Fprintf(&b, " %s %s", s.name, negotiated[s.name])
+	}
+	if protocol == "" {
+		protocol = "the client's latest"
+	}
+	fmt.Fprintf(&b, " (asked for: %s)\n", protocol)
 	fmt.Fprintf(&b, "%-16s %3s %8s %8s %8s %8s %8s %6s %9s %6s %7s %9s\n", "server", "cl", "p50", "p99", "+p50", "+p50pair", "calls/s", "×rate", "cpu-ms/1k", "×cpu", "gc/1k", "gc-ms/1k")
 	for _, clients := range []int{1, floorClients} {
 		base := summarise(cells[key{"floor", clients}], nil)
@@ -356,14 +378,15 @@ func (p *floorProc) logText() string {
 	return string(raw)
 }
 
-// connect opens one client session over its own HTTP transport: one
-// agent, one connection, kept alive.
-func (p *floorProc) connect(t *testing.T) *sdk.ClientSession {
+// connect opens one client session over its own HTTP transport (one
+// agent, one connection, kept alive), asking for protocol ("": the
+// client's latest).
+func (p *floorProc) connect(t *testing.T, protocol string) *sdk.ClientSession {
 	t.Helper()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "sidecar-floor-test", Version: "v0"}, nil).Connect(t.Context(),
-		&sdk.StreamableClientTransport{Endpoint: p.mcpURL, HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+		&sdk.StreamableClientTransport{Endpoint: p.mcpURL, HTTPClient: &http.Client{Transport: tr}, DisableStandaloneSSE: true, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatalf("connecting to %s: %v\n%s", p.mcpURL, err, tail(p.logText(), 4096))
 	}

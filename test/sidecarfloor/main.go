@@ -7,6 +7,12 @@
 //
 //	go run ./test/sidecarfloor -upstream http://127.0.0.1:8080 -addr 127.0.0.1:9090
 //
+// With -stateless-era it also serves the 2026-07-28 era, as kubepact
+// does: a request whose Mcp-Protocol-Version header is that era or later
+// goes to a stateless go-sdk handler (its defaults otherwise), every other
+// one to the stateful handler. Without it a client asking for that era
+// falls back to a session.
+//
 // It imports nothing from kubepact.
 package main
 
@@ -30,6 +36,7 @@ type productArgs struct {
 func main() {
 	upstream := flag.String("upstream", "", "base URL of the service the tool calls")
 	addr := flag.String("addr", "127.0.0.1:0", "address to serve /mcp on")
+	statelessEra := flag.Bool("stateless-era", false, "serve requests of the 2026-07-28 era (by their Mcp-Protocol-Version header) statelessly, as kubepact does")
 	flag.Parse()
 	if *upstream == "" {
 		log.Fatal("sidecarfloor: -upstream is required")
@@ -63,7 +70,19 @@ func main() {
 			}, nil, nil
 		})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	getServer := func(*http.Request) *sdk.Server { return srv }
+	var handler http.Handler = sdk.NewStreamableHTTPHandler(getServer, nil)
+	if *statelessEra {
+		stateful, stateless := handler, sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{Stateless: true})
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+				stateless.ServeHTTP(w, r)
+				return
+			}
+			stateful.ServeHTTP(w, r)
+		})
+	}
+	mux.Handle("/mcp", handler)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	log.Printf("sidecarfloor: serving http://%s/mcp", *addr)
 	hs := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
