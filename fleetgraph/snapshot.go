@@ -18,6 +18,10 @@ type Snapshot struct {
 	revisions pmap[*revEntry]
 	targets   pmap[*tgtEntry]
 	services  pmap[*service]
+	// ids is the services again, by number (ids.go): what a walk over
+	// inbound edges reads, since each entry names its declaring service
+	// by number.
+	ids svcTable
 	// order maps service keys, in order, to their lower-cased name and
 	// owners: paging walks it, and a text search scans it without
 	// visiting the services.
@@ -105,6 +109,7 @@ type tgtEntry struct {
 // service is derived from revisions and targets; no source emits one.
 type service struct {
 	key, domain, name string
+	id                svcID    // kept for the service's life (ids.go)
 	revisions         []string // sorted revision keys
 	targets           []string // sorted target keys
 	owners            []string // distinct owners of its revisions, sorted
@@ -145,6 +150,9 @@ func (s *Snapshot) service(key string) *service {
 	sv, _ := s.services.get(key)
 	return sv
 }
+
+// serviceAt is the service numbered id (ids.go).
+func (s *Snapshot) serviceAt(id svcID) *service { return s.ids.at(id) }
 
 func (s *Snapshot) revision(key string) *Revision {
 	if e, ok := s.revisions.get(key); ok {
