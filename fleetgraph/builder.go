@@ -386,6 +386,7 @@ type applier struct {
 	tgts     *pmapTx[*tgtEntry]
 	svcs     *pmapTx[*service]
 	ids      *svcTableTx
+	in       *numberedTx[[]inRef] // the inbound index, by service number
 	byName   *pmapTx[[]string]
 	byDigest *pmapTx[[]string]
 	deps     *pmapTx[[]string]
@@ -416,7 +417,7 @@ type applier struct {
 // per-source record counts it keeps up to date.
 func newApplier(prev *Snapshot, counts map[string][2]int, stale bool) *applier {
 	a := &applier{
-		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(), ids: prev.ids.edit(),
+		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(), ids: prev.ids.edit(), in: prev.inIdx.edit(),
 		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
 		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
 		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: counts,
@@ -626,6 +627,7 @@ func (a *applier) finishServices() {
 			if existed {
 				a.svcs.del(key)
 				a.ids.release(old.id)
+				a.in.put(old.id, nil) // the list goes with the number: a new service may take it
 				a.order.del(key)
 				remove(a.byName, s.name, key)
 				a.updateTerms(key, was, nil)
@@ -716,7 +718,8 @@ func (a *applier) recheckEdges(next *Snapshot) {
 			}
 		}
 	}
-	next.inIdx = ed.apply(a.prev.inIdx)
+	ed.apply(a.in, next)
+	next.inIdx = a.in.commit()
 }
 
 // unresolvedKey orders a revision's unresolved edges by name, then by

@@ -1,6 +1,9 @@
 package fleetgraph
 
-import "slices"
+import (
+	"iter"
+	"slices"
+)
 
 // svcID is a service's dense number, handed out by the batch that creates
 // the service and kept for its whole life: a later batch that changes the
@@ -15,49 +18,55 @@ import "slices"
 // some forty bytes in a map.
 type svcID int32
 
-// tableShift sizes a svcTable chunk: 256 records, 2 KiB of pointers.
+// tableShift sizes a numbered table's chunk: 256 values.
 const tableShift = 8
 
-// svcTable is a snapshot's services by number: an immutable array in
-// chunks, shared with the next snapshot but for the chunks a batch
-// changed (copy on write), the way pmap shares its shards. free is the
-// numbers of deleted services, for reuse (never modified once
-// published); every number below n is either a service's or free.
-type svcTable struct {
-	chunks []*[1 << tableShift]*service
-	free   []svcID
-	n      svcID
+// numbered is an immutable array indexed by service number, in chunks,
+// shared with the next snapshot but for the chunks a batch changed (copy
+// on write), the way pmap shares its shards. The zero value is empty.
+type numbered[V any] struct {
+	chunks []*[1 << tableShift]V
 }
 
-// at is the service numbered id, nil when none is.
-func (t *svcTable) at(id svcID) *service {
+// at is the value numbered id; the zero value past the end.
+func (t numbered[V]) at(id svcID) V {
+	var zero V
 	c := int(id) >> tableShift
 	if id < 0 || c >= len(t.chunks) {
-		return nil
+		return zero
 	}
 	return t.chunks[c][id&(1<<tableShift-1)]
 }
 
-// len is one past the largest number handed out: a slice of that length
-// has a place for every service.
-func (t *svcTable) len() int { return int(t.n) }
-
-// svcTableTx is one batch's edit of a svcTable.
-type svcTableTx struct {
-	svcTable
-	owned     map[int]bool // chunks this batch copied
-	freeOwned bool
-	released  []svcID // freed by this batch, not yet reusable (recycle)
+// all yields every number whose value is not the zero value, in order.
+func (t numbered[V]) all(isZero func(V) bool) iter.Seq2[svcID, V] {
+	return func(yield func(svcID, V) bool) {
+		for c, ch := range t.chunks {
+			for i, v := range ch {
+				if !isZero(v) && !yield(svcID(c<<tableShift|i), v) {
+					return
+				}
+			}
+		}
+	}
 }
 
-func (t *svcTable) edit() *svcTableTx {
-	return &svcTableTx{svcTable: svcTable{chunks: slices.Clone(t.chunks), free: t.free, n: t.n}, owned: map[int]bool{}}
+// numberedTx is one batch's edit of a numbered table.
+type numberedTx[V any] struct {
+	chunks []*[1 << tableShift]V
+	owned  map[int]bool // chunks this batch copied or made
 }
 
-func (tx *svcTableTx) put(id svcID, s *service) {
+func (t numbered[V]) edit() *numberedTx[V] {
+	return &numberedTx[V]{chunks: slices.Clone(t.chunks), owned: map[int]bool{}}
+}
+
+func (tx *numberedTx[V]) at(id svcID) V { return numbered[V]{chunks: tx.chunks}.at(id) }
+
+func (tx *numberedTx[V]) put(id svcID, v V) {
 	c := int(id) >> tableShift
 	for c >= len(tx.chunks) {
-		tx.chunks = append(tx.chunks, new([1 << tableShift]*service))
+		tx.chunks = append(tx.chunks, new([1 << tableShift]V))
 		tx.owned[len(tx.chunks)-1] = true
 	}
 	if !tx.owned[c] {
@@ -65,8 +74,41 @@ func (tx *svcTableTx) put(id svcID, s *service) {
 		tx.chunks[c] = &cp
 		tx.owned[c] = true
 	}
-	tx.chunks[c][id&(1<<tableShift-1)] = s
+	tx.chunks[c][id&(1<<tableShift-1)] = v
 }
+
+func (tx *numberedTx[V]) commit() numbered[V] { return numbered[V]{chunks: slices.Clip(tx.chunks)} }
+
+// svcTable is a snapshot's services by number. free is the numbers of
+// deleted services, for reuse (never modified once published); every
+// number below n is either a service's or free.
+type svcTable struct {
+	byID numbered[*service]
+	free []svcID
+	n    svcID
+}
+
+// at is the service numbered id, nil when none is.
+func (t *svcTable) at(id svcID) *service { return t.byID.at(id) }
+
+// len is one past the largest number handed out: a slice of that length
+// has a place for every service.
+func (t *svcTable) len() int { return int(t.n) }
+
+// svcTableTx is one batch's edit of a svcTable.
+type svcTableTx struct {
+	byID      *numberedTx[*service]
+	free      []svcID
+	n         svcID
+	freeOwned bool
+	released  []svcID // freed by this batch, not yet reusable (recycle)
+}
+
+func (t *svcTable) edit() *svcTableTx {
+	return &svcTableTx{byID: t.byID.edit(), free: t.free, n: t.n}
+}
+
+func (tx *svcTableTx) put(id svcID, s *service) { tx.byID.put(id, s) }
 
 // release frees a deleted service's number; recycle makes it reusable.
 func (tx *svcTableTx) release(id svcID) {
@@ -105,7 +147,7 @@ func (tx *svcTableTx) take() svcID {
 }
 
 func (tx *svcTableTx) commit() svcTable {
-	return svcTable{chunks: slices.Clip(tx.chunks), free: slices.Clip(tx.free), n: tx.n}
+	return svcTable{byID: tx.byID.commit(), free: slices.Clip(tx.free), n: tx.n}
 }
 
 // places is one walk's mark of the services it reached, by number: the

@@ -210,6 +210,7 @@ type impactWalk struct {
 	lims      []Limitation
 	consumers []Consumer // breadth first; Path and Targets are shared, cloned onto a page
 	parent    []int32    // the consumer a consumer was reached from, -1 for the changed service
+	svc       []svcID    // the consumers' service numbers, in the snapshot that walked (a later one may have given a number to another service)
 	via       []int      // see transitiveRisks
 	order     []int      // consumers most affected first
 	root      string     // the changed service's key, the last of every path
@@ -336,7 +337,7 @@ func (s *Snapshot) carryImpact(filter string, older, newer *bundle.Bundle, opts 
 		return nil
 	}
 	for _, r := range old.reads {
-		cur, _ := s.inIdx.get(r.key)
+		cur := s.inboundOf(r.key)
 		if len(cur) != len(r.refs) || len(cur) > 0 && &cur[0] != &r.refs[0] {
 			return nil
 		}
@@ -385,12 +386,12 @@ func (s *Snapshot) impactRoot(domain string, older, newer *bundle.Bundle) *servi
 	return sv
 }
 
-// inboundRead is the inbound-index list of the service key, noted in w.
+// inboundRead is the inbound-index list of the service sv, noted in w.
 // The walk reads each edge through the entry (inRef.edgeOf), so it builds
 // no Relationship.
-func (s *Snapshot) inboundRead(w *impactWalk, key string) []inRef {
-	refs, _ := s.inIdx.get(key)
-	w.reads = append(w.reads, inRead{key: key, refs: refs})
+func (s *Snapshot) inboundRead(w *impactWalk, sv *service) []inRef {
+	refs := s.inIdx.at(sv.id)
+	w.reads = append(w.reads, inRead{key: sv.key, refs: refs})
 	return refs
 }
 
@@ -513,7 +514,7 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 		}
 		cur := queue[0]
 		queue = queue[1:]
-		in := s.inboundRead(w, cur.sv.key)
+		in := s.inboundRead(w, cur.sv)
 		deps, ord = deps[:0], ord[:0]
 		for i := range in {
 			r := &in[i]
@@ -594,6 +595,7 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 			}
 			w.consumers = append(w.consumers, c)
 			w.parent = append(w.parent, cur.place)
+			w.svc = append(w.svc, csv.id)
 			queue = append(queue, node{sv: csv, place: place, depth: depth})
 		}
 		if !truncated {
@@ -800,7 +802,7 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) 
 			}
 			// The walk stopped before this consumer's list: read it (once:
 			// a consumer takes one risk, so it is dequeued at most once).
-			in := s.inboundRead(w, cs[cur].Service)
+			in := s.inboundRead(w, s.serviceAt(w.svc[cur]))
 			for i := range in {
 				if !in[i].edge.dep() {
 					continue

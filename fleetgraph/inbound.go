@@ -115,14 +115,16 @@ func (a *applier) unindexInbound() inboundEdits {
 	return ed
 }
 
-// apply is idx with the edits: each service's list rebuilt once.
-func (ed inboundEdits) apply(idx pmap[[]inRef]) pmap[[]inRef] {
-	if len(ed.add) == 0 && len(ed.del) == 0 {
-		return idx
-	}
-	tx := idx.edit()
+// apply makes the edits to tx, next's inbound index: each service's list
+// rebuilt once. A service next does not hold went in this batch, and its
+// list with its number (finishServices).
+func (ed inboundEdits) apply(tx *numberedTx[[]inRef], next *Snapshot) {
 	rebuild := func(to string) {
-		old, _ := tx.get(to)
+		sv := next.service(to)
+		if sv == nil {
+			return
+		}
+		old := tx.at(sv.id)
 		del := ed.del[to]
 		out := make([]inRef, 0, len(old)+len(ed.add[to]))
 		for i := range old {
@@ -136,10 +138,9 @@ func (ed inboundEdits) apply(idx pmap[[]inRef]) pmap[[]inRef] {
 		slices.SortStableFunc(out, compareInRef)
 		out = compactLast(out)
 		if len(out) == 0 {
-			tx.del(to)
-		} else {
-			tx.set(to, slices.Clip(out))
+			out = nil
 		}
+		tx.put(sv.id, slices.Clip(out))
 	}
 	for to := range ed.del {
 		rebuild(to)
@@ -149,7 +150,6 @@ func (ed inboundEdits) apply(idx pmap[[]inRef]) pmap[[]inRef] {
 			rebuild(to)
 		}
 	}
-	return tx.commit()
 }
 
 // compactLast drops, from a sorted list, every entry followed by one with
@@ -168,7 +168,7 @@ func compactLast(rs []inRef) []inRef {
 // indexedInbound is the resolved edges pointing at sv, from the inbound
 // index, sorted by revision and then by the edge's place in its contract.
 func (s *Snapshot) indexedInbound(sv *service) []Relationship {
-	refs, _ := s.inIdx.get(sv.key)
+	refs := s.inIdx.at(sv.id)
 	if len(refs) == 0 {
 		return nil
 	}

@@ -121,10 +121,15 @@ func (s *Snapshot) checkInvariants() error {
 // each batch, with the inbound edges found by resolving every candidate
 // edge of the snapshot again.
 func (s *Snapshot) checkInbound() error {
-	for k, refs := range s.inIdx.all() {
-		if s.service(k) == nil {
-			return fmt.Errorf("the inbound index lists edges into %q, which is no service", k)
+	for id, refs := range s.inIdx.all(func(refs []inRef) bool { return refs == nil }) {
+		if len(refs) == 0 {
+			return fmt.Errorf("the inbound index holds an empty list for number %d (want none)", id)
 		}
+		to := s.serviceAt(id)
+		if to == nil {
+			return fmt.Errorf("the inbound index lists edges into number %d, which is no service's", id)
+		}
+		k := to.key
 		for _, r := range refs {
 			i := r.edge.index()
 			if rec, _ := s.revisionEdges(r.rev); rec == nil || rec != r.from || int(i) >= len(rec.Edges) {

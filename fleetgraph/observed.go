@@ -437,6 +437,7 @@ func (s *Snapshot) observedConsumers(w *impactWalk, sv *service, set *Observed, 
 		at.set(csv.id, int32(len(w.consumers)))
 		w.consumers = append(w.consumers, c)
 		w.parent = append(w.parent, -1)
+		w.svc = append(w.svc, csv.id)
 	}
 	return s.observedLimitations(set, unresolved)
 }

@@ -33,12 +33,14 @@ type Snapshot struct {
 	depsByName    pmap[[]string] // name an edge may resolve by (reference or alias) -> revision keys declaring it
 	targetsByName pmap[[]string] // target name -> target keys
 	pinned        pmap[[]string] // digest an edge pins -> revision keys declaring it
-	// inIdx is the inbound index: service key -> the resolved edges
-	// pointing at it, sorted (inbound.go). The Builder moves it with each
-	// batch, for the revisions whose edges' resolution the batch may have
-	// changed, so a first dependents or impact walk on a new snapshot
-	// reads it instead of resolving the fleet's edges.
-	inIdx pmap[[]inRef]
+	// inIdx is the inbound index: service number -> the resolved edges
+	// pointing at the service, sorted (inbound.go). The Builder moves it
+	// with each batch, for the revisions whose edges' resolution the batch
+	// may have changed, so a first dependents or impact walk on a new
+	// snapshot reads it instead of resolving the fleet's edges; by number,
+	// so a walk that has the service's number reads its list without
+	// hashing its key.
+	inIdx numbered[[]inRef]
 	post  postings // search term -> service or target composite keys (index.go)
 	// attention holds what pacto_fleet_status lists, one sorted list per
 	// code, computed when records change rather than per query. Stale
@@ -153,6 +155,14 @@ func (s *Snapshot) service(key string) *service {
 
 // serviceAt is the service numbered id (ids.go).
 func (s *Snapshot) serviceAt(id svcID) *service { return s.ids.at(id) }
+
+// inboundOf is the inbound-index list of the service key.
+func (s *Snapshot) inboundOf(key string) []inRef {
+	if sv := s.service(key); sv != nil {
+		return s.inIdx.at(sv.id)
+	}
+	return nil
+}
 
 func (s *Snapshot) revision(key string) *Revision {
 	if e, ok := s.revisions.get(key); ok {
