@@ -317,7 +317,7 @@ func (b *Builder) apply(prev *Snapshot, batch map[string]change) *Snapshot {
 		asOf:      b.opts.Clock().UTC(),
 		seq:       b.seq,
 		freshness: b.opts.Freshness,
-		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
+		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), ids: a.ids.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
 		pinned: a.pinned.commit(), post: a.post.commit(),
 		acc: a.acc, scopeCount: a.scopeCount, diffs: b.diffs,
@@ -385,6 +385,8 @@ type applier struct {
 	revs     *pmapTx[*revEntry]
 	tgts     *pmapTx[*tgtEntry]
 	svcs     *pmapTx[*service]
+	ids      *svcTableTx
+	in       *numberedTx[[]inRef] // the inbound index, by service number
 	byName   *pmapTx[[]string]
 	byDigest *pmapTx[[]string]
 	deps     *pmapTx[[]string]
@@ -415,7 +417,7 @@ type applier struct {
 // per-source record counts it keeps up to date.
 func newApplier(prev *Snapshot, counts map[string][2]int, stale bool) *applier {
 	a := &applier{
-		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(),
+		revs: prev.revisions.edit(), tgts: prev.targets.edit(), svcs: prev.services.edit(), ids: prev.ids.edit(), in: prev.inIdx.edit(),
 		byName: prev.byName.edit(), byDigest: prev.byDigest.edit(), deps: prev.depsByName.edit(), tByName: prev.targetsByName.edit(),
 		pinned: prev.pinned.edit(), post: prev.post.edit(), postTx: map[string]*sortedTx[struct{}]{},
 		order: prev.order.edit(), acc: prev.acc, dirty: map[string]*service{}, counts: counts,
@@ -609,8 +611,12 @@ func (a *applier) removeTarget(key string) {
 }
 
 // finishServices recomputes each touched service from its records, drops
-// the empty ones, and updates the name index and the key order.
+// the empty ones, and updates the name index, the key order and the
+// numbers. The new services are numbered once the deleted ones have
+// freed theirs, in key order, so one history of batches numbers its
+// services one way.
 func (a *applier) finishServices() {
+	var created []*service
 	for key, s := range a.dirty {
 		old, existed := a.svcs.get(key)
 		var was []string
@@ -620,6 +626,8 @@ func (a *applier) finishServices() {
 		if len(s.revisions) == 0 && len(s.targets) == 0 {
 			if existed {
 				a.svcs.del(key)
+				a.ids.release(old.id)
+				a.in.put(old.id, nil) // the list goes with the number: a new service may take it
 				a.order.del(key)
 				remove(a.byName, s.name, key)
 				a.updateTerms(key, was, nil)
@@ -636,7 +644,16 @@ func (a *applier) finishServices() {
 		if !existed {
 			add(a.byName, s.name, key)
 			a.names[s.name] = true
+			created = append(created, s)
+		} else {
+			a.ids.put(s.id, s)
 		}
+	}
+	a.ids.recycle()
+	slices.SortFunc(created, func(x, y *service) int { return strings.Compare(x.key, y.key) })
+	for _, s := range created {
+		s.id = a.ids.take()
+		a.ids.put(s.id, s)
 	}
 }
 
@@ -691,15 +708,18 @@ func (a *applier) recheckEdges(next *Snapshot) {
 		}
 		r := re.Revision
 		from := r.ServiceKey()
+		// The revision is next's, so its service is too.
+		fromSvc := next.service(from)
 		for i, e := range r.Edges {
 			if rel := next.resolveFrom(from, k, e, re.targets[i]); !rel.Resolved {
 				tx.set(unresolvedKey(k, e.Ref, i), attn{service: rel.FromService, reason: rel.Reason})
 			} else {
-				ed.add[rel.ToService] = append(ed.add[rel.ToService], inRef{rev: k, edge: int32(i), dep: e.Type == EdgeDependency, resolvedRev: rel.ResolvedRevision, from: r})
+				ed.add[rel.ToService] = append(ed.add[rel.ToService], inRef{rev: k, edge: newEdgePlace(i, e.Type == EdgeDependency), svc: fromSvc.id, resolvedRev: rel.ResolvedRevision, from: r})
 			}
 		}
 	}
-	next.inIdx = ed.apply(a.prev.inIdx)
+	ed.apply(a.in, next)
+	next.inIdx = a.in.commit()
 }
 
 // unresolvedKey orders a revision's unresolved edges by name, then by

@@ -1,6 +1,7 @@
 package fleetgraph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -209,6 +210,7 @@ type impactWalk struct {
 	lims      []Limitation
 	consumers []Consumer // breadth first; Path and Targets are shared, cloned onto a page
 	parent    []int32    // the consumer a consumer was reached from, -1 for the changed service
+	svc       []svcID    // the consumers' service numbers, in the snapshot that walked (a later one may have given a number to another service)
 	via       []int      // see transitiveRisks
 	order     []int      // consumers most affected first
 	root      string     // the changed service's key, the last of every path
@@ -335,7 +337,7 @@ func (s *Snapshot) carryImpact(filter string, older, newer *bundle.Bundle, opts 
 		return nil
 	}
 	for _, r := range old.reads {
-		cur, _ := s.inIdx.get(r.key)
+		cur := s.inboundOf(r.key)
 		if len(cur) != len(r.refs) || len(cur) > 0 && &cur[0] != &r.refs[0] {
 			return nil
 		}
@@ -384,22 +386,21 @@ func (s *Snapshot) impactRoot(domain string, older, newer *bundle.Bundle) *servi
 	return sv
 }
 
-// inboundRead is the inbound-index list of the service key, noted in w.
+// inboundRead is the inbound-index list of the service sv, noted in w.
 // The walk reads each edge through the entry (inRef.edgeOf), so it builds
 // no Relationship.
-func (s *Snapshot) inboundRead(w *impactWalk, key string) []inRef {
-	refs, _ := s.inIdx.get(key)
-	w.reads = append(w.reads, inRead{key: key, refs: refs})
+func (s *Snapshot) inboundRead(w *impactWalk, sv *service) []inRef {
+	refs := s.inIdx.at(sv.id)
+	w.reads = append(w.reads, inRead{key: sv.key, refs: refs})
 	return refs
 }
 
-// depRef is one dependency edge into a walked service, with the key of
-// the service that declares it.
+// depRef is one dependency edge into a walked service from a service the
+// walk has not reached yet.
 type depRef struct {
-	from  string
-	e     *Edge
-	pos   int32 // its place among the list's dependency edges
-	place int32 // the declaring consumer's place once known (-1: the changed service)
+	from *service // the declaring service
+	e    *Edge
+	pos  int32 // its place among the list's dependency edges
 }
 
 // dependents is the walk's consumer graph for transitiveRisks, in place
@@ -480,12 +481,15 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 	judgements := map[string]judged{}
 
 	// Breadth first over dependents: the first time a service is reached is
-	// its shortest path. at maps a reached service to its place among the
-	// consumers (-1: the changed service).
-	at := map[string]int32{sv.key: -1}
+	// its shortest path. at marks a reached service, by number, with its
+	// place among the consumers (-1: the changed service).
+	at := make(places, s.ids.len())
+	at.set(sv.id, -1)
 	// graph keeps who depends on whom for transitiveRisks, which walks
 	// the same services again.
 	graph := &dependents{off: []int32{0}}
+	// ord is the place of the service declaring each dependency edge into
+	// the service being expanded, in the list's order.
 	var ord []int32
 	type node struct {
 		sv    *service
@@ -494,9 +498,10 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 	}
 	queue := []node{{sv: sv, place: -1}}
 	owners := map[string]bool{}
-	// deps is the dependency edges into the service being expanded,
-	// ordered by the declaring service (stable: each one's edges in the
-	// order its list holds them), reused from one service to the next.
+	// deps is the dependency edges into the service being expanded from
+	// services not reached yet, ordered by the declaring service's key
+	// (each one's edges in the order its list holds them), reused from
+	// one service to the next.
 	var deps []depRef
 	var ranges []string
 	// truncated is set when a consumer is left out, not when the bound is
@@ -509,38 +514,40 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 		}
 		cur := queue[0]
 		queue = queue[1:]
-		in := s.inboundRead(w, cur.sv.key)
-		deps = deps[:0]
+		in := s.inboundRead(w, cur.sv)
+		deps, ord = deps[:0], ord[:0]
 		for i := range in {
-			if in[i].dep {
-				deps = append(deps, depRef{from: in[i].fromKey(), e: in[i].edgeOf(), pos: int32(len(deps))})
+			r := &in[i]
+			if !r.edge.dep() {
+				continue
 			}
+			p, ok := at.get(r.svc)
+			if !ok {
+				deps = append(deps, depRef{from: s.serviceAt(r.svc), e: r.edgeOf(), pos: int32(len(ord))})
+			}
+			ord = append(ord, p) // set below for a service not reached yet
 		}
-		slices.SortStableFunc(deps, func(a, b depRef) int { return strings.Compare(a.from, b.from) })
+		slices.SortFunc(deps, func(a, b depRef) int {
+			return cmp.Or(strings.Compare(a.from.key, b.from.key), cmp.Compare(a.pos, b.pos))
+		})
 		for g := 0; g < len(deps); {
-			ck := deps[g].from
+			csv := deps[g].from
 			h := g + 1
-			for h < len(deps) && deps[h].from == ck {
+			for h < len(deps) && deps[h].from == csv {
 				h++
 			}
 			run := deps[g:h]
 			g = h
-			if p, ok := at[ck]; ok {
-				for k := range run {
-					run[k].place = p
-				}
-				continue
-			}
 			if len(w.consumers) >= maxConsumers {
 				truncated = true
 				break
 			}
 			place := int32(len(w.consumers))
-			at[ck] = place
-			for k := range run {
-				run[k].place = place
+			at.set(csv.id, place)
+			for _, d := range run {
+				ord[d.pos] = place
 			}
-			csv := s.service(ck)
+			ck := csv.key
 			depth := cur.depth + 1
 			c := Consumer{Service: ck, Domain: csv.domain, Depth: depth, Direct: depth == 1,
 				Provenance: "declared", Status: csv.status, Targets: csv.targets}
@@ -588,15 +595,12 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 			}
 			w.consumers = append(w.consumers, c)
 			w.parent = append(w.parent, cur.place)
+			w.svc = append(w.svc, csv.id)
 			queue = append(queue, node{sv: csv, place: place, depth: depth})
 		}
 		if !truncated {
 			// The list went through to its end: its dependents, in the
 			// list's order, for transitiveRisks.
-			ord = slices.Grow(ord[:0], len(deps))[:len(deps)]
-			for _, d := range deps {
-				ord[d.pos] = d.place
-			}
 			for _, p := range ord {
 				if p >= 0 {
 					graph.adj = append(graph.adj, p)
@@ -758,7 +762,7 @@ func contractChanges(cs []diff.Change) int {
 // their edges. It returns, per consumer, the place of the direct consumer
 // whose exposure it took (-1 for the others): the reason, a sentence, is
 // written only for the consumers an answer lists (transitiveReason).
-func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at map[string]int32) []int {
+func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) []int {
 	cs := w.consumers
 	via := make([]int, len(cs)) // transitive consumer → the direct consumer it was reached from
 	for i := range via {
@@ -798,12 +802,12 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at map[stri
 			}
 			// The walk stopped before this consumer's list: read it (once:
 			// a consumer takes one risk, so it is dequeued at most once).
-			in := s.inboundRead(w, cs[cur].Service)
+			in := s.inboundRead(w, s.serviceAt(w.svc[cur]))
 			for i := range in {
-				if !in[i].dep {
+				if !in[i].edge.dep() {
 					continue
 				}
-				if j, ok := at[in[i].fromKey()]; ok {
+				if j, ok := at.get(in[i].svc); ok {
 					spread(j)
 				}
 			}

@@ -7,26 +7,44 @@ import (
 )
 
 // inRef is one resolved edge as the inbound index holds it: the declaring
-// revision's key and record, the edge's place in its contract and, for an
-// edge resolved by a pinned digest, the revision it resolved to. 48 bytes
-// an edge; the strings share the revision keys' bytes.
+// revision's key and record, its service's number, the edge's place in
+// its contract and, for an edge resolved by a pinned digest, the revision
+// it resolved to. 48 bytes an edge; the strings share the revision keys'
+// bytes.
 //
 // from is the record the batch that indexed the edge read. Every batch
 // that sets a revision rechecks it (addRevisionEntry), which takes its
 // entries out and puts them back with the new record, so from is always
 // the snapshot's own record for rev: a walk reads the edge through it
 // instead of looking the revision up by key (checkInbound holds it to
-// that).
+// that). svc stays right for as long as the entry does: a service keeps
+// its number while it has a revision, and the entry goes with the
+// revision.
 type inRef struct {
-	rev  string
-	edge int32
-	// dep is whether the edge is a dependency (Type EdgeDependency): the
-	// walks over dependents test it for every edge they pass, so it is
-	// kept here (in what would be padding) rather than read through from.
-	dep         bool
+	rev         string
 	resolvedRev string
 	from        *Revision
+	edge        edgePlace
+	svc         svcID
 }
+
+// edgePlace is an edge's place in its contract and whether it is a
+// dependency (Type EdgeDependency), in one word: place<<1, plus one for a
+// dependency. The walks over dependents test the kind for every edge
+// they pass, so it is kept in the entry rather than read through from,
+// and in the place's word so that the entry stays 48 bytes.
+type edgePlace uint32
+
+func newEdgePlace(i int, dep bool) edgePlace {
+	p := edgePlace(i) << 1
+	if dep {
+		p |= 1
+	}
+	return p
+}
+
+func (p edgePlace) index() int32 { return int32(p >> 1) }
+func (p edgePlace) dep() bool    { return p&1 != 0 }
 
 // inKey is what identifies an inRef: its edge and where it resolved, not
 // the record it was read through.
@@ -36,13 +54,15 @@ type inKey struct {
 	resolvedRev string
 }
 
-func (r *inRef) key() inKey { return inKey{rev: r.rev, edge: r.edge, resolvedRev: r.resolvedRev} }
+func (r *inRef) key() inKey {
+	return inKey{rev: r.rev, edge: r.edge.index(), resolvedRev: r.resolvedRev}
+}
 
 // fromKey is the declaring service's key.
 func (r *inRef) fromKey() string { return fromService(r.rev, r.from) }
 
 // edgeOf is the edge itself, in the declaring revision's contract.
-func (r *inRef) edgeOf() *Edge { return &r.from.Edges[r.edge] }
+func (r *inRef) edgeOf() *Edge { return &r.from.Edges[r.edge.index()] }
 
 func compareInRef(a, b inRef) int {
 	return cmp.Or(strings.Compare(a.rev, b.rev), cmp.Compare(a.edge, b.edge))
@@ -95,14 +115,16 @@ func (a *applier) unindexInbound() inboundEdits {
 	return ed
 }
 
-// apply is idx with the edits: each service's list rebuilt once.
-func (ed inboundEdits) apply(idx pmap[[]inRef]) pmap[[]inRef] {
-	if len(ed.add) == 0 && len(ed.del) == 0 {
-		return idx
-	}
-	tx := idx.edit()
+// apply makes the edits to tx, next's inbound index: each service's list
+// rebuilt once. A service next does not hold went in this batch, and its
+// list with its number (finishServices).
+func (ed inboundEdits) apply(tx *numberedTx[[]inRef], next *Snapshot) {
 	rebuild := func(to string) {
-		old, _ := tx.get(to)
+		sv := next.service(to)
+		if sv == nil {
+			return
+		}
+		old := tx.at(sv.id)
 		del := ed.del[to]
 		out := make([]inRef, 0, len(old)+len(ed.add[to]))
 		for i := range old {
@@ -116,10 +138,9 @@ func (ed inboundEdits) apply(idx pmap[[]inRef]) pmap[[]inRef] {
 		slices.SortStableFunc(out, compareInRef)
 		out = compactLast(out)
 		if len(out) == 0 {
-			tx.del(to)
-		} else {
-			tx.set(to, slices.Clip(out))
+			out = nil
 		}
+		tx.put(sv.id, slices.Clip(out))
 	}
 	for to := range ed.del {
 		rebuild(to)
@@ -129,7 +150,6 @@ func (ed inboundEdits) apply(idx pmap[[]inRef]) pmap[[]inRef] {
 			rebuild(to)
 		}
 	}
-	return tx.commit()
 }
 
 // compactLast drops, from a sorted list, every entry followed by one with
@@ -148,7 +168,7 @@ func compactLast(rs []inRef) []inRef {
 // indexedInbound is the resolved edges pointing at sv, from the inbound
 // index, sorted by revision and then by the edge's place in its contract.
 func (s *Snapshot) indexedInbound(sv *service) []Relationship {
-	refs, _ := s.inIdx.get(sv.key)
+	refs := s.inIdx.at(sv.id)
 	if len(refs) == 0 {
 		return nil
 	}
@@ -156,7 +176,7 @@ func (s *Snapshot) indexedInbound(sv *service) []Relationship {
 	for i := range refs {
 		r := &refs[i]
 		from := r.from
-		e := from.Edges[r.edge]
+		e := from.Edges[r.edge.index()]
 		out = append(out, Relationship{
 			FromService: r.fromKey(), FromRevision: r.rev, To: e.Ref, Type: e.Type, Provenance: "declared",
 			Required: e.Required, Compatibility: e.Compatibility, Name: e.Name,

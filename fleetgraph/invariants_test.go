@@ -121,23 +121,70 @@ func (s *Snapshot) checkInvariants() error {
 // each batch, with the inbound edges found by resolving every candidate
 // edge of the snapshot again.
 func (s *Snapshot) checkInbound() error {
-	for k, refs := range s.inIdx.all() {
-		if s.service(k) == nil {
-			return fmt.Errorf("the inbound index lists edges into %q, which is no service", k)
+	for id, refs := range s.inIdx.all(func(refs []inRef) bool { return refs == nil }) {
+		if len(refs) == 0 {
+			return fmt.Errorf("the inbound index holds an empty list for number %d (want none)", id)
 		}
+		to := s.serviceAt(id)
+		if to == nil {
+			return fmt.Errorf("the inbound index lists edges into number %d, which is no service's", id)
+		}
+		k := to.key
 		for _, r := range refs {
-			if rec, _ := s.revisionEdges(r.rev); rec == nil || rec != r.from || int(r.edge) >= len(rec.Edges) {
-				return fmt.Errorf("the inbound index's entry for edge %d of %s into %q reads a record that is not the snapshot's", r.edge, r.rev, k)
+			i := r.edge.index()
+			if rec, _ := s.revisionEdges(r.rev); rec == nil || rec != r.from || int(i) >= len(rec.Edges) {
+				return fmt.Errorf("the inbound index's entry for edge %d of %s into %q reads a record that is not the snapshot's", i, r.rev, k)
 			}
-			if r.dep != (r.from.Edges[r.edge].Type == EdgeDependency) {
-				return fmt.Errorf("the inbound index's entry for edge %d of %s into %q says dependency %v, but the edge's type is %q", r.edge, r.rev, k, r.dep, r.from.Edges[r.edge].Type)
+			if r.edge.dep() != (r.from.Edges[i].Type == EdgeDependency) {
+				return fmt.Errorf("the inbound index's entry for edge %d of %s into %q says dependency %v, but the edge's type is %q", i, r.rev, k, r.edge.dep(), r.from.Edges[i].Type)
+			}
+			if from := s.serviceAt(r.svc); from == nil || from.key != r.from.ServiceKey() {
+				return fmt.Errorf("the inbound index's entry for edge %d of %s into %q names service number %d, which is not the revision's service %q", i, r.rev, k, r.svc, r.from.ServiceKey())
 			}
 		}
+	}
+	if err := s.checkIDs(); err != nil {
+		return err
 	}
 	for k, sv := range s.services.all() {
 		got, want := s.indexedInbound(sv), scanInbound(s, sv)
 		if !slices.Equal(got, want) {
 			return fmt.Errorf("the inbound index holds %d edges into %q: %+v; resolving the records finds %d: %+v", len(got), k, got, len(want), want)
+		}
+	}
+	return nil
+}
+
+// checkIDs holds the services' numbers to what the walks read them for:
+// every service has a number of its own, the table gives each number's
+// service (the snapshot's record, not an older copy), and every other
+// number below the table's length is free, once.
+func (s *Snapshot) checkIDs() error {
+	owner := map[svcID]string{}
+	for k, sv := range s.services.all() {
+		if other, ok := owner[sv.id]; ok {
+			return fmt.Errorf("services %q and %q have one number, %d", other, k, sv.id)
+		}
+		owner[sv.id] = k
+		if got := s.serviceAt(sv.id); got != sv {
+			return fmt.Errorf("service %q has number %d, but the table holds %v there", k, sv.id, got)
+		}
+	}
+	for _, id := range s.ids.free {
+		if k, ok := owner[id]; ok {
+			return fmt.Errorf("number %d is free and %q's", id, k)
+		}
+		owner[id] = ""
+		if s.serviceAt(id) != nil {
+			return fmt.Errorf("the free number %d names a service in the table", id)
+		}
+	}
+	if len(owner) != s.ids.len() {
+		return fmt.Errorf("%d services and %d free numbers, but the table has %d", s.services.len(), len(s.ids.free), s.ids.len())
+	}
+	for id := range owner {
+		if id < 0 || int(id) >= s.ids.len() {
+			return fmt.Errorf("number %d is outside the table (%d)", id, s.ids.len())
 		}
 	}
 	return nil

@@ -403,15 +403,16 @@ func (s *Snapshot) observedStatus() *ObservedStatus {
 // answer: a declared direct consumer also seen calling is corroborated;
 // a caller that declares nothing is a direct "shadow" consumer whose
 // verdict is unknown (no range says whether it takes the new version).
-func (s *Snapshot) observedConsumers(w *impactWalk, sv *service, set *Observed, maxConsumers int, truncated *bool, owners map[string]bool, at map[string]int32) []Limitation {
+func (s *Snapshot) observedConsumers(w *impactWalk, sv *service, set *Observed, maxConsumers int, truncated *bool, owners map[string]bool, at places) []Limitation {
 	rels, unresolved := s.resolvedObserved(set)
 	for _, r := range rels {
 		if r.ToService != sv.key {
 			continue
 		}
+		csv := s.service(r.FromService)
 		// The changed service itself (-1) is not among the consumers: a
 		// call it makes to itself lists it, as a caller it is.
-		if i, ok := at[r.FromService]; ok && i >= 0 {
+		if i, ok := at.get(csv.id); ok && i >= 0 {
 			c := &w.consumers[i]
 			c.Provenance = ProvenanceDeclaredObserved
 			if c.Direct {
@@ -423,7 +424,6 @@ func (s *Snapshot) observedConsumers(w *impactWalk, sv *service, set *Observed, 
 			*truncated = true
 			break
 		}
-		csv := s.service(r.FromService)
 		c := Consumer{Service: csv.key, Domain: csv.domain, Depth: 1, Direct: true,
 			CompatibilityVerdict: VerdictUnknown, Provenance: ProvenanceObserved, Confidence: ConfidenceObserved,
 			Risk: RiskUnknown, Status: csv.status, Targets: csv.targets,
@@ -434,9 +434,10 @@ func (s *Snapshot) observedConsumers(w *impactWalk, sv *service, set *Observed, 
 				owners[o] = true
 			}
 		}
-		at[csv.key] = int32(len(w.consumers))
+		at.set(csv.id, int32(len(w.consumers)))
 		w.consumers = append(w.consumers, c)
 		w.parent = append(w.parent, -1)
+		w.svc = append(w.svc, csv.id)
 	}
 	return s.observedLimitations(set, unresolved)
 }

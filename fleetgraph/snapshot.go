@@ -18,6 +18,10 @@ type Snapshot struct {
 	revisions pmap[*revEntry]
 	targets   pmap[*tgtEntry]
 	services  pmap[*service]
+	// ids is the services again, by number (ids.go): what a walk over
+	// inbound edges reads, since each entry names its declaring service
+	// by number.
+	ids svcTable
 	// order maps service keys, in order, to their lower-cased name and
 	// owners: paging walks it, and a text search scans it without
 	// visiting the services.
@@ -29,12 +33,14 @@ type Snapshot struct {
 	depsByName    pmap[[]string] // name an edge may resolve by (reference or alias) -> revision keys declaring it
 	targetsByName pmap[[]string] // target name -> target keys
 	pinned        pmap[[]string] // digest an edge pins -> revision keys declaring it
-	// inIdx is the inbound index: service key -> the resolved edges
-	// pointing at it, sorted (inbound.go). The Builder moves it with each
-	// batch, for the revisions whose edges' resolution the batch may have
-	// changed, so a first dependents or impact walk on a new snapshot
-	// reads it instead of resolving the fleet's edges.
-	inIdx pmap[[]inRef]
+	// inIdx is the inbound index: service number -> the resolved edges
+	// pointing at the service, sorted (inbound.go). The Builder moves it
+	// with each batch, for the revisions whose edges' resolution the batch
+	// may have changed, so a first dependents or impact walk on a new
+	// snapshot reads it instead of resolving the fleet's edges; by number,
+	// so a walk that has the service's number reads its list without
+	// hashing its key.
+	inIdx numbered[[]inRef]
 	post  postings // search term -> service or target composite keys (index.go)
 	// attention holds what pacto_fleet_status lists, one sorted list per
 	// code, computed when records change rather than per query. Stale
@@ -105,6 +111,7 @@ type tgtEntry struct {
 // service is derived from revisions and targets; no source emits one.
 type service struct {
 	key, domain, name string
+	id                svcID    // kept for the service's life (ids.go)
 	revisions         []string // sorted revision keys
 	targets           []string // sorted target keys
 	owners            []string // distinct owners of its revisions, sorted
@@ -144,6 +151,17 @@ func (s *Snapshot) Meta() Meta { return s.meta(nil) }
 func (s *Snapshot) service(key string) *service {
 	sv, _ := s.services.get(key)
 	return sv
+}
+
+// serviceAt is the service numbered id (ids.go).
+func (s *Snapshot) serviceAt(id svcID) *service { return s.ids.at(id) }
+
+// inboundOf is the inbound-index list of the service key.
+func (s *Snapshot) inboundOf(key string) []inRef {
+	if sv := s.service(key); sv != nil {
+		return s.inIdx.at(sv.id)
+	}
+	return nil
 }
 
 func (s *Snapshot) revision(key string) *Revision {

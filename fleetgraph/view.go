@@ -392,7 +392,7 @@ func (s *Snapshot) finishView(a *applier, v Visibility, key string, counts map[s
 	a.commitPostings()
 	next := &Snapshot{
 		id: s.id, asOf: s.asOf, seq: s.seq, freshness: s.freshness, view: key, vis: v, counts: counts,
-		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), order: a.order.commit(),
+		revisions: a.revs.commit(), targets: a.tgts.commit(), services: a.svcs.commit(), ids: a.ids.commit(), order: a.order.commit(),
 		byName: a.byName.commit(), byDigest: a.byDigest.commit(), depsByName: a.deps.commit(), targetsByName: a.tByName.commit(),
 		pinned: a.pinned.commit(), post: a.post.commit(), acc: a.acc, scopeCount: a.scopeCount,
 		obs: newObservedState(s.observedSet()), diffs: s.diffs,
