@@ -1,0 +1,44 @@
+package main
+
+import (
+	"encoding/json"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The go-sdk names extractname_test.go (the replacement of the go-sdk's
+// extractName) uses, as the go-sdk's mcp package has them, so that it
+// compiles and is tested here. internaljson.Unmarshal is the patched one
+// (replacement.go), as in the patched build.
+type (
+	CallToolParams     = sdk.CallToolParams
+	GetPromptParams    = sdk.GetPromptParams
+	ReadResourceParams = sdk.ReadResourceParams
+	InputResponseMap   = sdk.InputResponseMap
+)
+
+var internaljson = struct{ Unmarshal func([]byte, any) error }{Unmarshal}
+
+// upstreamExtractName is the go-sdk's extractName, the oracle of the
+// differential test; TestOracleIsUpstream holds it to upstream's text.
+func upstreamExtractName(method string, params json.RawMessage) (string, bool) {
+	switch method {
+	case "tools/call":
+		var p CallToolParams
+		if err := internaljson.Unmarshal(params, &p); err == nil {
+			return p.Name, true
+		}
+	case "prompts/get":
+		var p GetPromptParams
+		if err := internaljson.Unmarshal(params, &p); err == nil {
+			return p.Name, true
+		}
+	case "resources/read":
+		var p ReadResourceParams
+		if err := internaljson.Unmarshal(params, &p); err == nil {
+			return p.URI, true
+		}
+	}
+
+	return "", false
+}
