@@ -101,6 +101,11 @@ var patches = []modulePatch{
 				why:   "whether extractName still decodes a whole CallToolParams (_meta and arguments into maps) to read the name",
 				apply: func(src []byte) ([]byte, error) { return splice(src, "extractName", extractNameSrc) },
 			},
+			{
+				file: "mcp/streamable.go", sha256: "d5bc530e72bcde8a44d139105bb28d0a56c2534a8912b8fe8b37a3b0f2cdcb60",
+				why:   "whether protocolVersionFromMessage and servePOST still decode the whole _meta to read its protocolVersion",
+				apply: readVersionOnly,
+			},
 		},
 	},
 	{
@@ -125,6 +130,8 @@ var (
 	replacement []byte
 	//go:embed extractname_test.go
 	extractNameSrc []byte
+	//go:embed protoversion_test.go
+	protoVersionSrc []byte
 )
 
 func main() {
@@ -196,6 +203,7 @@ func shared(out string) (string, error) {
 	}
 	h.Write(replacement)
 	h.Write(extractNameSrc)
+	h.Write(protoVersionSrc)
 	self, _ := os.ReadFile(os.Args[0]) // the command itself: a changed patch is a new workspace
 	h.Write(self)
 	key := h.Sum(nil)
@@ -384,6 +392,27 @@ func splice(src []byte, name string, repl []byte) ([]byte, error) {
 	b.Write(repl[rfrom:rto])
 	b.Write(src[to:])
 	return b.Bytes(), nil
+}
+
+// servePOSTMetaVersion is servePOST's reading of _meta's protocolVersion
+// upstream, and metaVersionRead what readVersionOnly makes of it.
+const (
+	servePOSTMetaVersion = "\t\t\tif meta := extractRequestMeta(jreq.Params); meta != nil {\n\t\t\t\tmetaVersion, _ = meta[MetaKeyProtocolVersion].(string)\n\t\t\t}\n"
+	metaVersionRead      = "\t\t\tmetaVersion = metaProtocolVersion(jreq.Params) // patched by kubepact (hack/sdkpatch): reads only the protocolVersion\n"
+)
+
+// readVersionOnly makes streamable.go read _meta's protocolVersion without
+// decoding the rest of _meta: in protocolVersionFromMessage (spliced) and
+// in servePOST.
+func readVersionOnly(src []byte) ([]byte, error) {
+	src, err := splice(src, "protocolVersionFromMessage", protoVersionSrc)
+	if err != nil {
+		return nil, err
+	}
+	if n := bytes.Count(src, []byte(servePOSTMetaVersion)); n != 1 {
+		return nil, fmt.Errorf("servePOST's reading of the protocol version occurs %d times, want once", n)
+	}
+	return bytes.Replace(src, []byte(servePOSTMetaVersion), []byte(metaVersionRead), 1), nil
 }
 
 // mapHints are the map decoders' allocations in segmentio's decode.go,

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // TestUpstreamUnchanged fails when a patched module in go.mod is not the
@@ -95,7 +97,7 @@ func TestPatchReplacesOnlyWhatItSays(t *testing.T) {
 			t.Errorf("walking the copy of %s: %v (%d files)", m.module, err, n)
 		}
 	}
-	if want := 3; checked != want {
+	if want := 4; checked != want {
 		t.Errorf("checked %d patched files, want %d", checked, want)
 	}
 }
@@ -111,6 +113,11 @@ func checkChange(t *testing.T, file string, src, got []byte) {
 		}
 	case "mcp/streamable_headers.go":
 		checkSplice(t, file, src, got, "extractName", extractNameSrc)
+	case "mcp/streamable.go":
+		if n := strings.Count(string(got), metaVersionRead); n != 1 {
+			t.Errorf("the patched streamable.go reads the protocol version in servePOST %d times, want once", n)
+		}
+		checkSplice(t, file, src, []byte(strings.Replace(string(got), metaVersionRead, servePOSTMetaVersion, 1)), "protocolVersionFromMessage", protoVersionSrc)
 	case "json/decode.go":
 		sl, gl := strings.Split(string(src), "\n"), strings.Split(string(got), "\n")
 		if len(sl) != len(gl) {
@@ -302,14 +309,11 @@ func TestEveryBuildPathPatched(t *testing.T) {
 	}
 }
 
-// TestOracleIsUpstream holds upstreamExtractName, the differential
-// test's oracle, to the go-sdk's extractName as the pinned file has it.
+// TestOracleIsUpstream holds the differential tests' oracles
+// (upstream_names_test.go) to the go-sdk's functions as the pinned files
+// have them: the same body, but for the names of the oracles they call.
 func TestOracleIsUpstream(t *testing.T) {
 	mod, err := patches[0].locate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := os.ReadFile(filepath.Join(mod, "mcp", "streamable_headers.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,17 +321,29 @@ func TestOracleIsUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	from, to, err := funcSpan(up, "extractName")
-	if err != nil {
-		t.Fatal(err)
+	body := func(src []byte, name string) string {
+		t.Helper()
+		from, to, err := funcSpan(src, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, b, _ := strings.Cut(string(src[from:to]), ") {\n")
+		return b
 	}
-	ofrom, oto, err := funcSpan(ours, "upstreamExtractName")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := func(fn []byte) string { _, b, _ := strings.Cut(string(fn), ") {\n"); return b }
-	if got, want := body(ours[ofrom:oto]), body(up[from:to]); got != want {
-		t.Errorf("upstreamExtractName's body is not upstream's extractName's:\n%s\nupstream:\n%s", got, want)
+	for _, o := range []struct{ file, name string }{
+		{"mcp/streamable_headers.go", "extractName"},
+		{"mcp/shared.go", "extractRequestMeta"},
+		{"mcp/streamable.go", "protocolVersionFromMessage"},
+	} {
+		up, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(o.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		oracle := "upstream" + strings.ToUpper(o.name[:1]) + o.name[1:]
+		got := strings.ReplaceAll(body(ours, oracle), "upstreamExtractRequestMeta(", "extractRequestMeta(")
+		if want := body(up, o.name); got != want {
+			t.Errorf("%s's body is not upstream's %s's:\n%s\nupstream:\n%s", oracle, o.name, got, want)
+		}
 	}
 }
 
@@ -387,5 +403,80 @@ func TestExtractNameAllocatesLess(t *testing.T) {
 	t.Logf("objects per extractName: patched %.0f, upstream %.0f", patched, upstream)
 	if patched > upstream/2 {
 		t.Errorf("objects per extractName: patched %.0f, upstream %.0f; want at most half", patched, upstream)
+	}
+}
+
+// The params the protocol version differential test and fuzz target start
+// from: what clients send, and where upstream's decode of the whole _meta
+// fails or a narrower one could part from it (a _meta that is no object,
+// given twice, null; the version absent, null, not a string, escaped;
+// numbers out of float64's range; malformed JSON).
+var protoVersionSeeds = []string{
+	extractNameSeeds[0], ``, `null`, `{}`, `5`, `{"_meta":null}`, `{"_meta":{}}`, `{"_meta":5}`, `{"_meta":[]}`, `{"_meta":"s"}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":["x"]}}`, `{"_meta":{"io.modelcontextprotocol/protocolversion":"x"}}`,
+	`{"_meta":{"io.modelcontextprotocol\/protocolVersion":"x"}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"\u0078\ud800"}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":{}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":null}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+	`{"_meta":null,"_meta":{"io.modelcontextprotocol/protocolVersion":"a"}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":3}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","n":1e400}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","n":[1e-400]}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"arguments":1e400}`, `{"_Meta":{"io.modelcontextprotocol/protocolVersion":"a"}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"}} x`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"\xff"}}`,
+}
+
+// TestProtocolVersionMatchesUpstream holds metaProtocolVersion and the
+// patched protocolVersionFromMessage to upstream's reading of _meta on
+// every seed.
+func TestProtocolVersionMatchesUpstream(t *testing.T) {
+	for _, s := range protoVersionSeeds {
+		if d := sameProtocolVersion([]byte(s)); d != "" {
+			t.Errorf("%q: %s", s, d)
+		}
+	}
+	for _, msg := range []jsonrpc.Message{nil, (*jsonrpc.Request)(nil), &jsonrpc.Response{}} {
+		if got, want := protocolVersionFromMessage(msg), upstreamProtocolVersionFromMessage(msg); got != want {
+			t.Errorf("%#v: protocolVersionFromMessage %q; upstream %q", msg, got, want)
+		}
+	}
+}
+
+// FuzzProtocolVersionMatchesUpstream is TestProtocolVersionMatchesUpstream
+// on any params.
+func FuzzProtocolVersionMatchesUpstream(f *testing.F) {
+	for _, s := range protoVersionSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		if d := sameProtocolVersion(params); d != "" {
+			t.Errorf("%q: %s", params, d)
+		}
+	})
+}
+
+// sameProtocolVersion reports how the patched readings of params' protocol
+// version part from upstream's, or "".
+func sameProtocolVersion(params []byte) string {
+	want, _ := upstreamExtractRequestMeta(params)[MetaKeyProtocolVersion].(string)
+	if got := metaProtocolVersion(params); got != want {
+		return fmt.Sprintf("metaProtocolVersion %q; upstream %q", got, want)
+	}
+	req := &jsonrpc.Request{Method: "tools/call", Params: params}
+	if got, want := protocolVersionFromMessage(req), upstreamProtocolVersionFromMessage(req); got != want {
+		return fmt.Sprintf("protocolVersionFromMessage %q; upstream %q", got, want)
+	}
+	return ""
+}
+
+// TestProtocolVersionAllocatesLess is what the patch is for: reading the
+// protocol version no longer builds the whole _meta.
+func TestProtocolVersionAllocatesLess(t *testing.T) {
+	params := json.RawMessage(extractNameSeeds[0])
+	patched := testing.AllocsPerRun(100, func() { metaProtocolVersion(params) })
+	upstream := testing.AllocsPerRun(100, func() { _, _ = upstreamExtractRequestMeta(params)[MetaKeyProtocolVersion].(string) })
+	t.Logf("objects per reading of the protocol version: patched %.0f, upstream %.0f", patched, upstream)
+	if patched > upstream/2 {
+		t.Errorf("objects per reading of the protocol version: patched %.0f, upstream %.0f; want at most half", patched, upstream)
 	}
 }
