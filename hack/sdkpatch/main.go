@@ -8,6 +8,10 @@
 //     (its _meta and arguments into maps) to read the tool's name, on the
 //     client and again on the server, decodes the name and only checks the
 //     rest (extractname_test.go);
+//   - the go-sdk's reading of _meta's protocolVersion, which decodes the
+//     whole _meta (the client's capabilities and info) into a map for one
+//     string, on the client and on the server, decodes only that string
+//     (protoversion_test.go);
 //   - segmentio/encoding's json decoder, which makes every map it decodes
 //     (map[string]any and the like: _meta, arguments, results) with room for
 //     64 entries, makes them as small as Go does.
