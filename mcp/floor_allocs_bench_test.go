@@ -21,7 +21,11 @@ import (
 // handler. allocs/op and B/op count the client, the demo service and the
 // server together; the client and the demo service are the same on both
 // lines, so the difference between the lines is what kubepact's server
-// allocates above the floor's per call.
+// allocates above the floor's per call. floor-stateless is the floor's
+// server on the go-sdk's stateless path, as kubepact serves its calls:
+// there the client and the server speak the 2026-07-28 protocol (the
+// _meta triple on every request, Mcp-Name headers), a session is made per
+// POST, and the difference to kubepact is kubepact's own share.
 //
 //	go test -run '^$' -bench BenchmarkGetProductAllocs -benchtime 2000x ./mcp
 func BenchmarkGetProductAllocs(b *testing.B) {
@@ -53,6 +57,13 @@ func BenchmarkGetProductAllocs(b *testing.B) {
 		mux := http.NewServeMux()
 		s := floorServer(base)
 		mux.Handle(Endpoint, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+		run(b, mux)
+	})
+	b.Run("floor-stateless", func(b *testing.B) {
+		mux := http.NewServeMux()
+		s := floorServer(base)
+		mux.Handle(Endpoint, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
+			&sdk.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true}))
 		run(b, mux)
 	})
 	b.Run("kubepact", func(b *testing.B) {
