@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -263,13 +264,30 @@ func resultText(ct *openapitools.Tool, res *invoke.Result) string {
 	case res.Failure != "":
 		head = fmt.Sprintf("%s %s → %d, but %s (%.1f ms)", ct.Method, ct.Path, res.Status, res.Failure, res.DurationMs)
 	default:
-		head = fmt.Sprintf("%s %s → %d (%.1f ms)", ct.Method, ct.Path, res.Status, res.DurationMs)
+		// every successful call's line: built in one buffer, one string
+		// (a Sprintf boxes the status and duration, then the string is
+		// built again below)
+		b := make([]byte, 0, 256)
+		b = append(append(append(b, ct.Method...), ' '), ct.Path...)
+		b = strconv.AppendInt(append(b, " → "...), int64(res.Status), 10)
+		b = strconv.AppendFloat(append(b, " ("...), res.DurationMs, 'f', 1, 64)
+		b = append(b, " ms)"...)
+		if res.Truncated {
+			b = append(b, truncatedNote...)
+		}
+		return string(append(b, structuredNote...))
 	}
 	if res.Truncated && res.Failure == "" {
-		head += "; cut to the response byte cap"
+		head += truncatedNote
 	}
-	return head + "; the response is in structuredContent {status, headers, body, bodyEncoding, truncated, timedOut, durationMs, failure}"
+	return head + structuredNote
 }
+
+// The tails of resultText's line.
+const (
+	truncatedNote  = "; cut to the response byte cap"
+	structuredNote = "; the response is in structuredContent {status, headers, body, bodyEncoding, truncated, timedOut, durationMs, failure}"
+)
 
 // skillFS is where skills are read: the directory itself for a local
 // bundle (so edits and new skills show without a restart), else the

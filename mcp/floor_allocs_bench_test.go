@@ -25,7 +25,12 @@ import (
 // allocates above the floor's per call. The client speaks its default
 // protocol on floor and kubepact (sessions with the floor, the stateless
 // era with kubepact: see run) and sessions on kubepact-sessions, which is
-// the line to set beside the floor for kubepact's own share.
+// the line to set beside the floor for kubepact's own share in that era.
+// floor-stateless is the floor's server on the go-sdk's stateless path, as
+// kubepact serves the client's default era: there the client and the
+// server speak the 2026-07-28 protocol (the _meta triple on every request,
+// Mcp-Name headers) and a session is made per POST, so the line to set
+// beside kubepact is floor-stateless.
 //
 //	go test -run '^$' -bench BenchmarkGetProductAllocs -benchtime 2000x ./mcp
 func BenchmarkGetProductAllocs(b *testing.B) {
@@ -70,6 +75,13 @@ func BenchmarkGetProductAllocs(b *testing.B) {
 		mux := http.NewServeMux()
 		s := floorServer(base)
 		mux.Handle(Endpoint, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+		run(b, mux, "")
+	})
+	b.Run("floor-stateless", func(b *testing.B) {
+		mux := http.NewServeMux()
+		s := floorServer(base)
+		mux.Handle(Endpoint, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
+			&sdk.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true}))
 		run(b, mux, "")
 	})
 	kubepact := func(b *testing.B) http.Handler {

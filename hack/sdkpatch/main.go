@@ -1,18 +1,32 @@
-// Command sdkpatch carries kubepact's patches to two dependencies, both
-// about garbage per message, neither changing what is decoded or any error:
+// Command sdkpatch carries kubepact's patches to two dependencies, all
+// about garbage per message, none changing what is decoded or any error:
 //
 //   - the go-sdk's internal/json.Unmarshal, which allocates a 32 KiB
 //     decoder buffer for every message it decodes (several per call), is
 //     replaced by one that parses in place (replacement.go);
+//   - the go-sdk's extractName, which decodes a whole tools/call's params
+//     (its _meta and arguments into maps) to read the tool's name, on the
+//     client and again on the server, decodes the name and only checks the
+//     rest (extractname_test.go);
+//   - the go-sdk's reading of _meta's protocolVersion, which decodes the
+//     whole _meta (the client's capabilities and info) into a map for one
+//     string, on the client and on the server, decodes only that string
+//     (protoversion_test.go);
 //   - segmentio/encoding's json decoder, which makes every map it decodes
 //     (map[string]any and the like: _meta, arguments, results) with room for
 //     64 entries, makes them as small as Go does.
 //
+// A patch is one file of a module, pinned by the module's version and the
+// file's sha256; a module may have several. A replacement compiles and is
+// tested in this directory, against stand-ins for the upstream names it
+// uses, and its test compares it with upstream's code on a corpus and
+// under fuzzing.
+//
 // go build -overlay cannot replace files in the module cache, so the
 // patches are applied to copies: this command reads each pinned module
-// from the module cache, checks that the file it patches is the one the
+// from the module cache, checks that each file it patches is the one the
 // patch was written against (sha256), copies the module's Go sources into
-// a directory with the file patched, and writes a go.work beside them that
+// a directory with those files patched, and writes a go.work beside them that
 // uses the kubepact module and replaces each module with its copy. A go
 // command run with GOWORK naming it builds kubepact with the patches;
 // go.mod replaces nothing:
@@ -59,35 +73,70 @@ import (
 	"strings"
 )
 
-// A filePatch is one file of one pinned module, and how it is patched.
-type filePatch struct {
-	module, version, file string
-	sha256                string // of upstream's file
-	dir                   string // the copy's directory in the workspace
-	why                   string // what to check on an upgrade
-	apply                 func(src []byte) ([]byte, error)
+// A modulePatch is one pinned module and the files of it that are
+// patched; its copy in the workspace is every other file as upstream has it.
+type modulePatch struct {
+	module, version string
+	dir             string // the copy's directory in the workspace
+	files           []filePatch
 }
 
-// patches are every patch, one file each.
-var patches = []filePatch{
+// A filePatch is one file of a pinned module, pinned by its sha256, and
+// how it is patched.
+type filePatch struct {
+	file   string
+	sha256 string // of upstream's file
+	why    string // what to check on an upgrade
+	apply  func(src []byte) ([]byte, error)
+}
+
+// patches are every patch, by module.
+var patches = []modulePatch{
 	{
-		module: "github.com/modelcontextprotocol/go-sdk", version: "v1.8.0", file: "internal/json/json.go",
-		sha256: "20af74fbf13163943c908b5082ed0e5f4a660452452d682ac5c77fa1a3b50daa",
-		dir:    "go-sdk", why: "whether Unmarshal still decodes through a new Decoder",
-		apply: spliceUnmarshal,
+		module: "github.com/modelcontextprotocol/go-sdk", version: "v1.8.0", dir: "go-sdk",
+		files: []filePatch{
+			{
+				file: "internal/json/json.go", sha256: "20af74fbf13163943c908b5082ed0e5f4a660452452d682ac5c77fa1a3b50daa",
+				why:   "whether Unmarshal still decodes through a new Decoder",
+				apply: func(src []byte) ([]byte, error) { return splice(src, "Unmarshal", replacement) },
+			},
+			{
+				file: "mcp/streamable_headers.go", sha256: "1f8d1304e7bf80f55f578879cb5d447edc9be08ee5c6db5e61a92e377abb0569",
+				why:   "whether extractName still decodes a whole CallToolParams (_meta and arguments into maps) to read the name",
+				apply: func(src []byte) ([]byte, error) { return splice(src, "extractName", extractNameSrc) },
+			},
+			{
+				file: "mcp/streamable.go", sha256: "d5bc530e72bcde8a44d139105bb28d0a56c2534a8912b8fe8b37a3b0f2cdcb60",
+				why:   "whether protocolVersionFromMessage and servePOST still decode the whole _meta to read its protocolVersion",
+				apply: readVersionOnly,
+			},
+		},
 	},
 	{
-		module: "github.com/segmentio/encoding", version: "v0.5.4", file: "json/decode.go",
-		sha256: "4577a6ab47e3783bb9f2219817034734e7172de24284c16208c0c71966ec0d4c",
-		dir:    "segmentio-encoding", why: "whether the map decoders still make each map with room for 64 entries",
-		apply: unhintMaps,
+		module: "github.com/segmentio/encoding", version: "v0.5.4", dir: "segmentio-encoding",
+		files: []filePatch{
+			{
+				file: "json/decode.go", sha256: "4577a6ab47e3783bb9f2219817034734e7172de24284c16208c0c71966ec0d4c",
+				why:   "whether the map decoders still make each map with room for 64 entries",
+				apply: unhintMaps,
+			},
+		},
 	},
 }
 
 const workName = "go.work"
 
-//go:embed replacement.go
-var replacement []byte
+// The replacements spliced into upstream's files; each compiles and is
+// tested here, against stand-ins for the upstream names it uses
+// (upstream.go).
+var (
+	//go:embed replacement.go
+	replacement []byte
+	//go:embed extractname_test.go
+	extractNameSrc []byte
+	//go:embed protoversion_test.go
+	protoVersionSrc []byte
+)
 
 func main() {
 	out := flag.String("out", "", "directory to write the patched go-sdk and go.work into; prints the go.work's path")
@@ -150,10 +199,15 @@ func shared(out string) (string, error) {
 	}
 	h := sha256.New()
 	h.Write([]byte(root))
-	for _, p := range patches {
-		h.Write([]byte("\x00" + p.module + "@" + p.version + "\x00" + p.sha256))
+	for _, m := range patches {
+		h.Write([]byte("\x00" + m.module + "@" + m.version))
+		for _, f := range m.files {
+			h.Write([]byte("\x00" + f.file + "\x00" + f.sha256))
+		}
 	}
 	h.Write(replacement)
+	h.Write(extractNameSrc)
+	h.Write(protoVersionSrc)
 	self, _ := os.ReadFile(os.Args[0]) // the command itself: a changed patch is a new workspace
 	h.Write(self)
 	key := h.Sum(nil)
@@ -211,19 +265,21 @@ func write(dir, named string) (string, error) {
 	return filepath.Join(named, workName), nil
 }
 
-// copyPatched writes the module's copy, its file patched, into dst.
-func (p filePatch) copyPatched(dst string) error {
-	mod, err := p.locate()
+// copyPatched writes the module's copy, its files patched, into dst.
+func (m modulePatch) copyPatched(dst string) error {
+	mod, err := m.locate()
 	if err != nil {
 		return err
 	}
-	src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(p.file)))
-	if err != nil {
-		return err
-	}
-	patched, err := p.patch(src)
-	if err != nil {
-		return err
+	patched := map[string][]byte{} // by slash path in the module
+	for _, f := range m.files {
+		src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(f.file)))
+		if err != nil {
+			return err
+		}
+		if patched[f.file], err = m.patch(f, src); err != nil {
+			return err
+		}
 	}
 	if err := os.RemoveAll(dst); err != nil {
 		return err
@@ -241,12 +297,11 @@ func (p filePatch) copyPatched(dst string) error {
 		case rel != "go.mod" && rel != "LICENSE" && (!strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go")):
 			return nil
 		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if filepath.ToSlash(rel) == p.file {
-			raw = patched
+		raw, ok := patched[filepath.ToSlash(rel)]
+		if !ok {
+			if raw, err = os.ReadFile(path); err != nil {
+				return err
+			}
 		}
 		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
 			return err
@@ -254,24 +309,28 @@ func (p filePatch) copyPatched(dst string) error {
 		return os.WriteFile(filepath.Join(dst, rel), raw, 0o644)
 	})
 	if err != nil {
-		return fmt.Errorf("copying %s: %w", p.module, err)
+		return fmt.Errorf("copying %s: %w", m.module, err)
 	}
 	return nil
 }
 
 // locate finds the pinned module in the module cache, as the build list
 // of the module in the current directory has it.
-func (p filePatch) locate() (string, error) {
-	raw, err := goList("-m", "-f", "{{.Version}}\t{{.Dir}}", p.module)
+func (m modulePatch) locate() (string, error) {
+	raw, err := goList("-m", "-f", "{{.Version}}\t{{.Dir}}", m.module)
 	if err != nil {
-		return "", fmt.Errorf("finding %s in the module cache (run from the kubepact module): %w", p.module, err)
+		return "", fmt.Errorf("finding %s in the module cache (run from the kubepact module): %w", m.module, err)
 	}
 	version, mod, _ := strings.Cut(raw, "\t")
-	if version != p.version {
-		return "", fmt.Errorf("go.mod requires %s %s, and the patch of its %s (hack/sdkpatch) is written against %s: check %s, then re-pin its version and sha256, or drop the patch", p.module, version, p.file, p.version, p.why)
+	if version != m.version {
+		var why []string
+		for _, f := range m.files {
+			why = append(why, f.file+": "+f.why)
+		}
+		return "", fmt.Errorf("go.mod requires %s %s, and its patches (hack/sdkpatch) are written against %s: check %s; then re-pin the version and each file's sha256, or drop the patch", m.module, version, m.version, strings.Join(why, "; "))
 	}
 	if mod == "" {
-		return "", fmt.Errorf("%s %s is not in the module cache: run go mod download", p.module, version)
+		return "", fmt.Errorf("%s %s is not in the module cache: run go mod download", m.module, version)
 	}
 	return mod, nil
 }
@@ -302,36 +361,62 @@ func goList(args ...string) (string, error) {
 	return strings.TrimSpace(string(raw)), nil
 }
 
-// patch checks src against the pinned hash and returns it patched.
-func (p filePatch) patch(src []byte) ([]byte, error) {
+// patch checks src, upstream's f, against f's pinned hash and returns it
+// patched.
+func (m modulePatch) patch(f filePatch, src []byte) ([]byte, error) {
 	sum := sha256.Sum256(src)
-	if got := hex.EncodeToString(sum[:]); got != p.sha256 {
-		return nil, fmt.Errorf("%s@%s %s has sha256 %s, and the patch (hack/sdkpatch) is written against %s: upstream changed; check %s, then re-pin its sha256 or drop the patch", p.module, p.version, p.file, got, p.sha256, p.why)
+	if got := hex.EncodeToString(sum[:]); got != f.sha256 {
+		return nil, fmt.Errorf("%s@%s %s has sha256 %s, and the patch (hack/sdkpatch) is written against %s: upstream changed; check %s, then re-pin its sha256 or drop the patch", m.module, m.version, f.file, got, f.sha256, f.why)
 	}
-	out, err := p.apply(src)
+	out, err := f.apply(src)
 	if err != nil {
-		return nil, fmt.Errorf("patching %s@%s %s: %w", p.module, p.version, p.file, err)
+		return nil, fmt.Errorf("patching %s@%s %s: %w", m.module, m.version, f.file, err)
 	}
 	return out, nil
 }
 
-// spliceUnmarshal replaces src's Unmarshal (doc comment included) by
-// replacement.go's.
-func spliceUnmarshal(src []byte) ([]byte, error) {
-	from, to, err := funcSpan(src, "Unmarshal")
+// splice replaces src's function name (doc comment included) by the
+// declarations of the replacement file repl: its function name and what it
+// brings along (every declaration after its imports).
+func splice(src []byte, name string, repl []byte) ([]byte, error) {
+	from, to, err := funcSpan(src, name)
 	if err != nil {
 		return nil, err
 	}
-	rfrom, rto, err := funcSpan(replacement, "Unmarshal")
+	if _, _, err := funcSpan(repl, name); err != nil {
+		return nil, fmt.Errorf("the replacement: %w", err)
+	}
+	rfrom, rto, err := declsSpan(repl)
 	if err != nil {
-		return nil, fmt.Errorf("replacement.go: %w", err)
+		return nil, fmt.Errorf("the replacement of %s: %w", name, err)
 	}
 	var b bytes.Buffer
 	b.Write(src[:from])
-	b.WriteString("// Unmarshal is patched by kubepact (hack/sdkpatch), applied to a copy of the module that a go.work replaces it with.\n//\n")
-	b.Write(replacement[rfrom:rto])
+	b.WriteString("// " + name + " is patched by kubepact (hack/sdkpatch), applied to a copy of the module that a go.work replaces it with.\n//\n")
+	b.Write(repl[rfrom:rto])
 	b.Write(src[to:])
 	return b.Bytes(), nil
+}
+
+// servePOSTMetaVersion is servePOST's reading of _meta's protocolVersion
+// upstream, and metaVersionRead what readVersionOnly makes of it.
+const (
+	servePOSTMetaVersion = "\t\t\tif meta := extractRequestMeta(jreq.Params); meta != nil {\n\t\t\t\tmetaVersion, _ = meta[MetaKeyProtocolVersion].(string)\n\t\t\t}\n"
+	metaVersionRead      = "\t\t\tmetaVersion = metaProtocolVersion(jreq.Params) // patched by kubepact (hack/sdkpatch): reads only the protocolVersion\n"
+)
+
+// readVersionOnly makes streamable.go read _meta's protocolVersion without
+// decoding the rest of _meta: in protocolVersionFromMessage (spliced) and
+// in servePOST.
+func readVersionOnly(src []byte) ([]byte, error) {
+	src, err := splice(src, "protocolVersionFromMessage", protoVersionSrc)
+	if err != nil {
+		return nil, err
+	}
+	if n := bytes.Count(src, []byte(servePOSTMetaVersion)); n != 1 {
+		return nil, fmt.Errorf("servePOST's reading of the protocol version occurs %d times, want once", n)
+	}
+	return bytes.Replace(src, []byte(servePOSTMetaVersion), []byte(metaVersionRead), 1), nil
 }
 
 // mapHints are the map decoders' allocations in segmentio's decode.go,
@@ -372,4 +457,36 @@ func funcSpan(src []byte, name string) (from, to int, _ error) {
 		return fset.Position(start).Offset, fset.Position(fn.End()).Offset, nil
 	}
 	return 0, 0, fmt.Errorf("no func %s", name)
+}
+
+// declsSpan is the byte span of src's top-level declarations after its
+// imports, from the first one's doc comment to the last one's end.
+func declsSpan(src []byte) (from, to int, _ error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if err != nil {
+		return 0, 0, err
+	}
+	var decls []ast.Decl
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+			continue
+		}
+		decls = append(decls, d)
+	}
+	if len(decls) == 0 {
+		return 0, 0, errors.New("no declarations")
+	}
+	start := decls[0].Pos()
+	switch d := decls[0].(type) {
+	case *ast.FuncDecl:
+		if d.Doc != nil {
+			start = d.Doc.Pos()
+		}
+	case *ast.GenDecl:
+		if d.Doc != nil {
+			start = d.Doc.Pos()
+		}
+	}
+	return fset.Position(start).Offset, fset.Position(decls[len(decls)-1].End()).Offset, nil
 }

@@ -14,27 +14,31 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // TestUpstreamUnchanged fails when a patched module in go.mod is not the
-// version, or its file not the file, the patch was written against: an
-// upgrade must look again at what the patch replaces.
+// version, or one of its files not the file, the patch was written
+// against: an upgrade must look again at what each patch replaces.
 func TestUpstreamUnchanged(t *testing.T) {
-	for _, p := range patches {
-		mod, err := p.locate()
+	for _, m := range patches {
+		mod, err := m.locate()
 		if err != nil {
 			t.Error(err)
 			continue
 		}
-		src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(p.file)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.patch(src); err != nil {
-			t.Error(err)
-		}
-		if _, err := p.patch(append(src, "\n// changed\n"...)); err == nil || !strings.Contains(err.Error(), "upstream changed") {
-			t.Errorf("%s: a changed upstream file gave %v; want the refusal that says upstream changed", p.module, err)
+		for _, f := range m.files {
+			src, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(f.file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.patch(f, src); err != nil {
+				t.Error(err)
+			}
+			if _, err := m.patch(f, append(src, "\n// changed\n"...)); err == nil || !strings.Contains(err.Error(), "upstream changed") {
+				t.Errorf("%s %s: a changed upstream file gave %v; want the refusal that says upstream changed", m.module, f.file, err)
+			}
 		}
 	}
 }
@@ -42,9 +46,9 @@ func TestUpstreamUnchanged(t *testing.T) {
 // TestPatchReplacesOnlyWhatItSays writes the patched workspace and checks
 // it: the go.work uses this module and replaces each pinned module with
 // its copy; each copy's Go files are upstream's byte for byte but the
-// patched one, which parses and declares what upstream's declares; the
-// go-sdk's differs only inside Unmarshal, segmentio's only on the five
-// map allocations.
+// patched ones, each of which parses, declares what upstream's declares
+// (and the helpers its replacement brings) and differs only where its
+// patch says.
 func TestPatchReplacesOnlyWhatItSays(t *testing.T) {
 	dir := t.TempDir()
 	work, err := write(dir, dir)
@@ -59,12 +63,13 @@ func TestPatchReplacesOnlyWhatItSays(t *testing.T) {
 	if want := "use " + strconv.Quote(root); !strings.Contains(string(raw), want) {
 		t.Errorf("go.work lacks %q:\n%s", want, raw)
 	}
-	for _, p := range patches {
-		copied := filepath.Join(dir, p.dir)
-		if want := "replace " + p.module + " " + p.version + " => ./" + p.dir + "\n"; !strings.Contains(string(raw), want) {
+	checked := 0
+	for _, m := range patches {
+		copied := filepath.Join(dir, m.dir)
+		if want := "replace " + m.module + " " + m.version + " => ./" + m.dir + "\n"; !strings.Contains(string(raw), want) {
 			t.Errorf("go.work lacks %q:\n%s", want, raw)
 		}
-		mod, _ := p.locate()
+		mod, _ := m.locate()
 		n := 0
 		err = filepath.WalkDir(copied, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
@@ -77,38 +82,43 @@ func TestPatchReplacesOnlyWhatItSays(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if filepath.ToSlash(rel) != p.file {
+			i := slices.IndexFunc(m.files, func(f filePatch) bool { return f.file == filepath.ToSlash(rel) })
+			if i < 0 {
 				if string(got) != string(src) {
-					t.Errorf("%s %s differs from upstream's", p.module, rel)
+					t.Errorf("%s %s differs from upstream's", m.module, rel)
 				}
 				return nil
 			}
-			if got, want := decls(t, got), decls(t, src); !reflect.DeepEqual(got, want) {
-				t.Errorf("the patched %s declares %q; upstream %q", rel, got, want)
-			}
-			p.checkChange(t, src, got)
+			checked++
+			checkChange(t, m.files[i].file, src, got)
 			return nil
 		})
 		if err != nil || n < 20 {
-			t.Errorf("walking the copy of %s: %v (%d files)", p.module, err, n)
+			t.Errorf("walking the copy of %s: %v (%d files)", m.module, err, n)
 		}
+	}
+	if want := 4; checked != want {
+		t.Errorf("checked %d patched files, want %d", checked, want)
 	}
 }
 
-// checkChange holds the patched file to the change the patch names.
-func (p filePatch) checkChange(t *testing.T, src, got []byte) {
+// checkChange holds the patched file to the change its patch names.
+func checkChange(t *testing.T, file string, src, got []byte) {
 	t.Helper()
-	switch p.dir {
-	case "go-sdk":
-		from, to, _ := funcSpan(src, "Unmarshal")
-		pfrom, pto, _ := funcSpan(got, "Unmarshal")
-		if string(src[:from]) != string(got[:pfrom]) || string(src[to:]) != string(got[pto:]) {
-			t.Error("the patched go-sdk file differs from upstream outside Unmarshal")
+	switch file {
+	case "internal/json/json.go":
+		checkSplice(t, file, src, got, "Unmarshal", replacement)
+		if from, to, _ := funcSpan(got, "Unmarshal"); !strings.Contains(string(got[from:to]), "json.Parse(") {
+			t.Errorf("the patched Unmarshal does not parse in place:\n%s", got[from:to])
 		}
-		if !strings.Contains(string(got[pfrom:pto]), "json.Parse(") {
-			t.Errorf("the patched Unmarshal does not parse in place:\n%s", got[pfrom:pto])
+	case "mcp/streamable_headers.go":
+		checkSplice(t, file, src, got, "extractName", extractNameSrc)
+	case "mcp/streamable.go":
+		if n := strings.Count(string(got), metaVersionRead); n != 1 {
+			t.Errorf("the patched streamable.go reads the protocol version in servePOST %d times, want once", n)
 		}
-	case "segmentio-encoding":
+		checkSplice(t, file, src, []byte(strings.Replace(string(got), metaVersionRead, servePOSTMetaVersion, 1)), "protocolVersionFromMessage", protoVersionSrc)
+	case "json/decode.go":
 		sl, gl := strings.Split(string(src), "\n"), strings.Split(string(got), "\n")
 		if len(sl) != len(gl) {
 			t.Fatalf("the patched decode.go has %d lines; upstream %d", len(gl), len(sl))
@@ -123,7 +133,35 @@ func (p filePatch) checkChange(t *testing.T, src, got []byte) {
 			t.Errorf("the patched decode.go changes %d lines, want %d: %q", len(changed), len(mapHints), changed)
 		}
 	default:
-		t.Errorf("no check for the patch of %s", p.module)
+		t.Errorf("no check for the patch of %s", file)
+	}
+}
+
+// checkSplice holds a spliced file to its splice: upstream's text outside
+// the function name, which is the replacement's declarations; upstream's
+// declarations, and the replacement's besides.
+func checkSplice(t *testing.T, file string, src, got []byte, name string, repl []byte) {
+	t.Helper()
+	from, to, _ := funcSpan(src, name)
+	rfrom, rto, _ := declsSpan(repl)
+	body := string(repl[rfrom:rto])
+	pfrom := from
+	pto := len(got) - (len(src) - to)
+	if pto < pfrom || string(src[:from]) != string(got[:pfrom]) || string(src[to:]) != string(got[pto:]) {
+		t.Fatalf("the patched %s differs from upstream outside %s", file, name)
+	}
+	if !strings.HasSuffix(string(got[pfrom:pto]), body) {
+		t.Errorf("the patched %s's %s is not the replacement's:\n%s", file, name, got[pfrom:pto])
+	}
+	want := decls(t, src)
+	for _, d := range decls(t, repl) {
+		if !slices.Contains(want, d) {
+			want = append(want, d)
+		}
+	}
+	slices.Sort(want)
+	if got := decls(t, got); !reflect.DeepEqual(got, want) {
+		t.Errorf("the patched %s declares %q; want upstream's and the replacement's %q", file, got, want)
 	}
 }
 
@@ -268,5 +306,177 @@ func TestEveryBuildPathPatched(t *testing.T) {
 	}
 	if gb := read("test/gobuild/gobuild.go"); !strings.Contains(gb, `"github.com/kubepact/kubepact/hack/sdkpatch"`) || !strings.Contains(gb, `"run", sdkpatch, "-exec", "go"`) {
 		t.Error("test/gobuild.Command does not build through hack/sdkpatch -exec")
+	}
+}
+
+// TestOracleIsUpstream holds the differential tests' oracles
+// (upstream_names_test.go) to the go-sdk's functions as the pinned files
+// have them: the same body, but for the names of the oracles they call.
+func TestOracleIsUpstream(t *testing.T) {
+	mod, err := patches[0].locate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := os.ReadFile("upstream_names_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(src []byte, name string) string {
+		t.Helper()
+		from, to, err := funcSpan(src, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, b, _ := strings.Cut(string(src[from:to]), ") {\n")
+		return b
+	}
+	for _, o := range []struct{ file, name string }{
+		{"mcp/streamable_headers.go", "extractName"},
+		{"mcp/shared.go", "extractRequestMeta"},
+		{"mcp/streamable.go", "protocolVersionFromMessage"},
+	} {
+		up, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(o.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		oracle := "upstream" + strings.ToUpper(o.name[:1]) + o.name[1:]
+		got := strings.ReplaceAll(body(ours, oracle), "upstreamExtractRequestMeta(", "extractRequestMeta(")
+		if want := body(up, o.name); got != want {
+			t.Errorf("%s's body is not upstream's %s's:\n%s\nupstream:\n%s", oracle, o.name, got, want)
+		}
+	}
+}
+
+// The params the extractName differential test and fuzz target start
+// from: what clients send, and where a decode of the whole CallToolParams
+// fails (a _meta that is not an object, numbers out of float64's range,
+// wrong types, malformed and truncated JSON, bytes after the value).
+var extractNameSeeds = []string{
+	`{"name":"getProduct","arguments":{"productId":"p-0001"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"v0"}}}`,
+	`{"name":"x"}`, `{"name":"x","arguments":null,"_meta":null}`, `{"Name":"x"}`, `{"name":"x","name":"y"}`, `{}`, `null`, ``, ` `,
+	`{"name":"x","_meta":5}`, `{"name":"x","_meta":"s"}`, `{"name":"x","_meta":[]}`, `{"name":"x","_meta":{},"_meta":7}`, `{"name":"x","_Meta":7}`,
+	`{"name":"x","arguments":1e400}`, `{"name":"x","arguments":{"n":-1e400}}`, `{"name":"x","arguments":[1,2e308]}`, `{"name":"x","arguments":{"n":1e-400}}`,
+	`{"name":"x","arguments":{"s":"1e400"}}`, `{"name":"x","arguments":{"s":"\"1e400"}}`, `{"name":"x","_meta":{"n":1.8E+308}}`, `{"name":"x","_meta":{"n":1.7E+308}}`,
+	`{"name":"x","arguments":5}`, `{"name":"x","arguments":"s"}`, `{"name":"x","arguments":true}`, `{"name":"x","other":1e400}`,
+	`{"name":"x","arguments":1` + strings.Repeat("0", 320) + `}`, `{"name":"x","arguments":1` + strings.Repeat("0", 298) + `}`,
+	`{"name":5}`, `{"name":null}`, `{"name":"x","requestState":5}`, `{"name":"x","requestState":"s"}`,
+	`{"name":"x","inputResponses":5}`, `{"name":"x","inputResponses":{"a":{"action":"accept"}}}`, `{"name":"x","inputResponses":{"a":7}}`,
+	`{"name":"x"} {"name":"y"}`, `{"name":"x"}garbage`, `{"name":"x","arguments":{"a":[1,x]}}`, `{"name":"x",`, `{"name":"\xff","arguments":{"\xff":"\ud800"}}`,
+	`[{"name":"x"}]`, `{"name":"x","arguments":{"a":{"b":{"c":[[[{}]]]}}}}`,
+}
+
+// TestExtractNameMatchesUpstream holds the patched extractName to
+// upstream's on every seed and method: the same name, the same verdict.
+func TestExtractNameMatchesUpstream(t *testing.T) {
+	for _, method := range []string{"tools/call", "prompts/get", "resources/read", "ping"} {
+		for _, s := range extractNameSeeds {
+			gotName, gotOK := extractName(method, json.RawMessage(s))
+			wantName, wantOK := upstreamExtractName(method, json.RawMessage(s))
+			if gotName != wantName || gotOK != wantOK {
+				t.Errorf("%s %q: extractName %q %v; upstream %q %v", method, s, gotName, gotOK, wantName, wantOK)
+			}
+		}
+	}
+}
+
+// FuzzExtractNameMatchesUpstream is TestExtractNameMatchesUpstream on any
+// tools/call params.
+func FuzzExtractNameMatchesUpstream(f *testing.F) {
+	for _, s := range extractNameSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		gotName, gotOK := extractName("tools/call", params)
+		wantName, wantOK := upstreamExtractName("tools/call", params)
+		if gotName != wantName || gotOK != wantOK {
+			t.Errorf("%q: extractName %q %v; upstream %q %v", params, gotName, gotOK, wantName, wantOK)
+		}
+	})
+}
+
+// TestExtractNameAllocatesLess is what the patch is for: reading a
+// tools/call's name no longer builds its _meta and arguments.
+func TestExtractNameAllocatesLess(t *testing.T) {
+	params := json.RawMessage(extractNameSeeds[0])
+	patched := testing.AllocsPerRun(100, func() { extractName("tools/call", params) })
+	upstream := testing.AllocsPerRun(100, func() { upstreamExtractName("tools/call", params) })
+	t.Logf("objects per extractName: patched %.0f, upstream %.0f", patched, upstream)
+	if patched > upstream/2 {
+		t.Errorf("objects per extractName: patched %.0f, upstream %.0f; want at most half", patched, upstream)
+	}
+}
+
+// The params the protocol version differential test and fuzz target start
+// from: what clients send, and where upstream's decode of the whole _meta
+// fails or a narrower one could part from it (a _meta that is no object,
+// given twice, null; the version absent, null, not a string, escaped;
+// numbers out of float64's range; malformed JSON).
+var protoVersionSeeds = []string{
+	extractNameSeeds[0], ``, `null`, `{}`, `5`, `{"_meta":null}`, `{"_meta":{}}`, `{"_meta":5}`, `{"_meta":[]}`, `{"_meta":"s"}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":["x"]}}`, `{"_meta":{"io.modelcontextprotocol/protocolversion":"x"}}`,
+	`{"_meta":{"io.modelcontextprotocol\/protocolVersion":"x"}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"\u0078\ud800"}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":{}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":null}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+	`{"_meta":null,"_meta":{"io.modelcontextprotocol/protocolVersion":"a"}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"_meta":3}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","n":1e400}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","n":[1e-400]}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"},"arguments":1e400}`, `{"_Meta":{"io.modelcontextprotocol/protocolVersion":"a"}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"}} x`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"a"}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"\xff"}}`,
+}
+
+// TestProtocolVersionMatchesUpstream holds metaProtocolVersion and the
+// patched protocolVersionFromMessage to upstream's reading of _meta on
+// every seed.
+func TestProtocolVersionMatchesUpstream(t *testing.T) {
+	for _, s := range protoVersionSeeds {
+		if d := sameProtocolVersion([]byte(s)); d != "" {
+			t.Errorf("%q: %s", s, d)
+		}
+	}
+	for _, msg := range []jsonrpc.Message{nil, (*jsonrpc.Request)(nil), &jsonrpc.Response{}} {
+		if got, want := protocolVersionFromMessage(msg), upstreamProtocolVersionFromMessage(msg); got != want {
+			t.Errorf("%#v: protocolVersionFromMessage %q; upstream %q", msg, got, want)
+		}
+	}
+}
+
+// FuzzProtocolVersionMatchesUpstream is TestProtocolVersionMatchesUpstream
+// on any params.
+func FuzzProtocolVersionMatchesUpstream(f *testing.F) {
+	for _, s := range protoVersionSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		if d := sameProtocolVersion(params); d != "" {
+			t.Errorf("%q: %s", params, d)
+		}
+	})
+}
+
+// sameProtocolVersion reports how the patched readings of params' protocol
+// version part from upstream's, or "".
+func sameProtocolVersion(params []byte) string {
+	want, _ := upstreamExtractRequestMeta(params)[MetaKeyProtocolVersion].(string)
+	if got := metaProtocolVersion(params); got != want {
+		return fmt.Sprintf("metaProtocolVersion %q; upstream %q", got, want)
+	}
+	req := &jsonrpc.Request{Method: "tools/call", Params: params}
+	if got, want := protocolVersionFromMessage(req), upstreamProtocolVersionFromMessage(req); got != want {
+		return fmt.Sprintf("protocolVersionFromMessage %q; upstream %q", got, want)
+	}
+	return ""
+}
+
+// TestProtocolVersionAllocatesLess is what the patch is for: reading the
+// protocol version no longer builds the whole _meta.
+func TestProtocolVersionAllocatesLess(t *testing.T) {
+	params := json.RawMessage(extractNameSeeds[0])
+	patched := testing.AllocsPerRun(100, func() { metaProtocolVersion(params) })
+	upstream := testing.AllocsPerRun(100, func() { _, _ = upstreamExtractRequestMeta(params)[MetaKeyProtocolVersion].(string) })
+	t.Logf("objects per reading of the protocol version: patched %.0f, upstream %.0f", patched, upstream)
+	if patched > upstream/2 {
+		t.Errorf("objects per reading of the protocol version: patched %.0f, upstream %.0f; want at most half", patched, upstream)
 	}
 }
