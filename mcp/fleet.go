@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -39,8 +40,16 @@ const (
 	CodeNotComparable   = "INVALID_CONTRACT" // an impact ref whose pacto.yaml does not parse
 )
 
-// fleetLoadTimeout bounds collecting the sources when the server starts.
-const fleetLoadTimeout = 2 * time.Minute
+// fleetLoadStall bounds how long collecting the sources when the server
+// starts may go without progress (a bundle directory read, an OCI
+// reference loaded or failed): a stalled registry or file system ends the
+// start with an error naming the bound, while a large fleet on a loaded
+// machine, which keeps making progress, is read whole however long it
+// takes. The watch looks once a period, so a stall ends the start between
+// one and two minutes after the last progress. (A bound of 2 minutes on
+// the whole collection made a 10,000-bundle start at load 20 give up with
+// an empty local source.)
+const fleetLoadStall = time.Minute
 
 // fleetLoadGCPercent is the GOGC the first collection runs with (unless
 // GOGC is set). Loading a fleet allocates about 600 KB a bundle (YAML
@@ -480,7 +489,7 @@ func shallow(required []string, props map[string]string) *jsonschema.Schema {
 }
 
 // newFleetState builds the fleet: the given builder, or one populated
-// from the sources with ctx (bounded by fleetLoadTimeout), whose local
+// from the sources with ctx (bounded by fleetLoadStall), whose local
 // directories and target-state file are then watched until ctx is done.
 // --oci sources and pacto_impact's oci:// refs use the server's one
 // registry client (Options.Registry), so --plain-http and the credential
@@ -533,18 +542,18 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	if obs != nil {
 		f.b.SetObserved(obs)
 	}
+	cctx, stall := newStallWatch(ctx, fleetLoadStall)
 	var sources []source.Source
 	for _, d := range o.Local {
-		sources = append(sources, &source.LocalSource{Dir: filepath.Clean(d)})
+		sources = append(sources, &source.LocalSource{Dir: filepath.Clean(d), Progress: stall.progress})
 	}
 	if len(o.OCI) > 0 {
-		sources = append(sources, &source.OCISource{Refs: o.OCI, Client: client})
+		sources = append(sources, &source.OCISource{Refs: o.OCI, Client: client, Progress: stall.progress})
 	}
 	if o.TargetState != "" {
 		sources = append(sources, &source.TargetStateSource{Path: o.TargetState})
 	}
 	feed := source.NewFeed(f.b, sources)
-	cctx, cancel := context.WithTimeout(ctx, fleetLoadTimeout)
 	restoreGC := func() {}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		prev := debug.SetGCPercent(fleetLoadGCPercent)
@@ -552,7 +561,8 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	}
 	snap := feed.Collect(cctx, nil)
 	restoreGC()
-	cancel()
+	stalled := stall.stop()
+
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("collecting the fleet sources: %w", err)
 	}
@@ -560,6 +570,9 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	log := env.log
 	log.Info("Fleet snapshot built", "snapshot", snap.ID(), "services", sv, "revisions", revs, "targets", tgts, "completeness", snap.Meta().Completeness)
 	logSourceProblems(log, snap)
+	if stalled != nil {
+		log.Error(stalled, "Fleet sources stalled while the server started")
+	}
 	if len(o.Local) > 0 || o.TargetState != "" {
 		env.background(func(ctx context.Context) {
 			err := feed.Watch(ctx, &source.WatchOptions{Debounce: o.WatchDebounce, OnCollect: func(string) {
@@ -909,4 +922,78 @@ func found(ok bool, kind, subject, reason string, candidates []string) string {
 		msg += "; did you mean " + strings.Join(candidates, ", ") + "?"
 	}
 	return msg + " (found:false; see candidates and meta.completeness)."
+}
+
+// stallWatch cancels a context when no progress has been reported for a
+// whole period: it looks once a period, so a stall ends the context
+// between one and two periods after the last progress.
+type stallWatch struct {
+	ctx    context.Context
+	period time.Duration
+	cancel context.CancelCauseFunc
+	ticks  atomic.Uint64 // progress reported so far
+	seen   uint64        // ticks at the last look (the looking goroutine's)
+	done   chan struct{}
+	once   sync.Once
+}
+
+// errFleetLoadStalled is the cause of a start the stall bound ended.
+type errFleetLoadStalled struct{ period time.Duration }
+
+// Unwrap makes the stall a deadline, as the sources' failures classify it.
+func (e errFleetLoadStalled) Unwrap() error { return context.DeadlineExceeded }
+
+func (e errFleetLoadStalled) Error() string {
+	return fmt.Sprintf("the fleet sources made no progress for %s while the server started (no bundle read, no OCI reference loaded); a source it ended is left out until it is read again (a local directory on its next change); check that the directories' file system and the registry answer", e.period)
+}
+
+func newStallWatch(ctx context.Context, period time.Duration) (context.Context, *stallWatch) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	w := &stallWatch{ctx: cctx, period: period, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				if w.look() {
+					return
+				}
+			case <-w.done:
+				return
+			case <-cctx.Done():
+				return
+			}
+		}
+	}()
+	return cctx, w
+}
+
+// progress records that a source moved on; safe from any goroutine.
+func (w *stallWatch) progress() { w.ticks.Add(1) }
+
+// look is one period's check: it cancels the context, and reports true,
+// when nothing progressed since the last look.
+func (w *stallWatch) look() bool {
+	n := w.ticks.Load()
+	if n == w.seen {
+		w.cancel(errFleetLoadStalled{w.period})
+		return true
+	}
+	w.seen = n
+	return false
+}
+
+// stop ends the watch and releases its context, the collection being
+// over; it returns the stall error when the watch ended the context.
+func (w *stallWatch) stop() error {
+	w.once.Do(func() {
+		close(w.done)
+		w.cancel(nil)
+	})
+	var st errFleetLoadStalled
+	if errors.As(context.Cause(w.ctx), &st) {
+		return st
+	}
+	return nil
 }

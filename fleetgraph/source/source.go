@@ -305,6 +305,11 @@ type LocalSource struct {
 	MaxDepth int // default 8
 	// Limits bound each bundle, as in bundle.LoadOptions.
 	Load *bundle.LoadOptions
+	// Progress, when set, is called after each bundle directory has been
+	// read (loaded or left out), from the loading workers: a caller can
+	// bound how long the source goes without progress rather than how long
+	// a large directory takes in all.
+	Progress func()
 
 	// verdicts are the validation verdicts of the last successful
 	// Collect, by bundle identity: a re-read (Watch re-collects the whole
@@ -356,6 +361,9 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 					out[i].rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true, Verdict: known[b.Identity.String()]})
 				}
 				out[i].err = err
+				if l.Progress != nil {
+					l.Progress()
+				}
 			}
 		})
 	}
@@ -367,8 +375,8 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 	}
 	close(next)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	verdicts := make(map[string]*fleetgraph.Verdict, len(dirs))
 	for i, d := range dirs {
@@ -436,6 +444,9 @@ func ScanDir(root string, maxDepth int) (bundles, gaps []string, err error) {
 type OCISource struct {
 	Refs   []string
 	Client *oci.Client
+	// Progress, when set, is called after each reference has been
+	// loaded or has failed.
+	Progress func()
 }
 
 // ID implements Source.
@@ -450,13 +461,13 @@ func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
 	c := &Collection{}
 	var firstErr error
 	for _, ref := range o.Refs {
-		b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: o.Client})
+		rev, err := o.load(ctx, ref)
+		if o.Progress != nil {
+			o.Progress()
+		}
 		if err == nil {
-			var rev *fleetgraph.Revision
-			if rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true}); err == nil {
-				c.Revisions = append(c.Revisions, rev)
-				continue
-			}
+			c.Revisions = append(c.Revisions, rev)
+			continue
 		}
 		if firstErr == nil {
 			firstErr = err
@@ -469,6 +480,15 @@ func (o *OCISource) Collect(ctx context.Context) (*Collection, error) {
 		return nil, firstErr
 	}
 	return c, nil
+}
+
+// load reads one reference and makes its revision, validated.
+func (o *OCISource) load(ctx context.Context, ref string) (*fleetgraph.Revision, error) {
+	b, err := bundle.Load(ctx, ref, &bundle.LoadOptions{Client: o.Client})
+	if err != nil {
+		return nil, err
+	}
+	return fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true})
 }
 
 // Target-state file bounds: sized for the fleet kubepact aims at (30k
