@@ -15,11 +15,13 @@
 //
 // # Surface memo
 //
-// status.toolSurfaceDigest is the digest of the tools an injected sidecar
-// serves from the resolved bundle: the sidecar Config the webhook writes
-// (injection.SidecarOptions.Config), digested by sidecar.ToolSurface, the
-// function the sidecar itself reports with. It is computed once per digest
-// and process, one at a time, and remembered in a bounded memo.
+// status.toolSurfaces holds, for each tool mode, the digest of the tools an
+// injected sidecar in that mode serves from the resolved bundle: the
+// sidecar Config the webhook writes (injection.SidecarOptions.Config),
+// digested by sidecar.ToolSurface, the function the sidecar itself reports
+// with; status.toolSurfaceDigest is mode all's. Each is computed once per
+// digest, mode and process, one at a time, and remembered in a bounded
+// memo.
 //
 // # Pod report
 //

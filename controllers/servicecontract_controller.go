@@ -214,7 +214,7 @@ func (r *ServiceContractReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.recordSurface(ctx, obj, res)
 	} else {
 		// The surface belongs to status.digest, now an invalid bundle.
-		obj.Status.ToolSurfaceDigest = ""
+		clearSurface(obj)
 	}
 	bindErr := r.bind(ctx, obj)
 	return r.finish(obj, cmpErr(validErr, bindErr))

@@ -214,11 +214,26 @@ type ServiceContractStatus struct {
 
 	// ToolSurfaceDigest is the digest of the tool surface (tool names and
 	// input and output schemas) the injected sidecar serves from the bundle
-	// at Digest, with the arguments the injection webhook writes: the value
-	// the sidecar reports as toolSurfaceDigest on /readyz?verbose. Empty
-	// when the bundle offers no tools to project (see Ready's message).
+	// at Digest in tool mode all, with the arguments the injection webhook
+	// writes: the value the sidecar reports as toolSurfaceDigest on
+	// /readyz?verbose. It is ToolSurfaces' entry for mode all, kept for
+	// the readers written before ToolSurfaces. Empty when the bundle
+	// offers no tools to project (see Ready's message).
 	// +optional
 	ToolSurfaceDigest string `json:"toolSurfaceDigest,omitempty"`
+
+	// ToolSurfaces are the tool surfaces the injected sidecar serves from
+	// the bundle at Digest, one per tool mode (kubepact.dev/tool-mode):
+	// the value the webhook writes on a Pod of that mode as
+	// kubepact.dev/tool-surface, and the one its sidecar reports on
+	// /readyz?verbose. Mode auto's digest is that of the mode auto
+	// settles to for this bundle. A mode whose tools could not be
+	// projected has no entry, and its Pods get no annotation.
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=map
+	// +listMapKey=mode
+	// +optional
+	ToolSurfaces []ToolSurface `json:"toolSurfaces,omitempty"`
 
 	// Pods says which bundle digest the Pods injected for this contract
 	// run, as the webhook pinned them at admission; a digest other than
@@ -304,6 +319,21 @@ type DigestPods struct {
 	// +listType=atomic
 	// +optional
 	Pods []string `json:"pods,omitempty"`
+}
+
+// ToolSurface is the tool surface an injected sidecar serves in one tool
+// mode.
+type ToolSurface struct {
+	// Mode is the sidecar's --tool-mode.
+	// +kubebuilder:validation:Enum=all;discover;auto
+	// +required
+	Mode string `json:"mode"`
+	// Digest is the digest of the tool names and input and output
+	// schemas, as the sidecar reports it (toolSurfaceDigest).
+	// +kubebuilder:validation:Pattern="^sha256:[a-f0-9]{64}$"
+	// +kubebuilder:validation:MaxLength=71
+	// +required
+	Digest string `json:"digest"`
 }
 
 // Finding is one validation problem, with Pacto's code.

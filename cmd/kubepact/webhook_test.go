@@ -36,6 +36,7 @@ import (
 	"github.com/kubepact/kubepact/bundle/oci"
 	"github.com/kubepact/kubepact/controllers/injection"
 	"github.com/kubepact/kubepact/internal/sidecar"
+	"github.com/kubepact/kubepact/test/bigspec"
 	"github.com/kubepact/kubepact/test/demoservice"
 	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/testregistry"
@@ -246,6 +247,39 @@ func replaceFlag(args []string, prefix, with string) []string {
 	return out
 }
 
+// modeSurface is the contract's recorded tool surface for the mode.
+func modeSurface(sc *v1alpha1.ServiceContract, mode string) string {
+	for _, s := range sc.Status.ToolSurfaces {
+		if s.Mode == mode {
+			return s.Digest
+		}
+	}
+	return ""
+}
+
+// checkModeSurface checks that an admitted Pod carries the contract's tool
+// surface for the mode, and that a sidecar run with the Pod's own
+// arguments (its ports moved to free ones) reports that surface.
+func checkModeSurface(t *testing.T, pod *corev1.Pod, sc *v1alpha1.ServiceContract, mode, digest string) {
+	t.Helper()
+	want := modeSurface(sc, mode)
+	got := pod.Annotations[injection.AnnotationToolSurface]
+	if want == "" || got != want {
+		t.Errorf("Pod %s in mode %s: annotation %s=%q, want the contract's surface for the mode %q", pod.Name, mode, injection.AnnotationToolSurface, got, want)
+		return
+	}
+	if args := pod.Spec.InitContainers[0].Args; mode != "all" && !slices.Contains(args, "--tool-mode="+mode) {
+		t.Errorf("Pod %s: sidecar args %q lack --tool-mode=%s", pod.Name, args, mode)
+	}
+	mcpPort, healthPort := freeport.Port(t), freeport.Port(t)
+	args := replaceFlag(pod.Spec.InitContainers[0].Args, "--port=", "--port="+strconv.Itoa(mcpPort))
+	args = replaceFlag(args, "--health-addr=", "--health-addr=127.0.0.1:"+strconv.Itoa(healthPort))
+	side := launchSidecar(t, args, mcpPort, healthPort)
+	if d := readyDetailsOf(t, side.health); d.BundleDigest != digest || d.ToolSurfaceDigest != got {
+		t.Errorf("Pod %s in mode %s: the sidecar reports %+v; the Pod's annotations say digest %s, tool surface %s", pod.Name, mode, d, digest, got)
+	}
+}
+
 func readyDetailsOf(t *testing.T, health string) sidecar.ReadyDetails {
 	t.Helper()
 	resp, err := http.Get(health + "/readyz?verbose")
@@ -315,6 +349,36 @@ func TestOperatorWebhookProcess(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "catalog"},
 		Spec: v1alpha1.ServiceContractSpec{Bundle: v1alpha1.BundleSource{OCI: "oci://" + tag},
 			TargetRef: v1alpha1.TargetReference{Kind: "Deployment", Name: "catalog"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// An API wider than --tool-mode auto lists one by one: auto settles
+	// to discover for it.
+	wide := t.TempDir()
+	for name, data := range bigspec.WriteBundle(bigspec.Shape{Resources: 30, Schemas: 40, DescriptionWords: 8}) {
+		if err := os.WriteFile(filepath.Join(wide, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wideTag := reg.Host + "/bundles/wide:1"
+	out, stderr, code = runKubepact(t, "push", wide, "oci://"+wideTag, "--plain-http")
+	if code != 0 {
+		t.Fatalf("push: exit %d: %s", code, stderr)
+	}
+	wideDigest := strings.TrimSpace(out)
+	wideLabels := map[string]string{"app": "wide"}
+	if err := admin.Create(t.Context(), &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "wide"},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](0), Selector: &metav1.LabelSelector{MatchLabels: wideLabels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: wideLabels}, Spec: appSpec}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Create(t.Context(), &v1alpha1.ServiceContract{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "wide"},
+		Spec: v1alpha1.ServiceContractSpec{Bundle: v1alpha1.BundleSource{OCI: "oci://" + wideTag},
+			TargetRef: v1alpha1.TargetReference{Kind: "Deployment", Name: "wide"}},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -429,8 +493,51 @@ func TestOperatorWebhookProcess(t *testing.T) {
 	}
 	if p := required(); admin.Create(t.Context(), p, client.DryRunAll) != nil || len(p.Spec.InitContainers) != 1 {
 		t.Errorf("a Pod requiring its sidecar was not injected while the operator runs: %+v", p.Spec.InitContainers)
-	} else if args := p.Spec.InitContainers[0].Args; !slices.Contains(args, "--tool-mode=discover") || p.Annotations[injection.AnnotationToolSurface] != "" {
-		t.Errorf("a Pod that names no tool mode: sidecar args %q, tool surface %q; want --sidecar-tool-mode's discover and no all-tools surface", args, p.Annotations[injection.AnnotationToolSurface])
+	} else if args := p.Spec.InitContainers[0].Args; !slices.Contains(args, "--tool-mode=discover") {
+		t.Errorf("a Pod that names no tool mode: sidecar args %q; want --sidecar-tool-mode's discover", args)
+	} else {
+		checkModeSurface(t, p, sc, "discover", digest)
+	}
+	// auto settles to all for the catalog's three operations, and to
+	// discover for the wide API: each Pod is told the surface its sidecar
+	// serves.
+	auto := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "a", Annotations: map[string]string{
+		injection.AnnotationContract: "catalog", injection.AnnotationUpstreamPort: demoPort, injection.AnnotationToolMode: "auto",
+	}}, Spec: appSpec}
+	if err := admin.Create(t.Context(), auto, client.DryRunAll); err != nil || len(auto.Spec.InitContainers) != 1 {
+		t.Fatalf("a Pod in mode auto: %v %+v", err, auto.Spec.InitContainers)
+	}
+	if checkModeSurface(t, auto, sc, "auto", digest); auto.Annotations[injection.AnnotationToolSurface] != ann[injection.AnnotationToolSurface] {
+		t.Errorf("mode auto's surface %s on the catalog is not mode all's %s", auto.Annotations[injection.AnnotationToolSurface], ann[injection.AnnotationToolSurface])
+	}
+	wsc := &v1alpha1.ServiceContract{}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if err := admin.Get(t.Context(), client.ObjectKey{Namespace: ns.Name, Name: "wide"}, wsc); err != nil {
+			t.Fatal(err)
+		}
+		if wsc.Status.Digest == wideDigest && len(wsc.Status.ToolSurfaces) == len(injection.ToolModes) {
+			break
+		}
+		if time.Now().After(deadline) || processExited(exited) {
+			t.Fatalf("the wide contract has no tool surface per mode within 60s: %+v\n%s", wsc.Status, logs.String())
+		}
+	}
+	wideAuto := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "w", Annotations: map[string]string{
+		injection.AnnotationContract: "wide", injection.AnnotationUpstreamPort: demoPort, injection.AnnotationToolMode: "auto",
+	}}, Spec: appSpec}
+	if err := admin.Create(t.Context(), wideAuto, client.DryRunAll); err != nil || len(wideAuto.Spec.InitContainers) != 1 {
+		t.Fatalf("a Pod of the wide contract in mode auto: %v %+v", err, wideAuto.Spec.InitContainers)
+	}
+	checkModeSurface(t, wideAuto, wsc, "auto", wideDigest)
+	if got, want := wideAuto.Annotations[injection.AnnotationToolSurface], modeSurface(wsc, "discover"); got != want || got == wsc.Status.ToolSurfaceDigest {
+		t.Errorf("mode auto's surface %s on the wide API: want mode discover's %s, not mode all's %s", got, want, wsc.Status.ToolSurfaceDigest)
+	}
+	// A mode that is not one is refused, as before.
+	bad := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "b", Annotations: map[string]string{
+		injection.AnnotationContract: "catalog", injection.AnnotationInjectPolicy: injection.InjectPolicyRequired, injection.AnnotationToolMode: "everything",
+	}}, Spec: appSpec}
+	if err := admin.Create(t.Context(), bad, client.DryRunAll); err == nil || !strings.Contains(err.Error(), `kubepact.dev/tool-mode="everything": want all`) {
+		t.Errorf("a Pod asking for tool mode everything: %v, want the refusal naming the modes", err)
 	}
 
 	// Outside --namespace: admitted as it is, saying why.

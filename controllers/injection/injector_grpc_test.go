@@ -70,8 +70,14 @@ func TestInjectGRPCTargetAndToolMode(t *testing.T) {
 	if got := pod.Annotations[injection.AnnotationGRPCPortSource]; got != injection.PortFromAnnotation {
 		t.Errorf("annotation %s=%q, want %q", injection.AnnotationGRPCPortSource, got, injection.PortFromAnnotation)
 	}
-	if got, ok := pod.Annotations[injection.AnnotationToolSurface]; ok {
-		t.Errorf("a discover-mode Pod was given the all-tools surface %s", got)
+	var discover string
+	for _, s := range sc.Status.ToolSurfaces {
+		if s.Mode == "discover" {
+			discover = s.Digest
+		}
+	}
+	if got := pod.Annotations[injection.AnnotationToolSurface]; discover == "" || got != discover || got == sc.Status.ToolSurfaceDigest {
+		t.Errorf("a discover-mode Pod was given the tool surface %q; want mode discover's %q (status.toolSurfaces %+v), not mode all's", got, discover, sc.Status.ToolSurfaces)
 	}
 
 	pod, err = admit("by-port-name", map[string]string{injection.AnnotationContract: "inventory"},

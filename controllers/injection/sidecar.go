@@ -56,8 +56,9 @@ const (
 	AnnotationBundleDigest = "kubepact.dev/bundle-digest"
 	// AnnotationToolSurface is written on an injected Pod: the digest of
 	// the tool surface its sidecar serves, as the sidecar reports it on
-	// /readyz?verbose (toolSurfaceDigest). Absent when the contract's
-	// status does not have one.
+	// /readyz?verbose (toolSurfaceDigest): the contract's
+	// status.toolSurfaces entry for the Pod's tool mode. Absent when the
+	// status has none for that mode.
 	AnnotationToolSurface = "kubepact.dev/tool-surface"
 	// AnnotationUpstreamPortSource is written on an injected Pod: where the
 	// upstream port came from, "annotation", "contract:INTERFACE" or
@@ -176,8 +177,8 @@ type Injection struct {
 	BundleRef string
 	// Digest is the bundle digest the sidecar is pinned to.
 	Digest string
-	// ToolSurface is the digest of the tool surface the sidecar serves,
-	// from the contract's status ("" when it has none).
+	// ToolSurface is the digest of the tool surface the sidecar serves in
+	// ToolMode, from the contract's status ("" when it has none).
 	ToolSurface string
 	// UpstreamPort is the port the sidecar calls, and PortSource where it
 	// came from (see AnnotationUpstreamPortSource).
@@ -223,12 +224,7 @@ func BuildSidecar(sc *v1alpha1.ServiceContract, pod *corev1.Pod, opts SidecarOpt
 		return nil, err
 	}
 	inj := &Injection{BundleRef: src.ref, Digest: sc.Status.Digest, UpstreamPort: port, PortSource: from, GRPCPort: gport, GRPCPortSource: gfrom, ToolMode: mode}
-	// status.toolSurfaceDigest is the surface of the default tool mode
-	// (the reconciler computes it with SidecarOptions{}); another mode's
-	// sidecar serves other tools, and the Pod is not told a wrong one.
-	if mode == openapitools.ToolModeAll {
-		inj.ToolSurface = sc.Status.ToolSurfaceDigest
-	}
+	inj.ToolSurface = toolSurface(sc, mode)
 	cfg := o.Config(src.bundleArg, sc.Status.Digest, port)
 	cfg.Tools.ToolMode = mode
 	if gport != 0 {
@@ -372,6 +368,22 @@ func toolMode(pod *corev1.Pod, o SidecarOptions) (string, error) {
 		return v, nil
 	}
 	return cmp.Or(o.ToolMode, openapitools.ToolModeAll), nil
+}
+
+// toolSurface is the tool surface the contract's status records for the
+// tool mode, "" when it records none: a Pod is given no surface rather
+// than another mode's. A status written before status.toolSurfaces holds
+// mode all's in status.toolSurfaceDigest alone.
+func toolSurface(sc *v1alpha1.ServiceContract, mode string) string {
+	for _, s := range sc.Status.ToolSurfaces {
+		if s.Mode == mode {
+			return s.Digest
+		}
+	}
+	if len(sc.Status.ToolSurfaces) == 0 && mode == openapitools.ToolModeAll {
+		return sc.Status.ToolSurfaceDigest
+	}
+	return ""
 }
 
 // grpcPort is, for a contract with a grpc interface, the Pod's

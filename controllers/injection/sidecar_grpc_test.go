@@ -1,6 +1,7 @@
 package injection_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +20,27 @@ func withGRPC(sc *v1alpha1.ServiceContract) {
 	}
 	sc.Status.Contract.GRPCInterface = "grpc"
 	sc.Status.ToolSurfaceDigest = "sha256:" + strings.Repeat("5", 64)
+}
+
+// Tool surfaces of withSurfaces, one per mode.
+var (
+	surfaceAll      = "sha256:" + strings.Repeat("a", 64)
+	surfaceDiscover = "sha256:" + strings.Repeat("d", 64)
+	surfaceAuto     = "sha256:" + strings.Repeat("0", 64)
+)
+
+// withSurfaces gives the contract's status a tool surface per mode, as the
+// reconciler records them (auto's made different from the other two, so
+// that a mix-up shows).
+func withSurfaces(sc *v1alpha1.ServiceContract) {
+	sc.Status.ToolSurfaceDigest = surfaceAll
+	sc.Status.ToolSurfaces = []v1alpha1.ToolSurface{{Mode: "all", Digest: surfaceAll}, {Mode: "discover", Digest: surfaceDiscover}, {Mode: "auto", Digest: surfaceAuto}}
+}
+
+// withoutDiscover drops mode discover's surface (not computed, or its
+// projection failed).
+func withoutDiscover(sc *v1alpha1.ServiceContract) {
+	sc.Status.ToolSurfaces = slices.DeleteFunc(sc.Status.ToolSurfaces, func(s v1alpha1.ToolSurface) bool { return s.Mode == "discover" })
 }
 
 // namedPorts is an app Pod whose container declares name=port pairs.
@@ -48,6 +70,9 @@ func TestBuildSidecarGRPCAndToolMode(t *testing.T) {
 		mode     string
 		warnings []string
 		err      string
+		// surface is the tool surface the Pod is given; unset: the
+		// status's toolSurfaceDigest in mode all, else none.
+		surface *string
 	}{
 		{name: "gRPC port from the annotation", sc: resolvedContract(withGRPC), pod: appPod(map[string]string{injection.AnnotationGRPCPort: "9090"}, 8080),
 			args: with("--grpc-target=127.0.0.1:9090"), grpcFrom: injection.PortFromAnnotation},
@@ -87,6 +112,18 @@ func TestBuildSidecarGRPCAndToolMode(t *testing.T) {
 		{name: "a tool mode that is not one", sc: resolvedContract(), pod: appPod(map[string]string{injection.AnnotationToolMode: "Discover"}, 8080),
 			err: `annotation kubepact.dev/tool-mode="Discover": want all (one tool per operation), discover (search, describe and call tools) or auto (discover for a large API)`},
 		{name: "an empty tool mode", sc: resolvedContract(), pod: appPod(map[string]string{injection.AnnotationToolMode: ""}, 8080), err: "kubepact.dev/tool-mode=\"\""},
+		{name: "each mode gets its own surface: all", sc: resolvedContract(withSurfaces), pod: appPod(map[string]string{injection.AnnotationToolMode: "all"}, 8080),
+			args: base, mode: "all", surface: &surfaceAll},
+		{name: "each mode gets its own surface: discover", sc: resolvedContract(withSurfaces), pod: appPod(map[string]string{injection.AnnotationToolMode: "discover"}, 8080),
+			args: with("--tool-mode=discover"), mode: "discover", surface: &surfaceDiscover},
+		{name: "each mode gets its own surface: auto", sc: resolvedContract(withSurfaces), pod: appPod(map[string]string{injection.AnnotationToolMode: "auto"}, 8080),
+			args: with("--tool-mode=auto"), mode: "auto", surface: &surfaceAuto},
+		{name: "the operator's default mode's surface", sc: resolvedContract(withSurfaces), pod: appPod(nil, 8080), opts: injection.SidecarOptions{ToolMode: "auto"},
+			args: with("--tool-mode=auto"), mode: "auto", surface: &surfaceAuto},
+		{name: "a mode the status has no surface for gets none", sc: resolvedContract(withSurfaces, withoutDiscover), pod: appPod(map[string]string{injection.AnnotationToolMode: "discover"}, 8080),
+			args: with("--tool-mode=discover"), mode: "discover", surface: new(string)},
+		{name: "nor mode all's when the list lacks it", sc: resolvedContract(withSurfaces, func(sc *v1alpha1.ServiceContract) { sc.Status.ToolSurfaces = sc.Status.ToolSurfaces[1:] }),
+			pod: appPod(nil, 8080), args: base, mode: "all", surface: new(string)},
 		{name: "both", sc: resolvedContract(withGRPC), pod: appPod(map[string]string{injection.AnnotationToolMode: "discover", injection.AnnotationGRPCPort: "9090"}, 8080),
 			args: with("--grpc-target=127.0.0.1:9090", "--tool-mode=discover"), grpcFrom: injection.PortFromAnnotation, mode: "discover"},
 	}
@@ -121,9 +158,14 @@ func TestBuildSidecarGRPCAndToolMode(t *testing.T) {
 			if got.ToolMode != mode {
 				t.Errorf("tool mode %q, want %q", got.ToolMode, mode)
 			}
-			// The contract's tool surface is that of the default mode:
-			// the Pod is given it only when its sidecar serves that mode.
-			if want := map[bool]string{true: tt.sc.Status.ToolSurfaceDigest, false: ""}[mode == "all"]; got.ToolSurface != want {
+			// A status without toolSurfaces (written before them) holds
+			// mode all's surface alone: the Pod is given it only when its
+			// sidecar serves that mode.
+			want := map[bool]string{true: tt.sc.Status.ToolSurfaceDigest, false: ""}[mode == "all"]
+			if tt.surface != nil {
+				want = *tt.surface
+			}
+			if got.ToolSurface != want {
 				t.Errorf("tool surface %q, want %q in mode %s", got.ToolSurface, want, mode)
 			}
 			checkNativeRestrictedSidecar(t, got.Container)

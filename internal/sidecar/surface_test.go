@@ -54,9 +54,10 @@ func TestToolSurfaceIgnoresUpstreamPort(t *testing.T) {
 }
 
 // BenchmarkToolSurface measures what the reconciler spends once per new
-// digest to record the tool surface: the example catalog bundle, and a
-// bundle shaped like the large public APIs (test/bigspec.Large, ~1,250
-// operations). Compare the two as a ratio; absolute times depend on the
+// digest to record the tool surface of each tool mode: the example catalog
+// bundle, and a bundle shaped like the large public APIs
+// (test/bigspec.Large, ~1,250 operations). A new digest costs the sum of
+// the three modes. Compare as ratios; absolute times depend on the
 // machine.
 func BenchmarkToolSurface(b *testing.B) {
 	large := b.TempDir()
@@ -74,13 +75,18 @@ func BenchmarkToolSurface(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := sidecar.DefaultConfig()
-			cfg.Bundle, cfg.BundleDigest, cfg.Upstream = "oci://r.example/b@"+string(bun.Identity), string(bun.Identity), "http://127.0.0.1:8080"
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := sidecar.ToolSurface(b.Context(), cfg, bun); err != nil {
-					b.Fatal(err)
-				}
+			for _, mode := range []string{"all", "discover", "auto"} {
+				b.Run(mode, func(b *testing.B) {
+					cfg := sidecar.DefaultConfig()
+					cfg.Bundle, cfg.BundleDigest, cfg.Upstream = "oci://r.example/b@"+string(bun.Identity), string(bun.Identity), "http://127.0.0.1:8080"
+					cfg.Tools.ToolMode = mode
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := sidecar.ToolSurface(b.Context(), cfg, bun); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
 			}
 		})
 	}

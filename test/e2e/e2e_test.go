@@ -511,8 +511,8 @@ func (s *story) upgrade(t *testing.T) {
 	}
 	s.b.beforeUpgrade(t)
 	s.sh.run(t, "upgrade", repoRoot(), []string{"VERSION=" + imageVersions[1], "LOCALBIN=" + t.TempDir()}, nil)
-	if fields := crdStatusFields(t, s.b.admin()); !slices.Contains(fields, "pods") || !slices.Contains(fields, "toolSurfaceDigest") {
-		t.Fatalf("after the README's upgrade the CRD's status has %v; want the chart's (pods, toolSurfaceDigest, …)", fields)
+	if fields := crdStatusFields(t, s.b.admin()); !slices.Contains(fields, "pods") || !slices.Contains(fields, "toolSurfaceDigest") || !slices.Contains(fields, "toolSurfaces") {
+		t.Fatalf("after the README's upgrade the CRD's status has %v; want the chart's (pods, toolSurfaceDigest, toolSurfaces, …)", fields)
 	}
 	d := &appsv1.Deployment{}
 	if err := s.b.admin().Get(t.Context(), client.ObjectKey{Namespace: installNamespace, Name: operatorName}, d); err != nil {
@@ -529,16 +529,20 @@ func (s *story) upgrade(t *testing.T) {
 	for name, ns := range map[string]string{"catalog": s.shop, "orders": s.shop, "payments": s.billing} {
 		s.waitReady(t, ns, name, s.digests[name], "")
 	}
-	// The new field is kept now.
-	eventually(t, "catalog's status.toolSurfaceDigest under the upgraded CRD", 60*time.Second, func() error {
+	// The new fields are kept now: a surface per tool mode, mode all's
+	// also in toolSurfaceDigest.
+	eventually(t, "catalog's status.toolSurfaceDigest and toolSurfaces under the upgraded CRD", 60*time.Second, func() error {
 		if err := s.b.admin().Get(t.Context(), client.ObjectKey{Namespace: s.shop, Name: "catalog"}, sc); err != nil {
 			return err
 		}
-		if sc.Status.ToolSurfaceDigest == "" {
+		if sc.Status.ToolSurfaceDigest == "" || len(sc.Status.ToolSurfaces) != 3 {
 			return errNotYet
 		}
 		return nil
 	})
+	if all := sc.Status.ToolSurfaces[0]; all.Mode != "all" || all.Digest != sc.Status.ToolSurfaceDigest {
+		t.Errorf("catalog's status.toolSurfaces %+v: want mode all first, with toolSurfaceDigest %s", sc.Status.ToolSurfaces, sc.Status.ToolSurfaceDigest)
+	}
 }
 
 // injectedSidecar is the native sidecar the webhook added to pod; its
