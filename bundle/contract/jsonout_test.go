@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -35,8 +34,11 @@ func TestAppendJSONIsMarshal(t *testing.T) {
 	n := 0
 	for _, dir := range []string{"testdata", "../validate/testdata", "../../examples"} {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") || strings.HasSuffix(p, ".json")) {
+			if err != nil || d.IsDir() {
 				return err
+			}
+			if ext := filepath.Ext(p); ext != ".yaml" && ext != ".yml" && ext != ".json" {
+				return nil
 			}
 			data, err := os.ReadFile(p)
 			if err != nil {
