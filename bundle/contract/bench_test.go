@@ -1,8 +1,10 @@
 package contract_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -63,4 +65,34 @@ func TestParseWidestContract(t *testing.T) {
 	if !errors.As(err, &pe) || !strings.Contains(pe.Message, `key "k0000007" appears twice`) || pe.Line != m+6 {
 		t.Fatalf("duplicate metadata key: got %v, want a ParseError at line %d naming k0000007", err, m+6)
 	}
+}
+
+// BenchmarkTreeJSON writes the catalog example's OpenAPI document, as the
+// spec check decodes it, back to JSON: json.Marshal beside AppendJSON,
+// which writes the same bytes.
+func BenchmarkTreeJSON(b *testing.B) {
+	data, err := os.ReadFile("../../examples/bundles/catalog/interfaces/openapi.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tree, err := contract.DecodeDocument("openapi.yaml", data, len(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(tree); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("append", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := contract.AppendJSON(nil, tree); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
