@@ -47,7 +47,7 @@ func TestStallWatchStop(t *testing.T) {
 	if ctx.Err() == nil {
 		t.Error("stop left the context open")
 	}
-	if w.look(); context.Cause(ctx) != context.Canceled {
+	if w.look(); !errors.Is(context.Cause(ctx), context.Canceled) {
 		t.Errorf("a look after stop changed the cause to %v", context.Cause(ctx))
 	}
 }
