@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/kubepact/kubepact/internal/tracing"
 )
@@ -71,19 +72,23 @@ func remoteContext(ctx context.Context, req sdk.Request) context.Context {
 func (s *Server) traceRequests() sdk.Middleware {
 	return func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-			tracer := otel.GetTracerProvider().Tracer(tracing.Scope)
 			ctx = remoteContext(ctx, req)
-			name, tool := method, ""
-			if call, ok := req.(*sdk.CallToolRequest); ok && call.Params != nil {
-				tool = call.Params.Name
-				if _, known := s.tools[tool]; known {
-					name += " " + tool // low cardinality: only registered names
+			// Without a recording provider the caller's span (if any) is
+			// the request's, as a no-op span would carry it.
+			span := trace.SpanFromContext(ctx)
+			if tracing.Recording() {
+				name, tool := method, ""
+				if call, ok := req.(*sdk.CallToolRequest); ok && call.Params != nil {
+					tool = call.Params.Name
+					if _, known := s.tools[tool]; known {
+						name += " " + tool // low cardinality: only registered names
+					}
 				}
-			}
-			ctx, span := tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer))
-			defer span.End()
-			if span.IsRecording() {
-				span.SetAttributes(requestAttributes(method, tool, req)...)
+				ctx, span = otel.GetTracerProvider().Tracer(tracing.Scope).Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer))
+				defer span.End()
+				if span.IsRecording() {
+					span.SetAttributes(requestAttributes(method, tool, req)...)
+				}
 			}
 			res, err := next(ctx, method, req)
 			if !span.SpanContext().IsValid() {
@@ -175,6 +180,11 @@ func withTraceID(we *jsonrpc.Error, traceID string) *jsonrpc.Error {
 
 // toolSpan starts the INTERNAL span of a tool's own work.
 func toolSpan(ctx context.Context, name string) (context.Context, trace.Span) {
+	if !tracing.Recording() {
+		// ctx keeps the request's span context; the span returned is a
+		// no-op one, so the caller's End never ends the request's span.
+		return ctx, noop.Span{}
+	}
 	ctx, span := otel.GetTracerProvider().Tracer(tracing.Scope).Start(ctx, "execute_tool "+name, trace.WithSpanKind(trace.SpanKindInternal))
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", name))

@@ -16,6 +16,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/internal/tracing"
 	"github.com/kubepact/kubepact/test/otlpreceiver"
 )
 
@@ -209,5 +210,62 @@ func TestTraceOverStdio(t *testing.T) {
 	span := otlpreceiver.One(t, rcv.Trace(root.SpanContext().TraceID().String()), "kubepact", "tools/call pacto_server_info")
 	if span.ParentSpanID != root.SpanContext().SpanID().String() || span.Attributes["network.transport"] != "pipe" {
 		t.Errorf("stdio request span: parent %s, attributes %v; want parent %s and network.transport pipe", span.ParentSpanID, span.Attributes, root.SpanContext().SpanID())
+	}
+}
+
+// TestTraceWithoutExport: with the no-op provider (no OTEL_* set) kubepact
+// starts no span of its own, yet the caller's context still reaches the
+// service behind a generated tool (its traceparent names the caller's
+// span as the parent), an error answer still carries the trace id, and a
+// call without context sends the service none. Both protocol eras.
+func TestTraceWithoutExport(t *testing.T) {
+	rcv := otlpreceiver.Start(t)
+	serverTracing(t, noop.NewTracerProvider())
+	if tracing.Recording() {
+		t.Fatal("tracing.Recording() is true with the no-op provider")
+	}
+	clientTP := rcv.TracerProvider(t, "agent")
+	up := rcv.StartService(t)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: up.URL}, &Options{Transport: TransportHTTP})
+	url := serveHTTP(t, s)
+	for _, era := range []string{"2025-11-25", statelessEra} {
+		t.Run(era, func(t *testing.T) {
+			cs, err := httpClient(t.Context(), t, url, era, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, root := clientTP.Tracer("agent").Start(t.Context(), "tools/call getHealth")
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "getHealth", Arguments: map[string]any{}, Meta: metaCarrying(ctx)})
+			root.End()
+			if err != nil || res.IsError {
+				t.Fatalf("getHealth: %v %v", err, res)
+			}
+			sc := root.SpanContext()
+			tps := up.Traceparents()
+			if want := "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-01"; len(tps) == 0 || tps[len(tps)-1] != want {
+				t.Errorf("the service received traceparents %q; want the caller's context %s last", tps, want)
+			}
+			ctx, root = clientTP.Tracer("agent").Start(t.Context(), "tools/call getHealth")
+			res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "getHealth", Arguments: map[string]any{"nope": 1}, Meta: metaCarrying(ctx)})
+			root.End()
+			if err != nil || !res.IsError {
+				t.Fatalf("getHealth with an unknown argument: %v %v; want a tool error", err, res)
+			}
+			if got := res.Meta[TraceIDMeta]; got != root.SpanContext().TraceID().String() {
+				t.Errorf("error result _meta %s = %v, want the caller's trace id %s", TraceIDMeta, got, root.SpanContext().TraceID())
+			}
+			before := len(up.Traceparents())
+			if res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "getHealth", Arguments: map[string]any{}}); err != nil || res.IsError {
+				t.Fatalf("getHealth without context: %v %v", err, res)
+			}
+			if tps := up.Traceparents(); len(tps) > before && tps[len(tps)-1] != "" {
+				t.Errorf("a call without context sent the service traceparent %q", tps[len(tps)-1])
+			}
+		})
+	}
+	for _, sp := range rcv.Spans() {
+		if sp.Service == "kubepact" {
+			t.Errorf("kubepact exported span %s with the no-op provider", sp.Name)
+		}
 	}
 }

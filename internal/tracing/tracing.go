@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Scope is the instrumentation scope of kubepact's spans.
@@ -33,6 +34,25 @@ const Scope = "github.com/kubepact/kubepact"
 // trace context (traceparent, tracestate), in HTTP headers and in MCP
 // _meta alike.
 var Propagator propagation.TextMapPropagator = propagation.TraceContext{}
+
+// initialProvider is the global TracerProvider before anything set one:
+// otel's delegating provider, which makes a non-recording span object for
+// every Start.
+var initialProvider = otel.GetTracerProvider()
+
+// Recording reports whether the global TracerProvider may record spans:
+// one was installed (by Setup, or by a test) that is neither the initial
+// delegating one nor the no-op one. When it is false a span's only effect
+// is to carry the parent's span context, which the context already does,
+// so callers skip starting one: a tool call then makes no span objects.
+func Recording() bool {
+	switch tp := otel.GetTracerProvider(); tp.(type) {
+	case noop.TracerProvider, *noop.TracerProvider:
+		return false
+	default:
+		return tp != initialProvider
+	}
+}
 
 // Options configure Setup.
 type Options struct {
@@ -138,6 +158,17 @@ func Transport(base http.RoundTripper) http.RoundTripper {
 type transport struct{ base http.RoundTripper }
 
 func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !Recording() {
+		// No span to start: the request carries its context's trace, if
+		// it has one, as the no-op span would.
+		sc := trace.SpanContextFromContext(r.Context())
+		if !sc.IsValid() {
+			return t.base.RoundTrip(r)
+		}
+		out := r.Clone(r.Context())
+		Propagator.Inject(r.Context(), propagation.HeaderCarrier(out.Header))
+		return t.base.RoundTrip(out)
+	}
 	ctx, span := otel.GetTracerProvider().Tracer(Scope).Start(r.Context(), r.Method, trace.WithSpanKind(trace.SpanKindClient))
 	if !span.SpanContext().IsValid() {
 		return t.base.RoundTrip(r)
