@@ -119,21 +119,31 @@ func TestTraceThroughServerToUpstream(t *testing.T) {
 			}
 
 			// An error answer carries its trace id.
-			ctx, root = clientTP.Tracer("agent").Start(t.Context(), "tools/call getHealth")
-			res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "getHealth", Arguments: map[string]any{"nope": 1}, Meta: metaCarrying(ctx)})
-			root.End()
-			if err != nil || !res.IsError {
-				t.Fatalf("getHealth with an unknown argument: %v %v; want a tool error", err, res)
-			}
-			if got := res.Meta[TraceIDMeta]; got != root.SpanContext().TraceID().String() {
-				t.Errorf("error result _meta %s = %v, want the trace id %s", TraceIDMeta, got, root.SpanContext().TraceID())
-			}
-			bad := otlpreceiver.One(t, rcv.Trace(root.SpanContext().TraceID().String()), "kubepact", "tools/call getHealth")
+			failed := failingCallCarriesTraceID(t, cs, clientTP)
+			bad := otlpreceiver.One(t, rcv.Trace(failed.String()), "kubepact", "tools/call getHealth")
 			if !bad.StatusError || bad.Attributes["error.type"] != "tool_error" || bad.Attributes["kubepact.error.code"] != CodeInvalidArgument {
 				t.Errorf("error span: status error %v, attributes %v; want error.type tool_error, kubepact.error.code %s", bad.StatusError, bad.Attributes, CodeInvalidArgument)
 			}
 		})
 	}
+}
+
+// failingCallCarriesTraceID calls getHealth with an unknown argument, in
+// a new span of tp's whose context travels in _meta, and checks that the
+// tool error carries that span's trace id, which it returns.
+func failingCallCarriesTraceID(t *testing.T, cs *sdk.ClientSession, tp trace.TracerProvider) trace.TraceID {
+	t.Helper()
+	ctx, root := tp.Tracer("agent").Start(t.Context(), "tools/call getHealth")
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "getHealth", Arguments: map[string]any{"nope": 1}, Meta: metaCarrying(ctx)})
+	root.End()
+	if err != nil || !res.IsError {
+		t.Fatalf("getHealth with an unknown argument: %v %v; want a tool error", err, res)
+	}
+	id := root.SpanContext().TraceID()
+	if got := res.Meta[TraceIDMeta]; got != id.String() {
+		t.Errorf("error result _meta %s = %v, want the caller's trace id %s", TraceIDMeta, got, id)
+	}
+	return id
 }
 
 // TestTraceFromHTTPHeaders: a client that puts its context only in the
@@ -245,15 +255,7 @@ func TestTraceWithoutExport(t *testing.T) {
 			if want := "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-01"; len(tps) == 0 || tps[len(tps)-1] != want {
 				t.Errorf("the service received traceparents %q; want the caller's context %s last", tps, want)
 			}
-			ctx, root = clientTP.Tracer("agent").Start(t.Context(), "tools/call getHealth")
-			res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "getHealth", Arguments: map[string]any{"nope": 1}, Meta: metaCarrying(ctx)})
-			root.End()
-			if err != nil || !res.IsError {
-				t.Fatalf("getHealth with an unknown argument: %v %v; want a tool error", err, res)
-			}
-			if got := res.Meta[TraceIDMeta]; got != root.SpanContext().TraceID().String() {
-				t.Errorf("error result _meta %s = %v, want the caller's trace id %s", TraceIDMeta, got, root.SpanContext().TraceID())
-			}
+			failingCallCarriesTraceID(t, cs, clientTP)
 			before := len(up.Traceparents())
 			if res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "getHealth", Arguments: map[string]any{}}); err != nil || res.IsError {
 				t.Fatalf("getHealth without context: %v %v", err, res)

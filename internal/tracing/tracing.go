@@ -161,13 +161,10 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if !Recording() {
 		// No span to start: the request carries its context's trace, if
 		// it has one, as the no-op span would.
-		sc := trace.SpanContextFromContext(r.Context())
-		if !sc.IsValid() {
+		if !trace.SpanContextFromContext(r.Context()).IsValid() {
 			return t.base.RoundTrip(r)
 		}
-		out := r.Clone(r.Context())
-		Propagator.Inject(r.Context(), propagation.HeaderCarrier(out.Header))
-		return t.base.RoundTrip(out)
+		return t.base.RoundTrip(carrying(r.Context(), r))
 	}
 	ctx, span := otel.GetTracerProvider().Tracer(Scope).Start(r.Context(), r.Method, trace.WithSpanKind(trace.SpanKindClient))
 	if !span.SpanContext().IsValid() {
@@ -189,9 +186,7 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		)
 	}
 	defer span.End()
-	out := r.Clone(ctx) // a RoundTripper does not change the request it is given
-	Propagator.Inject(ctx, propagation.HeaderCarrier(out.Header))
-	resp, err := t.base.RoundTrip(out)
+	resp, err := t.base.RoundTrip(carrying(ctx, r))
 	if err != nil {
 		span.SetAttributes(attribute.String("error.type", errorType(err)))
 		span.SetStatus(codes.Error, "the request got no response")
@@ -203,6 +198,14 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		span.SetStatus(codes.Error, "")
 	}
 	return resp, nil
+}
+
+// carrying is a copy of r with ctx, whose headers carry ctx's trace
+// context: a RoundTripper does not change the request it is given.
+func carrying(ctx context.Context, r *http.Request) *http.Request {
+	out := r.Clone(ctx)
+	Propagator.Inject(ctx, propagation.HeaderCarrier(out.Header))
+	return out
 }
 
 // errorType is a low-cardinality name of a transport failure.
