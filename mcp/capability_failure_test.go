@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubepact/kubepact/internal/openapitools"
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // TestServiceCallFailuresInWords: a generated tool whose service gives no
@@ -25,7 +26,7 @@ func TestServiceCallFailuresInWords(t *testing.T) {
 	untrusted.StartTLS()
 	t.Cleanup(untrusted.Close)
 	hangUp := hangingUpServer(t)
-	refused := closedPort(t)
+	refused := freeport.ClosedAddr(t)
 	for _, tc := range []struct {
 		name, base, want string
 	}{

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/test/freeport"
 )
 
 // writeUnder writes content to rel (a slash path) below base, making the
@@ -89,24 +89,12 @@ func TestAuthoringOpenWorldFollowsRegistryAccess(t *testing.T) {
 	}
 }
 
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
-}
-
 // TestCheckUnreachableRegistryIsCouldNotCheck: a ref whose registry does
 // not answer makes pacto_check say "could not check" (REF_UNREACHABLE),
 // not "invalid".
 func TestCheckUnreachableRegistryIsCouldNotCheck(t *testing.T) {
 	ws := t.TempDir()
-	addr := closedPort(t)
+	addr := freeport.ClosedAddr(t)
 	if err := os.MkdirAll(filepath.Join(ws, "svc"), 0o755); err != nil {
 		t.Fatal(err)
 	}

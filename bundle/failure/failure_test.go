@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"github.com/kubepact/kubepact/bundle/archive"
 	"github.com/kubepact/kubepact/bundle/failure"
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -165,16 +165,6 @@ func tamper(next http.Handler) http.Handler {
 	})
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // TestClassify classifies real failures: pulls from a real registry on
 // loopback (and handlers in front of it that answer as a hostile or
 // broken one would), the registry policy, and loads of local bundles.
@@ -240,7 +230,7 @@ func TestClassify(t *testing.T) {
 			Limits: archive.Limits{MaxFileBytes: 1 << 10}}), reg.Host+"/acme/big:1.0.0"), failure.TooLarge},
 		{"registry not in the allow-list", pull(client(t, oci.ClientOptions{AllowedRegistries: []string{"ghcr.io"}}), reg.Host+"/acme/orders:1.2.0"), failure.NotAllowed},
 		{"loopback address refused", pull(client(t, oci.ClientOptions{AllowedRegistries: []string{oci.AnyRegistry}}), reg.Host+"/acme/orders:1.2.0"), failure.NotAllowed},
-		{"nothing listens", pull(c, fmt.Sprintf("127.0.0.1:%d/acme/orders:1.2.0", freePort(t))), failure.Unavailable},
+		{"nothing listens", pull(c, freeport.ClosedAddr(t)+"/acme/orders:1.2.0"), failure.Unavailable},
 		{"registry stalls past the client's timeout", pull(client(t, oci.ClientOptions{AllowedRegistries: loopback, Timeout: 200 * time.Millisecond}),
 			stalled.Host+"/acme/orders:1.2.0"), failure.Unavailable},
 		{"caller cancels", func(ctx context.Context) error {

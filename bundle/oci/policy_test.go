@@ -15,6 +15,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 
 	"github.com/kubepact/kubepact/bundle/oci"
+	"github.com/kubepact/kubepact/test/freeport"
 	"github.com/kubepact/kubepact/test/testregistry"
 )
 
@@ -76,18 +77,6 @@ func stallingListener(t *testing.T) string {
 		}
 	})
 	return ln.Addr().String()
-}
-
-// closedPort is a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
 }
 
 // logLines is a logger that keeps what it is given.
@@ -264,7 +253,7 @@ func TestRegistryErrorsAreSentences(t *testing.T) {
 	plain := testregistry.New(t, nil)
 	untrusted := testregistry.New(t, &testregistry.Options{TLS: true})
 	stalled := stallingListener(t)
-	refused := closedPort(t)
+	refused := freeport.ClosedAddr(t)
 	unavailable := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "backend exploded at 10.0.0.7", http.StatusServiceUnavailable)
 	}))

@@ -9,6 +9,7 @@ package freeport
 
 import (
 	"net"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -39,4 +40,12 @@ func Port(t testing.TB) int {
 	}
 	t.Fatal("no loopback port that this test process has not already used, in 100 tries")
 	return 0
+}
+
+// ClosedAddr is a loopback address ("127.0.0.1:port") that nothing listens
+// on: a port from Port, so no other server this process starts is handed
+// it, for tests of what a client does when it is refused.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(Port(t)))
 }

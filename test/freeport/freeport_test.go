@@ -27,3 +27,14 @@ func TestPortNeverRepeats(t *testing.T) {
 	}
 	_ = ln.Close()
 }
+
+// TestClosedAddrRefuses dials the address ClosedAddr gives: nothing
+// answers there.
+func TestClosedAddrRefuses(t *testing.T) {
+	addr := freeport.ClosedAddr(t)
+	c, err := net.Dial("tcp", addr)
+	if err == nil {
+		_ = c.Close()
+		t.Fatalf("%s accepted a connection; want it refused", addr)
+	}
+}
