@@ -170,7 +170,10 @@ func (s *sliceStream) next() (string, bool) { s.i++; return s.cur() }
 func (s *sliceStream) size() int { return len(s.keys) }
 
 // textStream reads the service order, keeping services whose lower-cased
-// name or owners contain text.
+// name or owners contain text. It reads each chunk of the order through
+// the chunk's text blob (chunkText), one strings.Index over contiguous
+// bytes instead of one over each of a chunk's strings, which lie scattered
+// over the heap.
 type textStream struct {
 	sc   *scan[string]
 	text string
@@ -178,12 +181,75 @@ type textStream struct {
 }
 
 func (t *textStream) match() (string, bool) {
-	for ; t.sc.valid(); t.sc.next() {
-		if t.text == "" || strings.Contains(t.sc.val(), t.text) {
+	if t.text == "" {
+		if t.sc.valid() {
 			return t.sc.key(), true
 		}
+		return "", false
+	}
+	if strings.Contains(t.text, textSep) {
+		// A match may cross the separator; read each text on its own.
+		for ; t.sc.valid(); t.sc.next() {
+			if strings.Contains(t.sc.val(), t.text) {
+				return t.sc.key(), true
+			}
+		}
+		return "", false
+	}
+	for t.sc.valid() {
+		ct := textOf(t.sc.chunks[t.sc.ci])
+		from := ct.offs[t.sc.j]
+		if h := strings.Index(ct.blob[from:], t.text); h >= 0 {
+			// The text holds no separator, so the match lies inside one
+			// entry: the last one starting at or before it.
+			j, found := slices.BinarySearch(ct.offs, from+h)
+			if !found {
+				j--
+			}
+			t.sc.j = j
+			return t.sc.key(), true
+		}
+		t.sc.ci, t.sc.j = t.sc.ci+1, 0
 	}
 	return "", false
+}
+
+// textSep ends each text in a chunk's blob. The texts join a name and its
+// owners with the same byte, so a query holding it is read text by text.
+const textSep = "\x00"
+
+// chunkText is a chunk of the service order's texts laid end to end, each
+// followed by textSep: blob[offs[j]:offs[j+1]-1] is vals[j]. It is built
+// on the first search that reads the chunk and kept with it; snapshots
+// share a chunk, and its blob, until a change copies the chunk.
+type chunkText struct {
+	blob string
+	offs []int // len(vals)+1 starts; the last is len(blob)
+}
+
+// textOf is c's text blob, built if no search has built it yet. A chunk
+// a snapshot holds never changes, so the blob stays true to it; two
+// searches racing to build it build the same one.
+func textOf(c *chunk[string]) *chunkText {
+	if ct := c.text.Load(); ct != nil {
+		return ct
+	}
+	n := 0
+	for _, v := range c.vals {
+		n += len(v) + len(textSep)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	offs := make([]int, 0, len(c.vals)+1)
+	for _, v := range c.vals {
+		offs = append(offs, b.Len())
+		b.WriteString(v)
+		b.WriteString(textSep)
+	}
+	offs = append(offs, b.Len())
+	ct := &chunkText{blob: b.String(), offs: offs}
+	c.text.Store(ct)
+	return ct
 }
 
 func (t *textStream) seek(k string) (string, bool) { t.sc.seek(k); return t.match() }

@@ -28,6 +28,9 @@ type chunk[V any] struct {
 	// gen is the edit that created the chunk: that edit may still change
 	// it in place; any other must copy it first.
 	gen uint64
+	// text is the service order's text blob for this chunk (index.go),
+	// built by the first search that reads it; nil in other maps.
+	text atomic.Pointer[chunkText]
 }
 
 func (s sorted[V]) len() int { return s.n }
