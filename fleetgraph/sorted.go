@@ -28,6 +28,11 @@ type chunk[V any] struct {
 	// gen is the edit that created the chunk: that edit may still change
 	// it in place; any other must copy it first.
 	gen uint64
+	// text is the search's copy of a string chunk's values, built on the
+	// first text search that reads the chunk once it is committed (see
+	// chunkText). An edit copies the chunk before changing it, and the
+	// copy starts without one, so only changed chunks are built again.
+	text atomic.Pointer[chunkText]
 }
 
 func (s sorted[V]) len() int { return s.n }
