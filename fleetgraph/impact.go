@@ -496,7 +496,6 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 		place int32 // among the consumers, -1 for the changed service
 		depth int
 	}
-	queue := []node{{sv: sv, place: -1}}
 	owners := map[string]bool{}
 	// deps is the dependency edges into the service being expanded from
 	// services not reached yet, ordered by the declaring service's key
@@ -510,12 +509,16 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 	truncated := false
 	var found consumerBlocks
 	defer found.release() // on an early return; flush has released them otherwise
-	for len(queue) > 0 && !truncated {
+	// The queue is the consumers themselves, in the order found: next is
+	// the place of the next one to expand, -1 the changed service.
+	for next := -1; next < found.n && !truncated; next++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		cur := queue[0]
-		queue = queue[1:]
+		cur := node{sv: sv, place: -1}
+		if next >= 0 {
+			cur = node{sv: s.serviceAt(w.svc[next]), place: int32(next), depth: found.at(next).Depth}
+		}
 		in := s.inboundRead(w, cur.sv)
 		deps, ord = deps[:0], ord[:0]
 		for i := range in {
@@ -593,7 +596,6 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 			found.add(c)
 			w.parent = append(w.parent, cur.place)
 			w.svc = append(w.svc, csv.id)
-			queue = append(queue, node{sv: csv, place: place, depth: depth})
 		}
 		if !truncated {
 			// The list went through to its end: its dependents, in the
@@ -648,6 +650,8 @@ func (b *consumerBlocks) add(c Consumer) {
 	b.n++
 }
 
+func (b *consumerBlocks) at(i int) *Consumer { return &b.blocks[i/consumerBlock][i%consumerBlock] }
+
 // flush appends the consumers to dst, in order, and releases the blocks.
 func (b *consumerBlocks) flush(dst []Consumer) []Consumer {
 	dst = slices.Grow(dst, b.n)
@@ -674,15 +678,22 @@ var riskRank = map[string]int{RiskAtRisk: 0, RiskReview: 1, RiskUnknown: 2, Risk
 // count orders w's consumers most affected first and counts them.
 func (w *impactWalk) count() {
 	// Breadth first already, so nearest first within a risk: a stable
-	// bucket per risk orders them without moving the consumers around.
-	buckets := make([][]int, len(riskRank))
+	// bucket per risk orders them without moving the consumers around:
+	// counted first, so that order is the only slice made.
+	var start [6]int // len(riskRank)
+	for _, c := range w.consumers {
+		if r := riskRank[c.Risk]; r+1 < len(start) {
+			start[r+1]++
+		}
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	w.order = make([]int, len(w.consumers))
 	for i, c := range w.consumers {
 		r := riskRank[c.Risk]
-		buckets[r] = append(buckets[r], i)
-	}
-	w.order = make([]int, 0, len(w.consumers))
-	for _, b := range buckets {
-		w.order = append(w.order, b...)
+		w.order[start[r]] = i
+		start[r]++
 	}
 	res := &w.res
 	res.TotalConsumers = len(w.consumers)
@@ -812,7 +823,9 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) 
 	for i := range via {
 		via[i] = -1
 	}
-	var queue []int
+	// Each consumer is queued at most once per pass (below), so one
+	// slice of their number serves every pass, read from a head index.
+	queue := make([]int, 0, len(cs))
 	for _, pass := range []struct {
 		from []string // direct risks that spread
 		risk string
@@ -823,9 +836,8 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) 
 				queue = append(queue, i)
 			}
 		}
-		for len(queue) > 0 {
-			cur := queue[0]
-			queue = queue[1:]
+		for h := 0; h < len(queue); h++ {
+			cur := queue[h]
 			from := cur
 			if !cs[cur].Direct {
 				from = via[cur]
