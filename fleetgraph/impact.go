@@ -496,7 +496,6 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 		place int32 // among the consumers, -1 for the changed service
 		depth int
 	}
-	queue := []node{{sv: sv, place: -1}}
 	owners := map[string]bool{}
 	// deps is the dependency edges into the service being expanded from
 	// services not reached yet, ordered by the declaring service's key
@@ -508,12 +507,18 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 	// merely reached: with exactly maxConsumers consumers the walk goes on
 	// until it finds another or runs out.
 	truncated := false
-	for len(queue) > 0 && !truncated {
+	var found consumerBlocks
+	defer found.release() // on an early return; flush has released them otherwise
+	// The queue is the consumers themselves, in the order found: next is
+	// the place of the next one to expand, -1 the changed service.
+	for next := -1; next < found.n && !truncated; next++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		cur := queue[0]
-		queue = queue[1:]
+		cur := node{sv: sv, place: -1}
+		if next >= 0 {
+			cur = node{sv: s.serviceAt(w.svc[next]), place: int32(next), depth: found.at(next).Depth}
+		}
 		in := s.inboundRead(w, cur.sv)
 		deps, ord = deps[:0], ord[:0]
 		for i := range in {
@@ -538,11 +543,11 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 			}
 			run := deps[g:h]
 			g = h
-			if len(w.consumers) >= maxConsumers {
+			if found.n >= maxConsumers {
 				truncated = true
 				break
 			}
-			place := int32(len(w.consumers))
+			place := int32(found.n)
 			at.set(csv.id, place)
 			for _, d := range run {
 				ord[d.pos] = place
@@ -588,15 +593,9 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 				}
 				c.CompatibilityVerdict, c.Risk, c.RiskReason = j.verdict, j.risk, j.reason
 			}
-			if len(w.consumers) == cap(w.consumers) {
-				// Doubling: append grows a long slice by a quarter at a
-				// time, copying a hub's thousands of consumers many times.
-				w.consumers = slices.Grow(w.consumers, min(max(len(w.consumers), 16), maxConsumers-len(w.consumers)))
-			}
-			w.consumers = append(w.consumers, c)
+			found.add(c)
 			w.parent = append(w.parent, cur.place)
 			w.svc = append(w.svc, csv.id)
-			queue = append(queue, node{sv: csv, place: place, depth: depth})
 		}
 		if !truncated {
 			// The list went through to its end: its dependents, in the
@@ -609,6 +608,7 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 			graph.off = append(graph.off, int32(len(graph.adj)))
 		}
 	}
+	w.consumers = found.flush(w.consumers)
 	if useObs && obsSet != nil {
 		w.lims = append(w.lims, s.observedConsumers(w, sv, obsSet, maxConsumers, &truncated, owners, at)...)
 	}
@@ -624,21 +624,76 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 	return w, nil
 }
 
+// consumerBlock is the length of a consumerBlocks block: 256 consumers,
+// about 60 KB.
+const consumerBlock = 256
+
+// consumerBlockPool keeps consumerBlocks' blocks between walks.
+var consumerBlockPool = sync.Pool{New: func() any { return new([consumerBlock]Consumer) }}
+
+// consumerBlocks collects a walk's declared consumers in fixed blocks, so
+// that the walk, which cannot know how many it will find, copies each
+// consumer once, into a slice of the exact length (flush), instead of
+// growing one slice by doubling: a hub's thousands of consumers, about
+// 230 bytes each, were most of a cold walk's allocation.
+type consumerBlocks struct {
+	blocks []*[consumerBlock]Consumer
+	n      int
+}
+
+func (b *consumerBlocks) add(c Consumer) {
+	i := b.n % consumerBlock
+	if i == 0 {
+		b.blocks = append(b.blocks, consumerBlockPool.Get().(*[consumerBlock]Consumer))
+	}
+	b.blocks[len(b.blocks)-1][i] = c
+	b.n++
+}
+
+func (b *consumerBlocks) at(i int) *Consumer { return &b.blocks[i/consumerBlock][i%consumerBlock] }
+
+// flush appends the consumers to dst, in order, and releases the blocks.
+func (b *consumerBlocks) flush(dst []Consumer) []Consumer {
+	dst = slices.Grow(dst, b.n)
+	for i, blk := range b.blocks {
+		dst = append(dst, blk[:min(consumerBlock, b.n-i*consumerBlock)]...)
+	}
+	b.release()
+	return dst
+}
+
+// release returns the blocks to the pool, cleared so that the pool holds
+// no strings of a snapshot.
+func (b *consumerBlocks) release() {
+	for _, blk := range b.blocks {
+		clear(blk[:])
+		consumerBlockPool.Put(blk)
+	}
+	b.blocks, b.n = nil, 0
+}
+
 // riskRank orders consumers most affected first.
 var riskRank = map[string]int{RiskAtRisk: 0, RiskReview: 1, RiskUnknown: 2, RiskIndirect: 3, RiskExcluded: 4, RiskUnaffected: 5}
 
 // count orders w's consumers most affected first and counts them.
 func (w *impactWalk) count() {
 	// Breadth first already, so nearest first within a risk: a stable
-	// bucket per risk orders them without moving the consumers around.
-	buckets := make([][]int, len(riskRank))
+	// bucket per risk orders them without moving the consumers around:
+	// counted first, so that order is the only slice made.
+	var start [6]int // len(riskRank)
+	for _, c := range w.consumers {
+		if r := riskRank[c.Risk]; r+1 < len(start) {
+			start[r+1]++
+		}
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	w.order = make([]int, len(w.consumers))
 	for i, c := range w.consumers {
 		r := riskRank[c.Risk]
-		buckets[r] = append(buckets[r], i)
-	}
-	w.order = make([]int, 0, len(w.consumers))
-	for _, b := range buckets {
-		w.order = append(w.order, b...)
+		w.order[start[r]] = i
+		start[r]++
 	}
 	res := &w.res
 	res.TotalConsumers = len(w.consumers)
@@ -768,7 +823,9 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) 
 	for i := range via {
 		via[i] = -1
 	}
-	var queue []int
+	// Each consumer is queued at most once per pass (below), so one
+	// slice of their number serves every pass, read from a head index.
+	queue := make([]int, 0, len(cs))
 	for _, pass := range []struct {
 		from []string // direct risks that spread
 		risk string
@@ -779,9 +836,8 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) 
 				queue = append(queue, i)
 			}
 		}
-		for len(queue) > 0 {
-			cur := queue[0]
-			queue = queue[1:]
+		for h := 0; h < len(queue); h++ {
+			cur := queue[h]
 			from := cur
 			if !cs[cur].Direct {
 				from = via[cur]

@@ -170,86 +170,129 @@ func (s *sliceStream) next() (string, bool) { s.i++; return s.cur() }
 func (s *sliceStream) size() int { return len(s.keys) }
 
 // textStream reads the service order, keeping services whose lower-cased
-// name or owners contain text. It reads each chunk of the order through
-// the chunk's text blob (chunkText), one strings.Index over contiguous
-// bytes instead of one over each of a chunk's strings, which lie scattered
-// over the heap.
+// name or owners contain text. It searches each chunk's values as one
+// contiguous string (chunkText) rather than value by value: at 50,000
+// services the values are short strings scattered over the heap, and
+// reading them one by one is mostly cache misses.
 type textStream struct {
 	sc   *scan[string]
 	text string
 	n    int
 }
 
-func (t *textStream) match() (string, bool) {
-	if t.text == "" {
-		if t.sc.valid() {
-			return t.sc.key(), true
-		}
-		return "", false
-	}
-	if strings.Contains(t.text, textSep) {
-		// A match may cross the separator; read each text on its own.
-		for ; t.sc.valid(); t.sc.next() {
-			if strings.Contains(t.sc.val(), t.text) {
-				return t.sc.key(), true
-			}
-		}
-		return "", false
-	}
-	for t.sc.valid() {
-		ct := textOf(t.sc.chunks[t.sc.ci])
-		from := ct.offs[t.sc.j]
-		if h := strings.Index(ct.blob[from:], t.text); h >= 0 {
-			// The text holds no separator, so the match lies inside one
-			// entry: the last one starting at or before it.
-			j, found := slices.BinarySearch(ct.offs, from+h)
-			if !found {
-				j--
-			}
-			t.sc.j = j
-			return t.sc.key(), true
-		}
-		t.sc.ci, t.sc.j = t.sc.ci+1, 0
-	}
-	return "", false
-}
-
-// textSep ends each text in a chunk's blob. The texts join a name and its
-// owners with the same byte, so a query holding it is read text by text.
-const textSep = "\x00"
-
-// chunkText is a chunk of the service order's texts laid end to end, each
-// followed by textSep: blob[offs[j]:offs[j+1]-1] is vals[j]. It is built
-// on the first search that reads the chunk and kept with it; snapshots
-// share a chunk, and its blob, until a change copies the chunk.
+// chunkText is a string chunk's values concatenated in key order: value j
+// is blob[off[j]:off[j+1]]. freq counts each byte's occurrences in blob
+// (saturating): a search looks for the text's rarest byte, which the
+// vectorised strings.IndexByte skips to, and skips a chunk lacking one of
+// the text's bytes outright. It costs the values' bytes once more, four
+// bytes per value and 512 bytes per chunk.
 type chunkText struct {
 	blob string
-	offs []int // len(vals)+1 starts; the last is len(blob)
+	off  []int32
+	freq [256]uint16
 }
 
-// textOf is c's text blob, built if no search has built it yet. A chunk
-// a snapshot holds never changes, so the blob stays true to it; two
-// searches racing to build it build the same one.
+// rarest is the position in text of its byte least frequent in the blob,
+// or -1 when some byte of text does not occur in the blob at all.
+func (ct *chunkText) rarest(text string) int {
+	best := 0
+	for i := range len(text) {
+		f := ct.freq[text[i]]
+		if f == 0 {
+			return -1
+		}
+		if f < ct.freq[text[best]] {
+			best = i
+		}
+	}
+	return best
+}
+
+// index is strings.Index(ct.blob[from:], text) + from, or -1, given
+// p = ct.rarest(text) >= 0.
+func (ct *chunkText) index(from int32, text string, p int) int32 {
+	c, n := text[p], len(text)
+	blob := ct.blob
+	for at := int(from); at+n <= len(blob); at++ {
+		i := strings.IndexByte(blob[at+p:len(blob)-n+p+1], c)
+		if i < 0 {
+			return -1
+		}
+		at += i
+		if blob[at:at+n] == text {
+			return int32(at)
+		}
+	}
+	return -1
+}
+
+// textOf returns c's concatenated values, building them on first use.
+// Concurrent first uses may both build; the results are equal.
 func textOf(c *chunk[string]) *chunkText {
-	if ct := c.text.Load(); ct != nil {
-		return ct
+	if t := c.text.Load(); t != nil {
+		return t
 	}
 	n := 0
 	for _, v := range c.vals {
-		n += len(v) + len(textSep)
+		n += len(v)
 	}
 	var b strings.Builder
 	b.Grow(n)
-	offs := make([]int, 0, len(c.vals)+1)
+	off := make([]int32, 1, len(c.vals)+1)
 	for _, v := range c.vals {
-		offs = append(offs, b.Len())
 		b.WriteString(v)
-		b.WriteString(textSep)
+		off = append(off, int32(b.Len()))
 	}
-	offs = append(offs, b.Len())
-	ct := &chunkText{blob: b.String(), offs: offs}
-	c.text.Store(ct)
-	return ct
+	t := &chunkText{blob: b.String(), off: off}
+	for i := range len(t.blob) {
+		if f := &t.freq[t.blob[i]]; *f < 1<<16-1 {
+			*f++
+		}
+	}
+	c.text.Store(t)
+	return t
+}
+
+// match moves to the first value at or after the current one that
+// contains text. An occurrence found in the blob counts for the value it
+// starts in only if it also ends there; if it does not, no later
+// occurrence starting in that value can either, so the search resumes at
+// the next value. Nothing is assumed about the bytes of text or values.
+func (t *textStream) match() (string, bool) {
+	sc := t.sc
+	if t.text == "" {
+		if sc.valid() {
+			return sc.key(), true
+		}
+		return "", false
+	}
+	for sc.valid() {
+		c := sc.chunks[sc.ci]
+		ct := textOf(c)
+		p := ct.rarest(t.text)
+		for from := ct.off[sc.j]; p >= 0; {
+			at := ct.index(from, t.text, p)
+			if at < 0 {
+				break
+			}
+			// the value holding offset at: the last j with off[j] <= at
+			j := sc.j
+			for ct.off[j+1] <= at {
+				j++
+			}
+			if at+int32(len(t.text)) <= ct.off[j+1] {
+				sc.j = j
+				return c.keys[j], true
+			}
+			sc.j = j + 1
+			if sc.j == len(c.keys) {
+				break
+			}
+			from = ct.off[sc.j]
+		}
+		sc.ci, sc.j = sc.ci+1, 0
+	}
+	return "", false
 }
 
 func (t *textStream) seek(k string) (string, bool) { t.sc.seek(k); return t.match() }

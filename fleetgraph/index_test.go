@@ -346,3 +346,68 @@ func TestStatusPagesAcrossLists(t *testing.T) {
 		t.Errorf("paged items (-got +want):\n%s", diff)
 	}
 }
+
+// TestTextSearchAgreesWithScanAcrossChunks checks the text search, which
+// reads each chunk's values as one concatenated string, against
+// strings.Contains on each service's own text: over many chunks, through
+// changes that copy some of them, with texts that occur only across two
+// neighbouring services' texts (the end of one and the start of the
+// next) or across the NUL between a name and its owners.
+func TestTextSearchAgreesWithScanAcrossChunks(t *testing.T) {
+	const n = 1500 // about ten chunks of the service order
+	b := NewBuilder(nil)
+	rng := rand.New(rand.NewPCG(3, 5))
+	owners := []string{"", "Team-A", "team-b", "Ops", "zz", "Bass"}
+	upsert := func(i int) {
+		r := &Revision{Name: fmt.Sprintf("svc-%04d", i), Version: "1.0.0", Digest: fmt.Sprintf("sha256:%04d", i),
+			Owner: owners[rng.IntN(len(owners))], Source: "s1"}
+		if err := b.UpsertRevision(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		upsert(i)
+	}
+	texts := []string{"", "svc-01", "SVC-0999", "9", "team", "a\x00", "0\x00team-b", "\x00",
+		"4svc-", "asvc-0", "bsvc", "ops", "zzsvc", "0svc-0002", "-a", "nothing", "svc-1499\x00zz", "as", "ss", "sv"}
+	for round := range 4 {
+		s := b.Flush()
+		for _, text := range texts {
+			q := SearchQuery{Text: text, Limit: MaxSearchLimit}
+			want, err := s.searchScan(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for cur := ""; ; {
+				pq := q
+				pq.Cursor = cur
+				res, err := s.Search(pq)
+				if err != nil {
+					t.Fatalf("round %d %q: %v", round, text, err)
+				}
+				if res.Total != len(want) {
+					t.Fatalf("round %d %q: total %d, want %d", round, text, res.Total, len(want))
+				}
+				for _, sv := range res.Services {
+					got = append(got, sv.Key)
+				}
+				if !res.Truncated {
+					break
+				}
+				cur = res.NextCursor
+			}
+			if diff := cmp.Diff(got, want); diff != "" {
+				t.Fatalf("round %d %q: keys (-got +want):\n%s", round, text, diff)
+			}
+		}
+		for range 40 { // change a few services: their chunks are copied
+			i := rng.IntN(n + 50)
+			if rng.IntN(4) == 0 {
+				b.DeleteRevision(RevisionKey(ServiceKey("", fmt.Sprintf("svc-%04d", i)), fmt.Sprintf("sha256:%04d", i)))
+				continue
+			}
+			upsert(i)
+		}
+	}
+}

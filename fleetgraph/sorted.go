@@ -28,8 +28,10 @@ type chunk[V any] struct {
 	// gen is the edit that created the chunk: that edit may still change
 	// it in place; any other must copy it first.
 	gen uint64
-	// text is the service order's text blob for this chunk (index.go),
-	// built by the first search that reads it; nil in other maps.
+	// text is the search's copy of a string chunk's values, built on the
+	// first text search that reads the chunk once it is committed (see
+	// chunkText). An edit copies the chunk before changing it, and the
+	// copy starts without one, so only changed chunks are built again.
 	text atomic.Pointer[chunkText]
 }
 
