@@ -12,6 +12,11 @@
 //     whole _meta (the client's capabilities and info) into a map for one
 //     string, on the client and on the server, decodes only that string
 //     (protoversion_test.go);
+//   - the go-sdk's extractParamHeaderAnnotations, which re-encodes a tool's
+//     input schema and decodes and walks all of it, on every tools/call,
+//     to find the x-mcp-header annotations almost no schema has, answers
+//     none without decoding when the encoded schema cannot hold one
+//     (paramheaders_test.go);
 //   - segmentio/encoding's json decoder, which makes every map it decodes
 //     (map[string]any and the like: _meta, arguments, results) with room for
 //     64 entries, makes them as small as Go does.
@@ -102,8 +107,8 @@ var patches = []modulePatch{
 			},
 			{
 				file: "mcp/streamable_headers.go", sha256: "1f8d1304e7bf80f55f578879cb5d447edc9be08ee5c6db5e61a92e377abb0569",
-				why:   "whether extractName still decodes a whole CallToolParams (_meta and arguments into maps) to read the name",
-				apply: func(src []byte) ([]byte, error) { return splice(src, "extractName", extractNameSrc) },
+				why:   "whether extractName still decodes a whole CallToolParams (_meta and arguments into maps) to read the name, and extractParamHeaderAnnotations still decodes and walks the whole input schema on every call",
+				apply: nameAndParamHeaders,
 			},
 			{
 				file: "mcp/streamable.go", sha256: "d5bc530e72bcde8a44d139105bb28d0a56c2534a8912b8fe8b37a3b0f2cdcb60",
@@ -136,6 +141,8 @@ var (
 	extractNameSrc []byte
 	//go:embed protoversion_test.go
 	protoVersionSrc []byte
+	//go:embed paramheaders_test.go
+	paramHeadersSrc []byte
 )
 
 func main() {
@@ -208,6 +215,7 @@ func shared(out string) (string, error) {
 	h.Write(replacement)
 	h.Write(extractNameSrc)
 	h.Write(protoVersionSrc)
+	h.Write(paramHeadersSrc)
 	self, _ := os.ReadFile(os.Args[0]) // the command itself: a changed patch is a new workspace
 	h.Write(self)
 	key := h.Sum(nil)
@@ -396,6 +404,16 @@ func splice(src []byte, name string, repl []byte) ([]byte, error) {
 	b.Write(repl[rfrom:rto])
 	b.Write(src[to:])
 	return b.Bytes(), nil
+}
+
+// nameAndParamHeaders splices streamable_headers.go's two replacements:
+// extractName and extractParamHeaderAnnotations.
+func nameAndParamHeaders(src []byte) ([]byte, error) {
+	src, err := splice(src, "extractName", extractNameSrc)
+	if err != nil {
+		return nil, err
+	}
+	return splice(src, "extractParamHeaderAnnotations", paramHeadersSrc)
 }
 
 // servePOSTMetaVersion is servePOST's reading of _meta's protocolVersion

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -112,7 +113,12 @@ func checkChange(t *testing.T, file string, src, got []byte) {
 			t.Errorf("the patched Unmarshal does not parse in place:\n%s", got[from:to])
 		}
 	case "mcp/streamable_headers.go":
-		checkSplice(t, file, src, got, "extractName", extractNameSrc)
+		mid, err := splice(src, "extractName", extractNameSrc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSplice(t, file, src, mid, "extractName", extractNameSrc)
+		checkSplice(t, file, mid, got, "extractParamHeaderAnnotations", paramHeadersSrc)
 	case "mcp/streamable.go":
 		if n := strings.Count(string(got), metaVersionRead); n != 1 {
 			t.Errorf("the patched streamable.go reads the protocol version in servePOST %d times, want once", n)
@@ -330,17 +336,28 @@ func TestOracleIsUpstream(t *testing.T) {
 		_, b, _ := strings.Cut(string(src[from:to]), ") {\n")
 		return b
 	}
-	for _, o := range []struct{ file, name string }{
-		{"mcp/streamable_headers.go", "extractName"},
-		{"mcp/shared.go", "extractRequestMeta"},
-		{"mcp/streamable.go", "protocolVersionFromMessage"},
+	// An oracle calls the other oracles by their upstream names' oracle
+	// names; collectParamHeaderAnnotations is a stand-in of its own name.
+	unname := strings.NewReplacer("upstreamExtractRequestMeta(", "extractRequestMeta(",
+		"upstreamUnmarshalSchemaProperties(", "unmarshalSchemaProperties(", "upstreamRemarshal(", "remarshal(")
+	for _, o := range []struct{ file, name, oracle string }{
+		{"mcp/streamable_headers.go", "extractName", ""},
+		{"mcp/shared.go", "extractRequestMeta", ""},
+		{"mcp/streamable.go", "protocolVersionFromMessage", ""},
+		{"mcp/streamable_headers.go", "extractParamHeaderAnnotations", ""},
+		{"mcp/streamable_headers.go", "unmarshalSchemaProperties", ""},
+		{"mcp/util.go", "remarshal", ""},
+		{"mcp/streamable_headers.go", "collectParamHeaderAnnotations", "collectParamHeaderAnnotations"},
 	} {
 		up, err := os.ReadFile(filepath.Join(mod, filepath.FromSlash(o.file)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		oracle := "upstream" + strings.ToUpper(o.name[:1]) + o.name[1:]
-		got := strings.ReplaceAll(body(ours, oracle), "upstreamExtractRequestMeta(", "extractRequestMeta(")
+		oracle := o.oracle
+		if oracle == "" {
+			oracle = "upstream" + strings.ToUpper(o.name[:1]) + o.name[1:]
+		}
+		got := unname.Replace(body(ours, oracle))
 		if want := body(up, o.name); got != want {
 			t.Errorf("%s's body is not upstream's %s's:\n%s\nupstream:\n%s", oracle, o.name, got, want)
 		}
@@ -478,5 +495,96 @@ func TestProtocolVersionAllocatesLess(t *testing.T) {
 	t.Logf("objects per reading of the protocol version: patched %.0f, upstream %.0f", patched, upstream)
 	if patched > upstream/2 {
 		t.Errorf("objects per reading of the protocol version: patched %.0f, upstream %.0f; want at most half", patched, upstream)
+	}
+}
+
+// The input schemas the x-mcp-header differential test and fuzz target
+// start from: none annotated (kubepact's tools), annotated at the top and
+// nested, the name spelt with escapes or in another case, annotations that
+// are not strings or empty, properties that are not objects, and schemas
+// that do not encode (malformed raw JSON) or do not decode.
+var paramHeaderSeeds = []string{
+	`{"type":"object","properties":{"productId":{"type":"string","description":"the product"}},"required":["productId"]}`,
+	`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`,
+	`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer","x-mcp-header":"B"}}},"c":{"type":"boolean","x-mcp-header":"C"}}}`,
+	`{"properties":{"r":{"x-mcp-head\u0065r":"R"}}}`, `{"properties":{"r":{"\u0078-mcp-header":"R"}}}`, `{"properties":{"r":{"X-MCP-Header":"R"}}}`,
+	`{"properties":{"r":{"x-mcp-header":5}}}`, `{"properties":{"r":{"x-mcp-header":""}}}`, `{"properties":{"r":{"x-mcp-header":null}}}`,
+	`{"properties":{"r":{"x-mcp-header":"\u0052"}}}`, `{"properties":{"r":{"description":"x-mcp-header"}}}`,
+	`{"properties":{"r":5}}`, `{"properties":[]}`, `{"properties":null}`, `{"properties":{}}`, `{"type":5}`, `{"properties":{"r":{"type":7,"x-mcp-header":"R"}}}`,
+	`{"properties":{"r":{"x-mcp-header":"A"},"r":{"x-mcp-header":"B"}}}`, `{"properties":{"r":{"properties":{"s":{"x-mcp-header":"S"}}},"t":{"x-mcp-header":"T"}}}`,
+	`null`, `{}`, `[]`, `"s"`, `5`, `{"properties":{"r":{"x-mcp-header":"R"}}`, `{"properties":`, ``, `x`, "{\"properties\":{\"\xff\":{\"x-mcp-header\":\"R\"}}}",
+}
+
+// paramHeaderSchemas are the InputSchemas a seed stands for, as a tool
+// can hold them: the raw JSON, and where it is valid, a map and a
+// *jsonschema.Schema decoded from it.
+func paramHeaderSchemas(raw []byte) []any {
+	schemas := []any{json.RawMessage(raw)}
+	var m any
+	if json.Unmarshal(raw, &m) == nil {
+		schemas = append(schemas, m)
+	}
+	var js *jsonschema.Schema
+	if json.Unmarshal(raw, &js) == nil {
+		schemas = append(schemas, js)
+	}
+	return schemas
+}
+
+// sameParamHeaders reports how the patched extractParamHeaderAnnotations
+// parts from upstream's on every form of schema raw, or "". Bindings come
+// in map order upstream, so they are compared sorted.
+func sameParamHeaders(raw []byte) string {
+	sorted := func(bs []paramHeaderBinding) []paramHeaderBinding {
+		slices.SortFunc(bs, func(a, b paramHeaderBinding) int {
+			return strings.Compare(strings.Join(a.Path, "\x00")+"\x01"+a.Header, strings.Join(b.Path, "\x00")+"\x01"+b.Header)
+		})
+		return bs
+	}
+	for _, schema := range paramHeaderSchemas(raw) {
+		got := sorted(extractParamHeaderAnnotations(&Tool{Name: "t", InputSchema: schema}))
+		want := sorted(upstreamExtractParamHeaderAnnotations(&Tool{Name: "t", InputSchema: schema}))
+		if !reflect.DeepEqual(got, want) {
+			return fmt.Sprintf("%T: extractParamHeaderAnnotations %#v; upstream %#v", schema, got, want)
+		}
+	}
+	return ""
+}
+
+// TestParamHeadersMatchUpstream holds the patched
+// extractParamHeaderAnnotations to upstream's on every seed.
+func TestParamHeadersMatchUpstream(t *testing.T) {
+	for _, s := range paramHeaderSeeds {
+		if d := sameParamHeaders([]byte(s)); d != "" {
+			t.Errorf("%q: %s", s, d)
+		}
+	}
+	if got := extractParamHeaderAnnotations(&Tool{InputSchema: json.RawMessage(paramHeaderSeeds[1])}); len(got) != 1 || got[0].Header != "Region" {
+		t.Errorf("an annotated schema gave %#v; want the Region binding", got)
+	}
+}
+
+// FuzzParamHeadersMatchUpstream is TestParamHeadersMatchUpstream on any
+// schema.
+func FuzzParamHeadersMatchUpstream(f *testing.F) {
+	for _, s := range paramHeaderSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if d := sameParamHeaders(raw); d != "" {
+			t.Errorf("%q: %s", raw, d)
+		}
+	})
+}
+
+// TestParamHeadersAllocateLess is what the patch is for: a schema without
+// annotations is no longer decoded and walked on every call.
+func TestParamHeadersAllocateLess(t *testing.T) {
+	tool := &Tool{Name: "getProduct", InputSchema: json.RawMessage(paramHeaderSeeds[0])}
+	patched := testing.AllocsPerRun(100, func() { extractParamHeaderAnnotations(tool) })
+	upstream := testing.AllocsPerRun(100, func() { upstreamExtractParamHeaderAnnotations(tool) })
+	t.Logf("objects per extractParamHeaderAnnotations: patched %.0f, upstream %.0f", patched, upstream)
+	if patched > upstream/2 {
+		t.Errorf("objects per extractParamHeaderAnnotations: patched %.0f, upstream %.0f; want at most half", patched, upstream)
 	}
 }

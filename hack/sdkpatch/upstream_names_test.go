@@ -75,3 +75,75 @@ func upstreamExtractName(method string, params json.RawMessage) (string, bool) {
 
 	return "", false
 }
+
+// headerSchemaProperty and paramHeaderBinding are copies of the go-sdk's
+// types (mcp/streamable_headers.go), which the patched build uses; Tool is
+// its Tool.
+type (
+	Tool                 = sdk.Tool
+	headerSchemaProperty struct {
+		Type       string                          `json:"type"`
+		XMCPHeader json.RawMessage                 `json:"x-mcp-header,omitempty"`
+		Properties map[string]headerSchemaProperty `json:"properties,omitempty"`
+	}
+	paramHeaderBinding struct {
+		Path   []string
+		Header string
+	}
+)
+
+// collectParamHeaderAnnotations is the go-sdk's, which the replacement
+// calls as upstream's extractParamHeaderAnnotations does; TestOracleIsUpstream
+// holds it to upstream's text.
+func collectParamHeaderAnnotations(props map[string]headerSchemaProperty, prefix []string, out []paramHeaderBinding) []paramHeaderBinding {
+	for propName, prop := range props {
+		path := make([]string, len(prefix)+1)
+		copy(path, prefix)
+		path[len(prefix)] = propName
+
+		var headerName string
+		if err := json.Unmarshal(prop.XMCPHeader, &headerName); err == nil && headerName != "" {
+			out = append(out, paramHeaderBinding{Path: path, Header: headerName})
+		}
+		if len(prop.Properties) > 0 {
+			out = collectParamHeaderAnnotations(prop.Properties, path, out)
+		}
+	}
+	return out
+}
+
+// upstreamExtractParamHeaderAnnotations, upstreamUnmarshalSchemaProperties
+// and upstreamRemarshal are the go-sdk's extractParamHeaderAnnotations,
+// unmarshalSchemaProperties and remarshal, the oracles of
+// paramheaders_test.go's differential test (TestOracleIsUpstream).
+func upstreamExtractParamHeaderAnnotations(tool *Tool) []paramHeaderBinding {
+	props := upstreamUnmarshalSchemaProperties(tool.InputSchema)
+	if len(props) == 0 {
+		return nil
+	}
+	var result []paramHeaderBinding
+	result = collectParamHeaderAnnotations(props, nil, result)
+	if len(result) == 0 {
+		return nil
+	}
+	return result
+}
+
+func upstreamUnmarshalSchemaProperties(schema any) map[string]headerSchemaProperty {
+	var s headerSchemaProperty
+	if err := upstreamRemarshal(schema, &s); err != nil {
+		return nil
+	}
+	return s.Properties
+}
+
+func upstreamRemarshal(from, to any) error {
+	data, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	if err := internaljson.Unmarshal(data, to); err != nil {
+		return err
+	}
+	return nil
+}

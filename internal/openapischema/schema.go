@@ -288,9 +288,20 @@ func withoutKey(m map[string]any, key string) map[string]any {
 	return out
 }
 
-// SortedKeys returns the keys of m in order.
+// SortedKeys returns the keys of m in order, nil for an empty m. The
+// slice is made once at its length: collecting an iterator grows it a few
+// times on the way, which is most of the objects a sort of a response's
+// header names costs on every call.
 func SortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
+	if len(m) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // escapePointer escapes one JSON pointer segment.
