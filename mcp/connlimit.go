@@ -26,6 +26,11 @@ type connLimiter struct {
 	mu      sync.Mutex
 	open    int
 	waiting list.List // of *limitedConn; front has waited longest
+	// serving counts the connections a handler has marked serving whose
+	// response is not yet written in full (not idle or closed again);
+	// quiet are the channels to close when it falls to zero.
+	serving int
+	quiet   []chan struct{}
 
 	evicted, refused atomic.Int64
 }
@@ -83,7 +88,34 @@ func (l *connLimiter) releaseLocked(c *limitedConn) {
 	if c.elem != nil {
 		l.waiting.Remove(c.elem)
 		c.elem = nil
+	} else {
+		l.servedLocked()
 	}
+}
+
+// servedLocked counts one serving connection done; l.mu is held.
+func (l *connLimiter) servedLocked() {
+	if l.serving--; l.serving == 0 {
+		for _, ch := range l.quiet {
+			close(ch)
+		}
+		l.quiet = nil
+	}
+}
+
+// quieted is closed once no connection is serving: every response a
+// handler started has been written in full, up to the end of its body,
+// which net/http writes after the handler has returned.
+func (l *connLimiter) quieted() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch := make(chan struct{})
+	if l.serving == 0 {
+		close(ch)
+	} else {
+		l.quiet = append(l.quiet, ch)
+	}
+	return ch
 }
 
 // setServing moves c out of (true) or to the back of (false) the waiting
@@ -98,8 +130,10 @@ func (l *connLimiter) setServing(c *limitedConn, serving bool) {
 	case serving && c.elem != nil:
 		l.waiting.Remove(c.elem)
 		c.elem = nil
+		l.serving++
 	case !serving && c.elem == nil:
 		c.elem = l.waiting.PushBack(c)
+		l.servedLocked()
 	}
 }
 

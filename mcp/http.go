@@ -361,8 +361,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-dctx.Done():
 		drained = false
 	}
-	// Every call has been answered and every session closed: what remains
-	// is connections still sending a request that would be refused.
+	// Every handler has returned and every session is closed, but net/http
+	// ends a response (its last chunk) after its handler returns: wait for
+	// each connection that was serving to be idle or closed, so that no
+	// answer is cut short. What remains is connections still sending a
+	// request that would be refused.
+	select {
+	case <-lim.quieted():
+	case <-dctx.Done():
+		drained = false
+	}
 	_ = srv.Close()
 	if err := <-shut; err != nil {
 		s.log.V(1).Info("HTTP shutdown cut short", "reason", err.Error())
