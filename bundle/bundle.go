@@ -34,6 +34,11 @@ type Bundle struct {
 	// Identity is the OCI manifest digest of the bundle: the digest a
 	// registry reports for it once pushed (or reported, for a pulled one).
 	Identity digest.Digest
+	// Content is the digest of a local bundle's packed, uncompressed tar
+	// (its layer's diff ID): a fingerprint of exactly the files packed,
+	// their names, modes and bytes, computed before anything is parsed or
+	// compressed. Empty for a pulled bundle.
+	Content digest.Digest
 	// Source says where the bundle came from.
 	Source Source
 
@@ -66,6 +71,14 @@ type LoadOptions struct {
 	// Limits bound a bundle's files, local or pulled. Zero fields take the
 	// archive defaults (10 MiB a file, 50 MiB in all, 10,000 entries).
 	Limits archive.Limits
+	// KnownIdentity, when set, is asked for the identity of a local
+	// bundle by its Content digest before the layer is compressed: a
+	// non-empty answer is taken as the bundle's Identity, and the layer
+	// is neither compressed nor its image built (Image then says so). The
+	// answer must be one an earlier load of the same content by the same
+	// build computed: the identity follows from the tar and the contract
+	// it holds, so a cache keyed by Content may answer it.
+	KnownIdentity func(content digest.Digest) digest.Digest
 }
 
 // OCIScheme prefixes references that name a bundle in an OCI registry.
@@ -194,13 +207,11 @@ func loadFS(dirFS fs.FS, abs string, opts *LoadOptions) (*Bundle, error) {
 	// extractor's limits and rules: the layer, its digest and the
 	// manifest's are those of the gzip'd tar Pack writes, without
 	// decompressing it twice (for the files, then for the diff ID).
-	var tarball, layer bytes.Buffer
+	var tarball bytes.Buffer
 	if err := archive.PackTar(&tarball, dirFS, files); err != nil {
 		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
 	}
-	if err := archive.Compress(&layer, tarball.Bytes()); err != nil {
-		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
-	}
+	content := digest.FromBytes(tarball.Bytes())
 	afs, err := archive.ExtractTar(bytes.NewReader(tarball.Bytes()), opts.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", abs, err)
@@ -209,11 +220,22 @@ func loadFS(dirFS fs.FS, abs string, opts *LoadOptions) (*Bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", abs, err)
 	}
-	if b.image, err = oci.NewImageOf(layer.Bytes(), digest.FromBytes(tarball.Bytes()), b.labels()); err != nil {
+	b.Content = content
+	b.Source = Source{Dir: abs}
+	if opts.KnownIdentity != nil {
+		if id := opts.KnownIdentity(content); id != "" {
+			b.Identity = id
+			return b, nil
+		}
+	}
+	var layer bytes.Buffer
+	if err := archive.Compress(&layer, tarball.Bytes()); err != nil {
+		return nil, fmt.Errorf("packing bundle %s: %w", abs, err)
+	}
+	if b.image, err = oci.NewImageOf(layer.Bytes(), content, b.labels()); err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", abs, err)
 	}
 	b.Identity = b.image.Digest
-	b.Source = Source{Dir: abs}
 	return b, nil
 }
 
@@ -390,6 +412,9 @@ func (b *Bundle) labels() oci.Labels {
 // layer, the config with Pacto's labels, and the manifest whose digest is
 // the bundle's Identity. A pulled bundle has none (it is already pushed).
 func (b *Bundle) Image() (*oci.Image, error) {
+	if b.image == nil && b.Source.Dir != "" {
+		return nil, fmt.Errorf("bundle %s was loaded with a known identity, without packing its layer: load it again without LoadOptions.KnownIdentity to push it", b.Source)
+	}
 	if b.image == nil {
 		return nil, fmt.Errorf("bundle %s was pulled from a registry: it has no local image to push", b.Source)
 	}

@@ -91,6 +91,11 @@ type FleetOptions struct {
 	// Traces are OTLP/JSON trace exports read once at start for the
 	// fleet's observed edges (--traces, repeatable; observed.go).
 	Traces []string
+	// CacheDir, when set, keeps each --local source's bundle identities
+	// and verdicts between starts, keyed by content and build (see
+	// source.LocalSource.CacheDir). Not a flag of its own: the command
+	// sets it below --cache-dir, and leaves it empty with --no-cache.
+	CacheDir string
 }
 
 // BindFlags binds the fleet flags.
@@ -545,7 +550,7 @@ func newFleetState(ctx context.Context, env *familyEnv) (*fleetState, error) {
 	cctx, stall := newStallWatch(ctx, fleetLoadStall)
 	var sources []source.Source
 	for _, d := range o.Local {
-		sources = append(sources, &source.LocalSource{Dir: filepath.Clean(d), Progress: stall.progress})
+		sources = append(sources, &source.LocalSource{Dir: filepath.Clean(d), Progress: stall.progress, CacheDir: o.CacheDir, Log: env.log.WithName("fleet")})
 	}
 	if len(o.OCI) > 0 {
 		sources = append(sources, &source.OCISource{Refs: o.OCI, Client: client, Progress: stall.progress})

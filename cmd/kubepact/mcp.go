@@ -5,6 +5,7 @@ package main
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -87,6 +88,11 @@ serves Streamable HTTP at http://127.0.0.1:8585/mcp for both the 2025-11-25
 				return &exitError{code: 2, msg: inWords(err)}
 			}
 			opts.Registry = client
+			if !reg.NoCache && reg.CacheDir != "" {
+				// --local bundles' identities and verdicts, beside the
+				// pulled content, under the same switch.
+				opts.Fleet.CacheDir = filepath.Join(reg.CacheDir, "fleet")
+			}
 			if opts.Transport == mcp.TransportHTTP {
 				// /metrics beside /mcp, behind the same checks and token:
 				// this process's own registry, with the per-tool series

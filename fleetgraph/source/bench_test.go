@@ -203,3 +203,62 @@ func BenchmarkLocalFleetRecollect(b *testing.B) {
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/float64(n), "cpu-µs/bundle")
 }
+
+// BenchmarkLocalFleetWarmStart measures a start with the cache a first
+// start wrote (LocalSource.CacheDir): a fresh source each time, so only
+// the file carries identities and verdicts over, as from one process to
+// the next. It reports the cold start that wrote the cache beside it, and
+// the cache file's size:
+//
+//	KUBEPACT_BENCH_SCALE=10000 go test ./fleetgraph/source -run '^$' -bench BenchmarkLocalFleetWarmStart -benchtime 1x
+func BenchmarkLocalFleetWarmStart(b *testing.B) {
+	n := 1000
+	if v := os.Getenv("KUBEPACT_BENCH_SCALE"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 10 {
+			b.Fatalf("KUBEPACT_BENCH_SCALE=%q: want a number of services, at least 10", v)
+		}
+	}
+	dir, cacheDir := b.TempDir(), b.TempDir()
+	localFleet(b, dir, n)
+	start := func() (*fleetgraph.Snapshot, time.Duration) {
+		cpu0 := cpuTime(b)
+		snap := source.NewFeed(fleetgraph.NewBuilder(nil), []source.Source{&source.LocalSource{Dir: dir, CacheDir: cacheDir}}).Collect(b.Context(), nil)
+		if _, revs, _ := snap.Counts(); revs != n {
+			b.Fatalf("%d revisions loaded, want %d: %v", revs, n, snap.Meta().Limitations)
+		}
+		return snap, cpuTime(b) - cpu0
+	}
+	t0 := time.Now()
+	_, coldCPU := start()
+	coldWall := time.Since(t0)
+	files, _ := filepath.Glob(filepath.Join(cacheDir, "*"))
+	var size int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			size += st.Size()
+		}
+	}
+	b.ResetTimer()
+	var cpu time.Duration
+	var heap uint64
+	for b.Loop() {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		snap, c := start()
+		cpu += c
+		if res, err := snap.Status(fleetgraph.StatusQuery{Invalid: true}); err != nil || res.Total != 0 {
+			b.Fatalf("%d invalid on a warm start, %v", res.Total, err)
+		}
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		heap = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(snap)
+	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(coldWall.Milliseconds()), "cold-wall-ms")
+	b.ReportMetric(float64(coldCPU.Milliseconds()), "cold-cpu-ms")
+	b.ReportMetric(float64(size)/1024, "cache-KiB")
+}

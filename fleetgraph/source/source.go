@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/opencontainers/go-digest"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kubepact/kubepact/bundle"
@@ -311,11 +313,45 @@ type LocalSource struct {
 	// a large directory takes in all.
 	Progress func()
 
-	// verdicts are the validation verdicts of the last successful
-	// Collect, by bundle identity: a re-read (Watch re-collects the whole
-	// directory after any change) validates only the bundles whose
-	// content changed. It holds the current bundles' verdicts only.
-	verdicts atomic.Pointer[map[string]*fleetgraph.Verdict]
+	// CacheDir, when set, is the directory of the source's cache file
+	// (one per Dir; see cache.go): each bundle's identity and verdict by
+	// the digest of its content, so a start over unchanged bundles
+	// neither compresses nor validates them. Empty: no file; a re-read
+	// still reuses the last read's.
+	CacheDir string
+	// Log receives the one line said when the cache file is not used
+	// (unreadable, corrupt, of another build) or cannot be written; the
+	// source goes on without it. The zero value discards.
+	Log logr.Logger
+
+	// known are the identities and verdicts of the last successful
+	// Collect (or, before the first, of the cache file), by bundle
+	// content: a re-read (Watch re-collects the whole directory after any
+	// change) compresses and validates only the bundles whose content
+	// changed. It holds the current bundles' only.
+	known     atomic.Pointer[map[digest.Digest]cached]
+	cacheOnce sync.Once
+}
+
+// knownBundles is what the last Collect learned, else the cache file's.
+func (l *LocalSource) knownBundles() map[digest.Digest]cached {
+	if l.CacheDir != "" {
+		l.cacheOnce.Do(func() {
+			path := cachePath(l.CacheDir, l.Dir)
+			m, err := readCache(path, l.Dir)
+			if err != nil {
+				l.Log.Info("Fleet cache file ignored; every bundle is validated again", "file", path, "reason", err.Error())
+				return
+			}
+			if m != nil {
+				l.known.CompareAndSwap(nil, &m)
+			}
+		})
+	}
+	if p := l.known.Load(); p != nil {
+		return *p // read only: a finished Collect's, or the file's
+	}
+	return nil
 }
 
 // ID implements Source.
@@ -343,22 +379,31 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 	// results taken in directory order, so the collection is the one a
 	// single loop makes.
 	type loaded struct {
-		rev *fleetgraph.Revision
-		err error
+		rev     *fleetgraph.Revision
+		content digest.Digest
+		err     error
 	}
 	out := make([]loaded, len(dirs))
-	var known map[string]*fleetgraph.Verdict
-	if p := l.verdicts.Load(); p != nil {
-		known = *p // read only: a finished Collect's
+	known := l.knownBundles()
+	var lopts bundle.LoadOptions
+	if l.Load != nil {
+		lopts = *l.Load
 	}
+	lopts.KnownIdentity = func(c digest.Digest) digest.Digest { return known[c].identity }
+	var misses atomic.Int64
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(dirs)) {
 		wg.Go(func() {
 			for i := range next {
-				b, err := bundle.LoadDir(dirs[i], l.Load)
+				b, err := bundle.LoadDir(dirs[i], &lopts)
 				if err == nil {
-					out[i].rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true, Verdict: known[b.Identity.String()]})
+					k, hit := known[b.Content]
+					if !hit {
+						misses.Add(1)
+					}
+					out[i].content = b.Content
+					out[i].rev, err = fleetgraph.NewRevision(ctx, b, &fleetgraph.RevisionOptions{Validate: true, Verdict: k.verdict})
 				}
 				out[i].err = err
 				if l.Progress != nil {
@@ -378,12 +423,12 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	verdicts := make(map[string]*fleetgraph.Verdict, len(dirs))
+	now := make(map[digest.Digest]cached, len(dirs))
 	for i, d := range dirs {
 		if out[i].err == nil {
 			c.Revisions = append(c.Revisions, out[i].rev)
 			if v := out[i].rev.Verdict(); v != nil {
-				verdicts[out[i].rev.Digest] = v
+				now[out[i].content] = cached{identity: digest.Digest(out[i].rev.Digest), verdict: v}
 			}
 			continue
 		}
@@ -391,7 +436,13 @@ func (l *LocalSource) Collect(ctx context.Context) (*Collection, error) {
 		c.Partial = true
 		c.Limitations = append(c.Limitations, fleetgraph.Limitation{Code: fleetgraph.LimitRecordInvalid, Source: l.ID(), Subject: filepath.ToSlash(rel), Message: "bundle " + filepath.ToSlash(rel) + " was left out: " + firstLine(out[i].err.Error())})
 	}
-	l.verdicts.Store(&verdicts)
+	l.known.Store(&now)
+	if l.CacheDir != "" && (misses.Load() > 0 || len(now) != len(known)) {
+		path := cachePath(l.CacheDir, l.Dir)
+		if err := writeCache(path, l.Dir, now); err != nil {
+			l.Log.Info("Fleet cache file not written; the next start validates every bundle again", "file", path, "reason", err.Error())
+		}
+	}
 	return c, nil
 }
 
