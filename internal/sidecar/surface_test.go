@@ -192,7 +192,8 @@ func lockedBundle(t *testing.T, dir, mode string) *bundle.Bundle {
 // bundle, and a bundle shaped like the large public APIs
 // (test/bigspec.Large, ~1,250 operations). A new digest costs the sum of
 // the three modes. Compare as ratios; absolute times depend on the
-// machine.
+// machine. three is the three modes from one projection (ToolSurfaces),
+// what the reconciler spends now.
 func BenchmarkToolSurface(b *testing.B) {
 	large := b.TempDir()
 	for name, data := range bigspec.WriteBundle(bigspec.Large) {
@@ -222,6 +223,24 @@ func BenchmarkToolSurface(b *testing.B) {
 					}
 				})
 			}
+			// What a new digest costs now: the three modes from one
+			// projection (ToolSurfaces), against the sum of the above.
+			b.Run("three", func(b *testing.B) {
+				cfg := sidecar.DefaultConfig()
+				cfg.Bundle, cfg.BundleDigest, cfg.Upstream = "oci://r.example/b@"+string(bun.Identity), string(bun.Identity), "http://127.0.0.1:8080"
+				b.ReportAllocs()
+				for b.Loop() {
+					ss, err := sidecar.ToolSurfaces(b.Context(), cfg, bun, []string{"all", "discover", "auto"})
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, s := range ss {
+						if s.Err != nil {
+							b.Fatal(s.Err)
+						}
+					}
+				}
+			})
 		})
 	}
 }
