@@ -18,10 +18,11 @@
 // status.toolSurfaces holds, for each tool mode, the digest of the tools an
 // injected sidecar in that mode serves from the resolved bundle: the
 // sidecar Config the webhook writes (injection.SidecarOptions.Config),
-// digested by sidecar.ToolSurface, the function the sidecar itself reports
-// with; status.toolSurfaceDigest is mode all's. Each is computed once per
-// digest, mode and process, one at a time, and remembered in a bounded
-// memo.
+// digested as sidecar.ToolSurface digests it, with the function the sidecar
+// itself reports with; status.toolSurfaceDigest is mode all's. The modes a
+// digest lacks are computed together from one projection of the bundle
+// (sidecar.ToolSurfaces), one digest at a time, and remembered per digest
+// and mode in a bounded memo.
 //
 // # Pod report
 //

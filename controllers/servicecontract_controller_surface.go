@@ -31,12 +31,13 @@ const nominalUpstreamPort = 8080
 // accepts (injection.ToolModes), the tool surface the injected sidecar
 // serves from the resolved bundle, computed with the configuration the
 // webhook writes (injection.SidecarOptions.Config) in that mode; auto is
-// projected as auto, so its digest is that of the mode the sidecar's own
+// offered as auto, so its digest is that of the mode the sidecar's own
 // rule (openapitools.Capability.Mode) settles to. status.toolSurfaceDigest
 // is mode all's. Each is computed once per digest, mode and process (the
-// operator's version is the sidecar's: the same image). A mode whose tools
-// cannot be projected has no entry; the sidecar, which projects the same
-// way, would refuse to start in it, and the log says why.
+// operator's version is the sidecar's: the same image), the modes of a
+// digest from one projection. A mode whose tools cannot be projected has
+// no entry; the sidecar, which projects the same way, would refuse to
+// start in it, and the log says why.
 func (r *ServiceContractReconciler) recordSurface(ctx context.Context, obj *v1alpha1.ServiceContract, res *resolved) {
 	clearSurface(obj)
 	if res.bundle == nil {
@@ -46,8 +47,9 @@ func (r *ServiceContractReconciler) recordSurface(ctx context.Context, obj *v1al
 	if c := obj.Status.Contract; c != nil && c.HTTPPort > 0 {
 		port = c.HTTPPort
 	}
+	got := r.toolSurfaces(ctx, res, port)
 	for _, mode := range injection.ToolModes {
-		d, ok := r.surface(ctx, res, port, mode)
+		d, ok := got[mode]
 		if !ok {
 			continue
 		}
@@ -65,28 +67,44 @@ func clearSurface(obj *v1alpha1.ServiceContract) {
 	obj.Status.ToolSurfaces = nil
 }
 
-// surface is the tool surface of res's bundle in one tool mode, from the
-// memo or projected; false when it cannot be projected.
-func (r *ServiceContractReconciler) surface(ctx context.Context, res *resolved, port int32, mode string) (string, bool) {
-	key := surfaceKey{res.digest, mode}
-	if d, ok := r.surfaces.get(key); ok {
-		return d, true
+// toolSurfaces is the tool surface of res's bundle in each tool mode the
+// webhook accepts, by mode: from the memo, and for the modes it lacks
+// from one projection of the bundle (sidecar.ToolSurfaces). A mode whose
+// tools cannot be projected is absent.
+func (r *ServiceContractReconciler) toolSurfaces(ctx context.Context, res *resolved, port int32) map[string]string {
+	got := map[string]string{}
+	if r.surfaces.fill(res.digest, got) == nil {
+		return got
 	}
 	// One projection at a time: a large API's peaks at about 160 MiB, and
 	// the reconcilers run in parallel inside the operator's memory limit.
 	r.surfaces.compute.Lock()
 	defer r.surfaces.compute.Unlock()
-	if d, ok := r.surfaces.get(key); ok { // computed while waiting
-		return d, true
+	missing := r.surfaces.fill(res.digest, got) // some computed while waiting
+	if missing == nil {
+		return got
 	}
-	cfg := injection.SidecarOptions{ToolMode: mode}.Config(res.ref, string(res.digest), port)
-	d, err := sidecar.ToolSurface(ctx, cfg, res.bundle)
+	log := logf.FromContext(ctx)
+	const why = "the bundle's tool surface could not be computed; an injected sidecar in this tool mode would not start on it"
+	// The modes' configurations differ in Tools.ToolMode alone, which
+	// ToolSurfaces sets per mode.
+	cfg := injection.SidecarOptions{}.Config(res.ref, string(res.digest), port)
+	surfaces, err := sidecar.ToolSurfaces(ctx, cfg, res.bundle, missing)
 	if err != nil {
-		logf.FromContext(ctx).Info("the bundle's tool surface could not be computed; an injected sidecar in this tool mode would not start on it", "digest", res.digest, "toolMode", mode, "error", err.Error())
-		return "", false
+		for _, mode := range missing {
+			log.Info(why, "digest", res.digest, "toolMode", mode, "error", err.Error())
+		}
+		return got
 	}
-	r.surfaces.put(key, d)
-	return d, true
+	for _, s := range surfaces {
+		if s.Err != nil {
+			log.Info(why, "digest", res.digest, "toolMode", s.Mode, "error", s.Err.Error())
+			continue
+		}
+		r.surfaces.put(surfaceKey{res.digest, s.Mode}, s.Digest)
+		got[s.Mode] = s.Digest
+	}
+	return got
 }
 
 // surfaceKey names one memoized surface: a bundle digest in a tool mode.
@@ -100,7 +118,7 @@ type surfaceKey struct {
 type surfaceMemo struct {
 	mu sync.Mutex
 	m  map[surfaceKey]string
-	// compute is held while a surface is computed (surface).
+	// compute is held while surfaces are computed (toolSurfaces).
 	compute sync.Mutex
 }
 
@@ -108,11 +126,20 @@ type surfaceMemo struct {
 // the three tool modes.
 const maxSurfaces = 1024
 
-func (m *surfaceMemo) get(k surfaceKey) (string, bool) {
+// fill adds the memoized surfaces of digest d to got, by mode, and
+// returns the tool modes (injection.ToolModes) it has none for.
+func (m *surfaceMemo) fill(d digest.Digest, got map[string]string) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	v, ok := m.m[k]
-	return v, ok
+	var missing []string
+	for _, mode := range injection.ToolModes {
+		if v, ok := m.m[surfaceKey{d, mode}]; ok {
+			got[mode] = v
+		} else {
+			missing = append(missing, mode)
+		}
+	}
+	return missing
 }
 
 func (m *surfaceMemo) put(k surfaceKey, v string) {

@@ -147,6 +147,75 @@ func (c *Capability) Tool(name string) *Tool {
 // URL or for an unknown security scheme, and when an allow or deny list
 // names no operation.
 func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability, error) {
+	c, err := projectHeld(ctx, b, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkHeldMode(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ModeProjection is a bundle's projection offered in one tool mode
+// (ProjectModes).
+type ModeProjection struct {
+	// Mode is the tool mode asked for, as Options.ToolMode.
+	Mode string
+	// Capability is what Project returns with Options.ToolMode set to
+	// Mode; nil when Err is set.
+	Capability *Capability
+	// Err is what Project returns in Mode alone: the tools lock the
+	// projection is held to records another mode than Mode settles to.
+	Err error
+}
+
+// ProjectModes projects b once under opts and offers the projection in
+// each of modes: element i is what Project returns with opts.ToolMode set
+// to modes[i] (opts.ToolMode itself is not read). A tool mode changes how
+// package mcp offers the operations, never what they are, so the modes'
+// Capabilities share their tools, withheld operations and search index,
+// and cost one projection. It fails as Project does for what does not
+// depend on the mode, and on a mode Project refuses (checkToolMode).
+func ProjectModes(ctx context.Context, b *bundle.Bundle, opts *Options, modes []string) ([]ModeProjection, error) {
+	for _, m := range modes {
+		if err := checkToolMode(m); err != nil {
+			return nil, err
+		}
+	}
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.ToolMode = ""
+	base, err := projectHeld(ctx, b, &o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ModeProjection, 0, len(modes))
+	for _, m := range modes {
+		c := base.inMode(m)
+		if err := c.checkHeldMode(); err != nil {
+			out = append(out, ModeProjection{Mode: m, Err: err})
+			continue
+		}
+		out = append(out, ModeProjection{Mode: m, Capability: c})
+	}
+	return out, nil
+}
+
+// inMode is a copy of c offered in tool mode m. The copy shares what
+// projection built (none of it is changed after Project returns), the
+// search index included: the index does not depend on the mode.
+func (c *Capability) inMode(m string) *Capability {
+	d := *c
+	d.toolMode = cmp.Or(m, ToolModeAll)
+	return &d
+}
+
+// projectHeld is Project but for the check of the tools lock's mode
+// (checkHeldMode): the projection held to its lock, with its LockDigest.
+func projectHeld(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability, error) {
 	if b.Contract == nil {
 		return nil, fmt.Errorf("bundle %s: the contract does not parse: %w", b.Source, b.ParseErr)
 	}
@@ -179,12 +248,18 @@ func Project(ctx context.Context, b *bundle.Bundle, opts *Options) (*Capability,
 	c.Service = b.Contract.Service.Name
 	if lock != nil {
 		holdToLock(c, lock, fromBundle, opts != nil && opts.BaseURL != "")
-		if err := lock.checkMode(c); err != nil {
-			return nil, err
-		}
 	}
 	c.LockDigest = LockDigestOf(c)
 	return c, nil
+}
+
+// checkHeldMode refuses c when the tools lock it is held to records
+// another tool mode than c is in force in (Lock.checkMode).
+func (c *Capability) checkHeldMode() error {
+	if c.held == nil {
+		return nil
+	}
+	return c.held.checkMode(c)
 }
 
 // spec is one openapi interface to project.

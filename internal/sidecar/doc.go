@@ -6,8 +6,9 @@
 // Config is everything a sidecar runs with. The injection webhook builds
 // one per Pod and writes it as a container (podspec.Container, whose
 // command line is Config.Args); the sidecar command binds its flags into one and Run
-// starts from it; the operator computes the tool surface of one (ToolSurface) to
-// record it on the ServiceContract. Args and the command's flags round-trip:
+// starts from it; the operator computes the tool surface of one (ToolSurface;
+// ToolSurfaces for every tool mode from one projection) to record it on the
+// ServiceContract. Args and the command's flags round-trip:
 // a Config written by Args and parsed by `kubepact sidecar` is the same
 // Config.
 //

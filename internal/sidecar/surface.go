@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/kubepact/kubepact/bundle"
 	"github.com/kubepact/kubepact/internal/grpctools"
@@ -21,27 +22,105 @@ import (
 // the OpenAPI tools' write settings, as the sidecar projects them when no
 // allow or deny list is set (the webhook never sets one).
 func ToolSurface(ctx context.Context, cfg Config, b *bundle.Bundle) (string, error) {
-	if cfg.ToolsLock != "" {
-		// A lock file is read inside the sidecar's container; the
-		// operator cannot read it to know the surface.
-		return "", errors.New("sidecar arguments: --tools-lock names a file in the sidecar's container; the tool surface cannot be computed outside it")
+	co, err := surfaceTools(cfg)
+	if err != nil {
+		return "", err
 	}
-	co := cfg.Tools
-	co.BaseURL = cfg.Upstream
 	c, err := openapitools.Project(ctx, b, &co)
 	if err != nil {
 		return "", fmt.Errorf("projecting the bundle's tools: %w", err)
 	}
-	cb := &mcp.CapabilityBundle{Bundle: b, Capability: c}
-	if hasGRPC(b) {
-		if len(co.AllowOperations)+len(co.DenyOperations) > 0 {
-			return "", errors.New("sidecar arguments: --allow-operations or --deny-operations with grpc interfaces; the tool surface is computed without them only")
-		}
-		g := grpctools.Options{Target: cfg.GRPCTarget, AllowWrites: co.AllowWrites, Timeout: co.Timeout, ConfirmWrites: co.ConfirmWrites, Lock: c.HeldLock()}
-		if cb.GRPC, err = grpctools.Project(ctx, b, &g); err != nil {
-			return "", fmt.Errorf("projecting the bundle's gRPC tools: %w", err)
-		}
+	g, err := surfaceGRPC(ctx, cfg, co, b, c.HeldLock())
+	if err != nil {
+		return "", err
 	}
+	return surfaceDigest(ctx, &mcp.CapabilityBundle{Bundle: b, Capability: c, GRPC: g})
+}
+
+// Surface is the tool surface of one tool mode (ToolSurfaces).
+type Surface struct {
+	// Mode is the tool mode, as Config.Tools.ToolMode.
+	Mode string
+	// Digest is what ToolSurface returns in Mode; empty when Err is set.
+	Digest string
+	// Err is what ToolSurface returns in Mode alone.
+	Err error
+}
+
+// ToolSurfaces is ToolSurface of cfg with Tools.ToolMode set to each of
+// modes in turn (cfg.Tools.ToolMode itself is not read), at the cost of
+// one projection: the bundle's OpenAPI and gRPC tools are projected once
+// (openapitools.ProjectModes) and each mode's surface is registered and
+// digested from that projection offered in the mode, auto settled by
+// the Capability's own rule as in the sidecar. Element i is modes[i]'s; an
+// error is one every mode would fail with.
+func ToolSurfaces(ctx context.Context, cfg Config, b *bundle.Bundle, modes []string) ([]Surface, error) {
+	co, err := surfaceTools(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := openapitools.ProjectModes(ctx, b, &co, modes)
+	if err != nil {
+		return nil, fmt.Errorf("projecting the bundle's tools: %w", err)
+	}
+	// The gRPC tools have no tool mode: projected once, on the first
+	// mode whose OpenAPI tools project, held to the lock all modes share.
+	grpc := sync.OnceValues(func() (*grpctools.Capability, error) {
+		for _, p := range ps {
+			if p.Capability != nil {
+				return surfaceGRPC(ctx, cfg, co, b, p.Capability.HeldLock())
+			}
+		}
+		return nil, nil
+	})
+	out := make([]Surface, 0, len(ps))
+	for _, p := range ps {
+		s := Surface{Mode: p.Mode}
+		if p.Err != nil {
+			s.Err = fmt.Errorf("projecting the bundle's tools: %w", p.Err)
+		} else if g, err := grpc(); err != nil {
+			s.Err = err
+		} else {
+			s.Digest, s.Err = surfaceDigest(ctx, &mcp.CapabilityBundle{Bundle: b, Capability: p.Capability, GRPC: g})
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// surfaceTools is the projection options of cfg: its Tools, calling its
+// Upstream; refused with a lock file the operator cannot read.
+func surfaceTools(cfg Config) (openapitools.Options, error) {
+	if cfg.ToolsLock != "" {
+		// A lock file is read inside the sidecar's container; the
+		// operator cannot read it to know the surface.
+		return openapitools.Options{}, errors.New("sidecar arguments: --tools-lock names a file in the sidecar's container; the tool surface cannot be computed outside it")
+	}
+	co := cfg.Tools
+	co.BaseURL = cfg.Upstream
+	return co, nil
+}
+
+// surfaceGRPC projects b's gRPC tools as the sidecar does, held to lock
+// (the OpenAPI projection's); nil without grpc interfaces.
+func surfaceGRPC(ctx context.Context, cfg Config, co openapitools.Options, b *bundle.Bundle, lock *openapitools.Lock) (*grpctools.Capability, error) {
+	if !hasGRPC(b) {
+		return nil, nil
+	}
+	if len(co.AllowOperations)+len(co.DenyOperations) > 0 {
+		return nil, errors.New("sidecar arguments: --allow-operations or --deny-operations with grpc interfaces; the tool surface is computed without them only")
+	}
+	g := grpctools.Options{Target: cfg.GRPCTarget, AllowWrites: co.AllowWrites, Timeout: co.Timeout, ConfirmWrites: co.ConfirmWrites, Lock: lock}
+	c, err := grpctools.Project(ctx, b, &g)
+	if err != nil {
+		return nil, fmt.Errorf("projecting the bundle's gRPC tools: %w", err)
+	}
+	return c, nil
+}
+
+// surfaceDigest registers cb's tools as the sidecar does and digests
+// them with the function the sidecar calls.
+func surfaceDigest(ctx context.Context, cb *mcp.CapabilityBundle) (string, error) {
 	opts := mcp.DefaultOptions()
 	opts.Transport = mcp.TransportHTTP
 	opts.Families = []mcp.Family{mcp.FamilyCapability}
