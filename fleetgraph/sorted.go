@@ -164,8 +164,6 @@ func (c *scan[V]) valid() bool { return c.ci < len(c.chunks) }
 
 func (c *scan[V]) key() string { return c.chunks[c.ci].keys[c.j] }
 
-func (c *scan[V]) val() V { return c.chunks[c.ci].vals[c.j] }
-
 func (c *scan[V]) next() {
 	c.j++
 	if c.j == len(c.chunks[c.ci].keys) {

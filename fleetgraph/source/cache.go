@@ -88,10 +88,10 @@ func cachePath(cacheDir, dir string) string {
 // voids the cache.
 var buildKey = sync.OnceValue(func() string {
 	h := sha256.New()
-	io.WriteString(h, cacheMagic+"\n")
+	_, _ = io.WriteString(h, cacheMagic+"\n")
 	clean := false
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		io.WriteString(h, bi.String())
+		_, _ = io.WriteString(h, bi.String())
 		rev, modified := "", true
 		for _, s := range bi.Settings {
 			switch s.Key {
