@@ -74,8 +74,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.PlainHTTP, "plain-http", o.PlainHTTP, "talk to registries over plain HTTP (never the default; for local test registries)")
 	fs.StringVar(&o.ConfigPath, "registry-config", o.ConfigPath, "Docker config file with registry credentials (default: the Docker CLI's, ~/.docker/config.json)")
 	fs.StringVar(&o.SecretFile, "registry-secret-file", o.SecretFile, "a .dockerconfigjson file, as a Kubernetes pull Secret holds, with registry credentials")
-	fs.StringVar(&o.CacheDir, "cache-dir", o.CacheDir, "content cache for pulled bundles, keyed by digest")
-	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "do not read or write the content cache")
+	fs.StringVar(&o.CacheDir, "cache-dir", o.CacheDir, "content cache for pulled bundles, keyed by digest; kubepact mcp also keeps each --local bundle's identity and verdict under its fleet/ directory, keyed by content, so a restart skips what did not change")
+	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "do not read or write the content cache (nor the --local fleet's)")
 	fs.StringSliceVar(&o.AllowedRegistries, "allowed-registries", o.AllowedRegistries, "registries (host[:port]; without a port, any port) that references may name besides those given on the command line; \"*\" for any registry at a public address. A registry on loopback, link-local, private or metadata addresses must be named itself")
 	fs.DurationVar(&o.Timeout, "registry-timeout", o.Timeout, "bound on each registry operation (resolving a tag, pulling or pushing a bundle)")
 }
