@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binDir = dir
+	// Processes and in-process servers of these tests cache under the
+	// test's directory, never under the user's cache directory.
+	if err := os.Setenv("KUBEPACT_CACHE_DIR", filepath.Join(dir, "cache")); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

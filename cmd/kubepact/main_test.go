@@ -24,6 +24,12 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	kubepactBin = filepath.Join(dir, "kubepact")
+	// Every process a test starts inherits this unless the test names its
+	// own: a --local fleet or a pull writes its cache there, never under
+	// the user's cache directory.
+	if err := os.Setenv("KUBEPACT_CACHE_DIR", filepath.Join(dir, "cache")); err != nil {
+		panic(err)
+	}
 	build := gobuild.Tags(gobuild.Command("", kubepactBin, "."), testBuildTags...)
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
