@@ -50,6 +50,8 @@ type floorServer struct {
 	// ready is the URL that answers 200 once the contestant serves: on
 	// the health port (hport), or the MCP port for the floor.
 	ready func(port, hport int) string
+	// env is added to the contestant's environment (such as GOGC=400).
+	env []string
 }
 
 // sidecarArgs is a contestant running `BIN sidecar` on the catalog example
@@ -119,7 +121,9 @@ func (c *floorCell) calls() int {
 //	KUBEPACT_SIDECAR_FLOOR=1 go test -count=1 -run TestSidecarVsFloor -v -timeout 20m ./cmd/kubepact
 //
 // KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar at those soft memory
-// limits (MiB) beside the default (32) and none; KUBEPACT_FLOOR_BASELINE
+// limits (MiB) beside the default (32) and none; KUBEPACT_FLOOR_GOGC=100,400
+// adds the slim sidecar with GOGC set to each (sidecar-slim-gc100, …);
+// KUBEPACT_FLOOR_BASELINE
 // names another kubepact binary (such as main's) to run beside this one
 // (several, comma-separated: baseline, baseline2, …);
 // KUBEPACT_FLOOR_ONLY=floor,sidecar-slim runs only the named contestants
@@ -158,14 +162,14 @@ func TestSidecarVsFloor(t *testing.T) {
 	servers := []floorServer{
 		{"floor", floorBin, func(upstream string, port, _ int) []string {
 			return []string{"-upstream", upstream, "-addr", "127.0.0.1:" + strconv.Itoa(port)}
-		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }},
+		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }, nil},
 		// The floor serving the stateless era too, as the sidecar does.
 		{"floor-stateless", floorBin, func(upstream string, port, _ int) []string {
 			return []string{"-upstream", upstream, "-addr", "127.0.0.1:" + strconv.Itoa(port), "-stateless-era"}
-		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }},
-		{"sidecar", kubepactBin, sidecarArgs(root), healthReady},
-		{"sidecar-slim", slimBin, sidecarArgs(root), healthReady},
-		{"sidecar-nolimit", kubepactBin, sidecarArgs(root, "--memory-limit-mib", "0"), healthReady},
+		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }, nil},
+		{"sidecar", kubepactBin, sidecarArgs(root), healthReady, nil},
+		{"sidecar-slim", slimBin, sidecarArgs(root), healthReady, nil},
+		{"sidecar-nolimit", kubepactBin, sidecarArgs(root, "--memory-limit-mib", "0"), healthReady, nil},
 	}
 	// KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar with those soft
 	// memory limits (MiB), to choose the default by measurement.
@@ -173,7 +177,16 @@ func TestSidecarVsFloor(t *testing.T) {
 		if _, err := strconv.Atoi(mib); err != nil {
 			t.Fatalf("KUBEPACT_FLOOR_MEMLIMITS: %q is not a whole number of MiB (accepted: a comma-separated list such as 32,64)", mib)
 		}
-		servers = append(servers, floorServer{"sidecar-" + mib + "MiB", kubepactBin, sidecarArgs(root, "--memory-limit-mib", mib), healthReady})
+		servers = append(servers, floorServer{"sidecar-" + mib + "MiB", kubepactBin, sidecarArgs(root, "--memory-limit-mib", mib), healthReady, nil})
+	}
+	// KUBEPACT_FLOOR_GOGC=100,400 adds the slim sidecar with GOGC set to
+	// each (it wins over the sidecar's own GC percent), to choose the
+	// default by measurement.
+	for _, pct := range strings.FieldsFunc(os.Getenv("KUBEPACT_FLOOR_GOGC"), func(r rune) bool { return r == ',' }) {
+		if _, err := strconv.Atoi(pct); err != nil && pct != "off" {
+			t.Fatalf("KUBEPACT_FLOOR_GOGC: %q is not a GOGC value (accepted: a comma-separated list of whole numbers or off, such as 100,400)", pct)
+		}
+		servers = append(servers, floorServer{"sidecar-slim-gc" + pct, slimBin, sidecarArgs(root), healthReady, []string{"GOGC=" + pct}})
 	}
 	// KUBEPACT_FLOOR_BASELINE=/path/to/kubepact adds the sidecar of that
 	// binary (another build, such as main's) beside this tree's.
@@ -183,13 +196,13 @@ func TestSidecarVsFloor(t *testing.T) {
 		if i > 0 {
 			name += strconv.Itoa(i + 1)
 		}
-		servers = append(servers, floorServer{name, bin, sidecarArgs(root), healthReady})
+		servers = append(servers, floorServer{name, bin, sidecarArgs(root), healthReady, nil})
 	}
 	if only := os.Getenv("KUBEPACT_FLOOR_ONLY"); only != "" {
 		keep := strings.Split(only, ",")
 		servers = slices.DeleteFunc(servers, func(s floorServer) bool { return s.name != "floor" && !slices.Contains(keep, s.name) })
 		if len(servers) < 2 {
-			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline)", only)
+			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, sidecar-slim-gcN, baseline)", only)
 		}
 	}
 	type key struct {
@@ -340,7 +353,7 @@ func startFloorProc(t *testing.T, s floorServer, upstream string) *floorProc {
 	if v := os.Getenv("GODEBUG"); v != "" {
 		godebug = v + "," + godebug
 	}
-	p.cmd.Env = append(os.Environ(), "HOME="+dir, "KUBEPACT_CACHE_DIR="+t.TempDir(), "GODEBUG="+godebug)
+	p.cmd.Env = append(append(os.Environ(), "HOME="+dir, "KUBEPACT_CACHE_DIR="+t.TempDir(), "GODEBUG="+godebug), s.env...)
 	start := time.Now()
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
