@@ -121,8 +121,9 @@ func (c *floorCell) calls() int {
 //	KUBEPACT_SIDECAR_FLOOR=1 go test -count=1 -run TestSidecarVsFloor -v -timeout 20m ./cmd/kubepact
 //
 // KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar at those soft memory
-// limits (MiB) beside the default (32) and none; KUBEPACT_FLOOR_GOGC=100,400
-// adds the slim sidecar with GOGC set to each (sidecar-slim-gc100, …);
+// limits (MiB) beside the default (32) and none;
+// KUBEPACT_FLOOR_SLIM_ENV="GOGC=400;GOMAXPROCS=1" adds the slim sidecar
+// with each ';'-separated set of environment settings (slim[GOGC=400], …);
 // KUBEPACT_FLOOR_BASELINE
 // names another kubepact binary (such as main's) to run beside this one
 // (several, comma-separated: baseline, baseline2, …);
@@ -179,14 +180,22 @@ func TestSidecarVsFloor(t *testing.T) {
 		}
 		servers = append(servers, floorServer{"sidecar-" + mib + "MiB", kubepactBin, sidecarArgs(root, "--memory-limit-mib", mib), healthReady, nil})
 	}
-	// KUBEPACT_FLOOR_GOGC=100,400 adds the slim sidecar with GOGC set to
-	// each (it wins over the sidecar's own GC percent), to choose the
-	// default by measurement.
-	for _, pct := range strings.FieldsFunc(os.Getenv("KUBEPACT_FLOOR_GOGC"), func(r rune) bool { return r == ',' }) {
-		if _, err := strconv.Atoi(pct); err != nil && pct != "off" {
-			t.Fatalf("KUBEPACT_FLOOR_GOGC: %q is not a GOGC value (accepted: a comma-separated list of whole numbers or off, such as 100,400)", pct)
+	// KUBEPACT_FLOOR_SLIM_ENV="GOGC=400;GOMAXPROCS=1 GOGC=200" adds the
+	// slim sidecar once per ';'-separated set of VAR=value settings (each
+	// set space-separated), named slim[GOGC=400], slim[GOMAXPROCS=1+GOGC=200]: the runtime's
+	// settings (GOGC wins over the sidecar's own GC percent), to choose
+	// the defaults by measurement.
+	for _, set := range strings.FieldsFunc(os.Getenv("KUBEPACT_FLOOR_SLIM_ENV"), func(r rune) bool { return r == ';' }) {
+		env := strings.Fields(set)
+		for _, kv := range env {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				t.Fatalf("KUBEPACT_FLOOR_SLIM_ENV: %q is not VAR=value (accepted: ';'-separated sets of space-separated VAR=value, such as \"GOGC=400;GOMAXPROCS=1 GOGC=200\")", kv)
+			}
 		}
-		servers = append(servers, floorServer{"sidecar-slim-gc" + pct, slimBin, sidecarArgs(root), healthReady, []string{"GOGC=" + pct}})
+		if len(env) == 0 {
+			continue
+		}
+		servers = append(servers, floorServer{"slim[" + strings.Join(env, "+") + "]", slimBin, sidecarArgs(root), healthReady, env})
 	}
 	// KUBEPACT_FLOOR_BASELINE=/path/to/kubepact adds the sidecar of that
 	// binary (another build, such as main's) beside this tree's.
@@ -202,7 +211,7 @@ func TestSidecarVsFloor(t *testing.T) {
 		keep := strings.Split(only, ",")
 		servers = slices.DeleteFunc(servers, func(s floorServer) bool { return s.name != "floor" && !slices.Contains(keep, s.name) })
 		if len(servers) < 2 {
-			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, sidecar-slim-gcN, baseline)", only)
+			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, slim[VAR=value+…], baseline)", only)
 		}
 	}
 	type key struct {
