@@ -122,8 +122,9 @@ func (c *floorCell) calls() int {
 //
 // KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar at those soft memory
 // limits (MiB) beside the default (32) and none;
-// KUBEPACT_FLOOR_SLIM_ENV="GOGC=400;GOMAXPROCS=1" adds the slim sidecar
-// with each ';'-separated set of environment settings (slim[GOGC=400], …);
+// KUBEPACT_FLOOR_VARIANTS="sidecar-slim GOMAXPROCS=1;floor GOGC=200" adds
+// those contestants again with the settings added to their environment
+// (sidecar-slim[GOMAXPROCS=1], floor[GOGC=200]);
 // KUBEPACT_FLOOR_BASELINE
 // names another kubepact binary (such as main's) to run beside this one
 // (several, comma-separated: baseline, baseline2, …);
@@ -180,23 +181,6 @@ func TestSidecarVsFloor(t *testing.T) {
 		}
 		servers = append(servers, floorServer{"sidecar-" + mib + "MiB", kubepactBin, sidecarArgs(root, "--memory-limit-mib", mib), healthReady, nil})
 	}
-	// KUBEPACT_FLOOR_SLIM_ENV="GOGC=400;GOMAXPROCS=1 GOGC=200" adds the
-	// slim sidecar once per ';'-separated set of VAR=value settings (each
-	// set space-separated), named slim[GOGC=400], slim[GOMAXPROCS=1+GOGC=200]: the runtime's
-	// settings (GOGC wins over the sidecar's own GC percent), to choose
-	// the defaults by measurement.
-	for _, set := range strings.FieldsFunc(os.Getenv("KUBEPACT_FLOOR_SLIM_ENV"), func(r rune) bool { return r == ';' }) {
-		env := strings.Fields(set)
-		for _, kv := range env {
-			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-				t.Fatalf("KUBEPACT_FLOOR_SLIM_ENV: %q is not VAR=value (accepted: ';'-separated sets of space-separated VAR=value, such as \"GOGC=400;GOMAXPROCS=1 GOGC=200\")", kv)
-			}
-		}
-		if len(env) == 0 {
-			continue
-		}
-		servers = append(servers, floorServer{"slim[" + strings.Join(env, "+") + "]", slimBin, sidecarArgs(root), healthReady, env})
-	}
 	// KUBEPACT_FLOOR_BASELINE=/path/to/kubepact adds the sidecar of that
 	// binary (another build, such as main's) beside this tree's.
 	// Several, comma-separated, are baseline, baseline2, baseline3, …
@@ -207,11 +191,37 @@ func TestSidecarVsFloor(t *testing.T) {
 		}
 		servers = append(servers, floorServer{name, bin, sidecarArgs(root), healthReady, nil})
 	}
+	// KUBEPACT_FLOOR_VARIANTS="sidecar-slim GOMAXPROCS=1;floor GOMAXPROCS=1 GOGC=200"
+	// adds, for each ';'-separated entry, the contestant it names run with
+	// those VAR=value settings added to its environment, named
+	// sidecar-slim[GOMAXPROCS=1], floor[GOMAXPROCS=1+GOGC=200]: the
+	// runtime's settings (GOMAXPROCS and GOGC win over the sidecar's own),
+	// to choose the defaults by measurement, and the same settings on the
+	// floor. The floor itself stays the one every row is compared with.
+	for _, entry := range strings.FieldsFunc(os.Getenv("KUBEPACT_FLOOR_VARIANTS"), func(r rune) bool { return r == ';' }) {
+		f := strings.Fields(entry)
+		if len(f) < 2 {
+			t.Fatalf("KUBEPACT_FLOOR_VARIANTS: %q is not a contestant followed by VAR=value settings (accepted: ';'-separated entries such as \"sidecar-slim GOMAXPROCS=1;floor GOGC=200\")", entry)
+		}
+		i := slices.IndexFunc(servers, func(s floorServer) bool { return s.name == f[0] })
+		if i < 0 {
+			t.Fatalf("KUBEPACT_FLOOR_VARIANTS: %q names no contestant (names: floor, floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline)", f[0])
+		}
+		for _, kv := range f[1:] {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				t.Fatalf("KUBEPACT_FLOOR_VARIANTS: %q is not VAR=value", kv)
+			}
+		}
+		v := servers[i]
+		v.name += "[" + strings.Join(f[1:], "+") + "]"
+		v.env = append(slices.Clone(v.env), f[1:]...)
+		servers = append(servers, v)
+	}
 	if only := os.Getenv("KUBEPACT_FLOOR_ONLY"); only != "" {
 		keep := strings.Split(only, ",")
 		servers = slices.DeleteFunc(servers, func(s floorServer) bool { return s.name != "floor" && !slices.Contains(keep, s.name) })
 		if len(servers) < 2 {
-			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, slim[VAR=value+…], baseline)", only)
+			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline, NAME[VAR=value+…])", only)
 		}
 	}
 	type key struct {
