@@ -47,8 +47,9 @@ const (
 	// work is the calls' own, and a catalog-sized bundle keeps about
 	// 2 MiB live, so Go's default 100 collects every 2 MiB of garbage,
 	// every few dozen calls. Chosen by TestSidecarVsFloor
-	// (KUBEPACT_FLOOR_VARIANTS): at 16 clients 200 served 1.19× the floor's
-	// calls per second where 100 served 1.02×, for 1 MiB more peak RSS.
+	// (KUBEPACT_FLOOR_VARIANTS, one P): at 16 clients 200 served 1.19× the
+	// floor's calls per second where 100 served 1.02× (one run, load 2–10),
+	// for 1 MiB more peak RSS; 400 gained no p50 for 6–10 MiB more.
 	DefaultGCPercent = 200
 )
 
