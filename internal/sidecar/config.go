@@ -38,9 +38,10 @@ const (
 	// with a second P idle each hand-off wakes another OS thread, which
 	// then spins looking for work: on 2 CPUs at 1 client that cost about
 	// 100 µs of p50 and a fifth of the CPU per call, while at 16 clients
-	// one P still served more calls per second than the go-sdk floor on
-	// two. The sidecar serves one pod's agents; start-up (loading and
-	// projecting the bundle) still runs on every CPU.
+	// the slim build on one P still served 1.1–1.5× the calls per second
+	// of the go-sdk floor on two. The sidecar serves one pod's agents;
+	// start-up (loading and projecting the bundle) still runs on every
+	// CPU.
 	DefaultMaxProcs = 1
 	// DefaultGCPercent is the most the sidecar raises GOGC to once ready,
 	// while its live heap is small (gcPercent): with one P the collector's
