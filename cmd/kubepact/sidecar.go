@@ -38,6 +38,7 @@ func (o *sidecarOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.cfg.AllowRemoteUpstream, "allow-remote-upstream", false, "allow an --upstream that is not loopback (the sidecar is meant to reach only its own pod)")
 	fs.StringVar(&o.cfg.HealthAddr, "health-addr", sidecar.DefaultHealthAddr, "address serving /healthz and /readyz for the kubelet's probes")
 	fs.Int64Var(&o.cfg.MemoryLimitMiB, "memory-limit-mib", sidecar.DefaultMemoryLimitMiB, "soft limit in MiB on the memory the Go runtime manages (as GOMEMLIMIT, which wins when set; 0: none); raised to what the bundle keeps live plus a quarter when it is lower")
+	fs.IntVar(&o.cfg.MaxProcs, "max-procs", sidecar.DefaultMaxProcs, "how many OS threads run Go code at once once the sidecar is ready (as GOMAXPROCS, which wins when set; 0: the Go runtime's default, the CPUs or the container's CPU limit); start-up runs on every CPU")
 	o.cfg.HTTP.BindHTTPFlags(fs)
 	o.auth.bindMode(fs)
 	o.auth.o.BindFlags(fs)

@@ -41,6 +41,7 @@ func TestSidecarConfigRoundTrip(t *testing.T) {
 	every.GRPCTarget = "127.0.0.1:9090"
 	every.HealthAddr = "127.0.0.1:9586"
 	every.MemoryLimitMiB = 48
+	every.MaxProcs = 2
 	every.HTTP.Port = 9585
 	every.HTTP.Listen = "0.0.0.0"
 	every.HTTP.AuthTokenFile = "/var/run/secrets/token"

@@ -50,6 +50,8 @@ type floorServer struct {
 	// ready is the URL that answers 200 once the contestant serves: on
 	// the health port (hport), or the MCP port for the floor.
 	ready func(port, hport int) string
+	// env is added to the contestant's environment (such as GOGC=400).
+	env []string
 }
 
 // sidecarArgs is a contestant running `BIN sidecar` on the catalog example
@@ -119,7 +121,11 @@ func (c *floorCell) calls() int {
 //	KUBEPACT_SIDECAR_FLOOR=1 go test -count=1 -run TestSidecarVsFloor -v -timeout 20m ./cmd/kubepact
 //
 // KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar at those soft memory
-// limits (MiB) beside the default (32) and none; KUBEPACT_FLOOR_BASELINE
+// limits (MiB) beside the default (32) and none;
+// KUBEPACT_FLOOR_VARIANTS="sidecar-slim GOMAXPROCS=1;floor GOGC=200" adds
+// those contestants again with the settings added to their environment
+// (sidecar-slim[GOMAXPROCS=1], floor[GOGC=200]);
+// KUBEPACT_FLOOR_BASELINE
 // names another kubepact binary (such as main's) to run beside this one
 // (several, comma-separated: baseline, baseline2, …);
 // KUBEPACT_FLOOR_ONLY=floor,sidecar-slim runs only the named contestants
@@ -158,14 +164,14 @@ func TestSidecarVsFloor(t *testing.T) {
 	servers := []floorServer{
 		{"floor", floorBin, func(upstream string, port, _ int) []string {
 			return []string{"-upstream", upstream, "-addr", "127.0.0.1:" + strconv.Itoa(port)}
-		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }},
+		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }, nil},
 		// The floor serving the stateless era too, as the sidecar does.
 		{"floor-stateless", floorBin, func(upstream string, port, _ int) []string {
 			return []string{"-upstream", upstream, "-addr", "127.0.0.1:" + strconv.Itoa(port), "-stateless-era"}
-		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }},
-		{"sidecar", kubepactBin, sidecarArgs(root), healthReady},
-		{"sidecar-slim", slimBin, sidecarArgs(root), healthReady},
-		{"sidecar-nolimit", kubepactBin, sidecarArgs(root, "--memory-limit-mib", "0"), healthReady},
+		}, func(port, _ int) string { return fmt.Sprintf("http://127.0.0.1:%d/readyz", port) }, nil},
+		{"sidecar", kubepactBin, sidecarArgs(root), healthReady, nil},
+		{"sidecar-slim", slimBin, sidecarArgs(root), healthReady, nil},
+		{"sidecar-nolimit", kubepactBin, sidecarArgs(root, "--memory-limit-mib", "0"), healthReady, nil},
 	}
 	// KUBEPACT_FLOOR_MEMLIMITS=32,64 adds the sidecar with those soft
 	// memory limits (MiB), to choose the default by measurement.
@@ -173,7 +179,7 @@ func TestSidecarVsFloor(t *testing.T) {
 		if _, err := strconv.Atoi(mib); err != nil {
 			t.Fatalf("KUBEPACT_FLOOR_MEMLIMITS: %q is not a whole number of MiB (accepted: a comma-separated list such as 32,64)", mib)
 		}
-		servers = append(servers, floorServer{"sidecar-" + mib + "MiB", kubepactBin, sidecarArgs(root, "--memory-limit-mib", mib), healthReady})
+		servers = append(servers, floorServer{"sidecar-" + mib + "MiB", kubepactBin, sidecarArgs(root, "--memory-limit-mib", mib), healthReady, nil})
 	}
 	// KUBEPACT_FLOOR_BASELINE=/path/to/kubepact adds the sidecar of that
 	// binary (another build, such as main's) beside this tree's.
@@ -183,13 +189,39 @@ func TestSidecarVsFloor(t *testing.T) {
 		if i > 0 {
 			name += strconv.Itoa(i + 1)
 		}
-		servers = append(servers, floorServer{name, bin, sidecarArgs(root), healthReady})
+		servers = append(servers, floorServer{name, bin, sidecarArgs(root), healthReady, nil})
+	}
+	// KUBEPACT_FLOOR_VARIANTS="sidecar-slim GOMAXPROCS=1;floor GOMAXPROCS=1 GOGC=200"
+	// adds, for each ';'-separated entry, the contestant it names run with
+	// those VAR=value settings added to its environment, named
+	// sidecar-slim[GOMAXPROCS=1], floor[GOMAXPROCS=1+GOGC=200]: the
+	// runtime's settings (GOMAXPROCS and GOGC win over the sidecar's own),
+	// to choose the defaults by measurement, and the same settings on the
+	// floor. The floor itself stays the one every row is compared with.
+	for _, entry := range strings.FieldsFunc(os.Getenv("KUBEPACT_FLOOR_VARIANTS"), func(r rune) bool { return r == ';' }) {
+		f := strings.Fields(entry)
+		if len(f) < 2 {
+			t.Fatalf("KUBEPACT_FLOOR_VARIANTS: %q is not a contestant followed by VAR=value settings (accepted: ';'-separated entries such as \"sidecar-slim GOMAXPROCS=1;floor GOGC=200\")", entry)
+		}
+		i := slices.IndexFunc(servers, func(s floorServer) bool { return s.name == f[0] })
+		if i < 0 {
+			t.Fatalf("KUBEPACT_FLOOR_VARIANTS: %q names no contestant (names: floor, floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline)", f[0])
+		}
+		for _, kv := range f[1:] {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				t.Fatalf("KUBEPACT_FLOOR_VARIANTS: %q is not VAR=value", kv)
+			}
+		}
+		v := servers[i]
+		v.name += "[" + strings.Join(f[1:], "+") + "]"
+		v.env = append(slices.Clone(v.env), f[1:]...)
+		servers = append(servers, v)
 	}
 	if only := os.Getenv("KUBEPACT_FLOOR_ONLY"); only != "" {
 		keep := strings.Split(only, ",")
 		servers = slices.DeleteFunc(servers, func(s floorServer) bool { return s.name != "floor" && !slices.Contains(keep, s.name) })
 		if len(servers) < 2 {
-			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline)", only)
+			t.Fatalf("KUBEPACT_FLOOR_ONLY=%q names no contestant beside the floor (names: floor-stateless, sidecar, sidecar-slim, sidecar-nolimit, sidecar-NMiB, baseline, NAME[VAR=value+…])", only)
 		}
 	}
 	type key struct {
@@ -340,7 +372,7 @@ func startFloorProc(t *testing.T, s floorServer, upstream string) *floorProc {
 	if v := os.Getenv("GODEBUG"); v != "" {
 		godebug = v + "," + godebug
 	}
-	p.cmd.Env = append(os.Environ(), "HOME="+dir, "KUBEPACT_CACHE_DIR="+t.TempDir(), "GODEBUG="+godebug)
+	p.cmd.Env = append(append(os.Environ(), "HOME="+dir, "KUBEPACT_CACHE_DIR="+t.TempDir(), "GODEBUG="+godebug), s.env...)
 	start := time.Now()
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -214,6 +214,12 @@ func TestSidecarProcess(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("listProducts: %v %+v", err, res)
 	}
+	// Ready (the line is written before the first call is served), it
+	// runs Go code on one OS thread at a time (--max-procs' default),
+	// unless the environment sets GOMAXPROCS.
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set && !strings.Contains(p.stderr.String(), `"maxProcs": 1,`) {
+		t.Errorf("the ready line does not say maxProcs 1:\n%s", p.stderr)
+	}
 
 	// SIGTERM drains: the call in flight completes, then the process exits 0.
 	type outcome struct {
@@ -260,6 +266,7 @@ func TestSidecarRefusals(t *testing.T) {
 		{name: "oci ref without digest", args: []string{"--bundle", "oci://registry.example.com/catalog:1.4.0", "--upstream", "http://127.0.0.1:8080"}, want: "pin an oci:// reference by digest"},
 		{name: "no bundle", args: []string{"--upstream", "http://127.0.0.1:8080"}, want: "--bundle is required"},
 		{name: "no upstream", args: []string{"--bundle", catalog}, want: "--upstream is required"},
+		{name: "negative max procs", args: []string{"--bundle", catalog, "--upstream", "http://127.0.0.1:8080", "--max-procs", "-1"}, want: "--max-procs -1: want how many OS threads"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runKubepact(t, append([]string{"sidecar", "--health-addr", "127.0.0.1:0"}, tc.args...)...)

@@ -31,6 +31,27 @@ const (
 	// 16 MiB gave a third of 32 MiB's throughput at four times its CPU
 	// per call; 32 MiB did as well as 64 MiB or none, idle RSS unchanged.
 	DefaultMemoryLimitMiB = 32
+	// DefaultMaxProcs is how many OS threads run Go code at once
+	// (GOMAXPROCS) once the sidecar is ready, chosen by TestSidecarVsFloor
+	// (KUBEPACT_FLOOR_VARIANTS). A call passes between goroutines several
+	// times (the connection's, the MCP session's, the upstream call's);
+	// with a second P idle each hand-off wakes another OS thread, which
+	// then spins looking for work: on 2 CPUs at 1 client that cost about
+	// 100 µs of p50 and a fifth of the CPU per call, while at 16 clients
+	// the slim build on one P still served 1.1–1.5× the calls per second
+	// of the go-sdk floor on two. The sidecar serves one pod's agents;
+	// start-up (loading and projecting the bundle) still runs on every
+	// CPU.
+	DefaultMaxProcs = 1
+	// DefaultGCPercent is the most the sidecar raises GOGC to once ready,
+	// while its live heap is small (gcPercent): with one P the collector's
+	// work is the calls' own, and a catalog-sized bundle keeps about
+	// 2 MiB live, so Go's default 100 collects every 2 MiB of garbage,
+	// every few dozen calls. Chosen by TestSidecarVsFloor
+	// (KUBEPACT_FLOOR_VARIANTS, one P): at 16 clients 200 served 1.19× the
+	// floor's calls per second where 100 served 1.02× (one run, load 2–10),
+	// for 1 MiB more peak RSS; 400 gained no p50 for 6–10 MiB more.
+	DefaultGCPercent = 200
 )
 
 // Config is everything a sidecar runs with: where its bundle is and which
@@ -59,6 +80,10 @@ type Config struct {
 	// MemoryLimitMiB is the soft limit of the Go runtime's memory
 	// (--memory-limit-mib; GOMEMLIMIT wins; 0: none).
 	MemoryLimitMiB int64
+	// MaxProcs is how many OS threads run Go code at once once ready
+	// (--max-procs, as GOMAXPROCS, which wins when set; 0: the Go
+	// runtime's default, the CPUs or the container's CPU limit).
+	MaxProcs int
 	// HTTP is the MCP endpoint: mcp's HTTP option group (--listen, --port,
 	// --auth-token-file, sessions, connections, timeouts).
 	HTTP mcp.Options
@@ -84,6 +109,7 @@ func DefaultConfig() Config {
 	return Config{
 		HealthAddr:     DefaultHealthAddr,
 		MemoryLimitMiB: DefaultMemoryLimitMiB,
+		MaxProcs:       DefaultMaxProcs,
 		HTTP:           *h,
 		Tools: openapitools.Options{ConfirmWrites: openapitools.ConfirmDelete, Timeout: openapitools.DefaultTimeout, MaxResponseBytes: openapitools.DefaultMaxResponseBytes,
 			MaxNameLength: openapitools.DefaultNameCap, ToolMode: openapitools.ToolModeAll},
@@ -135,6 +161,7 @@ func (c Config) Args() []string {
 	flag(c.AllowRemoteUpstream, "allow-remote-upstream")
 	value(c.GRPCTarget != "", "grpc-target", c.GRPCTarget)
 	value(c.MemoryLimitMiB != d.MemoryLimitMiB, "memory-limit-mib", strconv.FormatInt(c.MemoryLimitMiB, 10))
+	value(c.MaxProcs != d.MaxProcs, "max-procs", strconv.Itoa(c.MaxProcs))
 	value(c.HTTP.Listen != d.HTTP.Listen, "listen", c.HTTP.Listen)
 	value(c.HTTP.AuthTokenFile != "", "auth-token-file", c.HTTP.AuthTokenFile)
 	each("auth", c.Tools.Auth)
@@ -199,6 +226,9 @@ func (c Config) Validate() error {
 	}
 	if !netx.IsLoopbackHost(u.Hostname()) && !c.AllowRemoteUpstream {
 		return fmt.Errorf("--upstream %s is not loopback: the sidecar reaches only its own pod unless --allow-remote-upstream is given", c.Upstream)
+	}
+	if c.MaxProcs < 0 {
+		return fmt.Errorf("--max-procs %d: want how many OS threads may run Go code at once (1 or more), or 0 for the Go runtime's default", c.MaxProcs)
 	}
 	if !netx.IsLoopbackHost(c.HTTP.Listen) && c.HTTP.AuthTokenFile == "" && c.HTTP.Authenticator == nil {
 		return fmt.Errorf("--listen %s reaches beyond loopback: pass --auth-token-file or --mcp-auth oauth (kubectl port-forward reaches loopback)", c.HTTP.Listen)

@@ -17,21 +17,24 @@ func TestSettleMemoryFloor(t *testing.T) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		t.Skip("GOMEMLIMIT is set: it wins over --memory-limit-mib")
 	}
-	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
+	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64); debug.SetGCPercent(100) })
 	live := make([]byte, 64<<20)
 	for i := range live {
 		live[i] = byte(i)
 	}
-	got := SettleMemory(16)
+	got, gcPct := SettleMemory(16)
+	if _, set := os.LookupEnv("GOGC"); !set && gcPct != 100 {
+		t.Errorf("GOGC %d with 64 MiB live; want Go's default 100 for a heap this large", gcPct)
+	}
 	if got < 64<<20*5/4 || debug.SetMemoryLimit(-1) != got {
 		t.Errorf("limit applied %d MiB (runtime: %d MiB) with 64 MiB live; want at least 80 MiB", got>>20, debug.SetMemoryLimit(-1)>>20)
 	}
 	runtime.KeepAlive(live)
 	runtime.GC()
-	if got := SettleMemory(4096); got != 4096<<20 {
+	if got, _ := SettleMemory(4096); got != 4096<<20 {
 		t.Errorf("limit applied %d MiB, want the 4096 MiB asked for", got>>20)
 	}
-	if got := SettleMemory(0); got != 0 {
+	if got, _ := SettleMemory(0); got != 0 {
 		t.Errorf("no limit asked for, yet %d MiB applied", got>>20)
 	}
 }
@@ -54,7 +57,7 @@ func TestReleaseStartupPages(t *testing.T) {
 	t.Logf("RssFile %d kB before, %d kB after", before, after)
 	// Code and read-only data from the released pages still run: a
 	// settle and a collection go through the runtime and this package.
-	if got := SettleMemory(4096); got == 0 && os.Getenv("GOMEMLIMIT") == "" {
+	if got, _ := SettleMemory(4096); got == 0 && os.Getenv("GOMEMLIMIT") == "" {
 		t.Error("SettleMemory after the release applied no limit")
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
@@ -78,4 +81,64 @@ func rssFile(t *testing.T) int64 {
 	}
 	t.Fatal("no RssFile line in /proc/self/status")
 	return 0
+}
+
+// TestSettleProcs: the number asked for is the GOMAXPROCS in effect
+// afterwards; 0 keeps the runtime's; a GOMAXPROCS variable wins.
+func TestSettleProcs(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(before) })
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
+		if got := SettleProcs(1); got != 1 || runtime.GOMAXPROCS(0) != 1 {
+			t.Errorf("SettleProcs(1) = %d, GOMAXPROCS now %d; want 1", got, runtime.GOMAXPROCS(0))
+		}
+		runtime.GOMAXPROCS(3)
+		if got := SettleProcs(0); got != 3 || runtime.GOMAXPROCS(0) != 3 {
+			t.Errorf("SettleProcs(0) = %d, GOMAXPROCS now %d; want the 3 in effect kept", got, runtime.GOMAXPROCS(0))
+		}
+	}
+	t.Setenv("GOMAXPROCS", "2")
+	runtime.GOMAXPROCS(2)
+	if got := SettleProcs(1); got != 2 || runtime.GOMAXPROCS(0) != 2 {
+		t.Errorf("SettleProcs(1) with GOMAXPROCS=2 set = %d, GOMAXPROCS now %d; want the variable's 2 kept", got, runtime.GOMAXPROCS(0))
+	}
+}
+
+// TestGCPercent: twice Go's default GOGC while the live heap is small,
+// falling so that the garbage between collections stays within
+// gcHeadroomBytes, and Go's default from gcHeadroomBytes live on.
+func TestGCPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live int64
+		want int
+	}{
+		{0, DefaultGCPercent}, {1 << 20, DefaultGCPercent}, {4 << 20, DefaultGCPercent},
+		{6 << 20, 133}, {8 << 20, 100}, {60 << 20, 100},
+	} {
+		if got := gcPercent(tc.live); got != tc.want {
+			t.Errorf("gcPercent(%d MiB) = %d, want %d", tc.live>>20, got, tc.want)
+		}
+		if pct := gcPercent(tc.live); tc.live > 0 && tc.live*int64(pct-100)/100 > gcHeadroomBytes/2 {
+			t.Errorf("gcPercent(%d MiB) = %d grows the heap %d MiB past Go's default goal; want at most %d", tc.live>>20, pct, tc.live*int64(pct-100)/100>>20, gcHeadroomBytes/2>>20)
+		}
+	}
+}
+
+// TestSettleMemoryGC: the GOGC in effect after SettleMemory is
+// gcPercent of the heap left live, and a GOGC variable wins.
+func TestSettleMemoryGC(t *testing.T) {
+	t.Cleanup(func() { debug.SetGCPercent(100); debug.SetMemoryLimit(math.MaxInt64) })
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(100)
+		_, got := SettleMemory(0)
+		want := gcPercent(liveHeapBytes())
+		if now := debug.SetGCPercent(100); got != want || now != want {
+			t.Errorf("SettleMemory says GOGC %d, the runtime has %d; want gcPercent of %d B live = %d", got, now, liveHeapBytes(), want)
+		}
+	}
+	t.Setenv("GOGC", "150")
+	debug.SetGCPercent(150)
+	if _, got := SettleMemory(0); got != 150 || debug.SetGCPercent(150) != 150 {
+		t.Errorf("SettleMemory with GOGC=150 set says GOGC %d; want the variable's 150 kept", got)
+	}
 }

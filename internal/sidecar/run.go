@@ -62,8 +62,9 @@ func (e *StartError) Unwrap() error { return e.Err }
 // Run starts the sidecar of cfg and serves until ctx is done: it
 // validates cfg, serves the probes (not ready), loads the bundle and
 // checks its digest, projects its tools, listens for MCP, turns ready,
-// settles memory, and on ctx's end turns unready while Serve drains the
-// calls in progress. A failure before ready is a *StartError.
+// settles memory and the OS threads running Go code, and on ctx's end
+// turns unready while Serve drains the calls in progress. A failure
+// before ready is a *StartError.
 func Run(ctx context.Context, cfg Config, l Loaders) error {
 	start := time.Now()
 	log := logr.FromContextOrDiscard(ctx).WithName("sidecar")
@@ -102,11 +103,12 @@ func Run(ctx context.Context, cfg Config, l Loaders) error {
 		return fmt.Errorf("listing the tools: %w", err)
 	}
 	health.Ready(ReadyDetails{Bundle: cfg.Bundle, BundleDigest: cb.Bundle.Identity.String(), ToolSurfaceDigest: surface, Tools: len(s.ToolNames())})
-	memLimit := SettleMemory(cfg.MemoryLimitMiB)
+	memLimit, gcPct := SettleMemory(cfg.MemoryLimitMiB)
+	procs := SettleProcs(cfg.MaxProcs)
 	ReleaseStartupPages()
 	log.Info("Sidecar ready", "url", "http://"+ln.Addr().String()+mcp.Endpoint, "health", cfg.HealthAddr,
 		"service", cb.Capability.Service, "bundle", cb.Bundle.Identity.String(), "tools", s.ToolNames(),
-		"withheld", len(cb.Capability.Withheld), "toolSurface", surface, "memoryLimitBytes", memLimit, "startupMs", time.Since(start).Milliseconds())
+		"withheld", len(cb.Capability.Withheld), "toolSurface", surface, "memoryLimitBytes", memLimit, "gcPercent", gcPct, "maxProcs", procs, "startupMs", time.Since(start).Milliseconds())
 	// On SIGTERM the kubelet's probe sees unready at once, while Serve
 	// drains the calls in progress.
 	stopReady := context.AfterFunc(ctx, health.Unready)

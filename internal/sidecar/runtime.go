@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
@@ -103,15 +104,64 @@ func CheckDigest(cfg Config, b *bundle.Bundle) error {
 // back (with GitHub's REST API, 1,200 tools and about 60 MiB live, a call
 // took ten times its CPU). So the limit applied is never under the memory
 // the runtime holds once start-up garbage is collected, plus a quarter of
-// it as headroom; it returns the limit applied in bytes (0: none).
-func SettleMemory(limitMiB int64) int64 {
+// it as headroom.
+//
+// It also raises GOGC, unless GOGC is set, to gcPercent of the live heap
+// left after start-up: DefaultGCPercent for a small heap, Go's default
+// 100 for a large one. It returns the limit applied in bytes (0: none) and
+// the GOGC in effect.
+func SettleMemory(limitMiB int64) (limit int64, gcPct int) {
 	debug.FreeOSMemory()
+	if _, set := os.LookupEnv("GOGC"); set {
+		gcPct = debug.SetGCPercent(100)
+		debug.SetGCPercent(gcPct)
+	} else {
+		gcPct = gcPercent(liveHeapBytes())
+		debug.SetGCPercent(gcPct)
+	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set || limitMiB <= 0 {
+		return 0, gcPct
+	}
+	limit = max(limitMiB<<20, settledBytes()*5/4)
+	debug.SetMemoryLimit(limit)
+	return limit, gcPct
+}
+
+// SettleProcs sets how many OS threads run Go code at once (GOMAXPROCS)
+// to n once start-up is over, and returns the number in effect. GOMAXPROCS,
+// when set, wins; n <= 0 keeps the Go runtime's default (the CPUs, or the
+// container's CPU limit).
+func SettleProcs(n int) int {
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set && n > 0 {
+		runtime.GOMAXPROCS(n)
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// gcHeadroomBytes bounds what gcPercent adds to Go's default: a GOGC
+// above 100 lets garbage reach at most this much between collections, so
+// the heap grows at most gcHeadroomBytes/2 past Go's default goal, and a
+// heap of this size or more keeps Go's default.
+const gcHeadroomBytes = 8 << 20
+
+// gcPercent is the GOGC for a live heap of live bytes: DefaultGCPercent
+// up to gcHeadroomBytes/2 live, then what lets gcHeadroomBytes of garbage
+// pile up, never under 100.
+func gcPercent(live int64) int {
+	if live <= 0 {
+		return DefaultGCPercent
+	}
+	return int(min(DefaultGCPercent, max(100, gcHeadroomBytes*100/live)))
+}
+
+// liveHeapBytes is the heap the last collection found live.
+func liveHeapBytes() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	limit := max(limitMiB<<20, settledBytes()*5/4)
-	debug.SetMemoryLimit(limit)
-	return limit
+	return int64(s[0].Value.Uint64())
 }
 
 // settledBytes is the memory the Go runtime holds and counts against its
