@@ -258,13 +258,37 @@ func (w *impactWalk) answer(s *Snapshot) *ImpactResult {
 	return &res
 }
 
-// path is consumer i's path, itself first, the changed service last.
-func (w *impactWalk) path(i int) []string {
-	out := make([]string, 0, w.consumers[i].Depth+1)
+// path is consumer i's path, itself first, the changed service last,
+// in strings taken from a.
+func (w *impactWalk) path(i int, a *stringArena) []string {
+	n := 1
+	for j := int32(i); j >= 0; j = w.parent[j] {
+		n++
+	}
+	out := a.take(n)[:0]
 	for j := int32(i); j >= 0; j = w.parent[j] {
 		out = append(out, w.consumers[j].Service)
 	}
 	return append(out, w.root)
+}
+
+// stringArena hands out the string slices of one page's consumers (paths,
+// targets) from shared blocks: a page lists a few hundred consumers, each
+// with two lists of its own, which were most of a call's allocations.
+// Each slice is capped at its length, so appending to one never writes
+// into its neighbour.
+type stringArena struct{ free []string }
+
+// stringArenaBlock is the strings of an arena block, 8 KB.
+const stringArenaBlock = 512
+
+func (a *stringArena) take(n int) []string {
+	if a.free == nil || cap(a.free)-len(a.free) < n { // a nil block would hand out nil, which encodes as null
+		a.free = make([]string, 0, max(n, stringArenaBlock))
+	}
+	l := len(a.free)
+	a.free = a.free[:l+n]
+	return a.free[l : l+n : l+n]
 }
 
 // maxImpactWalks bounds the walks a snapshot keeps (each up to
@@ -823,13 +847,13 @@ func (w *impactWalk) count() {
 func (s *Snapshot) pageImpact(res *ImpactResult, w *impactWalk, p pageSpec) {
 	pg := newPager(p.budget, res)
 	end := min(p.offset, len(w.order))
+	var strs stringArena
 	for _, j := range w.order[end:] {
 		c := w.consumers[j]
-		c.Path = w.path(int(j))
-		c.Targets = slices.Clone(c.Targets)
-		if c.Targets == nil {
-			c.Targets = []string{}
-		}
+		c.Path = w.path(int(j), &strs)
+		targets := strs.take(len(c.Targets)) // never nil: an empty list is []
+		copy(targets, c.Targets)
+		c.Targets = targets
 		if from := w.via[j]; from >= 0 {
 			c.RiskReason = transitiveReason(c.Risk, w.consumers[from])
 		}
