@@ -210,9 +210,8 @@ type impactWalk struct {
 	lims      []Limitation
 	consumers []Consumer // breadth first; Path and Targets are shared, cloned onto a page
 	parent    []int32    // the consumer a consumer was reached from, -1 for the changed service
-	svc       []svcID    // the consumers' service numbers, in the snapshot that walked (a later one may have given a number to another service)
-	via       []int      // see transitiveRisks
-	order     []int      // consumers most affected first
+	via       []int32    // see transitiveRisks
+	order     []int32    // consumers most affected first
 	root      string     // the changed service's key, the last of every path
 	// reads are the inbound-index lists the walk read, by service: a
 	// later snapshot whose lists of those services are the same slices
@@ -220,15 +219,28 @@ type impactWalk struct {
 	// otherwise) would walk the same consumers, ranges and risks, so it
 	// takes the walk with only its services' records read again
 	// (carryImpact). carry is false for walks that read more than the
-	// index: observed edges, a service not in the fleet.
+	// index: observed edges, a service not in the fleet; those keep no
+	// reads.
 	reads []inRead
 	carry bool
 }
 
-// inRead is one inbound-index list a walk read.
+// inRead is one inbound-index list a walk read: whose (the consumer's
+// place, -1 for the changed service, so that the walk names the service
+// by the key it keeps anyway), and which slice, by its first entry and
+// length. 16 bytes a list; a hub's walk reads thousands.
 type inRead struct {
-	key  string
-	refs []inRef
+	of    int32
+	n     int32
+	first *inRef
+}
+
+// readKey is the service whose list r is.
+func (w *impactWalk) readKey(r inRead) string {
+	if r.of < 0 {
+		return w.root
+	}
+	return w.consumers[r.of].Service
 }
 
 // answer is a fresh result of w for one call, without its page.
@@ -246,13 +258,37 @@ func (w *impactWalk) answer(s *Snapshot) *ImpactResult {
 	return &res
 }
 
-// path is consumer i's path, itself first, the changed service last.
-func (w *impactWalk) path(i int) []string {
-	out := make([]string, 0, w.consumers[i].Depth+1)
+// path is consumer i's path, itself first, the changed service last,
+// in strings taken from a.
+func (w *impactWalk) path(i int, a *stringArena) []string {
+	n := 1
+	for j := int32(i); j >= 0; j = w.parent[j] {
+		n++
+	}
+	out := a.take(n)[:0]
 	for j := int32(i); j >= 0; j = w.parent[j] {
 		out = append(out, w.consumers[j].Service)
 	}
 	return append(out, w.root)
+}
+
+// stringArena hands out the string slices of one page's consumers (paths,
+// targets) from shared blocks: a page lists a few hundred consumers, each
+// with two lists of its own, which were most of a call's allocations.
+// Each slice is capped at its length, so appending to one never writes
+// into its neighbour.
+type stringArena struct{ free []string }
+
+// stringArenaBlock is the strings of an arena block, 8 KB.
+const stringArenaBlock = 512
+
+func (a *stringArena) take(n int) []string {
+	if a.free == nil || cap(a.free)-len(a.free) < n { // a nil block would hand out nil, which encodes as null
+		a.free = make([]string, 0, max(n, stringArenaBlock))
+	}
+	l := len(a.free)
+	a.free = a.free[:l+n]
+	return a.free[l : l+n : l+n]
 }
 
 // maxImpactWalks bounds the walks a snapshot keeps (each up to
@@ -337,8 +373,8 @@ func (s *Snapshot) carryImpact(filter string, older, newer *bundle.Bundle, opts 
 		return nil
 	}
 	for _, r := range old.reads {
-		cur := s.inboundOf(r.key)
-		if len(cur) != len(r.refs) || len(cur) > 0 && &cur[0] != &r.refs[0] {
+		cur := s.inboundOf(old.readKey(r))
+		if len(cur) != int(r.n) || len(cur) > 0 && &cur[0] != r.first {
 			return nil
 		}
 	}
@@ -386,13 +422,62 @@ func (s *Snapshot) impactRoot(domain string, older, newer *bundle.Bundle) *servi
 	return sv
 }
 
-// inboundRead is the inbound-index list of the service sv, noted in w.
-// The walk reads each edge through the entry (inRef.edgeOf), so it builds
-// no Relationship.
-func (s *Snapshot) inboundRead(w *impactWalk, sv *service) []inRef {
+// inboundRead is the inbound-index list of the service sv, the consumer
+// at place of (-1: the changed service), noted in sc. The walk reads each
+// edge through the entry (inRef.edgeOf), so it builds no Relationship.
+func (s *Snapshot) inboundRead(sc *walkScratch, of int32, sv *service) []inRef {
 	refs := s.inIdx.at(sv.id)
-	w.reads = append(w.reads, inRead{key: sv.key, refs: refs})
+	r := inRead{of: of, n: int32(len(refs))}
+	if len(refs) > 0 {
+		r.first = &refs[0]
+	}
+	sc.reads = append(sc.reads, r)
 	return refs
+}
+
+// walkScratch is what a cold walk needs only while it walks: the mark of
+// the services it reached (a slot per service number), the lists it
+// read, the consumers' parents and service numbers, the consumer graph
+// and the queues. A hub's walk at 10,000 services made about 1.5 MB of
+// them, which the garbage collector then paid for while other walks
+// waited for a core: walks take them from walkScratchPool and give them
+// back cleared (release), so each walk, concurrent or not, starts from
+// nothing marked and no walk sees another's.
+type walkScratch struct {
+	at     places // all zero between walks
+	reads  []inRead
+	parent []int32
+	svc    []svcID // the consumers' service numbers, in the snapshot that walks
+	graph  dependents
+	deps   []depRef
+	ord    []int32
+	queue  []int32
+}
+
+var walkScratchPool = sync.Pool{New: func() any { return new(walkScratch) }}
+
+// newWalkScratch is a cleared scratch whose marks cover n service numbers.
+func newWalkScratch(n int) *walkScratch {
+	sc := walkScratchPool.Get().(*walkScratch)
+	if cap(sc.at) < n {
+		sc.at = make(places, n)
+	}
+	sc.at = sc.at[:n]
+	sc.graph.off = append(sc.graph.off, 0)
+	return sc
+}
+
+// release clears sc and returns it to the pool: the marks to zero, and
+// the entries that point into a snapshot, so that the pool keeps none
+// alive.
+func (sc *walkScratch) release() {
+	clear(sc.at[:cap(sc.at)])
+	clear(sc.reads)
+	clear(sc.deps)
+	sc.reads, sc.parent, sc.svc = sc.reads[:0], sc.parent[:0], sc.svc[:0]
+	sc.graph.off, sc.graph.adj = sc.graph.off[:0], sc.graph.adj[:0]
+	sc.deps, sc.ord, sc.queue = sc.deps[:0], sc.ord[:0], sc.queue[:0]
+	walkScratchPool.Put(sc)
 }
 
 // depRef is one dependency edge into a walked service from a service the
@@ -481,27 +566,27 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 	judgements := map[string]judged{}
 
 	// Breadth first over dependents: the first time a service is reached is
-	// its shortest path. at marks a reached service, by number, with its
-	// place among the consumers (-1: the changed service).
-	at := make(places, s.ids.len())
+	// its shortest path. sc.at marks a reached service, by number, with
+	// its place among the consumers (-1: the changed service). sc.graph
+	// keeps who depends on whom for transitiveRisks, which walks the same
+	// services again. sc.ord is the place of the service declaring each
+	// dependency edge into the service being expanded, in the list's
+	// order.
+	sc := newWalkScratch(s.ids.len())
+	defer sc.release()
+	at, graph := sc.at, &sc.graph
 	at.set(sv.id, -1)
-	// graph keeps who depends on whom for transitiveRisks, which walks
-	// the same services again.
-	graph := &dependents{off: []int32{0}}
-	// ord is the place of the service declaring each dependency edge into
-	// the service being expanded, in the list's order.
-	var ord []int32
 	type node struct {
 		sv    *service
 		place int32 // among the consumers, -1 for the changed service
 		depth int
 	}
 	owners := map[string]bool{}
-	// deps is the dependency edges into the service being expanded from
-	// services not reached yet, ordered by the declaring service's key
-	// (each one's edges in the order its list holds them), reused from
+	// sc.deps is the dependency edges into the service being expanded
+	// from services not reached yet, ordered by the declaring service's
+	// key (each one's edges in the order its list holds them), reused from
 	// one service to the next.
-	var deps []depRef
+	deps, ord := sc.deps, sc.ord
 	var ranges []string
 	// truncated is set when a consumer is left out, not when the bound is
 	// merely reached: with exactly maxConsumers consumers the walk goes on
@@ -517,9 +602,9 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 		}
 		cur := node{sv: sv, place: -1}
 		if next >= 0 {
-			cur = node{sv: s.serviceAt(w.svc[next]), place: int32(next), depth: found.at(next).Depth}
+			cur = node{sv: s.serviceAt(sc.svc[next]), place: int32(next), depth: found.at(next).Depth}
 		}
-		in := s.inboundRead(w, cur.sv)
+		in := s.inboundRead(sc, cur.place, cur.sv)
 		deps, ord = deps[:0], ord[:0]
 		for i := range in {
 			r := &in[i]
@@ -594,8 +679,8 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 				c.CompatibilityVerdict, c.Risk, c.RiskReason = j.verdict, j.risk, j.reason
 			}
 			found.add(c)
-			w.parent = append(w.parent, cur.place)
-			w.svc = append(w.svc, csv.id)
+			sc.parent = append(sc.parent, cur.place)
+			sc.svc = append(sc.svc, csv.id)
 		}
 		if !truncated {
 			// The list went through to its end: its dependents, in the
@@ -608,11 +693,16 @@ func (s *Snapshot) walkImpact(ctx context.Context, older, newer *bundle.Bundle, 
 			graph.off = append(graph.off, int32(len(graph.adj)))
 		}
 	}
+	sc.deps, sc.ord = deps, ord // kept for the next walk, cleared in release
 	w.consumers = found.flush(w.consumers)
 	if useObs && obsSet != nil {
-		w.lims = append(w.lims, s.observedConsumers(w, sv, obsSet, maxConsumers, &truncated, owners, at)...)
+		w.lims = append(w.lims, s.observedConsumers(w, sc, sv, obsSet, maxConsumers, &truncated, owners)...)
 	}
-	w.via = s.transitiveRisks(w, graph, at)
+	w.parent = slices.Clone(sc.parent)
+	w.via = s.transitiveRisks(w, sc)
+	if w.carry {
+		w.reads = slices.Clone(sc.reads)
+	}
 	if truncated {
 		w.lims = append(w.lims, Limitation{Code: LimitResultTruncated, Message: "the consumer list reached its bound: more consumers exist than it lists"})
 	}
@@ -672,38 +762,81 @@ func (b *consumerBlocks) release() {
 	b.blocks, b.n = nil, 0
 }
 
-// riskRank orders consumers most affected first.
-var riskRank = map[string]int{RiskAtRisk: 0, RiskReview: 1, RiskUnknown: 2, RiskIndirect: 3, RiskExcluded: 4, RiskUnaffected: 5}
+// risksByRank orders consumers most affected first.
+var risksByRank = [...]string{RiskAtRisk, RiskReview, RiskUnknown, RiskIndirect, RiskExcluded, RiskUnaffected}
+
+// riskRank is risk's place in risksByRank, and whether it has one (0
+// when not).
+func riskRank(risk string) (int, bool) {
+	switch risk {
+	case RiskAtRisk:
+		return 0, true
+	case RiskReview:
+		return 1, true
+	case RiskUnknown:
+		return 2, true
+	case RiskIndirect:
+		return 3, true
+	case RiskExcluded:
+		return 4, true
+	case RiskUnaffected:
+		return 5, true
+	}
+	return 0, false
+}
 
 // count orders w's consumers most affected first and counts them.
 func (w *impactWalk) count() {
 	// Breadth first already, so nearest first within a risk: a stable
 	// bucket per risk orders them without moving the consumers around:
 	// counted first, so that order is the only slice made.
-	var start [6]int // len(riskRank)
-	for _, c := range w.consumers {
-		if r := riskRank[c.Risk]; r+1 < len(start) {
-			start[r+1]++
+	// The counts by risk and depth are kept in arrays, the maps written
+	// once: a hub's thousands of consumers hashed their risk three times.
+	cs := w.consumers
+	var start [len(risksByRank) + 1]int // start[r+1] counts rank r
+	var byRank [len(risksByRank)]int
+	var others map[string]int // risks not ranked, first with rank 0 (none is written today)
+	var depths []int          // by depth, depth 0 unused
+	for i := range cs {
+		c := &cs[i]
+		r, ok := riskRank(c.Risk)
+		start[r+1]++
+		if ok {
+			byRank[r]++
+		} else {
+			if others == nil {
+				others = map[string]int{}
+			}
+			others[c.Risk]++
 		}
+		if c.Depth >= len(depths) {
+			depths = append(depths, make([]int, c.Depth+1-len(depths))...)
+		}
+		depths[c.Depth]++
+	}
+	res := &w.res
+	for r, n := range byRank {
+		if n > 0 {
+			res.ConsumersByRisk[risksByRank[r]] += n
+		}
+	}
+	for k, n := range others {
+		res.ConsumersByRisk[k] += n
 	}
 	for r := 1; r < len(start); r++ {
 		start[r] += start[r-1]
 	}
-	w.order = make([]int, len(w.consumers))
-	for i, c := range w.consumers {
-		r := riskRank[c.Risk]
-		w.order[start[r]] = i
+	w.order = make([]int32, len(cs))
+	for i := range cs {
+		r, _ := riskRank(cs[i].Risk)
+		w.order[start[r]] = int32(i)
 		start[r]++
 	}
-	res := &w.res
-	res.TotalConsumers = len(w.consumers)
-	depths := map[int]int{}
-	for _, c := range w.consumers {
-		res.ConsumersByRisk[c.Risk]++
-		depths[c.Depth]++
-	}
-	for _, d := range slices.Sorted(maps.Keys(depths)) {
-		res.ConsumersByDepth = append(res.ConsumersByDepth, DepthCount{Depth: d, Count: depths[d]})
+	res.TotalConsumers = len(cs)
+	for d, n := range depths {
+		if n > 0 {
+			res.ConsumersByDepth = append(res.ConsumersByDepth, DepthCount{Depth: d, Count: n})
+		}
 	}
 	res.AtRiskConsumers, res.IncompatibleConsumers = res.ConsumersByRisk[RiskAtRisk], res.ConsumersByRisk[RiskExcluded]
 }
@@ -714,13 +847,13 @@ func (w *impactWalk) count() {
 func (s *Snapshot) pageImpact(res *ImpactResult, w *impactWalk, p pageSpec) {
 	pg := newPager(p.budget, res)
 	end := min(p.offset, len(w.order))
+	var strs stringArena
 	for _, j := range w.order[end:] {
 		c := w.consumers[j]
-		c.Path = w.path(j)
-		c.Targets = slices.Clone(c.Targets)
-		if c.Targets == nil {
-			c.Targets = []string{}
-		}
+		c.Path = w.path(int(j), &strs)
+		targets := strs.take(len(c.Targets)) // never nil: an empty list is []
+		copy(targets, c.Targets)
+		c.Targets = targets
 		if from := w.via[j]; from >= 0 {
 			c.RiskReason = transitiveReason(c.Risk, w.consumers[from])
 		}
@@ -813,27 +946,29 @@ func contractChanges(cs []diff.Change) int {
 // shortest path: indirect through one at risk or to review, else unknown
 // through one of unknown exposure, else unaffected. The walk follows
 // dependents from each direct consumer and stays among the listed
-// consumers (at: service key -> place), so it is bounded by them and
-// their edges. It returns, per consumer, the place of the direct consumer
-// whose exposure it took (-1 for the others): the reason, a sentence, is
-// written only for the consumers an answer lists (transitiveReason).
-func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) []int {
-	cs := w.consumers
-	via := make([]int, len(cs)) // transitive consumer → the direct consumer it was reached from
+// consumers (sc.at: service number -> place), so it is bounded by them
+// and their edges. It returns, per consumer, the place of the direct
+// consumer whose exposure it took (-1 for the others): the reason, a
+// sentence, is written only for the consumers an answer lists
+// (transitiveReason).
+func (s *Snapshot) transitiveRisks(w *impactWalk, sc *walkScratch) []int32 {
+	cs, graph, at := w.consumers, &sc.graph, sc.at
+	via := make([]int32, len(cs)) // transitive consumer → the direct consumer it was reached from
 	for i := range via {
 		via[i] = -1
 	}
 	// Each consumer is queued at most once per pass (below), so one
 	// slice of their number serves every pass, read from a head index.
-	queue := make([]int, 0, len(cs))
+	queue := slices.Grow(sc.queue[:0], len(cs))
+	defer func() { sc.queue = queue }()
 	for _, pass := range []struct {
 		from []string // direct risks that spread
 		risk string
 	}{{[]string{RiskAtRisk, RiskReview}, RiskIndirect}, {[]string{RiskUnknown}, RiskUnknown}} {
 		queue = queue[:0]
-		for i, c := range cs {
-			if c.Direct && slices.Contains(pass.from, c.Risk) {
-				queue = append(queue, i)
+		for i := range cs {
+			if c := &cs[i]; c.Direct && slices.Contains(pass.from, c.Risk) {
+				queue = append(queue, int32(i))
 			}
 		}
 		for h := 0; h < len(queue); h++ {
@@ -848,9 +983,9 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) 
 				}
 				cs[j].Risk = pass.risk
 				via[j] = from
-				queue = append(queue, int(j))
+				queue = append(queue, j)
 			}
-			if ps, ok := graph.of(int32(cur)); ok {
+			if ps, ok := graph.of(cur); ok {
 				for _, j := range ps {
 					spread(j)
 				}
@@ -858,7 +993,7 @@ func (s *Snapshot) transitiveRisks(w *impactWalk, graph *dependents, at places) 
 			}
 			// The walk stopped before this consumer's list: read it (once:
 			// a consumer takes one risk, so it is dequeued at most once).
-			in := s.inboundRead(w, s.serviceAt(w.svc[cur]))
+			in := s.inboundRead(sc, cur, s.serviceAt(sc.svc[cur]))
 			for i := range in {
 				if !in[i].edge.dep() {
 					continue

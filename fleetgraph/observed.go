@@ -403,7 +403,8 @@ func (s *Snapshot) observedStatus() *ObservedStatus {
 // answer: a declared direct consumer also seen calling is corroborated;
 // a caller that declares nothing is a direct "shadow" consumer whose
 // verdict is unknown (no range says whether it takes the new version).
-func (s *Snapshot) observedConsumers(w *impactWalk, sv *service, set *Observed, maxConsumers int, truncated *bool, owners map[string]bool, at places) []Limitation {
+func (s *Snapshot) observedConsumers(w *impactWalk, sc *walkScratch, sv *service, set *Observed, maxConsumers int, truncated *bool, owners map[string]bool) []Limitation {
+	at := sc.at
 	rels, unresolved := s.resolvedObserved(set)
 	for _, r := range rels {
 		if r.ToService != sv.key {
@@ -436,8 +437,8 @@ func (s *Snapshot) observedConsumers(w *impactWalk, sv *service, set *Observed, 
 		}
 		at.set(csv.id, int32(len(w.consumers)))
 		w.consumers = append(w.consumers, c)
-		w.parent = append(w.parent, -1)
-		w.svc = append(w.svc, csv.id)
+		sc.parent = append(sc.parent, -1)
+		sc.svc = append(sc.svc, csv.id)
 	}
 	return s.observedLimitations(set, unresolved)
 }

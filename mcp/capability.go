@@ -88,19 +88,9 @@ var capabilityFamily = &family{
 func (st *capabilityState) tools() ([]*tool, error) {
 	cb := st.cb
 
-	output, err := jsonschema.For[invoke.Result](&jsonschema.ForOptions{})
+	output, err := generatedOutput()
 	if err != nil {
 		return nil, err
-	}
-	diags, err := jsonschema.For[[]invoke.Diagnostic](nil)
-	if err != nil {
-		return nil, err
-	}
-	output.Properties["diagnostics"] = diags
-	// Inferred from an interface, body is the empty schema, which encodes
-	// as true; say what it holds instead (mcpShape would make it {}).
-	output.Properties["body"] = &jsonschema.Schema{
-		Description: "the response body: the JSON value for a JSON response, else text, else base64 (bodyEncoding says so); null when empty",
 	}
 
 	var out []*tool
@@ -151,6 +141,27 @@ func (st *capabilityState) tools() ([]*tool, error) {
 	}
 	return append(out, skill, withheld), nil
 }
+
+// generatedOutput is the output schema of the generated tools (and the
+// discovery call tools): what invoke.Call answers. It is the same for
+// every bundle, so it is made once a process, and frozen (freezeOutput).
+var generatedOutput = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	output, err := jsonschema.For[invoke.Result](&jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	diags, err := jsonschema.For[[]invoke.Diagnostic](nil)
+	if err != nil {
+		return nil, err
+	}
+	output.Properties["diagnostics"] = diags
+	// Inferred from an interface, body is the empty schema, which encodes
+	// as true; say what it holds instead (mcpShape would make it {}).
+	output.Properties["body"] = &jsonschema.Schema{
+		Description: "the response body: the JSON value for a JSON response, else text, else base64 (bodyEncoding says so); null when empty",
+	}
+	return freezeOutput(output), nil
+})
 
 // generatedTool wraps one projected operation; confirms asks for the
 // confirmations its calls need.

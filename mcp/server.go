@@ -51,6 +51,13 @@ type Server struct {
 	tools    map[string]*tool // registered tools by name
 	families []familyState    // every known family and what it contributed
 	withheld []string         // write tools left out because of ReadOnly
+	// listed is the tools as NewServer handed them to the SDK, which
+	// serves tools/list from those very values; ToolSurfaceDigest reads
+	// them, unless listedElsewhere: an extension family could configure
+	// the SDK server or register tools of its own, and so could a caller
+	// of SDK.
+	listed          []*sdk.Tool
+	listedElsewhere atomic.Bool
 
 	servedURL   atomic.Pointer[string] // the endpoint Serve listens on, for pacto_server_info
 	httpHandler http.Handler           // /mcp behind the Host, Origin and bearer checks; Serve mounts it
@@ -190,6 +197,12 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 			st.OutputSchema = nil
 		}
 		s.sdk.AddTool(st, s.handler(t))
+		s.listed = append(s.listed, st)
+	}
+	if slices.ContainsFunc(s.families, func(f familyState) bool {
+		return f.parts != nil && (f.parts.extension || f.parts.configure != nil)
+	}) {
+		s.listedElsewhere.Store(true)
 	}
 	for _, f := range s.families {
 		if f.parts != nil && f.parts.register != nil {
@@ -255,8 +268,12 @@ func (s *Server) ToolNames() []string {
 }
 
 // SDK returns the underlying go-sdk server, to connect further transports
-// (e.g. in-memory ones in tests).
-func (s *Server) SDK() *sdk.Server { return s.sdk }
+// (e.g. in-memory ones in tests). ToolSurfaceDigest then lists the tools
+// as a client does, in case tools were added to it.
+func (s *Server) SDK() *sdk.Server {
+	s.listedElsewhere.Store(true)
+	return s.sdk
+}
 
 // Run serves the transport Options chose until ctx is done or, on stdio,
 // the client goes away. A cancelled ctx is a clean stop, not an error.

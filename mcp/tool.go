@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime/debug"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,7 +78,7 @@ func newTool[In, Out any](spec toolSpec, run func(context.Context, In) (Out, str
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %w", spec.name, err)
 	}
-	output, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: rawTypeSchemas})
+	output, err := outputSchemaFor[Out]()
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: output schema: %w", spec.name, err)
 	}
@@ -122,7 +124,11 @@ func (t *tool) sdkTool() *sdk.Tool { return t.sdkToolShared(nil) }
 func (t *tool) sdkToolShared(outputs map[*jsonschema.Schema]any) *sdk.Tool {
 	output, ok := outputs[t.output]
 	if !ok {
-		output = encodedSchema(withErrorAlternative(t.output))
+		if enc, frozen := frozenOutputs.Load(t.output); frozen {
+			output = enc.(func() any)()
+		} else {
+			output = encodedSchema(withErrorAlternative(t.output))
+		}
 		if outputs != nil {
 			outputs[t.output] = output
 		}
@@ -151,6 +157,40 @@ func (t *tool) encodedInput() any {
 		return t.inputJSON
 	}
 	return encodedSchema(t.input)
+}
+
+// outputSchemas holds, by Go type, the output schema newTool infers for
+// a tool answering that type: every server of a process builds the same
+// tools, and inferring and encoding their output schemas again, per
+// server, was most of what registering a small bundle's tools cost (the
+// operator registers them once per tool mode of each new digest).
+var outputSchemas sync.Map // reflect.Type → func() (*jsonschema.Schema, error)
+
+// outputSchemaFor is the output schema inferred from Out, made once a
+// process and frozen (freezeOutput): nothing may change it, a tool that
+// answers another shape sets its own schema in place of it.
+func outputSchemaFor[Out any]() (*jsonschema.Schema, error) {
+	typ := reflect.TypeFor[Out]()
+	once, _ := outputSchemas.LoadOrStore(typ, sync.OnceValues(func() (*jsonschema.Schema, error) {
+		s, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: rawTypeSchemas})
+		if err != nil {
+			return nil, err
+		}
+		return freezeOutput(s), nil
+	}))
+	return once.(func() (*jsonschema.Schema, error))()
+}
+
+// frozenOutputs holds, for each output schema frozen, its encoding as
+// tools/list shows it (with the error alternative), made on first use.
+var frozenOutputs sync.Map // *jsonschema.Schema → func() any
+
+// freezeOutput records s as an output schema that is never changed
+// again, shared by the tools of every server of the process, so that its
+// encoding is shared too; it returns s.
+func freezeOutput(s *jsonschema.Schema) *jsonschema.Schema {
+	frozenOutputs.LoadOrStore(s, sync.OnceValue(func() any { return encodedSchema(withErrorAlternative(s)) }))
+	return s
 }
 
 // encodedSchema returns s as JSON in the shape every MCP client accepts

@@ -54,6 +54,15 @@ type Surface struct {
 // digested from that projection offered in the mode, auto settled by
 // the Capability's own rule as in the sidecar. Element i is modes[i]'s; an
 // error is one every mode would fail with.
+//
+// A mode is registered and digested once per mode it settles to
+// (Capability.Mode): auto's surface is all's or discover's. Package mcp
+// reads the tool mode only through Capability.Mode (the choice between one
+// tool per operation and the discovery tools), and what else differs
+// between auto and the mode it settles to, the reason Mode gives, goes
+// into the instructions only, which the digest does not cover.
+// TestToolSurfacesMatchEachMode holds ToolSurfaces to ToolSurface, which
+// registers auto's server for itself, over every bundle in the repository.
 func ToolSurfaces(ctx context.Context, cfg Config, b *bundle.Bundle, modes []string) ([]Surface, error) {
 	co, err := surfaceTools(cfg)
 	if err != nil {
@@ -74,6 +83,7 @@ func ToolSurfaces(ctx context.Context, cfg Config, b *bundle.Bundle, modes []str
 		return nil, nil
 	})
 	out := make([]Surface, 0, len(ps))
+	settled := map[string]Surface{} // by the mode a projection settles to
 	for _, p := range ps {
 		s := Surface{Mode: p.Mode}
 		if p.Err != nil {
@@ -81,7 +91,13 @@ func ToolSurfaces(ctx context.Context, cfg Config, b *bundle.Bundle, modes []str
 		} else if g, err := grpc(); err != nil {
 			s.Err = err
 		} else {
-			s.Digest, s.Err = surfaceDigest(ctx, &mcp.CapabilityBundle{Bundle: b, Capability: p.Capability, GRPC: g})
+			mode, _ := p.Capability.Mode()
+			done, ok := settled[mode]
+			if !ok {
+				done.Digest, done.Err = surfaceDigest(ctx, &mcp.CapabilityBundle{Bundle: b, Capability: p.Capability, GRPC: g})
+				settled[mode] = done
+			}
+			s.Digest, s.Err = done.Digest, done.Err
 		}
 		out = append(out, s)
 	}
