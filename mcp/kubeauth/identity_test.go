@@ -217,8 +217,12 @@ func TestKubeIdentityScopesMCP(t *testing.T) {
 	}
 	url := serveMCP(t, &mcp.Options{
 		Transport: mcp.TransportHTTP, Workspace: t.TempDir(), Families: []mcp.Family{mcp.FamilyFleet},
-		Fleet:       mcp.FleetOptions{Enabled: true, Builder: identityFleet(t, nsA, nsB)},
-		HTTPOptions: mcp.HTTPOptions{Authenticator: ident}, Scoper: ident,
+		Fleet: mcp.FleetOptions{Enabled: true, Builder: identityFleet(t, nsA, nsB)},
+		// 1,000 queries below come from four identities as fast as the
+		// machine answers; the default per-caller limits would refuse
+		// some on a quiet one. Limits are tested in package mcp.
+		HTTPOptions: mcp.HTTPOptions{Authenticator: ident, RateLimit: mcp.RateLimitOptions{RequestRate: -1, ToolCallRate: -1}},
+		Scoper:      ident,
 	})
 
 	for _, era := range []string{"2025-11-25", "2026-07-28"} {
