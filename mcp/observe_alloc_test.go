@@ -1,0 +1,75 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestAuditLineNotBuiltWhenDropped: with no Logger (logr.Discard) the
+// audit middleware builds no line: no argument shape, no key/value
+// slice, no boxed values. It still counts the call in the metrics.
+func TestAuditLineNotBuiltWhenDropped(t *testing.T) {
+	s := newTestServer(t, nil)
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}
+	h := s.observe()(func(context.Context, string, sdk.Request) (sdk.Result, error) { return res, nil })
+	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "pacto_test_echo", Arguments: json.RawMessage(`{"name":"x","count":1}`)}}
+	ctx := t.Context()
+	h(ctx, "tools/call", req) // the metrics' label children are made once
+	if got := testing.AllocsPerRun(100, func() { _, _ = h(ctx, "tools/call", req) }); got != 0 {
+		t.Errorf("a tools/call with the audit line dropped allocates %v objects; want 0 (the line is built for no one)", got)
+	}
+}
+
+// kvSink records the key/value slice of each audit line as the logger
+// got it.
+type kvSink struct {
+	mu       sync.Mutex
+	lens     []int
+	caps     []int
+	lastArgs []any
+}
+
+func (k *kvSink) Init(logr.RuntimeInfo)          {}
+func (k *kvSink) Enabled(int) bool               { return true }
+func (k *kvSink) Error(error, string, ...any)    {}
+func (k *kvSink) WithValues(...any) logr.LogSink { return k }
+func (k *kvSink) WithName(string) logr.LogSink   { return k }
+func (k *kvSink) Info(_ int, msg string, kv ...any) {
+	if msg != "Tool call" {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lens = append(k.lens, len(kv))
+	k.caps = append(k.caps, cap(kv))
+	k.lastArgs = kv
+}
+
+// TestAuditLineMadeOnce: the audit line's key/value slice is made once at
+// auditPairs pairs and never grown, and no line has more pairs than that.
+func TestAuditLineMadeOnce(t *testing.T) {
+	sink := &kvSink{}
+	s := newTestServer(t, &Options{Logger: logr.New(sink)})
+	addTestTool(t, s, echoTool(t))
+	cs := connect(t.Context(), t, s)
+	for _, args := range []any{map[string]any{"name": "x"}, map[string]any{"name": "fail"}, map[string]any{"dryRun": true}} {
+		if _, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "pacto_test_echo", Arguments: args}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if len(sink.lens) != 3 {
+		t.Fatalf("%d audit lines; want 3", len(sink.lens))
+	}
+	for i := range sink.lens {
+		if sink.caps[i] != auditPairs*2 || sink.lens[i] > sink.caps[i] || sink.lens[i]%2 != 0 {
+			t.Errorf("audit line %d: %d values in a slice of capacity %d; want an even count in the one slice of %d", i, sink.lens[i], sink.caps[i], auditPairs*2)
+		}
+	}
+}
