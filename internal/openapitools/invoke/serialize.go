@@ -30,7 +30,8 @@ type request struct {
 // type.
 func (c *call) serialize(args map[string]any) (*request, error) {
 	r := &request{path: c.op.Path(), pathParams: map[string]string{}} // header: made by the first header parameter
-	for _, pr := range c.params {
+	for i := range c.params {
+		pr := c.param(i)
 		v, ok := args[pr.Arg]
 		if !ok || v == nil {
 			continue
