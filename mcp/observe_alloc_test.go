@@ -3,6 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -71,5 +74,25 @@ func TestAuditLineMadeOnce(t *testing.T) {
 		if sink.caps[i] != auditPairs*2 || sink.lens[i] > sink.caps[i] || sink.lens[i]%2 != 0 {
 			t.Errorf("audit line %d: %d values in a slice of capacity %d; want an even count in the one slice of %d", i, sink.lens[i], sink.caps[i], auditPairs*2)
 		}
+	}
+}
+
+// TestHoldRequestBytesAllocs: holding a POST's bytes makes only the
+// release (its func and its sync.Once); the caller's name is the one the
+// handler made already, not made again.
+func TestHoldRequestBytesAllocs(t *testing.T) {
+	s := newTestServer(t, nil)
+	r := httptest.NewRequest(http.MethodPost, Endpoint, strings.NewReader(`{}`))
+	w := httptest.NewRecorder()
+	owner := sessionOwnerOf(r)
+	got := testing.AllocsPerRun(100, func() {
+		release, ok := s.holdRequestBytes(w, r, owner)
+		if !ok {
+			t.Fatal("refused")
+		}
+		release()
+	})
+	if got != 2 {
+		t.Errorf("holdRequestBytes allocates %v objects; want 2 (the release)", got)
 	}
 }
