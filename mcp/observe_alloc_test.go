@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/go-logr/logr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubepact/kubepact/internal/openapitools"
 )
 
 // TestAuditLineNotBuiltWhenDropped: with no Logger (logr.Discard) the
@@ -94,5 +97,43 @@ func TestHoldRequestBytesAllocs(t *testing.T) {
 	})
 	if got != 2 {
 		t.Errorf("holdRequestBytes allocates %v objects; want 2 (the release)", got)
+	}
+}
+
+// TestBodyTooLargeAllocs: a body read whole (no error) costs no object to
+// be told it was not too large.
+func TestBodyTooLargeAllocs(t *testing.T) {
+	if got := testing.AllocsPerRun(100, func() { _, _ = bodyTooLarge(nil) }); got != 0 {
+		t.Errorf("bodyTooLarge(nil) allocates %v objects; want 0", got)
+	}
+	if limit, ok := bodyTooLarge(fmt.Errorf("reading: %w", &http.MaxBytesError{Limit: 7})); !ok || limit != 7 {
+		t.Errorf("bodyTooLarge of a wrapped MaxBytesError = %d, %v; want 7, true", limit, ok)
+	}
+}
+
+// TestGeneratedCallAllocs bounds one getProduct call of the catalog
+// example through the generated tool's own call (argument check, invoke,
+// the HTTP round trip to the demo service, the result), without the MCP
+// layer: kubepact's share of a call's objects.
+func TestGeneratedCallAllocs(t *testing.T) {
+	base := demoService(t, nil)
+	s := capabilityServer(t, "../examples/bundles/catalog", &openapitools.Options{BaseURL: base}, nil)
+	tl := s.tools["getProduct"]
+	if tl == nil {
+		t.Fatal("no getProduct tool")
+	}
+	args := json.RawMessage(`{"productId":"p-0001"}`)
+	ctx := t.Context()
+	call := func() {
+		if res := tl.call(ctx, args); res.IsError {
+			t.Fatalf("getProduct: %+v", res)
+		}
+	}
+	for range 20 {
+		call()
+	}
+	const bound = 141 // 143 with the confirmer on every call, 142 with an errors.As target made before the error check or v escaping in checkAll
+	if got := testing.AllocsPerRun(500, call); got > bound {
+		t.Errorf("a getProduct call allocates %v objects; want at most %d", got, bound)
 	}
 }
