@@ -137,3 +137,25 @@ func TestGeneratedCallAllocs(t *testing.T) {
 		t.Errorf("a getProduct call allocates %v objects; want at most %d", got, bound)
 	}
 }
+
+// TestToolHandlerAllocs: the SDK-facing handler adds one context value to
+// a call (the request, which carries the session too) and nothing else
+// when there is no caller identity, no write scope and no tracing.
+func TestToolHandlerAllocs(t *testing.T) {
+	s := newTestServer(t, nil)
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}
+	var sawRequest bool
+	tl := &tool{name: "pacto_test_fixed", call: func(ctx context.Context, _ json.RawMessage) *sdk.CallToolResult {
+		sawRequest = CallRequestOf(ctx) != nil && SessionOf(ctx) == nil
+		return res
+	}}
+	h := s.handler(tl)
+	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: tl.name, Arguments: json.RawMessage(`{}`)}}
+	ctx := t.Context()
+	if got := testing.AllocsPerRun(100, func() { _, _ = h(ctx, req) }); got != 1 {
+		t.Errorf("the tool handler allocates %v objects a call; want 1 (the request's context value)", got)
+	}
+	if !sawRequest {
+		t.Error("the tool's context lacks the call request, or has a session the request has not")
+	}
+}
