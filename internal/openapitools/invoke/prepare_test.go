@@ -2,8 +2,10 @@ package invoke
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -128,8 +130,60 @@ func TestPrepareAllocs(t *testing.T) {
 		}
 	}
 	prepare()
-	const bound = 24 // 29 with a Clone for the validator and the parameters copied
+	const bound = 22 // 29 with a Clone for the validator, the parameters copied and escapeStrict always building
 	if got := testing.AllocsPerRun(200, prepare); got > bound {
 		t.Errorf("preparing a getProduct call allocates %v objects; want at most %d", got, bound)
+	}
+}
+
+// escapeStrictOracle is escapeStrict as it was before its fast path.
+func escapeStrictOracle(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+var escapeSeeds = []string{"", "p-0001", "a.b_c~d", "a b", "/", "a/b", "é", "\x00", "\xff", "%", "..", "abc%2F", "x y/z?q=1&r#f", "AZaz09-._~"}
+
+func TestEscapeStrictIsOracle(t *testing.T) {
+	for _, s := range escapeSeeds {
+		if got, want := escapeStrict(s), escapeStrictOracle(s); got != want {
+			t.Errorf("escapeStrict(%q) = %q; want %q", s, got, want)
+		}
+	}
+	if got := testing.AllocsPerRun(100, func() { _ = escapeStrict("p-0001") }); got != 0 {
+		t.Errorf("escapeStrict of an unreserved value allocates %v objects; want 0", got)
+	}
+}
+
+func FuzzEscapeStrict(f *testing.F) {
+	for _, s := range escapeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := escapeStrict(s), escapeStrictOracle(s); got != want {
+			t.Errorf("escapeStrict(%q) = %q; want %q", s, got, want)
+		}
+	})
+}
+
+// TestNoCredentialsAllocs: an operation of a capability projected without
+// credentials reads none on each call without making anything.
+func TestNoCredentialsAllocs(t *testing.T) {
+	tl := prepareTool(t, "getProduct")
+	op := tl.Operation()
+	if got := testing.AllocsPerRun(100, func() {
+		if creds, err := op.Credentials(); err != nil || creds != nil {
+			t.Fatal(creds, err)
+		}
+	}); got != 0 {
+		t.Errorf("Credentials without any allocates %v objects; want 0", got)
 	}
 }
