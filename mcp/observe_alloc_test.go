@@ -132,9 +132,14 @@ func TestGeneratedCallAllocs(t *testing.T) {
 	for range 20 {
 		call()
 	}
-	const bound = 141 // 143 with the confirmer on every call, 142 with an errors.As target made before the error check or v escaping in checkAll
+	// 143 with the confirmer on every call, 142 with an errors.As target
+	// made before the error check or v escaping in checkAll.
+	bound := 141.0
+	if raceEnabled {
+		bound = 154 // 152 or 153 from run to run; 155 with the confirmer on every call
+	}
 	if got := testing.AllocsPerRun(500, call); got > bound {
-		t.Errorf("a getProduct call allocates %v objects; want at most %d", got, bound)
+		t.Errorf("a getProduct call allocates %v objects; want at most %v", got, bound)
 	}
 }
 

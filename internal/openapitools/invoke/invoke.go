@@ -17,7 +17,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
 
 	"github.com/kubepact/kubepact/internal/openapischema"
 	"github.com/kubepact/kubepact/internal/openapitools"
@@ -286,14 +285,8 @@ func (c *call) kinValidate(ctx context.Context, req *http.Request, r *request, a
 	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
 		Request:    vreq,
 		PathParams: r.pathParams,
-		Route: &routers.Route{
-			Spec:      route.Doc,
-			Path:      c.op.Path(),
-			PathItem:  route.PathItem,
-			Method:    c.op.Method(),
-			Operation: route.Operation,
-		},
-		Options: kinOptions,
+		Route:      route.Kin,
+		Options:    kinOptions,
 	})
 	if err == nil {
 		return nil
