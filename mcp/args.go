@@ -363,10 +363,14 @@ func (d *argDecoder) checkAll(raw json.RawMessage) (map[string]any, []invoke.Dia
 		case string, bool:
 			v = x
 		default:
-			if plain, err := json.Marshal(x); err != nil || json.Unmarshal(plain, &v) != nil {
+			// decoded, not v, is what Unmarshal's pointer sends to the
+			// heap: a string or a boolean costs no object here.
+			var decoded any
+			if plain, err := json.Marshal(x); err != nil || json.Unmarshal(plain, &decoded) != nil {
 				diags = append(diags, invoke.Diagnostic{Field: name, Code: invoke.DiagInvalidValue, Message: fmt.Sprintf("argument %q is not a JSON value this server can read", name)})
 				continue
 			}
+			v = decoded
 		}
 		if openapitools.TooDeep(v) {
 			diags = append(diags, invoke.Diagnostic{Field: name, Code: invoke.DiagInvalidValue, Expected: d.describeSchema(d.schemas[name]),

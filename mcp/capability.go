@@ -182,16 +182,19 @@ func generatedTool(ct *openapitools.Tool, output *jsonschema.Schema, confirms *c
 		output:      output,
 		generated:   true,
 		call: generatedCall(callSteps{
-			input:    ct.InputSchema,
-			resolved: ct.ArgumentSchemas,
-			refuse:   func(diags []invoke.Diagnostic) *sdk.CallToolResult { return argumentRefusal(ct, diags) },
-			confirms: confirms,
+			input:             ct.InputSchema,
+			resolved:          ct.ArgumentSchemas,
+			refuse:            func(diags []invoke.Diagnostic) *sdk.CallToolResult { return argumentRefusal(ct, diags) },
+			confirms:          confirms,
+			needsConfirmation: ct.NeedsConfirmation,
 			send: func(ctx context.Context, dec *argDecoder, values map[string]any, _ json.RawMessage) (*sdk.CallToolResult, error) {
 				res, err := invoke.Call(ctx, ct, values)
-				if ae := (*invoke.ArgumentError)(nil); errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
-					return argumentRefusal(ct, dec.expecting(ae.Diagnostics)), nil
-				}
 				if err != nil {
+					// errors.As's target (on the heap) only for an error:
+					// an object on every answered call otherwise.
+					if ae := (*invoke.ArgumentError)(nil); errors.As(err, &ae) && len(ae.Diagnostics) > 0 {
+						return argumentRefusal(ct, dec.expecting(ae.Diagnostics)), nil
+					}
 					return nil, err
 				}
 				return &sdk.CallToolResult{
@@ -213,6 +216,9 @@ type callSteps struct {
 	resolved func() map[string]*jsonschema.Resolved // nil: resolved here
 	refuse   func([]invoke.Diagnostic) *sdk.CallToolResult
 	confirms *confirmations
+	// needsConfirmation is the tool's NeedsConfirmation: whether send may
+	// ask a person through the confirmer.
+	needsConfirmation func() bool
 	// send makes the call with the checked values (and the arguments as
 	// given); an error it does not answer itself is the tool's error.
 	send func(ctx context.Context, dec *argDecoder, values map[string]any, args json.RawMessage) (*sdk.CallToolResult, error)
@@ -251,11 +257,16 @@ func generatedCall(s callSteps) func(context.Context, json.RawMessage) *sdk.Call
 		if len(diags) > 0 {
 			return s.refuse(diags)
 		}
-		res, err := s.send(invoke.WithConfirmer(ctx, s.confirms.confirmer(values)), dec, values, args)
-		if ask := (*inputRequired)(nil); errors.As(err, &ask) {
-			return ask.result()
+		// Only a call that may ask a person carries the confirmer (invoke
+		// asks no one else): two objects a call for the others.
+		if s.needsConfirmation() {
+			ctx = invoke.WithConfirmer(ctx, s.confirms.confirmer(values))
 		}
+		res, err := s.send(ctx, dec, values, args)
 		if err != nil {
+			if ask := (*inputRequired)(nil); errors.As(err, &ask) {
+				return ask.result()
+			}
 			return errorResult(err)
 		}
 		return res

@@ -202,7 +202,7 @@ func (c *confirmations) confirm(ctx context.Context, call *invoke.PendingCall, a
 	if req, _ := ctx.Value(callRequestKey{}).(*sdk.CallToolRequest); req != nil && req.ProtocolVersion() >= protocolMRTR {
 		return c.confirmByRetry(req, call, args)
 	}
-	ss, _ := ctx.Value(sessionKey{}).(*sdk.ServerSession)
+	ss := sessionOf(ctx)
 	if ss == nil {
 		return refuse(notConfirmedNoAsk, "it needs the user's confirmation and there is no client session to ask through")
 	}

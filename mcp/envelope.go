@@ -1031,6 +1031,9 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 
 // bodyTooLarge reports whether err is http.MaxBytesReader's refusal.
 func bodyTooLarge(err error) (int64, bool) {
+	if err == nil {
+		return 0, false // without errors.As's target, an object a request
+	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return mbe.Limit, true

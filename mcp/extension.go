@@ -52,8 +52,7 @@ type ExtensionTool struct {
 // outside a call), for a tool that talks back to its client (logging,
 // progress, sampling, elicitation).
 func SessionOf(ctx context.Context) *sdk.ServerSession {
-	ss, _ := ctx.Value(sessionKey{}).(*sdk.ServerSession)
-	return ss
+	return sessionOf(ctx)
 }
 
 // CallRequestOf is the tools/call request the tool call ctx belongs to

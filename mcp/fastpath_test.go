@@ -118,3 +118,17 @@ func checkJSONString(t *testing.T, raw []byte) {
 		t.Errorf("jsonString(%q) = %q, %v; json.Unmarshal gives %q, %v", raw, got, ok, want, wantOK)
 	}
 }
+
+// TestJSONStringAllocs: a missing value (no _meta.protocolVersion, as in
+// every 2025-era request) and a plain string make no decoder: nothing and
+// the string alone.
+func TestJSONStringAllocs(t *testing.T) {
+	for _, c := range []struct {
+		raw  []byte
+		want float64
+	}{{nil, 0}, {[]byte{}, 0}, {[]byte(`"tools/call"`), 1}} {
+		if got := testing.AllocsPerRun(100, func() { _, _ = jsonString(c.raw) }); got != c.want {
+			t.Errorf("jsonString(%q) allocates %v objects; want %v", c.raw, got, c.want)
+		}
+	}
+}

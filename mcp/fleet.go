@@ -146,12 +146,15 @@ func (o *FleetOptions) families(fs []Family) []Family {
 	return fs
 }
 
-// sessionKey carries the calling session in a tool call's context, for
-// snapshot pinning.
-type sessionKey struct{}
-
-func withSession(ctx context.Context, ss *sdk.ServerSession) context.Context {
-	return context.WithValue(ctx, sessionKey{}, ss)
+// sessionOf is the calling session of a tool call's context (nil outside
+// a call), for snapshot pinning: the session of the tools/call request
+// that withCallRequest put there, so a call carries one context value for
+// both.
+func sessionOf(ctx context.Context) *sdk.ServerSession {
+	if req, _ := ctx.Value(callRequestKey{}).(*sdk.CallToolRequest); req != nil {
+		return req.Session
+	}
+	return nil
 }
 
 // fleetState serves the fleet family: the builder, the pins and the
@@ -242,7 +245,7 @@ func (f *fleetState) snapshotFor(ctx context.Context, explicit, cursor string) (
 	}
 	var pinned *fleetgraph.Snapshot
 	movedFrom := ""
-	ss, _ := ctx.Value(sessionKey{}).(*sdk.ServerSession)
+	ss := sessionOf(ctx)
 	if ss != nil && (f.stdio || ss.ID() != "") {
 		now := time.Now()
 		f.mu.Lock()

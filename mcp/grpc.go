@@ -60,9 +60,10 @@ func grpcTool(gt *grpctools.Tool, client *grpcinvoke.Client, confirms *confirmat
 		output:      &output,
 		generated:   true,
 		call: generatedCall(callSteps{
-			input:    gt.InputSchema,
-			refuse:   func(diags []invoke.Diagnostic) *sdk.CallToolResult { return generatedRefusal(gt.Name, nil, diags) },
-			confirms: confirms,
+			input:             gt.InputSchema,
+			refuse:            func(diags []invoke.Diagnostic) *sdk.CallToolResult { return generatedRefusal(gt.Name, nil, diags) },
+			confirms:          confirms,
+			needsConfirmation: gt.NeedsConfirmation,
 			send: func(ctx context.Context, _ *argDecoder, _ map[string]any, args json.RawMessage) (*sdk.CallToolResult, error) {
 				res, err := client.Call(ctx, gt, args)
 				if re := (*grpctools.RequestError)(nil); errors.As(err, &re) {

@@ -171,6 +171,9 @@ func shownHeader(v string) string {
 // Unmarshal would replace) is its bytes between the quotes, without the
 // decoder's allocations.
 func jsonString(raw []byte) (string, bool) {
+	if len(raw) == 0 {
+		return "", false // no value (no _meta.protocolVersion): Unmarshal's error, without making it
+	}
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
 		inner := raw[1 : n-1]
 		plain := utf8.Valid(inner)

@@ -85,7 +85,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 			return
 		}
 		if r.Method == http.MethodPost {
-			release, ok := s.holdRequestBytes(w, r)
+			release, ok := s.holdRequestBytes(w, r, owner)
 			if !ok {
 				return
 			}
@@ -168,8 +168,9 @@ func tooLongMessage(limit int64) string {
 // holdRequestBytes takes a POST's Content-Length from the request bytes
 // in flight (see requestBytes) before its body is read, or answers: 413
 // for a body larger than MaxRequestBytes, 429 or 503 when the caller's
-// share or the whole bound is held. The body is then never read.
-func (s *Server) holdRequestBytes(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+// share or the whole bound is held. The body is then never read. owner is
+// sessionOwnerOf(r), which the caller has already made.
+func (s *Server) holdRequestBytes(w http.ResponseWriter, r *http.Request, owner string) (release func(), ok bool) {
 	n := r.ContentLength
 	switch {
 	case n > s.opts.MaxRequestBytes:
@@ -179,7 +180,7 @@ func (s *Server) holdRequestBytes(w http.ResponseWriter, r *http.Request) (relea
 	case n < 0: // not said: as much as a request may be
 		n = s.opts.MaxRequestBytes
 	}
-	release, err := s.reqBytes.take(sessionOwnerOf(r), n)
+	release, err := s.reqBytes.take(owner, n)
 	switch {
 	case errors.Is(err, errCallerBytesFull):
 		w.Header().Set("Retry-After", "1")

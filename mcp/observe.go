@@ -73,6 +73,11 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error)
 	return c, err
 }
 
+// auditPairs is how many key/value pairs an audit line can have: tool,
+// args, outcome, durationMs, operation, code, cause, session, traceId,
+// user and uid.
+const auditPairs = 11
+
 // observe returns receiving middleware that, for every tools/call, writes
 // one audit line (tool, argument shape, outcome, duration) and updates the
 // metrics. The argument shape has names and JSON types, never values.
@@ -96,12 +101,20 @@ func (s *Server) observe() sdk.Middleware {
 			s.metrics.calls.WithLabelValues(label, outcome).Inc()
 			s.metrics.duration.WithLabelValues(label).Observe(elapsed.Seconds())
 
-			kv := []any{
+			// A logger that drops V(0) (no Logger given: logr.Discard) gets
+			// no line, so none is built: the shape and the boxing are about
+			// ten objects a call.
+			if !s.audit.Enabled() {
+				return res, err
+			}
+			// Room for every pair below, so the appends never grow it.
+			kv := make([]any, 0, auditPairs*2)
+			kv = append(kv,
 				"tool", name,
 				"args", argShape(call.Params.Arguments),
 				"outcome", outcome,
-				"durationMs", float64(elapsed.Microseconds()) / 1000,
-			}
+				"durationMs", float64(elapsed.Microseconds())/1000,
+			)
 			if t := s.tools[name]; t != nil && t.dispatches {
 				kv = append(kv, "operation", operationOf(call.Params.Arguments))
 			}

@@ -219,7 +219,7 @@ func (s *Server) handler(t *tool) sdk.ToolHandler {
 		}()
 		ctx, span := toolSpan(ctx, t.name)
 		defer span.End()
-		ctx = withCaller(withCallRequest(withSession(ctx, req.Session), req), req.Extra)
+		ctx = withCaller(withCallRequest(ctx, req), req.Extra) // the session too: sessionOf
 		if refusal := s.writeScopeRefusal(ctx, t); refusal != nil {
 			return errorResult(refusal), nil
 		}

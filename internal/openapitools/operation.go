@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
 
 	"github.com/kubepact/kubepact/internal/openapischema"
 )
@@ -106,6 +107,10 @@ type Route struct {
 	Doc       *openapi3.T
 	PathItem  *openapi3.PathItem
 	Operation *openapi3.Operation
+	// Kin is the same as kin-openapi's route, with the operation's path
+	// and method, made once: the validator only reads it, so every call
+	// shares it.
+	Kin *routers.Route
 }
 
 // Route returns the operation's kin-openapi route, built on first use;

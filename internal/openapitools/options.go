@@ -162,6 +162,9 @@ func (o *Options) withDefaults() Options {
 
 // credentials parses Auth and AuthFiles into scheme name → value.
 func (o *Options) credentials() (map[string]string, error) {
+	if len(o.Auth) == 0 && len(o.AuthFiles) == 0 {
+		return nil, nil // none: read on every call, so no empty map each time
+	}
 	creds := map[string]string{}
 	add := func(field, kv string, fromFile bool) error {
 		name, val, ok := strings.Cut(kv, "=")

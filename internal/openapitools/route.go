@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
 )
 
 // route returns the operation's kin-openapi route, built on first use.
@@ -80,7 +81,8 @@ func (op *operation) wireRoute() *Route {
 	item.SetOperation(op.method, kop)
 	doc := &openapi3.T{OpenAPI: "3.0.3", Info: &openapi3.Info{Title: op.iface.name, Version: "0"},
 		Paths: openapi3.NewPaths(openapi3.WithPath(op.path, item))}
-	return &Route{Doc: doc, PathItem: item, Operation: kop}
+	return &Route{Doc: doc, PathItem: item, Operation: kop,
+		Kin: &routers.Route{Spec: doc, Path: op.path, PathItem: item, Method: op.method, Operation: kop}}
 }
 
 // maxSkeletonDepth bounds how deep a skeleton follows nested schemas; what

@@ -30,7 +30,8 @@ type request struct {
 // type.
 func (c *call) serialize(args map[string]any) (*request, error) {
 	r := &request{path: c.op.Path(), pathParams: map[string]string{}} // header: made by the first header parameter
-	for _, pr := range c.params {
+	for i := range c.params {
+		pr := c.param(i)
 		v, ok := args[pr.Arg]
 		if !ok || v == nil {
 			continue
@@ -82,16 +83,29 @@ func (e *fieldError) Error() string { return e.msg }
 // characters, so a value can never add a path segment, a query parameter
 // or a delimiter of its own.
 func escapeStrict(s string) string {
+	i := 0
+	for i < len(s) && unreserved(s[i]) {
+		i++
+	}
+	if i == len(s) {
+		return s // nothing to encode (an id, a name): no copy
+	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+		if unreserved(c) {
 			b.WriteByte(c)
 			continue
 		}
 		fmt.Fprintf(&b, "%%%02X", c)
 	}
 	return b.String()
+}
+
+// unreserved reports whether c is an RFC 3986 unreserved character.
+func unreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // escapeReserved is escapeStrict for allowReserved query parameters: the
