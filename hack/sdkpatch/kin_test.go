@@ -333,3 +333,112 @@ func TestKinPatchDifferential(t *testing.T) {
 	}
 	t.Logf("%s: the same with and without the patch", strings.TrimSpace(last))
 }
+
+// sameMaplike reports how unmarshalMaplike and maplikeValue part from
+// upstream's Paths, Responses and Callback decoding on data: decoding it
+// into a map, then for each member in key order keeping an x- member's
+// value and re-encoding any other's with json.Marshal. "" when they agree.
+func sameMaplike(data []byte) string {
+	var want map[string]any
+	wantErr := unmarshalJSON(data, &want)
+	got, spans, gotErr := unmarshalMaplike(data)
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || reflect.TypeOf(gotErr) != reflect.TypeOf(wantErr) {
+		return fmt.Sprintf("error %T %v; upstream %T %v", gotErr, gotErr, wantErr, wantErr)
+	}
+	if (got == nil) != (want == nil) || len(got) != len(want) {
+		return fmt.Sprintf("map %#v; upstream %#v", got, want)
+	}
+	for k, wv := range want {
+		gv, ok := got[k]
+		switch {
+		case !ok:
+			return fmt.Sprintf("no %q", k)
+		case strings.HasPrefix(k, "x-"):
+			if !reflect.DeepEqual(gv, wv) {
+				return fmt.Sprintf("%q: %#v; upstream %#v", k, gv, wv)
+			}
+		default:
+			wb, werr := json.Marshal(wv)
+			gb, gerr := maplikeValue(spans, k, gv)
+			if string(gb) != string(wb) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				return fmt.Sprintf("%q encodes as %s (%v); upstream %s (%v)", k, gb, gerr, wb, werr)
+			}
+		}
+	}
+	return ""
+}
+
+// canonicalIsMarshal reports where canonicalJSON is wrong about raw:
+// saying a value is json.Marshal's encoding of its decoding when not.
+func canonicalIsMarshal(raw []byte) string {
+	if !json.Valid(raw) || !canonicalJSON(raw) {
+		return ""
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Sprintf("canonical, but does not decode: %v", err)
+	}
+	if re, err := json.Marshal(v); err != nil || string(re) != string(raw) {
+		return fmt.Sprintf("canonical, but re-encodes as %s (%v)", re, err)
+	}
+	return ""
+}
+
+// kinMaplikeSeeds are the edges of canonicalJSON and the one-pass reading:
+// key order (and keys a quote sorts differently), duplicates, white space,
+// escapes and the characters json.Marshal escapes, non-ASCII, numbers
+// json.Marshal writes otherwise (fractions, exponents, -0, 16 digits and
+// more, leading zeros), and values that are not objects.
+var kinMaplikeSeeds = []string{
+	`{}`, ` {} `, `null`, `[]`, `"s"`, `{"/a":{"get":{}}}`, `{"/a":{},"/b":{"x-c":1}}`, `{"/b":{},"/a":{}}`,
+	`{"/a":{"a":1,"a!":2}}`, `{"/a":{"a!":1,"a":2}}`, `{"/a":{"a":1,"a":2}}`, `{"/a":{},"/a":{"x":1}}`, `{"/a":{},"/a":{"x":1.5}}`,
+	`{"/a":{"x":1},"/a":1e400}`, `{"/a":{"x":1e400}}`, `{"x-a":1e400}`, `{"x-a":{"b":[1,2]},"200":{"description":"ok"}}`,
+	`{"/a": {"get":{}}}`, `{"/a":{"d":"a<b"}}`, `{"/a":{"d":"a\u003cb"}}`, `{"/a":{"d":"\u00e9"}}`, "{\"/a\":{\"d\":\"\u00e9\"}}",
+	`{"/a":{"n":1.5}}`, `{"/a":{"n":1.0}}`, `{"/a":{"n":1e2}}`, `{"/a":{"n":-0}}`, `{"/a":{"n":0}}`, `{"/a":{"n":-12}}`,
+	`{"/a":{"n":123456789012345}}`, `{"/a":{"n":1234567890123456}}`, `{"/a":{"n":12345678901234567890}}`,
+	`{"/a":[true,false,null,[],{}]}`, `{"/a":"x","x-b":null,"/c":null}`, "{\"/a\":\"\xff\"}",
+}
+
+// TestMaplikeMatchesUpstream holds unmarshalMaplike and maplikeValue to
+// upstream's decoding and re-encoding on every seed and corpus object, and
+// canonicalJSON to json.Marshal; and checks the patch does its work: the
+// corpus's objects are mostly canonical.
+func TestMaplikeMatchesUpstream(t *testing.T) {
+	inputs := kinCorpus(t)
+	canonical := 0
+	for _, data := range inputs {
+		if canonicalJSON(data) {
+			canonical++
+		}
+	}
+	if canonical < len(inputs)/2 {
+		t.Errorf("%d of %d corpus objects are canonical: the patch would save little", canonical, len(inputs))
+	}
+	for _, s := range kinMaplikeSeeds {
+		inputs = append(inputs, []byte(s))
+	}
+	for _, data := range inputs {
+		if d := sameMaplike(data); d != "" {
+			t.Fatalf("%q: %s", data, d)
+		}
+		if d := canonicalIsMarshal(data); d != "" {
+			t.Fatalf("%q: %s", data, d)
+		}
+	}
+	t.Logf("%d objects, %d canonical", len(inputs), canonical)
+}
+
+// FuzzMaplikeMatchesUpstream is TestMaplikeMatchesUpstream on any input.
+func FuzzMaplikeMatchesUpstream(f *testing.F) {
+	for _, s := range kinMaplikeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if d := sameMaplike(data); d != "" {
+			t.Errorf("%q: %s", data, d)
+		}
+		if d := canonicalIsMarshal(data); d != "" {
+			t.Errorf("%q: %s", data, d)
+		}
+	})
+}

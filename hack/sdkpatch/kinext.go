@@ -216,3 +216,196 @@ func extensionMayOverflow(raw []byte) bool {
 	}
 	return false
 }
+
+// unmarshalMaplike is openapi3's Paths, Responses and Callback
+// UnmarshalJSON's decoding of data into m (kinMaplike), which upstream then
+// walks: it keeps each x- member in the Extensions, and re-encodes each
+// other member's decoded value with json.Marshal to decode it into a path
+// item or response. This decodes only what upstream's walk keeps (the x-
+// members), and the members whose re-encoding would not be their own bytes
+// (see canonicalJSON); the rest are left as nil in m, with their bytes in
+// spans for maplikeValue. Anything unexpected is decoded as upstream does.
+func unmarshalMaplike(data []byte) (map[string]any, map[string][]byte, error) {
+	if m, spans, ok := splitMaplike(data); ok {
+		return m, spans, nil
+	}
+	var m map[string]any
+	err := unmarshalJSON(data, &m)
+	return m, nil, err
+}
+
+func splitMaplike(data []byte) (map[string]any, map[string][]byte, bool) {
+	if !json.Valid(data) {
+		return nil, nil, false
+	}
+	i := skipJSONSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, nil, false
+	}
+	m, spans := map[string]any{}, map[string][]byte{}
+	i = skipJSONSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return m, spans, true
+	}
+	for {
+		kend := jsonValueEnd(data, i)
+		if kend < 0 || data[i] != '"' {
+			return nil, nil, false
+		}
+		k, ok := extensionKey(data[i:kend])
+		if !ok {
+			return nil, nil, false
+		}
+		i = skipJSONSpace(data, kend)
+		if i >= len(data) || data[i] != ':' {
+			return nil, nil, false
+		}
+		i = skipJSONSpace(data, i+1)
+		vend := jsonValueEnd(data, i)
+		if vend < 0 {
+			return nil, nil, false
+		}
+		raw := data[i:vend]
+		if len(k) >= 2 && k[:2] == "x-" || !canonicalJSON(raw) {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return nil, nil, false
+			}
+			m[k] = v
+			delete(spans, k)
+		} else {
+			m[k] = nil
+			spans[k] = raw
+		}
+		i = skipJSONSpace(data, vend)
+		if i >= len(data) {
+			return nil, nil, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipJSONSpace(data, i+1)
+		case '}':
+			return m, spans, skipJSONSpace(data, i+1) == len(data)
+		default:
+			return nil, nil, false
+		}
+	}
+}
+
+// maplikeValue is upstream's json.Marshal(v) of member k, whose decoded
+// value is v: a copy of its bytes when unmarshalMaplike kept them, which
+// are what json.Marshal would write.
+func maplikeValue(spans map[string][]byte, k string, v any) ([]byte, error) {
+	if raw, ok := spans[k]; ok {
+		return append([]byte(nil), raw...), nil
+	}
+	return json.Marshal(v)
+}
+
+// canonicalJSON reports whether raw, valid JSON, is what json.Marshal
+// writes for raw's decoding into an any: no white space; object keys in
+// strictly increasing byte order (so no duplicates); strings of printable
+// ASCII without escapes or the characters Marshal escapes (<, > and &);
+// numbers that are integers of at most 15 digits (a float64 holds them
+// exactly, and Marshal writes them back as they are), not -0.
+func canonicalJSON(raw []byte) bool {
+	end, ok := canonicalValue(raw, 0)
+	return ok && end == len(raw)
+}
+
+// canonicalValue checks the canonical value at raw[i] and returns the
+// offset just past it.
+func canonicalValue(raw []byte, i int) (int, bool) {
+	if i >= len(raw) {
+		return i, false
+	}
+	switch c := raw[i]; {
+	case c == '{':
+		i++
+		if i < len(raw) && raw[i] == '}' {
+			return i + 1, true
+		}
+		var prev []byte
+		for first := true; ; first = false {
+			kend, ok := canonicalString(raw, i)
+			if !ok || (!first && string(raw[i+1:kend-1]) <= string(prev)) || kend >= len(raw) || raw[kend] != ':' {
+				return i, false
+			}
+			prev = raw[i+1 : kend-1]
+			if i, ok = canonicalValue(raw, kend+1); !ok || i >= len(raw) {
+				return i, false
+			}
+			switch raw[i] {
+			case ',':
+				i++
+			case '}':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '[':
+		i++
+		if i < len(raw) && raw[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = canonicalValue(raw, i); !ok || i >= len(raw) {
+				return i, false
+			}
+			switch raw[i] {
+			case ',':
+				i++
+			case ']':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '"':
+		return canonicalString(raw, i)
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if len(raw)-i >= len(lit) && string(raw[i:i+len(lit)]) == lit {
+				return i + len(lit), true
+			}
+		}
+		return i, false
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := i
+		if c == '-' {
+			i++
+		}
+		digits := i
+		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+			i++
+		}
+		n := i - digits
+		if n == 0 || n > 15 || (raw[digits] == '0' && (n > 1 || digits > start)) {
+			return i, false
+		}
+		if i < len(raw) && (raw[i] == '.' || raw[i] == 'e' || raw[i] == 'E') {
+			return i, false
+		}
+		return i, true
+	}
+	return i, false
+}
+
+// canonicalString checks the canonical string at raw[i] and returns the
+// offset just past its closing quote.
+func canonicalString(raw []byte, i int) (int, bool) {
+	if i >= len(raw) || raw[i] != '"' {
+		return i, false
+	}
+	for i++; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\' || c < 0x20 || c >= 0x80 || c == '<' || c == '>' || c == '&':
+			return i, false
+		}
+	}
+	return i, false
+}

@@ -20,15 +20,67 @@ import (
 var kinExtensionsSrc []byte
 
 // kinExtensionsJSONv2 is what marsh_jsonv2.go (built with
-// GOEXPERIMENT=jsonv2 from Go 1.27) gets instead: upstream's decoding, as
-// the patch is written and tested against encoding/json's.
+// GOEXPERIMENT=jsonv2 from Go 1.27) gets instead: upstream's decoding and
+// encoding, as the patch is written and tested against encoding/json's.
 const kinExtensionsJSONv2 = `
 // unmarshalExtensions is added by kubepact (hack/sdkpatch): with
 // encoding/json/v2 it decodes as upstream does.
 func unmarshalExtensions(data []byte, ext *map[string]any, skip ...string) error {
 	return unmarshalJSON(data, ext)
 }
+
+// unmarshalMaplike and maplikeValue are added by kubepact (hack/sdkpatch):
+// with encoding/json/v2 they decode and encode as upstream does.
+func unmarshalMaplike(data []byte) (map[string]any, map[string][]byte, error) {
+	var m map[string]any
+	err := unmarshalJSON(data, &m)
+	return m, nil, err
+}
+
+func maplikeValue(_ map[string][]byte, _ string, v any) ([]byte, error) {
+	return json.Marshal(v)
+}
 `
+
+// kinJSONv2Import is marsh_jsonv2.go's import upstream, and
+// kinJSONv2Imports the patched file's: maplikeValue needs encoding/json's
+// Marshal, as upstream's maplike.go calls it.
+const (
+	kinJSONv2Import  = "import jsonv2 \"encoding/json/v2\"\n"
+	kinJSONv2Imports = "import (jsonv2 \"encoding/json/v2\"; \"encoding/json\") // patched by kubepact (hack/sdkpatch): maplikeValue needs encoding/json\n"
+)
+
+// kinMaplike are maplike.go's lines (in each of Responses', Callback's and
+// Paths' UnmarshalJSON) that decode the whole object into a map and
+// re-encode each member, and what they become; each line stays a line.
+var kinMaplike = [][2]string{
+	{"\tif err = unmarshalJSON(data, &m); err != nil {\n",
+		"\tvar spans map[string][]byte; if m, spans, err = unmarshalMaplike(data); err != nil { // patched by kubepact (hack/sdkpatch): decodes the x- members, and those that do not re-encode as themselves\n"},
+	{"\t\tif data, err = json.Marshal(v); err != nil {\n",
+		"\t\tif data, err = maplikeValue(spans, k, v); err != nil { // patched by kubepact (hack/sdkpatch): the member's own bytes where they are json.Marshal's\n"},
+}
+
+// kinMaplikeCalls is how many times maplike.go has each of kinMaplike's lines.
+const kinMaplikeCalls = 3
+
+// maplikeMembers rewrites maplike.go's kinMaplike lines.
+func maplikeMembers(src []byte) ([]byte, error) {
+	for _, r := range kinMaplike {
+		if n := bytes.Count(src, []byte(r[0])); n != kinMaplikeCalls {
+			return nil, fmt.Errorf("%q occurs %d times, want %d", r[0], n, kinMaplikeCalls)
+		}
+		src = bytes.ReplaceAll(src, []byte(r[0]), []byte(r[1]))
+	}
+	return src, nil
+}
+
+// jsonv2Helpers adds the helpers' jsonv2 versions to marsh_jsonv2.go.
+func jsonv2Helpers(src []byte) ([]byte, error) {
+	if n := bytes.Count(src, []byte(kinJSONv2Import)); n != 1 {
+		return nil, fmt.Errorf("%q occurs %d times, want once", kinJSONv2Import, n)
+	}
+	return append(bytes.Replace(src, []byte(kinJSONv2Import), []byte(kinJSONv2Imports), 1), kinExtensionsJSONv2...), nil
+}
 
 // kinExtensionsCall is how each of openapi3's UnmarshalJSON methods that
 // reads its Extensions decodes them upstream.
@@ -77,7 +129,12 @@ func kinPatch() modulePatch {
 			{
 				file: "openapi3/marsh_jsonv2.go", sha256: "0a94d778dc90ea42798c65254a6582ea35a7018e2a05dcfb76ab24ecddd8da29",
 				why:   "whether unmarshalJSON is still encoding/json/v2's Unmarshal",
-				apply: func(src []byte) ([]byte, error) { return append(bytes.Clone(src), kinExtensionsJSONv2...), nil },
+				apply: jsonv2Helpers,
+			},
+			{
+				file: "openapi3/maplike.go", sha256: "ae6dcd307dc93b5f571b6e701076a254fea2c8f4d4c57c6618d9604f5e5cf733",
+				why:   "whether Responses, Callback and Paths still decode the whole object into a map and re-encode each member with json.Marshal",
+				apply: maplikeMembers,
 			},
 		},
 	}

@@ -145,8 +145,26 @@ func checkChange(t *testing.T, file string, src, got []byte) {
 		}
 		checkOnlyAppended(t, file, src, got, kinExtensionsSrc)
 	case "openapi3/marsh_jsonv2.go":
-		if string(got) != string(src)+kinExtensionsJSONv2 {
+		if string(got) != strings.Replace(string(src), kinJSONv2Import, kinJSONv2Imports, 1)+kinExtensionsJSONv2 {
 			t.Errorf("the patched %s is not upstream's with the jsonv2 unmarshalExtensions appended", file)
+		}
+	case "openapi3/maplike.go":
+		sl, gl := strings.Split(string(src), "\n"), strings.Split(string(got), "\n")
+		if len(sl) != len(gl) {
+			t.Fatalf("the patched %s has %d lines; upstream %d", file, len(gl), len(sl))
+		}
+		changed := map[string]int{}
+		for i := range sl {
+			if sl[i] != gl[i] {
+				changed[sl[i]+"\n -> "+gl[i]+"\n"]++
+			}
+		}
+		want := map[string]int{}
+		for _, r := range kinMaplike {
+			want[r[0]+" -> "+r[1]] = kinMaplikeCalls
+		}
+		if !reflect.DeepEqual(changed, want) {
+			t.Errorf("the patched %s changes %v; want %v", file, changed, want)
 		}
 	default:
 		if !strings.HasPrefix(file, "openapi3/") {
