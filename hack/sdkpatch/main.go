@@ -127,6 +127,7 @@ var patches = []modulePatch{
 			},
 		},
 	},
+	kinPatch(),
 }
 
 const workName = "go.work"
@@ -216,6 +217,7 @@ func shared(out string) (string, error) {
 	h.Write(extractNameSrc)
 	h.Write(protoVersionSrc)
 	h.Write(paramHeadersSrc)
+	h.Write(kinExtensionsSrc)
 	self, _ := os.ReadFile(os.Args[0]) // the command itself: a changed patch is a new workspace
 	h.Write(self)
 	key := h.Sum(nil)

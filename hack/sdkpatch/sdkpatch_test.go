@@ -98,7 +98,7 @@ func TestPatchReplacesOnlyWhatItSays(t *testing.T) {
 			t.Errorf("walking the copy of %s: %v (%d files)", m.module, err, n)
 		}
 	}
-	if want := 4; checked != want {
+	if want := 4 + len(kinPatch().files); checked != want {
 		t.Errorf("checked %d patched files, want %d", checked, want)
 	}
 }
@@ -138,8 +138,40 @@ func checkChange(t *testing.T, file string, src, got []byte) {
 		if len(changed) != len(mapHints) {
 			t.Errorf("the patched decode.go changes %d lines, want %d: %q", len(changed), len(mapHints), changed)
 		}
+	case "openapi3/marsh_jsonv1.go":
+		from, to, _ := declsSpan(kinExtensionsSrc)
+		if !strings.HasPrefix(string(got), string(src)) || !strings.HasSuffix(string(got), string(kinExtensionsSrc[from:to])+"\n") {
+			t.Errorf("the patched %s is not upstream's with unmarshalExtensions appended", file)
+		}
+		checkOnlyAppended(t, file, src, got, kinExtensionsSrc)
+	case "openapi3/marsh_jsonv2.go":
+		if string(got) != strings.Replace(string(src), kinJSONv2Import, kinJSONv2Imports, 1)+kinExtensionsJSONv2 {
+			t.Errorf("the patched %s is not upstream's with the jsonv2 unmarshalExtensions appended", file)
+		}
+	case "openapi3/maplike.go":
+		sl, gl := strings.Split(string(src), "\n"), strings.Split(string(got), "\n")
+		if len(sl) != len(gl) {
+			t.Fatalf("the patched %s has %d lines; upstream %d", file, len(gl), len(sl))
+		}
+		changed := map[string]int{}
+		for i := range sl {
+			if sl[i] != gl[i] {
+				changed[sl[i]+"\n -> "+gl[i]+"\n"]++
+			}
+		}
+		want := map[string]int{}
+		for _, r := range kinMaplike {
+			want[r[0]+" -> "+r[1]] = kinMaplikeCalls
+		}
+		if !reflect.DeepEqual(changed, want) {
+			t.Errorf("the patched %s changes %v; want %v", file, changed, want)
+		}
 	default:
-		t.Errorf("no check for the patch of %s", file)
+		if !strings.HasPrefix(file, "openapi3/") {
+			t.Errorf("no check for the patch of %s", file)
+			return
+		}
+		checkKinCalls(t, file, src, got)
 	}
 }
 
