@@ -112,19 +112,19 @@ type catalogState struct {
 	budget *budget
 }
 
-// readTTL ties a catalog read's cache hint to the refresh interval: the
-// catalog read now is the one served until the next refresh at the
-// latest. A caller-owned catalog gets no hint (0: do not cache), nor
-// does the RESOLVING placeholder, which is replaced as soon as the first
-// resolution ends.
-func (st *catalogState) readTTL(uri string) (time.Duration, bool) {
-	if uri != CatalogURI && uri != CatalogClosureURI {
-		return 0, false
+// ttl is the cache hint of a read that served c: the catalog read now
+// is the one served until the next refresh at the latest. A caller-owned
+// catalog gets none (0: do not cache), since its refresh is unknown here,
+// nor does the RESOLVING placeholder, which is replaced as soon as the
+// first resolution ends. It is decided from the catalog the read served,
+// never from the one current afterwards: a resolution that ends between
+// the two would otherwise let a client cache the placeholder for a whole
+// refresh interval.
+func (st *catalogState) ttl(c *catalog.Catalog) time.Duration {
+	if c.Resolving() {
+		return 0
 	}
-	if st.live.Current().Resolving() {
-		return 0, true
-	}
-	return st.refresh, true
+	return st.refresh
 }
 
 // catalogFamily is Pacto's catalog mode, kept live.
@@ -141,7 +141,7 @@ var catalogFamily = &family{
 		if err != nil {
 			return nil, err
 		}
-		return &familyParts{tools: []*tool{t}, register: st.register, readTTL: st.readTTL}, nil
+		return &familyParts{tools: []*tool{t}, register: st.register}, nil
 	},
 }
 
@@ -199,16 +199,11 @@ func logCatalog(log logr.Logger, msg string, c *catalog.Catalog) {
 	log.Info(msg, "catalogId", m.CatalogID, "roots", len(m.RequestedRoots), "revisions", len(c.Closure().Revisions), "completeness", m.Completeness, "limitations", codes)
 }
 
-// register publishes the two resources once the SDK server exists. Each
-// read serves the catalog current at that moment, whole.
+// register publishes the two resources once the SDK server exists.
 func (st *catalogState) register(srv *sdk.Server) {
 	read := func(doc func(*catalog.Catalog) any) sdk.ResourceHandler {
 		return func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-			raw, err := json.Marshal(doc(st.live.Current()))
-			if err != nil {
-				return nil, err
-			}
-			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(raw)}}}, nil
+			return st.serve(req.Params.URI, doc)
 		}
 	}
 	srv.AddResource(&sdk.Resource{URI: CatalogURI, Name: catalogName, Title: "Contract catalog", MIMEType: "application/json",
@@ -217,6 +212,19 @@ func (st *catalogState) register(srv *sdk.Server) {
 	srv.AddResource(&sdk.Resource{URI: CatalogClosureURI, Name: catalogClosureName, Title: "Contract catalog closure", MIMEType: "application/json",
 		Description: "What is in the catalog: every deduplicated revision (identity, rank, paths), resolved edges, unresolved dependencies, conflicts and cycles, under the same meta."},
 		st.budget.read(catalogClosureName, read(func(c *catalog.Catalog) any { return c.Closure() })))
+}
+
+// serve reads the catalog current at this moment, once, and answers with
+// it whole, under the cache hint of that catalog (see ttl).
+func (st *catalogState) serve(uri string, doc func(*catalog.Catalog) any) (*sdk.ReadResourceResult, error) {
+	c := st.live.Current()
+	raw, err := json.Marshal(doc(c))
+	if err != nil {
+		return nil, err
+	}
+	res := &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(raw)}}}
+	res.TTLMs = int(st.ttl(c).Milliseconds())
+	return res, nil
 }
 
 // catalogRevisionArgs are pacto_catalog_revision's arguments: a revision's

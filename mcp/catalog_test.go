@@ -445,3 +445,50 @@ func TestCatalogStalledDependencyIsALimitation(t *testing.T) {
 		t.Errorf("unresolved %+v", cl.Unresolved)
 	}
 }
+
+// TestCatalogReadHintIsTheServedCatalogs: a read's cache hint belongs to
+// the catalog that read served. The SDK asks for the hint after the
+// handler has returned; a first resolution ending in between once made
+// the server hint the whole refresh interval for the RESOLVING
+// placeholder, and a client (the Go SDK's caches reads) then kept the
+// placeholder for a minute. This is that order of steps, without the
+// timing: serve the placeholder, let the resolution end, then settle the
+// result's hint as the server does.
+func TestCatalogReadHintIsTheServedCatalogs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pacto.yaml"), []byte("pactoVersion: \"2.0\"\nservice:\n  name: orders\n  version: 1.0.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	live, err := catalog.NewResolvingLive(&catalog.Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(t.Context(), &Options{Workspace: t.TempDir(), Families: []Family{FamilyCatalog}, Catalog: CatalogOptions{Live: live}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &catalogState{live: live, refresh: time.Minute}
+	summary := func(c *catalog.Catalog) any { return c.Summary() }
+	req := &sdk.ReadResourceRequest{Params: &sdk.ReadResourceParams{URI: CatalogURI}}
+
+	placeholder, err := st.serve(CatalogURI, summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, changed := live.Refresh(t.Context()); !changed || live.Current().Resolving() {
+		t.Fatal("the first resolution did not publish a catalog")
+	}
+	s.cacheHints(t.Context(), req, &placeholder.Cacheable)
+	if !strings.Contains(placeholder.Contents[0].Text, catalog.LimitResolving) || placeholder.TTLMs != 0 {
+		t.Errorf("the placeholder, read before the resolution ended, carries ttlMs %d; it must not be cached", placeholder.TTLMs)
+	}
+
+	resolved, err := st.serve(CatalogURI, summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cacheHints(t.Context(), req, &resolved.Cacheable)
+	if strings.Contains(resolved.Contents[0].Text, catalog.LimitResolving) || resolved.TTLMs != int(time.Minute.Milliseconds()) {
+		t.Errorf("the resolved catalog carries ttlMs %d, want the refresh interval, %d", resolved.TTLMs, time.Minute.Milliseconds())
+	}
+}

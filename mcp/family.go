@@ -122,7 +122,9 @@ type familyParts struct {
 	instructions func(registered []*tool) string
 	// readTTL says how long a resources/read of uri may be cached
 	// (ttlMs), when uri is one of the family's resources; ok is false
-	// for any other uri. Without it the family's reads are not cached.
+	// for any other uri. Without it the family's reads keep the ttlMs
+	// their handler set (zero unless set: not cached); a family whose hint
+	// depends on what the read served sets it there instead (the catalog).
 	readTTL func(uri string) (ttl time.Duration, ok bool)
 	// describesWrites says that the instructions paragraph states what
 	// the family's tools write, so the general "Writes:" line defers to

@@ -221,14 +221,16 @@ func NewServer(ctx context.Context, opts *Options) (_ *Server, err error) {
 
 // cacheHints sets the caching hints of list and read results (ttlMs,
 // cacheScope): lists are fixed for the server's life; a read lasts as
-// long as the family owning the resource says, else it is not cached.
+// long as the family owning the resource says (by readTTL, or, when what
+// it served decides, by the ttlMs its handler set on the result, which c
+// holds on entry), else it is not cached.
 // Behind a bearer token the scope is private, so that no intermediary
 // hands what a token holder read to anyone else. The SDK calls it with
 // its own lock held: it reads only what NewServer settled.
 func (s *Server) cacheHints(_ context.Context, req sdk.Request, c *sdk.Cacheable) {
 	ttl := FixedListTTL
 	if r, ok := req.(*sdk.ReadResourceRequest); ok {
-		ttl = 0
+		ttl = time.Duration(max(c.TTLMs, 0)) * time.Millisecond
 		for _, f := range s.families {
 			if f.parts == nil || f.parts.readTTL == nil || r.Params == nil {
 				continue
