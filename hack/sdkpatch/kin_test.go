@@ -200,6 +200,13 @@ func kinCorpus(t *testing.T) [][]byte {
 	}
 	for _, root := range roots {
 		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			// as kindiff does, no hidden directory: the repository's .cache
+			// holds the GitHub spec and the clients' node_modules, whose
+			// millions of nested objects take this test past its timeout
+			// under -race, and belong to no document of ours
+			if err == nil && d.IsDir() && p != root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") && !strings.HasSuffix(p, ".json") {
 				return err
 			}
