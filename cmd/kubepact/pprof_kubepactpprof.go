@@ -25,9 +25,8 @@ func init() {
 	if addr == "" {
 		return
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil || !netx.IsLoopbackHost(host) {
-		fmt.Fprintf(os.Stderr, "kubepact: KUBEPACT_PPROF_ADDR %q is not a loopback host:port; not serving pprof\n", addr)
+	if err := pprofAddr(addr); err != nil {
+		fmt.Fprintf(os.Stderr, "kubepact: %v; not serving pprof\n", err)
 		return
 	}
 	mux := http.NewServeMux()
@@ -35,4 +34,13 @@ func init() {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	go func() { _ = http.ListenAndServe(addr, mux) }() //nolint:gosec // a profiling build on loopback only
+}
+
+// pprofAddr refuses an address that is not a loopback host:port.
+func pprofAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || !netx.IsLoopbackHost(host) {
+		return fmt.Errorf("KUBEPACT_PPROF_ADDR %q is not a loopback host:port", addr)
+	}
+	return nil
 }
