@@ -79,9 +79,11 @@ fmt: ## Run gofmt on the tree.
 	gofmt -s -w $$(git ls-files '*.go')
 
 .PHONY: vet
-vet: ## Run go vet, and vet the slim sidecar build's tests (-tags sidecaronly) so that they keep compiling.
+vet: ## Run go vet, and vet the slim sidecar build's and the profiling build's tests (-tags sidecaronly, kubepactpprof) so that they keep compiling.
 	go vet ./...
 	go vet -tags sidecaronly ./cmd/kubepact
+	go vet -tags kubepactpprof ./cmd/kubepact
+	go vet -tags sidecaronly,kubepactpprof ./cmd/kubepact
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint with the project's style contract (.golangci.yml).
@@ -136,6 +138,10 @@ kubectl: ## Build kubectl into bin/k8s/<version> (after envtest-assets ≈3 min 
 test: envtest-assets clients-deps helm-bins github-spec ## Run the tests (a real kube-apiserver and etcd, a real OCI registry on loopback, real MCP transports, the TypeScript SDK client, real helm on the chart).
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=60s KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) \
 		KUBEPACT_HELM=$(HELM) KUBEPACT_HELM_UNITTEST=$(HELM_UNITTEST) KUBEPACT_GITHUB_SPEC=$(KUBEPACT_GITHUB_SPEC) $(SDKPATCH) go test $(GO_TEST_FLAGS) ./...
+	@# The tests built only into the slim sidecar build and the profiling build
+	@# (cmd/kubepact files tagged sidecaronly or kubepactpprof): ./... above
+	@# compiles neither, so without this line they would only be vetted.
+	KUBEPACT_CLIENTS_DIR=$(CLIENTS_DIR) $(SDKPATCH) go test $(GO_TEST_FLAGS) -tags sidecaronly,kubepactpprof ./cmd/kubepact
 
 .PHONY: helm-bins
 helm-bins: ## Build helm and helm-unittest into bin/ (first time ≈7 min on 2 cores; reused after).
