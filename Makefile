@@ -79,9 +79,8 @@ fmt: ## Run gofmt on the tree.
 	gofmt -s -w $$(git ls-files '*.go')
 
 .PHONY: vet
-vet: ## Run go vet, and vet the slim sidecar build's and the profiling build's tests (-tags sidecaronly, kubepactpprof) so that they keep compiling.
+vet: ## Run go vet, and vet the profiling build, full and slim (-tags kubepactpprof; sidecaronly,kubepactpprof), so that its tests and the slim build's keep compiling.
 	go vet ./...
-	go vet -tags sidecaronly ./cmd/kubepact
 	go vet -tags kubepactpprof ./cmd/kubepact
 	go vet -tags sidecaronly,kubepactpprof ./cmd/kubepact
 

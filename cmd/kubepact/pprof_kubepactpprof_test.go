@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestPprofAddrLoopbackOnly: the profiling build serves pprof on a
-// loopback host:port only; a hostile or careless KUBEPACT_PPROF_ADDR
-// (every interface, a public host, no port) is refused in words and
-// nothing is served. Run with: go test -tags kubepactpprof -run TestPprofAddr ./cmd/kubepact
+// TestPprofAddrLoopbackOnly: the check the profiling build's init runs
+// before it serves pprof accepts a loopback host:port only; a hostile or
+// careless KUBEPACT_PPROF_ADDR (every interface, a public host, no port)
+// is refused in words that name loopback. Run with: go test -tags kubepactpprof -run TestPprofAddr ./cmd/kubepact
 func TestPprofAddrLoopbackOnly(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:6060", "[::1]:6060", "localhost:6060"} {
 		if err := pprofAddr(addr); err != nil {

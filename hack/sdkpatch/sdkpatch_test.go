@@ -312,8 +312,9 @@ func TestUnmarshalAllocatesNoDecoderBuffer(t *testing.T) {
 }
 
 // TestEveryBuildPathPatched holds the release builds to the patch: make's
-// build, image, test (the tagged builds' tests too) and bench targets, the Dockerfile and test/gobuild
-// (the binaries tests run) all run go through sdkpatch -exec.
+// build, image, test (the tagged builds' tests too) and bench targets,
+// the Dockerfile and test/gobuild (the binaries tests run) all run go
+// through sdkpatch -exec.
 func TestEveryBuildPathPatched(t *testing.T) {
 	read := func(name string) string {
 		raw, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(name)))
